@@ -1,0 +1,14 @@
+// onthemap-bench: prints throughput and latency figures. Build in release:
+//   swift run -c release onthemap-bench [irc|nearest|gazetteer|sqlite|all]
+//   swift run -c release onthemap-bench --profile <parse|serialize|roundtrip> N   (for callgrind)
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.count == 3, arguments[0] == "--profile", let passes = Int(arguments[2]) {
+    print(IRCParseBenchmark.profile(phase: arguments[1], passes: passes))
+} else {
+    let selected = Set(arguments.isEmpty ? ["all"] : arguments)
+    let all = selected.contains("all")
+    if all || selected.contains("irc") { IRCParseBenchmark.run() }
+    if all || selected.contains("nearest") { NearestBenchmark.run() }
+    if all || selected.contains("gazetteer") { GazetteerBenchmark.run() }
+    if all || selected.contains("sqlite") { SQLiteBenchmark.run() }
+}

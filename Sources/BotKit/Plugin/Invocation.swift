@@ -1,0 +1,122 @@
+import OnTheMapService
+import Synchronization
+
+/// One run of a command: who asked, where, with what argument, and how to answer.
+///
+/// Replies in a channel are addressed to the sender ("alice: …") and capped at
+/// ``channelLineCap`` lines per invocation; the rest is dropped with a hint to ask privately.
+public struct Invocation: Sendable {
+    public let sender: Sender
+    public let origin: Origin
+    /// The command's declared name (not the alias that was typed).
+    public let commandName: String
+    /// Everything after the command word, trimmed.
+    public let argument: String
+    /// The configured command prefix ("!").
+    public let prefix: String
+    /// The bot's nick when the line arrived.
+    public let botNick: String
+    /// The sender's login session, when they have one.
+    public let session: BoundSession?
+    /// All sessions (for `!login` / `!logout`).
+    public let sessions: SessionBook
+    /// Lines a command may put into a channel.
+    public let channelLineCap: Int
+
+    /// Every command the router knows (for `!help`).
+    public let catalog: CommandCatalog
+
+    let transport: any BotTransport
+    let budget: ReplyBudget
+
+    init(
+        sender: Sender, origin: Origin, commandName: String, argument: String, prefix: String,
+        botNick: String, session: BoundSession?, sessions: SessionBook, channelLineCap: Int,
+        transport: any BotTransport, catalog: CommandCatalog
+    ) {
+        self.sender = sender
+        self.origin = origin
+        self.commandName = commandName
+        self.argument = argument
+        self.prefix = prefix
+        self.botNick = botNick
+        self.session = session
+        self.sessions = sessions
+        self.channelLineCap = channelLineCap
+        self.transport = transport
+        self.catalog = catalog
+        self.budget = ReplyBudget()
+    }
+
+    /// True when the command was sent in a private message.
+    public var isPrivate: Bool { origin == .privateMessage }
+
+    /// The argument split on whitespace.
+    public var words: [String] { argument.split(whereSeparator: \.isWhitespace).map(String.init) }
+
+    /// Answers where the command was said: in the channel (addressed by nick) or privately.
+    public func reply(_ text: String) async {
+        await reply(lines: [text])
+    }
+
+    /// Answers with several lines; in a channel at most ``channelLineCap`` lines are sent in all
+    /// (across every reply of this invocation), then one line says where to find the rest.
+    public func reply(lines: [String]) async {
+        switch origin {
+        case .privateMessage:
+            for line in lines { await transport.send(.init(kind: .message, target: sender.nick, text: line)) }
+        case .channel(let channel):
+            let allowed = budget.take(lines.count, cap: channelLineCap)
+            for line in lines.prefix(allowed) {
+                await transport.send(.init(kind: .message, target: channel, text: "\(sender.nick): \(line)"))
+            }
+            let dropped = lines.count - allowed
+            if dropped > 0, budget.takeOverflowNotice() {
+                let hint = "\(sender.nick): (\(dropped) more line\(dropped == 1 ? "" : "s") — ask me in a private message: /msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …"))"
+                await transport.send(.init(kind: .message, target: channel, text: hint))
+            }
+        }
+    }
+
+    /// Answers in a private message, wherever the command was said.
+    public func replyPrivately(_ text: String) async {
+        await replyPrivately(lines: [text])
+    }
+
+    /// Several private lines.
+    public func replyPrivately(lines: [String]) async {
+        for line in lines { await transport.send(.init(kind: .message, target: sender.nick, text: line)) }
+    }
+
+    /// A NOTICE to the sender.
+    public func notice(_ text: String) async {
+        await transport.send(.init(kind: .notice, target: sender.nick, text: text))
+    }
+
+    /// Says something in a channel, not addressed to anyone (announcements).
+    public func say(_ text: String, in channel: String) async {
+        await transport.send(.init(kind: .message, target: channel, text: text))
+    }
+}
+
+/// Counts the channel lines of one invocation.
+final class ReplyBudget: Sendable {
+    private let state = Mutex<(used: Int, noticed: Bool)>((0, false))
+
+    /// Takes up to `wanted` lines under `cap`; returns how many may be sent.
+    func take(_ wanted: Int, cap: Int) -> Int {
+        state.withLock { s in
+            let granted = max(0, min(wanted, cap - s.used))
+            s.used += granted
+            return granted
+        }
+    }
+
+    /// True the first time only.
+    func takeOverflowNotice() -> Bool {
+        state.withLock { s in
+            defer { s.noticed = true }
+            return !s.noticed
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// A bot feature: a set of commands, and optionally a reaction to everything the bot sees.
+///
+/// A plugin declares its commands; the ``CommandRouter`` enforces each declaration (where a
+/// command may run, whether it needs a login, rate limits) so handlers never repeat those checks.
+public protocol Plugin: Sendable {
+    /// A short lowercase name used in config (`plugins.enabled`) and logs.
+    var name: String { get }
+    /// The commands this plugin offers.
+    var commands: [Command] { get }
+}
+
+/// Where a command may be used.
+public enum Venue: Sendable, Hashable {
+    /// Only in a channel.
+    case channel
+    /// Only in a private message to the bot.
+    case privateMessage
+    /// Both.
+    case anywhere
+
+    func allows(_ origin: Origin) -> Bool {
+        switch (self, origin) {
+        case (.anywhere, _), (.channel, .channel), (.privateMessage, .privateMessage): true
+        default: false
+        }
+    }
+}
+
+/// How often one user may run a command.
+public enum RateLimit: Sendable, Hashable {
+    /// At most once per `every` for each user.
+    case perUser(every: Duration)
+    /// At most once per `every` in each channel (or each private conversation).
+    case perVenue(every: Duration)
+}
+
+/// One command: its declarations and its handler.
+public struct Command: Sendable {
+    public typealias Handler = @Sendable (Invocation) async throws -> Void
+
+    /// The command word, lowercase, without prefix ("near").
+    public var name: String
+    /// Other words that run the same command ("link" for "post").
+    public var aliases: [String]
+    /// How to call it: "!near [place | nick]" (written with `!`; shown with the configured prefix).
+    public var usage: String
+    /// One sentence of help.
+    public var help: String
+    /// Where it may run.
+    public var allowed: Venue
+    /// Whether the sender must be logged in (`!login`) to run it.
+    public var requiresLogin: Bool
+    /// An optional rate limit, enforced by the router.
+    public var rateLimit: RateLimit?
+    /// When true the arguments are secret (a password): never logged, never echoed, and a use in
+    /// a channel is answered with a warning instead of being processed.
+    public var hasSecretArguments: Bool
+    /// Hidden from `!help`'s list (still documented by `!help name`).
+    public var isHidden: Bool
+    public var handler: Handler
+
+    public init(
+        _ name: String, aliases: [String] = [], usage: String, help: String,
+        allowed: Venue = .anywhere, requiresLogin: Bool = false, rateLimit: RateLimit? = nil,
+        hasSecretArguments: Bool = false, isHidden: Bool = false, handler: @escaping Handler
+    ) {
+        self.name = name.lowercased()
+        self.aliases = aliases.map { $0.lowercased() }
+        self.usage = usage
+        self.help = help
+        self.allowed = allowed
+        self.requiresLogin = requiresLogin
+        self.rateLimit = rateLimit
+        self.hasSecretArguments = hasSecretArguments
+        self.isHidden = isHidden
+        self.handler = handler
+    }
+
+    /// The usage line with `!` replaced by the configured prefix.
+    public func usage(withPrefix prefix: String) -> String {
+        usage.hasPrefix("!") ? prefix + usage.dropFirst() : usage
+    }
+}
+
+/// An error a handler throws to send one specific sentence to the user instead of the generic
+/// "something went wrong" reply.
+public struct UserFacingError: Error, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}

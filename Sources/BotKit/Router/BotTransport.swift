@@ -1,0 +1,26 @@
+/// How a reply is delivered: a PRIVMSG or a NOTICE.
+public enum ReplyKind: Sendable, Hashable {
+    case message
+    case notice
+}
+
+/// One line of text the bot wants to send (the IRC layer sanitizes and splits it again).
+public struct OutgoingLine: Sendable, Hashable {
+    public var kind: ReplyKind
+    public var target: String
+    public var text: String
+
+    public init(kind: ReplyKind, target: String, text: String) {
+        self.kind = kind
+        self.target = target
+        self.text = text
+    }
+}
+
+/// Where the router sends replies: the IRC client in production, a recorder in tests, the
+/// terminal in console mode.
+public protocol BotTransport: Sendable {
+    func send(_ line: OutgoingLine) async
+    /// The bot's current nick (for "BotNick: command" and "/msg BotNick …" hints).
+    func currentNick() async -> String
+}

@@ -1,0 +1,49 @@
+/// Finds a command in a line: `!near Paris`, or `BotNick: near Paris` / `BotNick, !near Paris`
+/// in a channel, or a bare `near Paris` in a private message.
+struct CommandLineParser: Sendable {
+    var prefix: String
+
+    struct Parsed: Equatable {
+        /// The command word, lowercased.
+        var word: String
+        /// The rest of the line, trimmed.
+        var argument: String
+        /// True when the line named the bot or was private (so unknown commands get an answer).
+        var addressed: Bool
+        /// True when the line had no prefix (a bare word in a private message).
+        var bare: Bool
+    }
+
+    func parse(_ text: String, isPrivate: Bool, botNick: String, nicksEqual: (String, String) -> Bool) -> Parsed? {
+        let line = text.drop { $0 == " " || $0 == "\t" }
+        if !prefix.isEmpty, line.hasPrefix(prefix) {
+            return split(line.dropFirst(prefix.count), addressed: isPrivate, bare: false)
+        }
+        if !isPrivate {
+            guard let separator = line.firstIndex(where: { $0 == ":" || $0 == "," }) else { return nil }
+            let name = line[..<separator]
+            guard !name.isEmpty, nicksEqual(String(name), botNick) else { return nil }
+            var rest = line[line.index(after: separator)...].drop { $0 == " " }
+            if !prefix.isEmpty, rest.hasPrefix(prefix) { rest = rest.dropFirst(prefix.count) }
+            return split(rest, addressed: true, bare: false)
+        }
+        return split(line, addressed: true, bare: true)
+    }
+
+    private func split(_ rest: Substring, addressed: Bool, bare: Bool) -> Parsed? {
+        let wordEnd = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
+        let word = rest[..<wordEnd]
+        guard !word.isEmpty, word.count <= 32 else { return nil }
+        let argument = rest[wordEnd...].trimmingWhitespace()
+        return Parsed(word: word.lowercased(), argument: argument, addressed: addressed, bare: bare)
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import IRCProtocol
+import Logging
+
+/// Recognises commands in what users say and runs them, enforcing each command's declarations
+/// (venue, login, rate limit, secret arguments), the per-user flood rule, per-channel disabled
+/// plugins and a time limit. A failing handler gets a short human reply and a log line; it never
+/// takes the bot down. Commands of one user run in order; different users run side by side.
+public actor CommandRouter {
+    /// How the router behaves.
+    public struct Settings: Sendable {
+        /// The command prefix ("!").
+        public var prefix: String
+        /// Lines one command may put into a channel.
+        public var channelLineCap: Int
+        /// Plugins turned off per channel: channel name → plugin names.
+        public var disabledPlugins: [String: Set<String>]
+        /// The longest a handler may run before the user is told it took too long.
+        public var commandTimeout: Duration
+        /// Too many commands from one user → ignored for a while.
+        public var floodGuard: CommandFloodGuard
+        /// The CTCP VERSION reply.
+        public var version: String
+
+        public init(
+            prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
+            commandTimeout: Duration = .seconds(20), floodGuard: CommandFloodGuard = CommandFloodGuard(),
+            version: String = "OnTheMapBot"
+        ) {
+            self.prefix = prefix
+            self.channelLineCap = channelLineCap
+            self.disabledPlugins = disabledPlugins
+            self.commandTimeout = commandTimeout
+            self.floodGuard = floodGuard
+            self.version = version
+        }
+    }
+
+    public let catalog: CommandCatalog
+    public let sessions: SessionBook
+    private var settings: Settings
+    private let parser: CommandLineParser
+    private let transport: any BotTransport
+    private let logger: Logger
+    private let clock: any BotClock
+    private var caseMapping: CaseMapping = .rfc1459
+    private var cooldowns = CommandCooldowns()
+    private var inFlight: [String: Task<Void, Never>] = [:]
+
+    public init(
+        plugins: [any Plugin], settings: Settings = Settings(), transport: any BotTransport,
+        sessions: SessionBook = SessionBook(), logger: Logger = Logger(label: "onthemap.router"),
+        clock: any BotClock = SystemBotClock()
+    ) {
+        self.catalog = CommandCatalog(plugins: plugins)
+        self.settings = settings
+        self.parser = CommandLineParser(prefix: settings.prefix)
+        self.transport = transport
+        self.sessions = sessions
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// Follows the server's CASEMAPPING for nick and channel comparisons.
+    public func setCaseMapping(_ mapping: CaseMapping) async {
+        caseMapping = mapping
+        await sessions.setCaseMapping(mapping)
+    }
+
+    /// Handles one line said to the bot or in one of its channels. Returns once the line is
+    /// checked; the handler itself may still be running (see ``waitUntilIdle()``).
+    public func handle(_ line: IncomingLine) async {
+        let botNick = await transport.currentNick()
+        if line.text.hasPrefix("\u{01}") {
+            await answerCTCP(line)
+            return
+        }
+        let mapping = caseMapping
+        guard
+            let parsed = parser.parse(
+                line.text, isPrivate: line.origin == .privateMessage, botNick: botNick,
+                nicksEqual: { mapping.lowercased($0) == mapping.lowercased($1) })
+        else { return }
+        let entry = catalog.lookup(parsed.word)
+        if parsed.bare && entry == nil { return await replyUnknown(parsed, line: line) }
+
+        let userKey = floodKey(for: line.sender)
+        switch settings.floodGuard.register(userKey, at: clock.now()) {
+        case .allow: break
+        case .ignore: return
+        case .startIgnoring(let duration):
+            logger.notice("ignoring a user who sends too many commands", metadata: ["user": "\(line.sender.mask)"])
+            await transport.send(
+                .init(
+                    kind: .notice, target: line.sender.nick,
+                    text: "You are sending commands too fast; I will ignore you for \(Self.describe(duration)).")
+            )
+            return
+        }
+
+        guard let entry else { return await replyUnknown(parsed, line: line) }
+        let command = entry.command
+        let hint = "/msg \(botNick) \(settings.prefix)\(command.name)"
+
+        if command.hasSecretArguments, case .channel(let channel) = line.origin {
+            logger.warning(
+                "secret command said in a channel; line dropped",
+                metadata: ["command": "\(command.name)", "user": "\(line.sender.mask)", "channel": "\(channel)"])
+            let text =
+                "\(line.sender.nick): never type a password in a channel. Everyone here has seen it: change that password now, then log in privately with \(hint) …"
+            await transport.send(.init(kind: .message, target: channel, text: text))
+            return
+        }
+        guard command.allowed.allows(line.origin) else {
+            let text =
+                command.allowed == .privateMessage
+                ? "\(settings.prefix)\(command.name) works only in a private message: \(hint)\(command.usage.contains(" ") ? " …" : "")"
+                : "\(settings.prefix)\(command.name) works only in a channel."
+            return await reply(text, to: line)
+        }
+        if case .channel(let channel) = line.origin,
+            settings.disabledPlugins[mapping.lowercased(channel)]?.contains(entry.pluginName) == true
+        {
+            return await reply(
+                "\(settings.prefix)\(command.name) is turned off in \(channel); try it in a private message: \(hint)",
+                to: line)
+        }
+        let session = await sessions.session(for: line.sender)
+        if command.requiresLogin && session == nil {
+            return await reply(
+                "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>", to: line)
+        }
+        if let limit = command.rateLimit, let wait = checkRateLimit(limit, command: command, line: line) {
+            return await reply(
+                "Please wait \(Self.describe(wait)) before using \(settings.prefix)\(command.name) again.", to: line)
+        }
+
+        let invocation = Invocation(
+            sender: line.sender, origin: line.origin, commandName: command.name, argument: parsed.argument,
+            prefix: settings.prefix, botNick: botNick, session: session, sessions: sessions,
+            channelLineCap: settings.channelLineCap, transport: transport, catalog: catalog)
+        let previous = inFlight[userKey]
+        let timeout = settings.commandTimeout
+        let task = Task {
+            await previous?.value
+            await self.execute(command, invocation: invocation, timeout: timeout)
+        }
+        inFlight[userKey] = task
+        Task {
+            await task.value
+            self.finished(task, key: userKey)
+        }
+    }
+
+    /// Waits until every command started so far has finished (tests, shutdown).
+    public func waitUntilIdle() async {
+        while let task = inFlight.values.first {
+            await task.value
+            await Task.yield()
+        }
+    }
+
+    private func finished(_ task: Task<Void, Never>, key: String) {
+        if inFlight[key] == task { inFlight[key] = nil }
+    }
+
+    private func execute(_ command: Command, invocation: Invocation, timeout: Duration) async {
+        let started = clock.now()
+        var metadata: Logger.Metadata = [
+            "command": "\(command.name)", "user": "\(invocation.sender.mask)",
+            "where": "\(invocation.origin.channelName ?? "private")",
+        ]
+        if !command.hasSecretArguments && !invocation.argument.isEmpty {
+            metadata["argument"] = "\(TextSanitizer.untrusted(invocation.argument, maxBytes: 200))"
+        }
+        let outcome: String
+        do {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await command.handler(invocation)
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return false
+                }
+                let completed = try await group.next() ?? false
+                group.cancelAll()
+                if !completed { throw CommandTimedOut() }
+            }
+            outcome = "ok"
+        } catch let error as UserFacingError {
+            outcome = "refused"
+            await invocation.reply(error.message)
+        } catch is CommandTimedOut {
+            outcome = "timeout"
+            await invocation.reply(
+                "Sorry, \(invocation.prefix)\(command.name) took too long and was stopped; please try again in a moment.")
+        } catch {
+            outcome = "error"
+            metadata["error"] = "\(String(describing: error))"
+            await invocation.reply(
+                "Sorry, \(invocation.prefix)\(command.name) failed on my side; the operator can see the details in the log.")
+        }
+        metadata["outcome"] = "\(outcome)"
+        metadata["ms"] = "\((clock.now() - started).milliseconds)"
+        if outcome == "error" {
+            logger.error("command failed", metadata: metadata)
+        } else {
+            logger.info("command", metadata: metadata)
+        }
+    }
+
+    private func checkRateLimit(_ limit: RateLimit, command: Command, line: IncomingLine) -> Duration? {
+        switch limit {
+        case .perUser(let every):
+            return cooldowns.check("u|\(command.name)|\(floodKey(for: line.sender))", every: every, at: clock.now())
+        case .perVenue(let every):
+            let venue = line.origin.channelName.map { caseMapping.lowercased($0) } ?? "pm:" + floodKey(for: line.sender)
+            return cooldowns.check("v|\(command.name)|\(venue)", every: every, at: clock.now())
+        }
+    }
+
+    private func replyUnknown(_ parsed: CommandLineParser.Parsed, line: IncomingLine) async {
+        guard parsed.addressed else { return }
+        let word = TextSanitizer.untrusted(parsed.word, maxBytes: 32)
+        if parsed.bare {
+            // A private chat line that is not a command: a gentle pointer, not an error.
+            return await reply(
+                "Hi! I am a class map bot. Try \(settings.prefix)help for what I can do.", to: line)
+        }
+        await reply("I don't know the command \"\(word)\". Try \(settings.prefix)help.", to: line)
+    }
+
+    private func reply(_ text: String, to line: IncomingLine) async {
+        switch line.origin {
+        case .privateMessage:
+            await transport.send(.init(kind: .message, target: line.sender.nick, text: text))
+        case .channel(let channel):
+            await transport.send(.init(kind: .message, target: channel, text: "\(line.sender.nick): \(text)"))
+        }
+    }
+
+    private func answerCTCP(_ line: IncomingLine) async {
+        guard line.text.count > 1 else { return }
+        var body = line.text.dropFirst()
+        if body.hasSuffix("\u{01}") { body = body.dropLast() }
+        let verb = body.prefix { $0 != " " }.uppercased()
+        let argument = body.drop { $0 != " " }.dropFirst()
+        let answer: String
+        switch verb {
+        case "VERSION": answer = settings.version
+        case "PING": answer = TextSanitizer.untrusted(String(argument), maxBytes: 64)
+        case "TIME":
+            answer = Date().formatted(.iso8601)
+        case "CLIENTINFO": answer = "CLIENTINFO PING TIME VERSION"
+        default: return
+        }
+        switch settings.floodGuard.register(floodKey(for: line.sender), at: clock.now()) {
+        case .allow: break
+        case .ignore, .startIgnoring: return
+        }
+        let text = "\u{01}\(verb)\(answer.isEmpty ? "" : " " + answer)\u{01}"
+        await transport.send(.init(kind: .notice, target: line.sender.nick, text: text))
+    }
+
+    private func floodKey(for sender: Sender) -> String {
+        if let account = sender.account, !account.isEmpty, account != "*" {
+            return "a:" + caseMapping.lowercased(account)
+        }
+        if let host = sender.host, !host.isEmpty { return "h:" + host.lowercased() }
+        return "n:" + caseMapping.lowercased(sender.nick)
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let seconds = max(1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
+        if seconds >= 120 { return "\((seconds + 59) / 60) minutes" }
+        return seconds == 1 ? "1 second" : "\(seconds) seconds"
+    }
+}
+
+private struct CommandTimedOut: Error {}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}

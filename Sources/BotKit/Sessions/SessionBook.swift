@@ -1,0 +1,152 @@
+import Foundation
+import IRCProtocol
+import OnTheMapService
+
+/// A login session of one IRC user with the backend, and who it belongs to.
+public struct BoundSession: Sendable, Hashable {
+    public var session: DirectorySession
+    public var profile: StudentProfile
+    /// The identity the session is bound to.
+    public var owner: SessionOwner
+
+    public init(session: DirectorySession, profile: StudentProfile, owner: SessionOwner) {
+        self.session = session
+        self.profile = profile
+        self.owner = owner
+    }
+}
+
+/// Who a session belongs to: a services account when the server reported one at login,
+/// otherwise the exact nick together with user@host.
+public enum SessionOwner: Sendable, Hashable {
+    case account(String)
+    case connection(nick: String, user: String, host: String)
+
+    /// The owner for a sender: their services account when known, else nick + user@host.
+    public init(_ sender: Sender) {
+        if let account = sender.account, !account.isEmpty, account != "*" {
+            self = .account(account)
+        } else {
+            self = .connection(nick: sender.nick, user: sender.user ?? "", host: sender.host ?? "")
+        }
+    }
+}
+
+/// The sessions of every logged-in IRC user. Sessions follow nick changes, end on QUIT when
+/// they are not bound to a services account, and never pass to someone who later takes a nick.
+public actor SessionBook {
+    private var caseMapping: CaseMapping
+    private var byAccount: [String: BoundSession] = [:]
+    private var byConnection: [String: BoundSession] = [:]
+    private let clock: @Sendable () -> Date
+
+    public init(caseMapping: CaseMapping = .rfc1459, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.caseMapping = caseMapping
+        self.clock = clock
+    }
+
+    /// Follows the server's CASEMAPPING (sent in ISUPPORT after registration).
+    public func setCaseMapping(_ mapping: CaseMapping) {
+        guard mapping != caseMapping else { return }
+        caseMapping = mapping
+        byAccount = Dictionary(byAccount.values.map { (key(for: $0.owner), $0) }, uniquingKeysWith: { a, _ in a })
+        byConnection = Dictionary(
+            byConnection.values.map { (key(for: $0.owner), $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Binds a new session to the sender (replacing any earlier one of theirs).
+    @discardableResult
+    public func bind(_ session: DirectorySession, profile: StudentProfile, to sender: Sender) -> BoundSession {
+        let owner = SessionOwner(sender)
+        let bound = BoundSession(session: session, profile: profile, owner: owner)
+        switch owner {
+        case .account: byAccount[key(for: owner)] = bound
+        case .connection: byConnection[key(for: owner)] = bound
+        }
+        return bound
+    }
+
+    /// The live session of the sender, if any (expired ones are dropped).
+    public func session(for sender: Sender) -> BoundSession? {
+        let candidates: [(String, Bool)] = {
+            var keys: [(String, Bool)] = []
+            if let account = sender.account, !account.isEmpty, account != "*" {
+                keys.append((key(for: .account(account)), true))
+            }
+            keys.append((key(for: SessionOwner.connection(nick: sender.nick, user: sender.user ?? "", host: sender.host ?? "")), false))
+            return keys
+        }()
+        for (k, isAccount) in candidates {
+            guard let bound = isAccount ? byAccount[k] : byConnection[k] else { continue }
+            if bound.session.expiresAt <= clock() {
+                if isAccount { byAccount[k] = nil } else { byConnection[k] = nil }
+                continue
+            }
+            return bound
+        }
+        return nil
+    }
+
+    /// Ends the sender's session; returns it so the caller can log out of the backend.
+    @discardableResult
+    public func unbind(_ sender: Sender) -> BoundSession? {
+        guard let bound = session(for: sender) else { return nil }
+        remove(bound)
+        return bound
+    }
+
+    /// The nick `old` is now `new`: connection-bound sessions follow it.
+    public func nickChanged(from old: String, to new: String) {
+        let oldFolded = caseMapping.lowercased(old)
+        let moved = byConnection.filter { _, bound in
+            if case .connection(let nick, _, _) = bound.owner { return caseMapping.lowercased(nick) == oldFolded }
+            return false
+        }
+        for (k, var bound) in moved {
+            byConnection[k] = nil
+            if case .connection(_, let user, let host) = bound.owner {
+                bound.owner = .connection(nick: new, user: user, host: host)
+            }
+            byConnection[key(for: bound.owner)] = bound
+        }
+    }
+
+    /// The user left the network: sessions not bound to an account end. Returns the ended ones.
+    @discardableResult
+    public func userQuit(nick: String) -> [BoundSession] {
+        let folded = caseMapping.lowercased(nick)
+        let gone = byConnection.filter { _, bound in
+            if case .connection(let n, _, _) = bound.owner { return caseMapping.lowercased(n) == folded }
+            return false
+        }
+        for k in gone.keys { byConnection[k] = nil }
+        return Array(gone.values)
+    }
+
+    /// Every live session (for logs and health).
+    public var count: Int { byAccount.count + byConnection.count }
+
+    /// The session whose current nick is `nick` (for `!near nick`, `!where nick`), if any.
+    public func session(ofNick nick: String) -> BoundSession? {
+        let folded = caseMapping.lowercased(nick)
+        return byConnection.values.first { bound in
+            if case .connection(let n, _, _) = bound.owner { return caseMapping.lowercased(n) == folded }
+            return false
+        }
+    }
+
+    private func remove(_ bound: BoundSession) {
+        switch bound.owner {
+        case .account: byAccount[key(for: bound.owner)] = nil
+        case .connection: byConnection[key(for: bound.owner)] = nil
+        }
+    }
+
+    private func key(for owner: SessionOwner) -> String {
+        switch owner {
+        case .account(let name): "a:" + caseMapping.lowercased(name)
+        case .connection(let nick, let user, let host):
+            "c:" + caseMapping.lowercased(nick) + "!" + user + "@" + host.lowercased()
+        }
+    }
+}

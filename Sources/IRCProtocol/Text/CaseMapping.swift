@@ -1,0 +1,84 @@
+/// How a server compares nicks and channel names (the ISUPPORT `CASEMAPPING` token).
+///
+/// Only ASCII bytes are folded; other UTF-8 bytes compare exactly.
+public enum CaseMapping: String, Sendable, Hashable, CaseIterable {
+    /// `A`–`Z` ↔ `a`–`z` only.
+    case ascii = "ascii"
+    /// ASCII plus `[]\~` ↔ `{}|^` (the RFC 1459 default).
+    case rfc1459 = "rfc1459"
+    /// ASCII plus `[]\` ↔ `{}|` (no `~`/`^`).
+    case strictRFC1459 = "strict-rfc1459"
+
+    /// The mapping for a `CASEMAPPING` value, or `nil` for an unknown one. Accepts both
+    /// `strict-rfc1459` and `rfc1459-strict`.
+    public init?(isupportValue value: some StringProtocol) {
+        switch value.lowercased() {
+        case "ascii": self = .ascii
+        case "rfc1459": self = .rfc1459
+        case "strict-rfc1459", "rfc1459-strict": self = .strictRFC1459
+        default: return nil
+        }
+    }
+
+    /// Folds one byte to its lower-case form under this mapping.
+    @inlinable
+    public func lowercased(byte: UInt8) -> UInt8 {
+        switch byte {
+        case 0x41...0x5A: return byte | 0x20
+        case 0x5B, 0x5C, 0x5D:  // [ \ ]  →  { | }
+            return self == .ascii ? byte : byte + 0x20
+        case 0x7E:  // ~ → ^
+            return self == .rfc1459 ? 0x5E : byte
+        default: return byte
+        }
+    }
+
+    /// The lower-case (folded) form of `string` under this mapping.
+    public func lowercased(_ string: some StringProtocol) -> String {
+        let utf8 = string.utf8
+        if !utf8.contains(where: { lowercased(byte: $0) != $0 }) { return String(string) }
+        return String(
+            unsafeUninitializedCapacity: utf8.count,
+            initializingUTF8With: { buffer in
+                var index = 0
+                for byte in utf8 {
+                    buffer[index] = lowercased(byte: byte)
+                    index += 1
+                }
+                return index
+            }
+        )
+    }
+
+    /// Whether two names are equal under this mapping.
+    public func equals(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
+        let left = lhs.utf8
+        let right = rhs.utf8
+        guard left.count == right.count else { return false }
+        return zip(left, right).allSatisfy { lowercased(byte: $0) == lowercased(byte: $1) }
+    }
+
+    /// A dictionary key for `name` that compares and hashes under this mapping.
+    public func key(_ name: String) -> CaseMappedName {
+        CaseMappedName(name, caseMapping: self)
+    }
+}
+
+/// A nick or channel name that compares and hashes by its folded form, so it can be a
+/// dictionary or set key. Keep one casemapping per collection.
+public struct CaseMappedName: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The name as it was given (for display).
+    public let name: String
+    /// The folded form used for comparison and hashing.
+    public let folded: String
+
+    public init(_ name: String, caseMapping: CaseMapping) {
+        self.name = name
+        self.folded = caseMapping.lowercased(name)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.folded == rhs.folded }
+    public func hash(into hasher: inout Hasher) { hasher.combine(folded) }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.folded < rhs.folded }
+    public var description: String { name }
+}

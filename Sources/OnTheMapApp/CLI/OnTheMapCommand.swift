@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+
+/// The `onthemap-bot` command line.
+public struct OnTheMapCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "onthemap-bot",
+        abstract: "On The Map for IRC: a class map bot.",
+        version: BotVersion.current,
+        subcommands: [RunCommand.self, CheckConfigCommand.self],
+        defaultSubcommand: nil
+    )
+
+    public init() {}
+}
+
+/// The bot's version, shown by `--version` and CTCP VERSION.
+public enum BotVersion {
+    public static let current = "0.1.0"
+    public static let ctcpReply = "OnTheMapBot \(current) (Swift)"
+}
+
+/// Options every subcommand that reads the config shares.
+struct ConfigOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: "The YAML config file.")
+    var config: String = "config/onthemap.yaml"
+
+    func load() throws -> BotConfiguration {
+        do {
+            return try ConfigLoader.load(path: config)
+        } catch {
+            var stderr = StandardError()
+            print("The config \(config) has problems:", to: &stderr)
+            for problem in error.problems { print("  - \(problem)", to: &stderr) }
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// `onthemap-bot check-config`: explains every problem of a config and exits non-zero if any.
+struct CheckConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config", abstract: "Checks a config file and names each problem plainly.")
+
+    @OptionGroup var options: ConfigOptions
+
+    func run() async throws {
+        let config = try options.load()
+        let irc = config.irc
+        print("\(options.config) is valid.")
+        print(
+            "  IRC: \(irc.nick) on \(irc.server):\(irc.port) \(irc.tls ? "over TLS" : "WITHOUT TLS (plaintext)")"
+                + (irc.sasl.map { ", SASL \($0.mechanism.rawValue) as \($0.username)" } ?? ""))
+        print("  channels: \(irc.channels.map(\.name).joined(separator: ", ")); announces to: \(irc.announceTo.joined(separator: ", "))")
+        print("  backend: \(config.service.backend.rawValue); geocoder: \(config.geocoder.kind.rawValue); units: \(config.units.rawValue)")
+        print("  plugins: \(config.plugins.enabled.joined(separator: ", "))")
+    }
+}
+
+/// Writes to standard error with `print(_:to:)`.
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        FileHandle.standardError.write(Data(string.utf8))
+    }
+}

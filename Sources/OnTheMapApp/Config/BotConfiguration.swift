@@ -1,0 +1,104 @@
+/// Everything the operator configures, read from one YAML file (see `config/`), with secrets
+/// optionally taken from environment variables.
+public struct BotConfiguration: Sendable, Equatable {
+    public var irc = IRCSection()
+    public var service = ServiceSection()
+    public var geocoder = GeocoderSection()
+    public var units: DistanceUnit = .km
+    public var plugins = PluginsSection()
+    public var web = WebSection()
+
+    public init() {}
+
+    /// The `irc:` section.
+    public struct IRCSection: Sendable, Equatable {
+        public var server = ""
+        public var port = 6697
+        public var tls = true
+        public var tlsCAFile = ""
+        public var tlsFingerprint = ""
+        public var tlsClientCert = ""
+        public var tlsClientKey = ""
+        public var serverPassword = ""
+        public var nick = ""
+        public var altNicks: [String] = []
+        public var username = "onthemap"
+        public var realname = "On The Map class bot"
+        public var sasl: SASL?
+        public var channels: [ChannelEntry] = []
+        public var announceTo: [String] = []
+        public var commandPrefix = "!"
+        public var flood = Flood()
+        public var quitMessage = "On The Map bot signing off"
+
+        public init() {}
+    }
+
+    /// SASL login to the network's services.
+    public struct SASL: Sendable, Equatable {
+        public enum Mechanism: String, Sendable, Equatable, CaseIterable { case plain = "PLAIN", external = "EXTERNAL" }
+        public var mechanism: Mechanism = .plain
+        public var username = ""
+        public var password = ""
+        /// Whether to stop (true) or go on without an account (false) when SASL fails.
+        public var required = true
+    }
+
+    /// A channel to join, with its key when it has one.
+    public struct ChannelEntry: Sendable, Equatable {
+        public var name: String
+        public var key: String?
+
+        public init(name: String, key: String? = nil) {
+            self.name = name
+            self.key = key
+        }
+    }
+
+    /// The outgoing flood limits.
+    public struct Flood: Sendable, Equatable {
+        public var burst = 4
+        public var linesPerSecond = 1.0
+    }
+
+    /// The `service:` section.
+    public struct ServiceSection: Sendable, Equatable {
+        public enum Backend: String, Sendable, Equatable, CaseIterable { case local, postgres, udacity }
+        public var backend: Backend = .local
+        public var database = "data/onthemap.sqlite"
+        public var postgresURL = ""
+        public var udacityURL = "https://onthemap-api.udacity.com/v1"
+        public var signupURL = "https://auth.udacity.com/sign-up"
+        public var pollSeconds = 300
+        public var allowRegistration = false
+        public var postFlowMinutes = 10
+    }
+
+    /// The `geocoder:` section.
+    public struct GeocoderSection: Sendable, Equatable {
+        public enum Kind: String, Sendable, Equatable, CaseIterable { case gazetteer, nominatim }
+        public var kind: Kind = .gazetteer
+        public var nominatimURL = ""
+        public var userAgent = ""
+    }
+
+    /// The `plugins:` section.
+    public struct PluginsSection: Sendable, Equatable {
+        public static let all = ["login", "where", "near", "post", "list", "refresh", "announce", "map", "help"]
+        public var enabled: [String] = all
+        /// Channel → plugins turned off there.
+        public var disabledIn: [String: [String]] = [:]
+    }
+
+    /// The `web:` section.
+    public struct WebSection: Sendable, Equatable {
+        public var enabled = false
+        public var listen = "127.0.0.1:8080"
+        public var publicURL = "http://localhost:8080"
+    }
+}
+
+/// Kilometres or miles.
+public enum DistanceUnit: String, Sendable, Equatable, CaseIterable {
+    case km, mi
+}

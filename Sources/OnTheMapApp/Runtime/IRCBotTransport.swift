@@ -1,0 +1,25 @@
+import BotKit
+import IRCClient
+
+/// Sends the router's replies through the IRC client, which sanitizes, splits and
+/// flood-controls every line.
+struct IRCBotTransport: BotTransport {
+    let client: IRCClient
+    /// The most IRC lines one reply line may become after splitting.
+    var maxLinesPerReply = 3
+
+    func send(_ line: OutgoingLine) async {
+        switch line.kind {
+        case .message: await client.sendPrivmsg(to: line.target, text: line.text, maxLines: maxLinesPerReply)
+        case .notice: await client.sendNotice(to: line.target, text: line.text, maxLines: maxLinesPerReply)
+        }
+    }
+
+    func currentNick() async -> String { await client.currentNick }
+}
+
+extension Sender {
+    init(_ identity: UserIdentity) {
+        self.init(nick: identity.nick, user: identity.user, host: identity.host, account: identity.account)
+    }
+}

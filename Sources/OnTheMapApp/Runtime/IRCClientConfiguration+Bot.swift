@@ -1,0 +1,38 @@
+import IRCClient
+
+extension IRCClientConfiguration {
+    /// The connection settings of a bot config's `irc:` section.
+    init(_ irc: BotConfiguration.IRCSection) {
+        let tls = TLS(
+            enabled: irc.tls,
+            caFile: irc.tlsCAFile.nonEmpty,
+            trustSystemRoots: true,
+            pinnedFingerprint: irc.tlsFingerprint.nonEmpty,
+            clientCertificateFile: irc.tlsClientCert.nonEmpty,
+            clientKeyFile: irc.tlsClientKey.nonEmpty
+        )
+        let sasl = irc.sasl.map { s in
+            SASL(
+                mechanism: s.mechanism == .plain ? .plain : .external, username: s.username, password: s.password,
+                required: s.required)
+        }
+        self.init(
+            host: irc.server,
+            port: irc.port,
+            tls: tls,
+            serverPassword: irc.serverPassword.nonEmpty,
+            nick: irc.nick,
+            altNicks: irc.altNicks,
+            username: irc.username,
+            realname: irc.realname,
+            sasl: sasl,
+            channels: irc.channels.map { ChannelJoin($0.name, key: $0.key) },
+            flood: Flood(burst: irc.flood.burst, linesPerSecond: irc.flood.linesPerSecond),
+            quitMessage: irc.quitMessage
+        )
+    }
+}
+
+extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}

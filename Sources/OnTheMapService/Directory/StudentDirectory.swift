@@ -1,0 +1,58 @@
+import Foundation
+
+/// The one API every backend implements: the Udacity-compatible HTTP API, the local SQLite
+/// directory and the PostgreSQL directory. A plugin cannot tell them apart.
+public protocol StudentDirectory: Sendable {
+    /// A short name for logs and health ("sqlite", "postgres", "udacity").
+    var backendName: String { get }
+    /// Where new accounts are made, when the backend has such a page.
+    var signUpURL: String? { get }
+
+    /// Logs in with email and password. Throws `.invalidCredentials`, `.networkUnreachable`,
+    /// `.rejectedInput` (empty email or password, checked before any request) or a failure.
+    func logIn(email: String, password: String) async throws -> DirectorySession
+    /// Ends the session on the backend. Ending an unknown session is not an error.
+    func logOut(_ session: DirectorySession) async throws
+    /// The profile (name) of an account.
+    func profile(accountKey: String, session: DirectorySession?) async throws -> StudentProfile
+    /// The most recent pins, newest update first (`limit` defaults to 100 at call sites).
+    func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation]
+    /// The pin of one account, or nil when it has none.
+    func location(ofAccount accountKey: String) async throws -> StudentLocation?
+    /// Creates a pin; the result carries the new objectId and times.
+    func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation
+    /// Updates an existing pin by objectId.
+    func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+        -> StudentLocation
+    /// Checks the backend can be reached (for health). Throws a `ServiceError` otherwise.
+    func checkHealth() async throws
+}
+
+extension StudentDirectory {
+    /// Creates the pin of `draft.uniqueKey`, or updates it when the account already has one.
+    /// Returns the saved pin and whether an existing one was replaced.
+    public func savePin(_ draft: PinDraft, session: DirectorySession?) async throws -> (StudentLocation, replaced: Bool) {
+        if let existing = try await location(ofAccount: draft.uniqueKey) {
+            let saved = try await updateLocation(objectId: existing.objectId, with: draft, session: session)
+            return (saved, true)
+        }
+        return (try await createLocation(draft, session: session), false)
+    }
+}
+
+/// The extra operations of a directory that keeps its own accounts (SQLite, PostgreSQL):
+/// what the operator's `accounts` commands and `!register` use.
+public protocol AccountDirectory: StudentDirectory {
+    /// Adds an account; throws `.rejectedInput` when the email is taken or a field is invalid.
+    func addAccount(email: String, password: String, firstName: String, lastName: String) async throws -> LocalAccount
+    func listAccounts() async throws -> [LocalAccount]
+    /// Removes an account (and its sessions and pin); throws `.notFound` when there is none.
+    func removeAccount(email: String) async throws
+}
+
+/// A directory that can tell its listeners at once when any instance saves a pin
+/// (PostgreSQL LISTEN/NOTIFY). Others are polled.
+public protocol PinChangeNotifying: Sendable {
+    /// An endless stream of the objectIds of pins saved anywhere; ends when the directory closes.
+    func pinChanges() async throws -> AsyncStream<String>
+}

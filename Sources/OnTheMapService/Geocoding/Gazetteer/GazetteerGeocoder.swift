@@ -1,0 +1,88 @@
+import Foundation
+
+/// The offline geocoder: a GeoNames-derived gazetteer of every country, first-level region
+/// and city of 1,000 people or more, shipped with the project (`gazetteer.tsv.gz`, built by
+/// `scripts/build-gazetteer.py`). Matching is case-, accent- and punctuation-insensitive and
+/// understands "City", "City, ST", "City, Region, Country", "Austin TX", street addresses
+/// (falls back to their city), prefixes ("San Fran") and small misspellings ("Seatle").
+/// Unknown input gives no candidates.
+public final class GazetteerGeocoder: Geocoder {
+    /// The attribution the data's licence requires wherever results are shown at length.
+    public static let attribution = "Place data © GeoNames (geonames.org), CC BY 4.0"
+
+    let store: GazetteerStore
+
+    /// Loads the gazetteer bundled with this module.
+    public static func loadBundled() throws -> GazetteerGeocoder {
+        guard let url = Bundle.module.url(forResource: "gazetteer.tsv", withExtension: "gz") else {
+            throw GazetteerError.resourceMissing
+        }
+        return try GazetteerGeocoder(contentsOf: url)
+    }
+
+    /// Loads a gazetteer file, gzip-compressed or plain.
+    public init(contentsOf url: URL) throws {
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try Data(contentsOf: url))
+        } catch {
+            throw GazetteerError.unreadable("\(url.path): \(error.localizedDescription)")
+        }
+        let text: [UInt8]
+        if bytes.count >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
+            text = try GzipInflater.decompress(bytes, expectedSize: GzipInflater.gzipRecordedSize(bytes))
+        } else {
+            text = bytes
+        }
+        store = try GazetteerStore(text: text)
+    }
+
+    /// The number of places (countries, regions and cities).
+    public var placeCount: Int { store.placeCount }
+    /// The number of distinct normalised names.
+    public var nameCount: Int { store.keyCount }
+
+    public func geocode(_ query: String, limit: Int) async throws -> [PlaceCandidate] {
+        lookup(query, limit: limit)
+    }
+
+    /// The candidates for `query`, best first (synchronous; fast enough to call inline).
+    public func lookup(_ query: String, limit: Int = 5) -> [PlaceCandidate] {
+        guard limit > 0, let parts = GazetteerQueryParser.parts(of: query) else { return [] }
+        let ranked: [GazetteerMatcher.Ranked] = store.text.withUnsafeBufferPointer { text in
+            guard let base = text.baseAddress else { return [] }
+            var matcher = GazetteerMatcher(store: store, text: base, parts: parts)
+            return matcher.run(limit: min(limit, 100))
+        }
+        return ranked.map { candidate(for: Int($0.place)) }
+    }
+
+    private func candidate(for place: Int) -> PlaceCandidate {
+        let kind = store.kind(of: place)
+        let name = store.name(of: place)
+        let country = Int(store.countryOf[place])
+        let countryName = store.countryNames[country]
+        let region = Int(store.regionOf[place])
+        let regionName = region >= 0 ? store.regionNames[region - store.countryCount] : nil
+        var display = name
+        if kind != .country {
+            if kind == .city, let regionName, regionName != name { display += ", " + regionName }
+            display += ", " + countryName
+        }
+        return PlaceCandidate(
+            displayName: display,
+            adminArea: kind == .country ? nil : regionName,
+            country: countryName,
+            countryCode: store.countryCodes[country],
+            coordinate: Coordinate(
+                latitude: Self.rounded(store.latitudes[place]),
+                longitude: Self.rounded(store.longitudes[place])),
+            kind: kind,
+            population: Int(store.populations[place]))
+    }
+
+    /// Undoes the Float storage error (the file has at most 5 decimals).
+    private static func rounded(_ value: Float) -> Double {
+        (Double(value) * 100_000).rounded() / 100_000
+    }
+}

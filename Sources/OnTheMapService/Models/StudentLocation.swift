@@ -1,0 +1,81 @@
+import Foundation
+
+/// A point on the Earth in WGS-84 degrees.
+public struct Coordinate: Sendable, Hashable, Codable {
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// True when both values are finite and inside the valid latitude/longitude ranges.
+    public var isValid: Bool {
+        latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude)
+            && (-180...180).contains(longitude)
+    }
+}
+
+/// One student's pin on the class map (the seeds' `StudentLocation`).
+public struct StudentLocation: Sendable, Hashable, Codable, Identifiable {
+    /// The backend's id of this pin.
+    public var objectId: String
+    /// The account key of the student who owns the pin (at most one pin per account).
+    public var uniqueKey: String
+    public var firstName: String
+    public var lastName: String
+    /// The place as the student typed it ("Seattle, WA").
+    public var mapString: String
+    /// The student's link (may be messy on shared backends: never trust it for display).
+    public var mediaURL: String
+    public var coordinate: Coordinate
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public var id: String { objectId }
+
+    public init(
+        objectId: String, uniqueKey: String, firstName: String, lastName: String,
+        mapString: String, mediaURL: String, coordinate: Coordinate, createdAt: Date,
+        updatedAt: Date
+    ) {
+        self.objectId = objectId
+        self.uniqueKey = uniqueKey
+        self.firstName = firstName
+        self.lastName = lastName
+        self.mapString = mapString
+        self.mediaURL = mediaURL
+        self.coordinate = coordinate
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// "First Last", trimmed; never empty ("(no name)" when the backend gave none).
+    public var fullName: String {
+        let name = "\(firstName) \(lastName)".trimmingCharacters(in: .whitespaces)
+        return name.isEmpty ? "(no name)" : name
+    }
+}
+
+/// What a student submits to create or update their pin.
+public struct PinDraft: Sendable, Hashable {
+    public var uniqueKey: String
+    public var firstName: String
+    public var lastName: String
+    public var mapString: String
+    public var mediaURL: String
+    public var coordinate: Coordinate
+
+    public init(
+        uniqueKey: String, firstName: String, lastName: String, mapString: String,
+        mediaURL: String, coordinate: Coordinate
+    ) {
+        self.uniqueKey = uniqueKey
+        self.firstName = firstName
+        self.lastName = lastName
+        self.mapString = mapString
+        self.mediaURL = mediaURL
+        self.coordinate = coordinate
+    }
+}

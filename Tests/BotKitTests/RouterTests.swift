@@ -1,0 +1,243 @@
+import BotKit
+import BotTesting
+import Foundation
+import Testing
+
+/// A plugin with one command of each kind, recording what ran.
+struct ProbePlugin: Plugin {
+    let name = "probe"
+    let log = CallLog()
+
+    var commands: [Command] {
+        let log = self.log
+        return [
+            Command("echo", aliases: ["say"], usage: "!echo <text>", help: "Repeats text.") { call in
+                log.append("echo:\(call.argument)")
+                await call.reply(call.argument.isEmpty ? "(nothing)" : call.argument)
+            },
+            Command("secret", usage: "!secret <email> <password>", help: "Takes a password.",
+                    allowed: .privateMessage, hasSecretArguments: true) { call in
+                log.append("secret")
+                await call.reply("ok")
+            },
+            Command("onlyhere", usage: "!onlyhere", help: "Channel only.", allowed: .channel) { call in
+                await call.reply("here")
+            },
+            Command("mine", usage: "!mine", help: "Needs login.", requiresLogin: true) { call in
+                await call.reply("yours, \(call.session?.profile.firstName ?? "?")")
+            },
+            Command("slowish", usage: "!slowish", help: "Rate limited.", rateLimit: .perUser(every: .seconds(10))) { call in
+                await call.reply("done")
+            },
+            Command("boom", usage: "!boom", help: "Fails.") { _ in
+                struct Kaboom: Error {}
+                throw Kaboom()
+            },
+            Command("refuse", usage: "!refuse", help: "Refuses politely.") { _ in
+                throw UserFacingError("No place called that was found.")
+            },
+            Command("many", usage: "!many", help: "Five lines.") { call in
+                await call.reply(lines: (1...5).map { "line \($0)" })
+            },
+            Command("hang", usage: "!hang", help: "Never ends in time.") { _ in
+                try await Task.sleep(for: .seconds(30))
+            },
+        ]
+    }
+}
+
+final class CallLog: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+import Synchronization
+
+@Suite struct RouterTests {
+    let probe = ProbePlugin()
+
+    func makeBot(_ settings: CommandRouter.Settings = .init()) -> TestBot {
+        TestBot(plugins: [CorePlugin(aboutLines: ["Place data © GeoNames"]), probe], settings: settings)
+    }
+
+    @Test func prefixedCommandInChannelIsAddressedToTheSender() async {
+        let bot = makeBot()
+        let replies = await bot.say("!echo hello world", in: "#class", as: "alice")
+        #expect(replies == [OutgoingLine(kind: .message, target: "#class", text: "alice: hello world")])
+    }
+
+    @Test func aliasAndNickAddressingWork() async {
+        let bot = makeBot()
+        #expect(await bot.say("!SAY hi", in: "#class", as: "bob").map(\.text) == ["bob: hi"])
+        #expect(await bot.say("MapBot: echo there", in: "#class", as: "bob").map(\.text) == ["bob: there"])
+        #expect(await bot.say("mapbot, !echo again", in: "#class", as: "bob").map(\.text) == ["bob: again"])
+        #expect(await bot.say("OtherBot: echo no", in: "#class", as: "bob").isEmpty)
+    }
+
+    @Test func privateMessagesAcceptBareCommandsAndReplyPrivately() async {
+        let bot = makeBot()
+        let replies = await bot.dm("echo psst", as: "carol")
+        #expect(replies == [OutgoingLine(kind: .message, target: "carol", text: "psst")])
+        let chatter = await bot.dm("hello there", as: "carol")
+        #expect(chatter.count == 1)
+        #expect(chatter.first?.text.contains("!help") == true)
+    }
+
+    @Test func plainChatterAndUnknownPrefixedCommandsInChannelAreIgnored() async {
+        let bot = makeBot()
+        #expect(await bot.say("hello everyone", in: "#class", as: "dave").isEmpty)
+        #expect(await bot.say("!nosuchthing", in: "#class", as: "dave").isEmpty)
+        #expect(await bot.say("!", in: "#class", as: "dave").isEmpty)
+    }
+
+    @Test func unknownCommandInPrivateOrAddressedGetsAnAnswer() async {
+        let bot = makeBot()
+        let replies = await bot.dm("!frobnicate", as: "erin")
+        #expect(replies.map(\.text) == ["I don't know the command \"frobnicate\". Try !help."])
+        let addressed = await bot.say("MapBot: frobnicate", in: "#class", as: "erin")
+        #expect(addressed.first?.text == "erin: I don't know the command \"frobnicate\". Try !help.")
+    }
+
+    @Test func unknownCommandWordIsSanitized() async {
+        let bot = makeBot()
+        let replies = await bot.dm("!\u{03}4red\u{02}x", as: "erin")
+        #expect(replies.count == 1)
+        #expect(replies[0].text.unicodeScalars.allSatisfy { $0.value >= 0x20 })
+    }
+
+    @Test func secretCommandInChannelIsRefusedWithoutEchoingTheLine() async {
+        let bot = makeBot()
+        let replies = await bot.say("!secret me@x.org hunter22", in: "#class", as: "frank")
+        #expect(replies.count == 1)
+        #expect(replies[0].target == "#class")
+        #expect(replies[0].text.contains("change that password"))
+        #expect(!replies[0].text.contains("hunter22"))
+        #expect(!replies[0].text.contains("me@x.org"))
+        #expect(probe.log.all.isEmpty)
+        // In private it runs.
+        #expect(await bot.dm("!secret me@x.org hunter22", as: "frank").map(\.text) == ["ok"])
+    }
+
+    @Test func venueIsEnforcedByTheRouter() async {
+        let bot = makeBot()
+        #expect(await bot.dm("!onlyhere", as: "gina").map(\.text) == ["!onlyhere works only in a channel."])
+        #expect(await bot.say("!onlyhere", in: "#class", as: "gina").map(\.text) == ["gina: here"])
+    }
+
+    @Test func loginIsRequiredWhenDeclared() async throws {
+        let bot = makeBot()
+        let refused = await bot.say("!mine", in: "#class", as: "hank")
+        #expect(refused.first?.text.contains("log in first") == true)
+        let session = DirectorySessionFixture.make()
+        await bot.router.sessions.bind(session.0, profile: session.1, to: bot.user("hank"))
+        #expect(await bot.say("!mine", in: "#class", as: "hank").map(\.text) == ["hank: yours, Hank"])
+    }
+
+    @Test func rateLimitUsesTheClock() async {
+        let bot = makeBot()
+        #expect(await bot.dm("!slowish", as: "ivy").map(\.text) == ["done"])
+        let wait = await bot.dm("!slowish", as: "ivy")
+        #expect(wait.first?.text.hasPrefix("Please wait 10 seconds") == true)
+        bot.clock.advance(by: .seconds(4))
+        #expect(await bot.dm("!slowish", as: "ivy").first?.text.hasPrefix("Please wait 6 seconds") == true)
+        bot.clock.advance(by: .seconds(6))
+        #expect(await bot.dm("!slowish", as: "ivy").map(\.text) == ["done"])
+        // Another user is not limited by ivy's use.
+        #expect(await bot.dm("!slowish", as: "jack").map(\.text) == ["done"])
+    }
+
+    @Test func aUserSendingTooManyCommandsIsIgnoredForAWhile() async {
+        let bot = makeBot()
+        for i in 1...12 {
+            #expect(await bot.dm("!echo \(i)", as: "kim").map(\.text) == ["\(i)"])
+        }
+        let warned = await bot.dm("!echo 13", as: "kim")
+        #expect(warned.count == 1)
+        #expect(warned.first?.kind == .notice)
+        #expect(warned.first?.text.contains("5 minutes") == true)
+        #expect(await bot.dm("!echo 14", as: "kim").isEmpty)
+        // Changing nick on the same host does not escape it.
+        #expect(await bot.say("!echo 15", from: bot.user("kim2", host: "kim.example"), origin: .privateMessage).isEmpty)
+        // Others are served.
+        #expect(await bot.dm("!echo hi", as: "lee").map(\.text) == ["hi"])
+        bot.clock.advance(by: .seconds(301))
+        #expect(await bot.dm("!echo back", as: "kim").map(\.text) == ["back"])
+    }
+
+    @Test func handlerErrorsBecomeOneHumanLine() async {
+        let bot = makeBot()
+        let boom = await bot.say("!boom", in: "#class", as: "max")
+        #expect(boom.map(\.text) == ["max: Sorry, !boom failed on my side; the operator can see the details in the log."])
+        let refused = await bot.dm("!refuse", as: "max")
+        #expect(refused.map(\.text) == ["No place called that was found."])
+    }
+
+    @Test func aHandlerThatHangsIsStoppedAtTheTimeout() async {
+        let bot = makeBot(.init(commandTimeout: .milliseconds(100)))
+        let replies = await bot.dm("!hang", as: "ned")
+        #expect(replies.first?.text.contains("took too long") == true)
+    }
+
+    @Test func channelRepliesAreCappedAtThreeLines() async {
+        let bot = makeBot()
+        let replies = await bot.say("!many", in: "#class", as: "ola")
+        #expect(replies.count == 4)
+        #expect(replies.prefix(3).map(\.text) == ["ola: line 1", "ola: line 2", "ola: line 3"])
+        #expect(replies[3].text.contains("2 more lines"))
+        #expect(replies[3].text.contains("/msg MapBot !many"))
+        #expect(await bot.dm("!many", as: "ola").count == 5)
+    }
+
+    @Test func pluginsCanBeDisabledPerChannel() async {
+        let bot = makeBot(.init(disabledPlugins: ["#quiet": ["probe"]]))
+        let replies = await bot.say("!echo hi", in: "#Quiet", as: "pat")
+        #expect(replies.first?.text.contains("turned off in #Quiet") == true)
+        #expect(await bot.say("!echo hi", in: "#class", as: "pat").map(\.text) == ["pat: hi"])
+    }
+
+    @Test func helpIsGeneratedFromTheDeclarations() async {
+        let bot = makeBot()
+        let list = await bot.dm("!help", as: "quinn")
+        #expect(list.first?.text.contains("!echo") == true)
+        #expect(list.first?.text.contains("!secret*") == true)
+        let one = await bot.dm("!help secret", as: "quinn")
+        #expect(one.map(\.text) == ["!secret <email> <password> — Takes a password. (in a private message only)"])
+        let alias = await bot.dm("!help !say", as: "quinn")
+        #expect(alias.first?.text.hasPrefix("!echo <text>") == true)
+        #expect(alias.first?.text.contains("also !say") == true)
+        #expect(await bot.dm("!help nope", as: "quinn").first?.text.contains("There is no command") == true)
+        #expect(await bot.dm("!help about", as: "quinn").map(\.text) == ["Place data © GeoNames"])
+    }
+
+    @Test func customPrefixIsUsedEverywhere() async {
+        let bot = makeBot(.init(prefix: "."))
+        #expect(await bot.say(".echo x", in: "#class", as: "rae").map(\.text) == ["rae: x"])
+        #expect(await bot.say("!echo x", in: "#class", as: "rae").isEmpty)
+        #expect(await bot.dm(".help secret", as: "rae").first?.text.hasPrefix(".secret") == true)
+    }
+
+    @Test func pingAndCTCP() async {
+        let bot = makeBot(.init(version: "OnTheMapBot test"))
+        #expect(await bot.say("!ping", in: "#class", as: "sam").map(\.text) == ["sam: pong"])
+        let version = await bot.dm("\u{01}VERSION\u{01}", as: "sam")
+        #expect(version == [OutgoingLine(kind: .notice, target: "sam", text: "\u{01}VERSION OnTheMapBot test\u{01}")])
+        let ping = await bot.dm("\u{01}PING 12345\u{01}", as: "sam")
+        #expect(ping.map(\.text) == ["\u{01}PING 12345\u{01}"])
+        let time = await bot.dm("\u{01}TIME\u{01}", as: "sam")
+        #expect(time.first?.text.hasPrefix("\u{01}TIME 20") == true)
+        #expect(await bot.dm("\u{01}ACTION waves\u{01}", as: "sam").isEmpty)
+    }
+
+    @Test func commandsOfOneUserRunInOrder() async {
+        let bot = makeBot()
+        for i in 0..<20 {
+            await bot.router.handle(IncomingLine(sender: bot.user("tia"), origin: .privateMessage, text: "!echo \(i)"))
+            if i == 10 { bot.clock.advance(by: .seconds(120)) }
+        }
+        await bot.router.waitUntilIdle()
+        let texts = bot.transport.sent.map(\.text).filter { Int($0) != nil }
+        #expect(texts == texts.sorted { Int($0)! < Int($1)! })
+        #expect(texts.count >= 12)
+    }
+}

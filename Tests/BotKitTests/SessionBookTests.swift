@@ -1,0 +1,84 @@
+import BotKit
+import BotTesting
+import Foundation
+import IRCProtocol
+import OnTheMapService
+import Testing
+
+enum DirectorySessionFixture {
+    static func make(expiresIn seconds: TimeInterval = 3600) -> (DirectorySession, StudentProfile) {
+        (
+            DirectorySession(accountKey: "k1", sessionId: "s1", expiresAt: Date().addingTimeInterval(seconds)),
+            StudentProfile(accountKey: "k1", firstName: "Hank", lastName: "Hill")
+        )
+    }
+}
+
+@Suite struct SessionBookTests {
+    let alice = Sender(nick: "alice", user: "~alice", host: "home.example")
+
+    @Test func sessionIsFoundForTheSameIdentityOnly() async {
+        let book = SessionBook()
+        let (session, profile) = DirectorySessionFixture.make()
+        await book.bind(session, profile: profile, to: alice)
+        #expect(await book.session(for: alice)?.session == session)
+        #expect(await book.session(for: Sender(nick: "ALICE", user: "~alice", host: "HOME.example")) != nil)
+        #expect(await book.session(for: Sender(nick: "alice", user: "~alice", host: "evil.example")) == nil)
+        #expect(await book.session(for: Sender(nick: "alice", user: "~eve", host: "home.example")) == nil)
+    }
+
+    @Test func sessionFollowsNickChangeAndIsNotInheritedByTheNextHolder() async {
+        let book = SessionBook()
+        let (session, profile) = DirectorySessionFixture.make()
+        await book.bind(session, profile: profile, to: alice)
+        await book.nickChanged(from: "alice", to: "alice_away")
+        #expect(await book.session(for: Sender(nick: "alice_away", user: "~alice", host: "home.example")) != nil)
+        #expect(await book.session(for: alice) == nil)
+        // Someone else takes the old nick.
+        #expect(await book.session(for: Sender(nick: "alice", user: "~mallory", host: "bad.example")) == nil)
+        #expect(await book.session(ofNick: "Alice_Away") != nil)
+    }
+
+    @Test func quitEndsConnectionBoundSessionsButNotAccountBoundOnes() async {
+        let book = SessionBook()
+        let (session, profile) = DirectorySessionFixture.make()
+        await book.bind(session, profile: profile, to: alice)
+        let bob = Sender(nick: "bob", user: "~bob", host: "b.example", account: "BobAccount")
+        await book.bind(session, profile: profile, to: bob)
+        #expect(await book.userQuit(nick: "alice").count == 1)
+        #expect(await book.userQuit(nick: "bob").isEmpty)
+        #expect(await book.session(for: alice) == nil)
+        // bob comes back from another host under another nick, same account.
+        #expect(await book.session(for: Sender(nick: "bobby", user: "x", host: "y", account: "bobaccount")) != nil)
+        // the nick alone, without the account, gets nothing.
+        #expect(await book.session(for: Sender(nick: "bob", user: "~bob", host: "b.example")) == nil)
+    }
+
+    @Test func expiredSessionsAreDropped() async {
+        let book = SessionBook()
+        let (session, profile) = DirectorySessionFixture.make(expiresIn: -1)
+        await book.bind(session, profile: profile, to: alice)
+        #expect(await book.session(for: alice) == nil)
+        #expect(await book.count == 0)
+    }
+
+    @Test func unbindEndsTheSession() async {
+        let book = SessionBook()
+        let (session, profile) = DirectorySessionFixture.make()
+        await book.bind(session, profile: profile, to: alice)
+        #expect(await book.unbind(alice)?.session == session)
+        #expect(await book.session(for: alice) == nil)
+        #expect(await book.unbind(alice) == nil)
+    }
+
+    @Test func casemappingRulesNickEquality() async {
+        let book = SessionBook(caseMapping: .rfc1459)
+        let (session, profile) = DirectorySessionFixture.make()
+        let odd = Sender(nick: "wiz[1]", user: "u", host: "h")
+        await book.bind(session, profile: profile, to: odd)
+        #expect(await book.session(for: Sender(nick: "WIZ{1}", user: "u", host: "h")) != nil)
+        await book.setCaseMapping(.ascii)
+        #expect(await book.session(for: Sender(nick: "WIZ{1}", user: "u", host: "h")) == nil)
+        #expect(await book.session(for: Sender(nick: "WIZ[1]", user: "u", host: "h")) != nil)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import OnTheMapApp
+import Testing
+
+@Suite struct ConfigTests {
+    static let minimal = """
+        irc:
+          server: irc.example.org
+          nick: MapBot
+          channels: ["#class", "#secret hunter2"]
+          announce_to: ["#class"]
+        """
+
+    func problems(_ yaml: String, environment: [String: String] = [:]) -> [ConfigProblem] {
+        do {
+            _ = try ConfigLoader.parse(yaml: yaml, environment: environment)
+            return []
+        } catch {
+            return error.problems
+        }
+    }
+
+    @Test func theShippedExamplesAreValid() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let folder = root.appendingPathComponent("config")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }
+        #expect(!files.isEmpty)
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            // SASL passwords are left empty in examples; the environment supplies them.
+            let config = try ConfigLoader.parse(yaml: text, environment: ["ONTHEMAP_SASL_PASSWORD": "from-env"])
+            #expect(!config.irc.nick.isEmpty, "\(file)")
+        }
+    }
+
+    @Test func defaultsFollowTheProductSpec() throws {
+        let config = try ConfigLoader.parse(yaml: Self.minimal)
+        #expect(config.irc.port == 6697)
+        #expect(config.irc.tls)
+        #expect(config.irc.commandPrefix == "!")
+        #expect(config.irc.channels == [.init(name: "#class", key: nil), .init(name: "#secret", key: "hunter2")])
+        #expect(config.service.backend == .local)
+        #expect(config.geocoder.kind == .gazetteer)
+        #expect(config.units == .km)
+        #expect(config.plugins.enabled.contains("near"))
+        #expect(!config.web.enabled)
+    }
+
+    @Test func unknownKeysAreNamedWithASuggestion() {
+        let found = problems(Self.minimal + "\n  nickname: Foo\n  alt-nicks: [x]\nextra: 1\n")
+        #expect(found.contains { $0.key == "irc.nickname" && $0.message.contains("unknown key") })
+        #expect(found.contains { $0.key == "irc.alt-nicks" && $0.message.contains("did you mean \"alt_nicks\"") })
+        #expect(found.contains { $0.key == "extra" })
+    }
+
+    @Test func badValuesAreExplainedPlainly() {
+        let yaml = """
+            irc:
+              server: irc.example.org
+              port: 99999
+              tls: maybe
+              nick: 9lives
+              channels: ["class"]
+              announce_to: ["#elsewhere"]
+              flood: {burst: 0, lines_per_second: 1}
+              tls_fingerprint: "abc"
+            service:
+              backend: mongo
+            units: furlongs
+            plugins:
+              enabled: [near, teleport]
+            """
+        let found = problems(yaml)
+        let keys = Set(found.map(\.key))
+        for key in [
+            "irc.port", "irc.tls", "irc.nick", "irc.channels[0]", "irc.announce_to", "irc.flood.burst",
+            "irc.tls_fingerprint", "service.backend", "units", "plugins.enabled",
+        ] {
+            #expect(keys.contains(key), "expected a problem for \(key); got \(found)")
+        }
+        #expect(found.first { $0.key == "irc.port" }?.message.contains("99999") == true)
+        #expect(found.first { $0.key == "service.backend" }?.message.contains("local, postgres, udacity") == true)
+    }
+
+    @Test func missingServerAndNickAreReported() {
+        let found = problems("irc:\n  channels: ['#a']\n")
+        #expect(found.contains { $0.key == "irc.server" })
+        #expect(found.contains { $0.key == "irc.nick" })
+        #expect(problems("").contains { $0.key == "irc.nick" })
+        #expect(problems("irc: [1, 2").first?.message.contains("not valid YAML") == true)
+    }
+
+    @Test func secretsComeFromTheEnvironment() throws {
+        let yaml = Self.minimal + "\n  sasl: {mechanism: PLAIN, username: MapBot}\nservice:\n  backend: postgres\n"
+        #expect(problems(yaml).contains { $0.key == "irc.sasl.password" })
+        #expect(problems(yaml).contains { $0.key == "service.postgres_url" })
+        let config = try ConfigLoader.parse(
+            yaml: yaml,
+            environment: ["ONTHEMAP_SASL_PASSWORD": "s3cret", "ONTHEMAP_POSTGRES_URL": "postgres://u@db/x"])
+        #expect(config.irc.sasl?.password == "s3cret")
+        #expect(config.service.postgresURL == "postgres://u@db/x")
+    }
+
+    @Test func saslExternalNeedsAClientCertificate() {
+        let yaml = Self.minimal + "\n  sasl: {mechanism: EXTERNAL}\n"
+        #expect(problems(yaml).contains { $0.key == "irc.sasl.mechanism" })
+    }
+
+    @Test func plaintextMustBeExplicit() throws {
+        let config = try ConfigLoader.parse(yaml: Self.minimal + "\n  tls: false\n  port: 6667\n")
+        #expect(!config.irc.tls)
+        #expect(problems(Self.minimal + "\n  tls: false\n  tls_fingerprint: \(String(repeating: "a", count: 64))\n")
+            .contains { $0.key == "irc.tls" })
+    }
+
+    @Test func nominatimNeedsAUserAgent() {
+        let found = problems(Self.minimal + "\ngeocoder:\n  kind: nominatim\n  nominatim_url: http://127.0.0.1:1\n")
+        #expect(found.contains { $0.key == "geocoder.user_agent" })
+    }
+}
