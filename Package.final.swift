@@ -34,6 +34,7 @@ let package = Package(
                 "IRCProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -133,7 +134,11 @@ let package = Package(
         ),
         .testTarget(
             name: "IRCClientTests",
-            dependencies: ["IRCClient", "IRCProtocol", "BotTesting"],
+            dependencies: [
+                "IRCClient", "IRCProtocol", "BotTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -27,6 +27,7 @@ let package = Package(
         .target(name: "OnTheMapApp", dependencies: ["BotKit", "IRCClient", "IRCProtocol", "OnTheMapService", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .executableTarget(name: "OnTheMapBotCLI", dependencies: ["OnTheMapApp"], swiftSettings: swiftSettings),
         .testTarget(name: "BotKitTests", dependencies: ["BotKit", "BotTesting", "IRCProtocol", "OnTheMapService"], swiftSettings: swiftSettings),
+        .testTarget(name: "IRCClientTests", dependencies: ["IRCClient", "IRCProtocol", "BotTesting", .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         .testTarget(name: "IRCProtocolTests", dependencies: ["IRCProtocol", .product(name: "Yams", package: "Yams")], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "OnTheMapServiceTests", dependencies: ["OnTheMapService"], swiftSettings: swiftSettings),
         .testTarget(name: "OnTheMapAppTests", dependencies: ["OnTheMapApp", "BotTesting", "IRCProtocol", .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),

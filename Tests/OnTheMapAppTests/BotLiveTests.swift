@@ -24,8 +24,10 @@ import Testing
     static let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     @Test func botJoinsOverTLSAndAnswersInChannelAndPrivately() async throws {
-        let server = try await NgircdServer.start()
-        defer { Task { await server.stop() } }
+        try await NgircdServer.withRunning { server in try await botAnswers(on: server) }
+    }
+
+    func botAnswers(on server: NgircdServer) async throws {
         let student = try await TestIRCUser.connect(
             port: server.tlsPort, caFile: server.certificate.certificatePath, nick: "alice")
         try await student.join("#class")
@@ -67,8 +69,10 @@ import Testing
 
     @Test func theExecutableQuitsCleanlyOnSIGTERM() async throws {
         let executable = try #require(Self.builtExecutable(), "onthemap-bot was not built next to the tests")
-        let server = try await NgircdServer.start()
-        defer { Task { await server.stop() } }
+        try await NgircdServer.withRunning { server in try await executableQuits(executable, on: server) }
+    }
+
+    func executableQuits(_ executable: String, on server: NgircdServer) async throws {
         let folder = try TemporaryDirectory(prefix: "bot-sigterm")
         let configPath = folder.file("bot.yaml")
         try """

@@ -93,6 +93,11 @@ public struct Invocation: Sendable {
         await transport.send(.init(kind: .notice, target: sender.nick, text: text))
     }
 
+    /// What the network says about a nick now (user, host, services account), when known.
+    public func identity(ofNick nick: String) async -> Sender? {
+        await transport.identity(ofNick: nick)
+    }
+
     /// Says something in a channel, not addressed to anyone (announcements).
     public func say(_ text: String, in channel: String) async {
         await transport.send(.init(kind: .message, target: channel, text: text))

@@ -23,4 +23,11 @@ public protocol BotTransport: Sendable {
     func send(_ line: OutgoingLine) async
     /// The bot's current nick (for "BotNick: command" and "/msg BotNick …" hints).
     func currentNick() async -> String
+    /// What the network says about a nick now (user, host, services account), when known.
+    func identity(ofNick nick: String) async -> Sender?
+}
+
+extension BotTransport {
+    /// What the network says about a nick now (user, host, services account), when known.
+    public func identity(ofNick nick: String) async -> Sender? { nil }
 }

@@ -38,10 +38,12 @@ public actor CommandRouter {
 
     public let catalog: CommandCatalog
     public let sessions: SessionBook
+    /// The plugins that also work in the background (see ``runBackgroundPlugins()``).
+    public nonisolated let backgroundPlugins: [any BackgroundPlugin]
     private var settings: Settings
     private let parser: CommandLineParser
-    private let transport: any BotTransport
-    private let logger: Logger
+    private nonisolated let transport: any BotTransport
+    private nonisolated let logger: Logger
     private let clock: any BotClock
     private var caseMapping: CaseMapping = .rfc1459
     private var cooldowns = CommandCooldowns()
@@ -53,6 +55,7 @@ public actor CommandRouter {
         clock: any BotClock = SystemBotClock()
     ) {
         self.catalog = CommandCatalog(plugins: plugins)
+        self.backgroundPlugins = plugins.compactMap { $0 as? any BackgroundPlugin }
         self.settings = settings
         self.parser = CommandLineParser(prefix: settings.prefix)
         self.transport = transport
@@ -149,6 +152,16 @@ public actor CommandRouter {
         Task {
             await task.value
             self.finished(task, key: userKey)
+        }
+    }
+
+    /// Runs every background plugin until the calling task is cancelled.
+    public nonisolated func runBackgroundPlugins() async {
+        let context = PluginContext(transport: transport, sessions: sessions, logger: logger)
+        await withDiscardingTaskGroup { group in
+            for plugin in backgroundPlugins {
+                group.addTask { await plugin.run(context: context) }
+            }
         }
     }
 

@@ -8,11 +8,14 @@ public struct BoundSession: Sendable, Hashable {
     public var profile: StudentProfile
     /// The identity the session is bound to.
     public var owner: SessionOwner
+    /// The nick its owner was last seen using (follows NICK changes).
+    public var nick: String
 
-    public init(session: DirectorySession, profile: StudentProfile, owner: SessionOwner) {
+    public init(session: DirectorySession, profile: StudentProfile, owner: SessionOwner, nick: String) {
         self.session = session
         self.profile = profile
         self.owner = owner
+        self.nick = nick
     }
 }
 
@@ -58,7 +61,7 @@ public actor SessionBook {
     @discardableResult
     public func bind(_ session: DirectorySession, profile: StudentProfile, to sender: Sender) -> BoundSession {
         let owner = SessionOwner(sender)
-        let bound = BoundSession(session: session, profile: profile, owner: owner)
+        let bound = BoundSession(session: session, profile: profile, owner: owner, nick: sender.nick)
         switch owner {
         case .account: byAccount[key(for: owner)] = bound
         case .connection: byConnection[key(for: owner)] = bound
@@ -95,18 +98,21 @@ public actor SessionBook {
         return bound
     }
 
-    /// The nick `old` is now `new`: connection-bound sessions follow it.
+    /// The nick `old` is now `new`: connection-bound sessions follow it, and every session
+    /// remembers the new nick.
     public func nickChanged(from old: String, to new: String) {
         let oldFolded = caseMapping.lowercased(old)
-        let moved = byConnection.filter { _, bound in
-            if case .connection(let nick, _, _) = bound.owner { return caseMapping.lowercased(nick) == oldFolded }
-            return false
+        for (k, var bound) in byAccount where caseMapping.lowercased(bound.nick) == oldFolded {
+            bound.nick = new
+            byAccount[k] = bound
         }
+        let moved = byConnection.filter { _, bound in caseMapping.lowercased(bound.nick) == oldFolded }
         for (k, var bound) in moved {
             byConnection[k] = nil
             if case .connection(_, let user, let host) = bound.owner {
                 bound.owner = .connection(nick: new, user: user, host: host)
             }
+            bound.nick = new
             byConnection[key(for: bound.owner)] = bound
         }
     }
@@ -115,10 +121,7 @@ public actor SessionBook {
     @discardableResult
     public func userQuit(nick: String) -> [BoundSession] {
         let folded = caseMapping.lowercased(nick)
-        let gone = byConnection.filter { _, bound in
-            if case .connection(let n, _, _) = bound.owner { return caseMapping.lowercased(n) == folded }
-            return false
-        }
+        let gone = byConnection.filter { _, bound in caseMapping.lowercased(bound.nick) == folded }
         for k in gone.keys { byConnection[k] = nil }
         return Array(gone.values)
     }
@@ -126,13 +129,16 @@ public actor SessionBook {
     /// Every live session (for logs and health).
     public var count: Int { byAccount.count + byConnection.count }
 
-    /// The session whose current nick is `nick` (for `!near nick`, `!where nick`), if any.
-    public func session(ofNick nick: String) -> BoundSession? {
+    /// The session of whoever uses `nick` now (for `!near nick`, `!where nick`), if any.
+    /// A session bound to a services account counts only while `account` (what the server says
+    /// of the nick's account now) still matches it.
+    public func session(ofNick nick: String, account: String? = nil) -> BoundSession? {
         let folded = caseMapping.lowercased(nick)
-        return byConnection.values.first { bound in
-            if case .connection(let n, _, _) = bound.owner { return caseMapping.lowercased(n) == folded }
-            return false
+        if let found = byConnection.values.first(where: { caseMapping.lowercased($0.nick) == folded }) {
+            return found
         }
+        guard let account, !account.isEmpty, account != "*" else { return nil }
+        return byAccount[key(for: .account(account))]
     }
 
     private func remove(_ bound: BoundSession) {

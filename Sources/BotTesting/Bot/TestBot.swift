@@ -16,6 +16,18 @@ public final class RecordingTransport: BotTransport {
 
     public func currentNick() async -> String { state.withLock { $0.nick } }
 
+    /// Identities that `identity(ofNick:)` reports (set them with ``setIdentity(_:)``).
+    private let identities = Mutex<[String: Sender]>([:])
+
+    public func identity(ofNick nick: String) async -> Sender? {
+        identities.withLock { $0[nick.lowercased()] }
+    }
+
+    /// Makes `identity(ofNick:)` report `sender` for its nick.
+    public func setIdentity(_ sender: Sender) {
+        identities.withLock { $0[sender.nick.lowercased()] = sender }
+    }
+
     /// Everything sent so far.
     public var sent: [OutgoingLine] { state.withLock { $0.sent } }
 

@@ -16,6 +16,10 @@ struct IRCBotTransport: BotTransport {
     }
 
     func currentNick() async -> String { await client.currentNick }
+
+    func identity(ofNick nick: String) async -> Sender? {
+        await client.identity(ofNick: nick).map(Sender.init)
+    }
 }
 
 extension Sender {

@@ -1,0 +1,30 @@
+import Logging
+
+/// A plugin that also works on its own, outside any command: e.g. the announcer that polls the
+/// backend for new pins. The host runs ``run(context:)`` once, in a task it cancels at shutdown.
+public protocol BackgroundPlugin: Plugin {
+    func run(context: PluginContext) async
+}
+
+/// What a background plugin may do: speak in channels and see sessions.
+public struct PluginContext: Sendable {
+    public let sessions: SessionBook
+    public let logger: Logger
+    let transport: any BotTransport
+
+    public init(transport: any BotTransport, sessions: SessionBook, logger: Logger) {
+        self.transport = transport
+        self.sessions = sessions
+        self.logger = logger
+    }
+
+    /// Says `text` in `channel` (not addressed to anyone).
+    public func say(_ text: String, in channel: String) async {
+        await transport.send(.init(kind: .message, target: channel, text: text))
+    }
+
+    /// Sends `text` privately to `nick`.
+    public func tell(_ nick: String, _ text: String) async {
+        await transport.send(.init(kind: .message, target: nick, text: text))
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// A real InspIRCd 3 (Debian `inspircd`, run as `inspircd --nofork --config <conf>`) on 127.0.0.1 for live
+/// tests, with a TLS port (ssl_gnutls, self-signed certificate made at start) and a plaintext port.
+///
+/// It loads the IRCv3 modules, so it offers message-tags, server-time, account-tag, extended-join,
+/// account-notify, chghost, cap-notify, multi-prefix and userhost-in-names (not `sasl`: that needs linked
+/// services). Its flood limits are raised in `<connect>`. InspIRCd refuses to run as root, so as root it is
+/// started with `setpriv --reuid=nobody --regid=nogroup --clear-groups` and its folder is made readable and
+/// writable for that user. It completes every registration about 1 s after NICK/USER.
+public final class InspircdServer: Sendable {
+    public static let executable = "/usr/sbin/inspircd"
+
+    public let host = "127.0.0.1"
+    public let tlsPort: Int
+    public let plainPort: Int
+    public let serverName: String
+    public let certificate: TestCertificate
+    public let directory: TemporaryDirectory
+    private let daemon: IRCDaemon
+
+    /// Writes a config into a temporary folder, makes a certificate, picks free ports and starts the daemon.
+    public static func start(serverName: String = "irc.inspircd.test") async throws -> InspircdServer {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw IRCTestSupportError.daemonMissing(executable)
+        }
+        let directory = try TemporaryDirectory(prefix: "inspircd")
+        let certificate = try TestCertificate.make(in: directory.path)
+        let tlsPort = try await FreePort.pick()
+        var plainPort = try await FreePort.pick()
+        while plainPort == tlsPort { plainPort = try await FreePort.pick() }
+        let path = directory.path
+        let modules = [
+            "ssl_gnutls", "cap", "ircv3", "ircv3_accounttag", "ircv3_capnotify", "ircv3_chghost",
+            "ircv3_ctctags",
+            "ircv3_msgid", "ircv3_servertime", "ircv3_batch", "namesx", "uhnames", "services_account",
+            "chghost",
+        ]
+        let config = """
+            <config format="xml">
+            <server name="\(serverName)" description="InspIRCd for live tests" network="TestNet">
+            <admin name="Test" nick="test" email="test@localhost">
+            <bind address="127.0.0.1" port="\(tlsPort)" type="clients" sslprofile="Clients">
+            <bind address="127.0.0.1" port="\(plainPort)" type="clients">
+            \(modules.map { "<module name=\"\($0)\">" }.joined(separator: "\n"))
+            <sslprofile name="Clients" provider="gnutls" certfile="\(certificate.certificatePath)"
+                keyfile="\(certificate.keyPath)" hash="sha256" requestclientcert="no">
+            <connect allow="*" timeout="60" threshold="100000" pingfreq="120" hardsendq="4194304"
+                softsendq="1048576" recvq="1048576" localmax="1000" globalmax="1000" useident="no"
+                resolvehostnames="no" commandrate="10000000" fakelag="off" maxchans="50">
+            <dns server="127.0.0.1" timeout="1">
+            <pid file="\(path)/inspircd.pid">
+            <log method="file" type="* -USERINPUT -USEROUTPUT" level="default" target="\(path)/inspircd-file.log">
+            <files motd="\(path)/motd.txt">
+            <options prefixquit="Quit: " syntaxhints="no" announcets="yes" hostintopic="yes" pingwarning="15">
+            <security userstats="Pu">
+
+            """
+        let configPath = directory.file("inspircd.conf")
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        try "InspIRCd live test server\n".write(
+            toFile: directory.file("motd.txt"),
+            atomically: true,
+            encoding: .utf8
+        )
+        var executablePath = executable
+        var arguments = ["--nofork", "--config", configPath]
+        if getuid() == 0 {
+            // InspIRCd refuses to run as root; the unprivileged user must read the files and write pid/log.
+            try runCommand("/bin/chown", ["-R", "nobody:nogroup", directory.path])
+            executablePath = "/usr/bin/setpriv"
+            arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", executable] + arguments
+        }
+        let daemon = IRCDaemon(
+            name: "inspircd",
+            executable: executablePath,
+            arguments: arguments,
+            logPath: directory.file("inspircd.log")
+        )
+        let server = InspircdServer(
+            tlsPort: tlsPort,
+            plainPort: plainPort,
+            serverName: serverName,
+            certificate: certificate,
+            directory: directory,
+            daemon: daemon
+        )
+        try await server.restart()
+        return server
+    }
+
+    private init(
+        tlsPort: Int,
+        plainPort: Int,
+        serverName: String,
+        certificate: TestCertificate,
+        directory: TemporaryDirectory,
+        daemon: IRCDaemon
+    ) {
+        self.tlsPort = tlsPort
+        self.plainPort = plainPort
+        self.serverName = serverName
+        self.certificate = certificate
+        self.directory = directory
+        self.daemon = daemon
+    }
+
+    /// Starts the daemon (again) on the same ports and waits until both ports accept connections.
+    public func restart(timeout: Duration = .seconds(15)) async throws {
+        guard !daemon.isRunning else { return }
+        try daemon.launch()
+        let tlsUp = await FreePort.waitUntilAccepting(tlsPort, timeout: timeout)
+        let plainUp = await FreePort.waitUntilAccepting(plainPort, timeout: timeout)
+        guard tlsUp, plainUp else {
+            await daemon.terminate()
+            throw IRCTestSupportError.daemonDidNotStart("inspircd", log: daemon.log())
+        }
+    }
+
+    /// Starts a server, runs `body` with it and stops the server afterwards, also when `body` throws.
+    public static func withRunning<Result>(
+        _ body: (InspircdServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try await start()
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    /// Stops the daemon (killed: see ``IRCDaemon``), waiting until it has exited.
+    public func stop() async {
+        await daemon.terminate()
+    }
+
+    /// Whether the daemon is running.
+    public var isRunning: Bool { daemon.isRunning }
+
+    /// The daemon's output so far (for test diagnostics).
+    public func log() -> String { daemon.log() }
+}

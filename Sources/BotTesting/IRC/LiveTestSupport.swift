@@ -1,0 +1,147 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// Errors raised by the live-test helpers.
+public enum IRCTestSupportError: Error, CustomStringConvertible {
+    case commandFailed(String, status: Int32, output: String)
+    case daemonMissing(String)
+    case daemonDidNotStart(String, log: String)
+    case timeout(String)
+
+    public var description: String {
+        switch self {
+        case .commandFailed(let command, let status, let output):
+            return "\(command) exited with \(status): \(output)"
+        case .daemonMissing(let path):
+            return "\(path) is not installed (apt-get install -y ngircd inspircd)"
+        case .daemonDidNotStart(let name, let log):
+            return "\(name) did not start listening; log:\n\(log)"
+        case .timeout(let what):
+            return "timed out: \(what)"
+        }
+    }
+}
+
+/// A temporary folder deleted when the value is released.
+public final class TemporaryDirectory: Sendable {
+    public let path: String
+
+    public init(prefix: String = "irc-test") throws {
+        let base = FileManager.default.temporaryDirectory.path
+        let path = "\(base)/\(prefix)-\(UUID().uuidString.prefix(12))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        self.path = path
+    }
+
+    /// `path/name`.
+    public func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// A self-signed certificate for `localhost` / `127.0.0.1`, made with `openssl req -x509` at test time.
+public struct TestCertificate: Sendable {
+    /// PEM certificate (also usable as the CA file that trusts it).
+    public let certificatePath: String
+    /// PEM private key (unencrypted).
+    public let keyPath: String
+    /// SHA-256 fingerprint of the certificate's DER, OpenSSL style (`AB:CD:…`).
+    public let sha256Fingerprint: String
+
+    /// Creates `name.pem` and `name.key` in `directory`.
+    public static func make(
+        in directory: String,
+        name: String = "server",
+        commonName: String = "localhost"
+    )
+        throws -> TestCertificate
+    {
+        let certificate = "\(directory)/\(name).pem"
+        let key = "\(directory)/\(name).key"
+        try runCommand(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                "-subj", "/CN=\(commonName)",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                "-keyout", key, "-out", certificate,
+            ]
+        )
+        let output = try runCommand(
+            "/usr/bin/openssl",
+            [
+                "x509", "-in", certificate, "-noout", "-fingerprint", "-sha256",
+            ]
+        )
+        // "sha256 Fingerprint=AB:CD:..." (the label's case differs between OpenSSL versions)
+        let fingerprint =
+            output.split(separator: "=", maxSplits: 1).last.map {
+                $0.trimmingCharacters(in: .whitespacesAndNewlines)
+            } ?? ""
+        return TestCertificate(certificatePath: certificate, keyPath: key, sha256Fingerprint: fingerprint)
+    }
+}
+
+/// Runs a command to completion and returns its standard output; throws on a non-zero exit.
+@discardableResult
+public func runCommand(_ executable: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    guard process.terminationStatus == 0 else {
+        throw IRCTestSupportError.commandFailed(
+            ([executable] + arguments).joined(separator: " "),
+            status: process.terminationStatus,
+            output: text
+        )
+    }
+    return text
+}
+
+/// Free TCP ports on 127.0.0.1 (bound to port 0 and released; another process could take them in between,
+/// which is unlikely on a test machine).
+public enum FreePort {
+    public static func pick() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        let port = channel.localAddress?.port ?? 0
+        try await channel.close()
+        return port
+    }
+
+    /// Whether something accepts TCP connections on `127.0.0.1:port`.
+    public static func isAccepting(_ port: Int) async -> Bool {
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.milliseconds(300))
+                .connect(host: "127.0.0.1", port: port)
+                .get()
+            try? await channel.close()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Waits until `port` accepts connections.
+    public static func waitUntilAccepting(_ port: Int, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if await isAccepting(port) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+}

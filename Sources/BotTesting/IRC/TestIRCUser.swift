@@ -1,0 +1,214 @@
+import IRCProtocol
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// A tiny scripted IRC client for live tests: connects (TLS trusting a given CA file, or plaintext),
+/// registers with a nick, joins channels, sends raw lines and waits for lines matching a predicate.
+/// It answers PINGs by itself. Every received line is kept until a wait consumes it.
+public actor TestIRCUser {
+    public let nick: String
+    private let channel: any Channel
+    private var unconsumed: [IRCMessage] = []
+    private var allLines: [String] = []
+    private var closed = false
+    private var readerTask: Task<Void, Never>?
+
+    /// Connects and registers (NICK/USER, waits for 001). `caFile` enables TLS trusting that PEM file.
+    public static func connect(
+        host: String = "127.0.0.1",
+        port: Int,
+        caFile: String? = nil,
+        nick: String,
+        capabilities: [String] = [],
+        timeout: Duration = .seconds(10)
+    ) async throws -> TestIRCUser {
+        let (lines, sink) = AsyncStream.makeStream(of: String.self)
+        var sslContext: NIOSSLContext?
+        if let caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
+            sslContext = try NIOSSLContext(configuration: tls)
+        }
+        let context = sslContext
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(5))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    if let context {
+                        try pipeline.addHandler(
+                            try NIOSSLClientHandler(context: context, serverHostname: nil)
+                        )
+                    }
+                    try pipeline.addHandler(ByteToMessageHandler(TestLineDecoder()))
+                    try pipeline.addHandler(TestLineCollector(sink: sink))
+                }
+            }
+            .connect(host: host, port: port)
+            .get()
+        let user = TestIRCUser(nick: nick, channel: channel)
+        await user.startReading(lines)
+        if !capabilities.isEmpty { try await user.send("CAP REQ :\(capabilities.joined(separator: " "))") }
+        try await user.send("NICK \(nick)")
+        try await user.send("USER \(nick) 0 * :Test user \(nick)")
+        if !capabilities.isEmpty { try await user.send("CAP END") }
+        _ = try await user.waitForMessage(timeout: timeout, "001 for \(nick)") { $0.command == "001" }
+        return user
+    }
+
+    private init(nick: String, channel: any Channel) {
+        self.nick = nick
+        self.channel = channel
+    }
+
+    private func startReading(_ lines: AsyncStream<String>) {
+        readerTask = Task { [weak self] in
+            for await line in lines {
+                guard let self else { return }
+                await self.received(line)
+            }
+            await self?.markClosed()
+        }
+    }
+
+    private func received(_ line: String) {
+        allLines.append(line)
+        guard let message = try? IRCMessage(parsing: line, maxLineBytes: 16_384) else { return }
+        if message.command == "PING" {
+            let token = message.parameters.first ?? ""
+            channel.writeAndFlush(Self.buffer("PONG :\(token)", allocator: channel.allocator), promise: nil)
+        }
+        unconsumed.append(message)
+    }
+
+    private func markClosed() { closed = true }
+
+    /// Whether the server closed the connection.
+    public var isClosed: Bool { closed }
+
+    /// Every raw line received so far.
+    public var receivedLines: [String] { allLines }
+
+    /// Sends one raw line (CRLF is added).
+    public func send(_ line: String) async throws {
+        try await channel.writeAndFlush(Self.buffer(line, allocator: channel.allocator))
+    }
+
+    /// Sends several raw lines at once, in one write.
+    public func sendBurst(_ lines: [String]) async throws {
+        var buffer = channel.allocator.buffer(capacity: lines.reduce(0) { $0 + $1.utf8.count + 2 })
+        for line in lines {
+            buffer.writeString(line)
+            buffer.writeString("\r\n")
+        }
+        try await channel.writeAndFlush(buffer)
+    }
+
+    /// Joins `channel` and waits for the end of its NAMES list.
+    public func join(_ channelName: String, timeout: Duration = .seconds(10)) async throws {
+        try await send("JOIN \(channelName)")
+        _ = try await waitForMessage(timeout: timeout, "366 for \(channelName)") {
+            $0.command == "366" && $0.parameters.count >= 2
+                && $0.parameters[1].lowercased() == channelName.lowercased()
+        }
+    }
+
+    /// `PRIVMSG target :text`.
+    public func privmsg(_ target: String, _ text: String) async throws {
+        try await send("PRIVMSG \(target) :\(text)")
+    }
+
+    /// Waits for (and consumes) the first received message matching `predicate`.
+    public func waitForMessage(
+        timeout: Duration = .seconds(10),
+        _ what: String = "a matching line",
+        where predicate: @Sendable (IRCMessage) -> Bool
+    ) async throws -> IRCMessage {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let index = unconsumed.firstIndex(where: predicate) {
+                return unconsumed.remove(at: index)
+            }
+            if ContinuousClock.now >= deadline {
+                let recent = allLines.suffix(15).joined(separator: "\n  ")
+                throw IRCTestSupportError.timeout("\(nick) waiting for \(what); last lines:\n  \(recent)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits for `count` messages matching `predicate` and returns them in arrival order.
+    public func waitForMessages(
+        count: Int,
+        timeout: Duration = .seconds(10),
+        _ what: String = "matching lines",
+        where predicate: @Sendable (IRCMessage) -> Bool
+    ) async throws -> [IRCMessage] {
+        var found: [IRCMessage] = []
+        let deadline = ContinuousClock.now + timeout
+        while found.count < count {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                throw IRCTestSupportError.timeout("\(nick) got \(found.count) of \(count) \(what)")
+            }
+            do {
+                found.append(try await waitForMessage(timeout: remaining, what, where: predicate))
+            } catch IRCTestSupportError.timeout {
+                throw IRCTestSupportError.timeout("\(nick) got \(found.count) of \(count) \(what)")
+            }
+        }
+        return found
+    }
+
+    /// Sends QUIT and closes the connection.
+    public func quit(_ message: String = "bye") async {
+        try? await send("QUIT :\(message)")
+        try? await channel.close()
+        readerTask?.cancel()
+    }
+
+    private static func buffer(_ line: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: line.utf8.count + 2)
+        buffer.writeString(line)
+        buffer.writeString("\r\n")
+        return buffer
+    }
+}
+
+/// Splits on LF, dropping CR.
+struct TestLineDecoder: ByteToMessageDecoder {
+    typealias InboundOut = String
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            return .needMoreData
+        }
+        let length = newline - buffer.readerIndex
+        var line = buffer.readString(length: length) ?? ""
+        buffer.moveReaderIndex(forwardBy: 1)
+        if line.hasSuffix("\r") { line.removeLast() }
+        if !line.isEmpty { context.fireChannelRead(wrapInboundOut(line)) }
+        return .continue
+    }
+}
+
+final class TestLineCollector: ChannelInboundHandler {
+    typealias InboundIn = String
+    let sink: AsyncStream<String>.Continuation
+
+    init(sink: AsyncStream<String>.Continuation) { self.sink = sink }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        sink.yield(unwrapInboundIn(data))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        sink.finish()
+        context.fireChannelInactive()
+    }
+}

@@ -1,0 +1,265 @@
+/// Everything the IRC connection needs to know: where to connect, how to secure the link, who to be,
+/// which channels to join, and the timings that govern flood control, keepalive and reconnects.
+///
+/// The defaults are safe for a public network: TLS on (plaintext only when `tls.enabled` is set to
+/// `false`), a flood gate of 4 lines of burst then 1 line per second, a ping after 100 s of silence,
+/// and reconnects from 10 s up to 5 min with jitter.
+public struct IRCClientConfiguration: Sendable {
+    /// Server host name or IP literal.
+    public var host: String
+    /// Server port (6697 is the usual TLS port).
+    public var port: Int
+    /// Transport security.
+    public var tls: TLS
+    /// Optional server password, sent with `PASS` before registration.
+    public var serverPassword: String?
+    /// The nick the bot wants.
+    public var nick: String
+    /// Nicks tried, in order, when ``nick`` is taken; after them the client appends digits.
+    public var altNicks: [String]
+    /// The user name (ident) sent with `USER`.
+    public var username: String
+    /// The real name (gecos) sent with `USER`.
+    public var realname: String
+    /// SASL authentication; `nil` for none.
+    public var sasl: SASL?
+    /// Channels joined after registration and after every reconnect.
+    public var channels: [ChannelJoin]
+    /// Outgoing flood control.
+    public var flood: Flood
+    /// Silence detection.
+    public var keepalive: Keepalive
+    /// Reconnect timing.
+    public var reconnect: Reconnect
+    /// Delays for rejoining after a KICK or a refused JOIN, and for regaining the configured nick.
+    public var retry: Retry
+    /// Maximum number of normal (non-priority) lines waiting to be sent; the oldest are dropped beyond it.
+    public var sendQueueCapacity: Int
+    /// Message sent with `QUIT` on shutdown.
+    public var quitMessage: String
+    /// Maximum length of one received line in bytes (tags 8191 + message 512 + slack); longer lines are dropped.
+    public var maximumLineLength: Int
+    /// Maximum number of events buffered for a slow consumer of ``IRCClient/events``; the oldest are dropped.
+    public var eventBufferSize: Int
+    /// Time allowed for the TCP connection (and TLS handshake) to be established.
+    public var connectTimeout: Duration
+    /// Time allowed between connecting and the server's 001; past it the connection is dropped and retried.
+    public var registrationTimeout: Duration
+    /// How long ``IRCClient/shutdown(quitMessage:)`` keeps sending queued lines before it quits.
+    public var shutdownDrainTimeout: Duration
+
+    public init(
+        host: String,
+        port: Int = 6697,
+        tls: TLS = TLS(),
+        serverPassword: String? = nil,
+        nick: String,
+        altNicks: [String] = [],
+        username: String? = nil,
+        realname: String? = nil,
+        sasl: SASL? = nil,
+        channels: [ChannelJoin] = [],
+        flood: Flood = Flood(),
+        keepalive: Keepalive = Keepalive(),
+        reconnect: Reconnect = Reconnect(),
+        retry: Retry = Retry(),
+        sendQueueCapacity: Int = 500,
+        quitMessage: String = "Goodbye",
+        maximumLineLength: Int = 8191 + 512 + 512,
+        eventBufferSize: Int = 10_000,
+        connectTimeout: Duration = .seconds(20),
+        registrationTimeout: Duration = .seconds(90),
+        shutdownDrainTimeout: Duration = .seconds(2)
+    ) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.serverPassword = serverPassword
+        self.nick = nick
+        self.altNicks = altNicks
+        self.username = username ?? nick
+        self.realname = realname ?? nick
+        self.sasl = sasl
+        self.channels = channels
+        self.flood = flood
+        self.keepalive = keepalive
+        self.reconnect = reconnect
+        self.retry = retry
+        self.sendQueueCapacity = sendQueueCapacity
+        self.quitMessage = quitMessage
+        self.maximumLineLength = maximumLineLength
+        self.eventBufferSize = eventBufferSize
+        self.connectTimeout = connectTimeout
+        self.registrationTimeout = registrationTimeout
+        self.shutdownDrainTimeout = shutdownDrainTimeout
+    }
+
+    /// TLS settings. Verification is never skipped: either the chain is verified against the trusted roots
+    /// (system store and/or ``caFile``) with the host name, or — when ``pinnedFingerprint`` is set — the
+    /// server's leaf certificate must have exactly that SHA-256 fingerprint.
+    public struct TLS: Sendable, Hashable {
+        /// `true` by default; plaintext only when explicitly set to `false`.
+        public var enabled: Bool
+        /// A PEM file of CA certificates to trust (for a self-signed or private CA server).
+        public var caFile: String?
+        /// Whether the system trust store is trusted too; when `false` only ``caFile`` is trusted.
+        public var trustSystemRoots: Bool
+        /// SHA-256 fingerprint of the server's leaf certificate, hex, colons and spaces allowed.
+        /// When set, the certificate is accepted if and only if it matches.
+        public var pinnedFingerprint: String?
+        /// PEM client certificate (chain) for CertFP / SASL EXTERNAL.
+        public var clientCertificateFile: String?
+        /// PEM private key of ``clientCertificateFile``.
+        public var clientKeyFile: String?
+        /// Name used for SNI and host name verification; defaults to the host (no SNI for IP literals).
+        public var serverName: String?
+
+        public init(
+            enabled: Bool = true,
+            caFile: String? = nil,
+            trustSystemRoots: Bool = true,
+            pinnedFingerprint: String? = nil,
+            clientCertificateFile: String? = nil,
+            clientKeyFile: String? = nil,
+            serverName: String? = nil
+        ) {
+            self.enabled = enabled
+            self.caFile = caFile
+            self.trustSystemRoots = trustSystemRoots
+            self.pinnedFingerprint = pinnedFingerprint
+            self.clientCertificateFile = clientCertificateFile
+            self.clientKeyFile = clientKeyFile
+            self.serverName = serverName
+        }
+    }
+
+    /// SASL authentication during registration.
+    public struct SASL: Sendable, Hashable, CustomStringConvertible {
+        /// The mechanism used.
+        public enum Mechanism: String, Sendable, Hashable {
+            /// Account name and password (RFC 4616).
+            case plain = "PLAIN"
+            /// The TLS client certificate (needs ``TLS/clientCertificateFile``).
+            case external = "EXTERNAL"
+        }
+
+        public var mechanism: Mechanism
+        /// Account name (authentication identity for PLAIN; optional authorization identity for EXTERNAL).
+        public var username: String
+        /// Account password (PLAIN only). Never logged.
+        public var password: String
+        /// When `true` and SASL fails (or is not offered), the client stops instead of continuing unauthenticated.
+        public var required: Bool
+
+        public init(
+            mechanism: Mechanism = .plain,
+            username: String,
+            password: String = "",
+            required: Bool = false
+        ) {
+            self.mechanism = mechanism
+            self.username = username
+            self.password = password
+            self.required = required
+        }
+
+        public var description: String {
+            "SASL(\(mechanism.rawValue), username: \(username), password: <redacted>, required: \(required))"
+        }
+    }
+
+    /// A channel to join, with its key if it has one.
+    public struct ChannelJoin: Sendable, Hashable {
+        public var name: String
+        public var key: String?
+
+        public init(_ name: String, key: String? = nil) {
+            self.name = name
+            self.key = key
+        }
+    }
+
+    /// Token-bucket flood control (see ``FloodGate``).
+    public struct Flood: Sendable, Hashable {
+        /// Lines that may be sent back to back after a quiet period.
+        public var burst: Int
+        /// Sustained rate.
+        public var linesPerSecond: Double
+
+        public init(burst: Int = 4, linesPerSecond: Double = 1) {
+            self.burst = burst
+            self.linesPerSecond = linesPerSecond
+        }
+    }
+
+    /// Keepalive: after ``pingAfterSilence`` without any line from the server the client sends a PING; if
+    /// nothing arrives within ``timeout`` it pings once more, and after another ``timeout`` it reconnects.
+    public struct Keepalive: Sendable, Hashable {
+        public var pingAfterSilence: Duration
+        public var timeout: Duration
+
+        public init(pingAfterSilence: Duration = .seconds(100), timeout: Duration = .seconds(30)) {
+            self.pingAfterSilence = pingAfterSilence
+            self.timeout = timeout
+        }
+    }
+
+    /// Reconnect backoff (see ``ReconnectBackoff``).
+    public struct Reconnect: Sendable, Hashable {
+        /// First delay.
+        public var minimumDelay: Duration
+        /// Largest delay.
+        public var maximumDelay: Duration
+        /// Growth factor per failed attempt.
+        public var multiplier: Double
+        /// Relative jitter: each delay is multiplied by a random factor in `1 - jitter ... 1 + jitter`.
+        public var jitter: Double
+        /// A registration that stayed up this long resets the backoff to ``minimumDelay``.
+        public var resetAfter: Duration
+
+        public init(
+            minimumDelay: Duration = .seconds(10),
+            maximumDelay: Duration = .seconds(300),
+            multiplier: Double = 2,
+            jitter: Double = 0.2,
+            resetAfter: Duration = .seconds(60)
+        ) {
+            self.minimumDelay = minimumDelay
+            self.maximumDelay = maximumDelay
+            self.multiplier = multiplier
+            self.jitter = jitter
+            self.resetAfter = resetAfter
+        }
+    }
+
+    /// Delays for retried actions.
+    public struct Retry: Sendable, Hashable {
+        /// Rejoin after being kicked.
+        public var rejoinAfterKick: Duration
+        /// Retry a JOIN refused with 471/473/474/475/477.
+        public var rejoinAfterRefusal: Duration
+        /// Interval between attempts to take back the configured nick while using another one.
+        public var nickRegainInterval: Duration
+
+        public init(
+            rejoinAfterKick: Duration = .seconds(10),
+            rejoinAfterRefusal: Duration = .seconds(120),
+            nickRegainInterval: Duration = .seconds(120)
+        ) {
+            self.rejoinAfterKick = rejoinAfterKick
+            self.rejoinAfterRefusal = rejoinAfterRefusal
+            self.nickRegainInterval = nickRegainInterval
+        }
+    }
+}
+
+extension IRCClientConfiguration: CustomStringConvertible {
+    /// A summary for logs; the server password and the SASL password are never included.
+    public var description: String {
+        let transport = tls.enabled ? "TLS" : "plaintext"
+        let password = serverPassword == nil ? "" : ", server password: <redacted>"
+        let saslText = sasl.map { ", \($0)" } ?? ""
+        let channelNames = channels.map(\.name).joined(separator: ",")
+        return "IRC(\(host):\(port) \(transport), nick: \(nick)\(password)\(saslText), channels: [\(channelNames)])"
+    }
+}

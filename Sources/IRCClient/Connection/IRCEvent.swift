@@ -1,0 +1,66 @@
+import IRCProtocol
+
+/// Something that happened on the IRC connection, delivered through ``IRCClient/events``.
+public enum IRCEvent: Sendable {
+    /// A connection attempt starts (`attempt` counts from 1 since ``IRCClient/run()``).
+    case connecting(host: String, port: Int, attempt: Int)
+    /// The TCP (and TLS, if enabled) connection is up; registration starts.
+    case connected(host: String, port: Int)
+    /// The server accepted the registration (001) under `nick`.
+    case registered(nick: String)
+    /// Every parsed inbound message, before the more specific events it may cause.
+    case message(IRCMessage)
+    /// A PRIVMSG from a user (to a channel or to the client).
+    case privmsg(IRCUserMessage)
+    /// A NOTICE from a user.
+    case notice(IRCUserMessage)
+    /// The client joined `channel`.
+    case joined(channel: String)
+    /// The client left `channel`.
+    case parted(channel: String)
+    /// The client was kicked from `channel`; it rejoins after ``IRCClientConfiguration/Retry/rejoinAfterKick``.
+    case kicked(channel: String, by: String, reason: String)
+    /// A JOIN was refused (471/473/474/475/477); it is retried later.
+    case joinRefused(channel: String, code: String, reason: String)
+    /// The client's nick changed.
+    case nickChanged(from: String, to: String)
+    /// SASL succeeded: logged in to `account`.
+    case loggedIn(account: String)
+    /// SASL failed or was unavailable; reported once, never retried in a loop.
+    case saslFailed(reason: String)
+    /// A registered connection was lost.
+    case disconnected(reason: String)
+    /// A connection attempt failed before registration completed (refused, TLS failure, timeout…).
+    case connectionFailed(reason: String)
+    /// The next attempt starts after `delay`.
+    case reconnecting(after: Duration)
+    /// ``IRCClient/run()`` returned: after ``IRCClient/shutdown(quitMessage:)`` (`reason` nil) or a fatal
+    /// error such as a failed required SASL login or unusable TLS settings.
+    case stopped(reason: String?)
+}
+
+/// A PRIVMSG or NOTICE sent by a user, with the sender's identity.
+public struct IRCUserMessage: Sendable {
+    /// The sender: nick, user and host from the message source, account from the `account` tag or else
+    /// from the identity tracker.
+    public var sender: UserIdentity
+    /// The target as sent: a channel, or the client's nick for a private message.
+    public var target: String
+    /// The message text (possibly a CTCP request, see ``IRCMessage/ctcp``).
+    public var text: String
+    /// `true` when sent to the client directly rather than to a channel.
+    public var isPrivate: Bool
+    /// The whole message (tags such as `time` included).
+    public var message: IRCMessage
+
+    public init(sender: UserIdentity, target: String, text: String, isPrivate: Bool, message: IRCMessage) {
+        self.sender = sender
+        self.target = target
+        self.text = text
+        self.isPrivate = isPrivate
+        self.message = message
+    }
+
+    /// Where a reply goes: the sender's nick for a private message, else the channel.
+    public var replyTarget: String { isPrivate ? sender.nick : target }
+}

@@ -1,0 +1,102 @@
+import Logging
+import NIOCore
+
+/// Splits the inbound byte stream into IRC lines.
+///
+/// Lines end with LF, CRLF or a lone CR; empty lines are ignored. A line longer than `maximumLineLength`
+/// bytes is dropped, and without buffering it: once the limit is passed with no line end in sight, the
+/// decoder throws away what it has and skips bytes until the next line end, so memory stays bounded by the
+/// limit plus one read. Bytes are decoded as UTF-8, invalid sequences becoming U+FFFD.
+public struct IRCLineDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = String
+
+    public let maximumLineLength: Int
+    private let logger: Logger?
+    /// `true` while skipping the rest of an overlong line.
+    public private(set) var isDiscarding = false
+    /// Number of overlong lines dropped so far.
+    public private(set) var droppedLineCount = 0
+
+    public init(maximumLineLength: Int = 8191 + 512 + 512, logger: Logger? = nil) {
+        self.maximumLineLength = max(16, maximumLineLength)
+        self.logger = logger
+    }
+
+    public mutating func decode(
+        context: ChannelHandlerContext,
+        buffer: inout ByteBuffer
+    ) throws -> DecodingState {
+        guard let line = nextLine(from: &buffer) else { return .needMoreData }
+        context.fireChannelRead(Self.wrapInboundOut(line))
+        return .continue
+    }
+
+    public mutating func decodeLast(
+        context: ChannelHandlerContext,
+        buffer: inout ByteBuffer,
+        seenEOF: Bool
+    ) throws -> DecodingState {
+        if let line = nextLine(from: &buffer) {
+            context.fireChannelRead(Self.wrapInboundOut(line))
+            return .continue
+        }
+        // An unterminated final line is delivered if it is complete enough to be useful.
+        if !isDiscarding, buffer.readableBytes > 0, let rest = buffer.readString(length: buffer.readableBytes)
+        {
+            let trimmed = rest.trimmingLineEnds()
+            if !trimmed.isEmpty { context.fireChannelRead(Self.wrapInboundOut(trimmed)) }
+        }
+        buffer.moveReaderIndex(to: buffer.writerIndex)
+        return .needMoreData
+    }
+
+    /// Extracts the next complete line (without its terminator), or `nil` when more bytes are needed.
+    /// Exposed for tests, which drive the decoder without a channel.
+    public mutating func nextLine(from buffer: inout ByteBuffer) -> String? {
+        while true {
+            let view = buffer.readableBytesView
+            guard let end = view.firstIndex(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
+            else {
+                if buffer.readableBytes > maximumLineLength {
+                    if !isDiscarding {
+                        droppedLineCount += 1
+                        logger?.warning("Dropping an inbound line longer than \(maximumLineLength) bytes")
+                    }
+                    isDiscarding = true
+                    buffer.moveReaderIndex(to: buffer.writerIndex)
+                    buffer.discardReadBytes()
+                }
+                return nil
+            }
+            let length = end - view.startIndex
+            if isDiscarding {
+                buffer.moveReaderIndex(forwardBy: length + 1)
+                isDiscarding = false
+                continue
+            }
+            if length == 0 {
+                buffer.moveReaderIndex(forwardBy: 1)
+                continue
+            }
+            if length > maximumLineLength {
+                droppedLineCount += 1
+                logger?.warning("Dropping an inbound line of \(length) bytes (limit \(maximumLineLength))")
+                buffer.moveReaderIndex(forwardBy: length + 1)
+                continue
+            }
+            let line = String(decoding: view[view.startIndex..<end], as: UTF8.self)
+            buffer.moveReaderIndex(forwardBy: length + 1)
+            return line
+        }
+    }
+}
+
+extension String {
+    func trimmingLineEnds() -> String {
+        var result = Substring(self)
+        while let last = result.last, last == "\r" || last == "\n" || last == "\r\n" {
+            result = result.dropLast()
+        }
+        return String(result)
+    }
+}

@@ -1,0 +1,137 @@
+import IRCProtocol
+
+/// The client side of IRCv3 capability negotiation (`CAP LS 302`, `REQ`, `ACK`/`NAK`, `NEW`/`DEL`).
+///
+/// A pure state machine: feed it every `CAP` message and carry out the actions it returns. It requests only
+/// the capabilities this client uses (``supported``) that the server offers, `sasl` only when SASL is
+/// configured and the server's mechanism list (if given) contains the configured mechanism.
+public struct CapabilityNegotiator: Sendable {
+    /// What the caller must do next.
+    public enum Action: Sendable, Equatable {
+        /// Send this message (a `CAP REQ`).
+        case send(IRCMessage)
+        /// `sasl` was acknowledged: start authentication.
+        case startSASL
+        /// Negotiation is over: send `CAP END` (unless already sent).
+        case end
+    }
+
+    /// Capabilities the client understands.
+    public static let supported: Set<String> = [
+        "sasl", "message-tags", "server-time", "account-tag", "extended-join", "account-notify", "chghost",
+        "multi-prefix", "cap-notify", "userhost-in-names",
+    ]
+
+    /// Capabilities offered by the server, with their values (`sasl=PLAIN,EXTERNAL` → `"PLAIN,EXTERNAL"`).
+    public private(set) var offered: [String: String] = [:]
+    /// Capabilities currently enabled.
+    public private(set) var enabled: Set<String> = []
+    /// Capabilities requested and not yet answered.
+    public private(set) var pending: Set<String> = []
+    /// `true` once the final line of the first `CAP LS` reply arrived.
+    public private(set) var listComplete = false
+    /// `true` while registration-time negotiation is in progress.
+    public private(set) var isNegotiating = true
+    /// The SASL mechanism wanted, or `nil` when SASL is not to be attempted.
+    public let saslMechanism: String?
+
+    public init(saslMechanism: String?) {
+        self.saslMechanism = saslMechanism
+    }
+
+    /// Whether the server offers SASL with the wanted mechanism (`nil` until the capability list is complete).
+    public var saslOffered: Bool? {
+        listComplete ? mechanismOffered : nil
+    }
+
+    /// Marks negotiation as finished (after `CAP END` was sent, or when the server does not know `CAP`).
+    public mutating func finish() {
+        isNegotiating = false
+    }
+
+    /// Handles one `CAP` message from the server.
+    public mutating func handle(_ message: IRCMessage) -> [Action] {
+        guard message.command == "CAP", message.parameters.count >= 3 else { return [] }
+        let subcommand = message.parameters[1].uppercased()
+        let isContinued = message.parameters.count >= 4 && message.parameters[2] == "*"
+        let list = message.parameters[message.parameters.count - 1]
+        let tokens = list.split(separator: " ").map(String.init)
+        switch subcommand {
+        case "LS":
+            for token in tokens {
+                let (name, value) = Self.split(token)
+                offered[name] = value
+            }
+            guard !isContinued, !listComplete else { return [] }
+            listComplete = true
+            let wanted = wantedCapabilities(from: Set(offered.keys))
+            guard isNegotiating else { return [] }
+            if wanted.isEmpty { return [.end] }
+            pending = wanted
+            return [.send(Self.request(wanted))]
+        case "ACK":
+            for token in tokens {
+                if token.hasPrefix("-") {
+                    let name = String(token.dropFirst())
+                    enabled.remove(name)
+                    pending.remove(name)
+                } else {
+                    enabled.insert(token)
+                    pending.remove(token)
+                }
+            }
+            return afterAnswer()
+        case "NAK":
+            for token in tokens { pending.remove(token.hasPrefix("-") ? String(token.dropFirst()) : token) }
+            return afterAnswer()
+        case "NEW":
+            var added: Set<String> = []
+            for token in tokens {
+                let (name, value) = Self.split(token)
+                offered[name] = value
+                added.insert(name)
+            }
+            var wanted = wantedCapabilities(from: added).subtracting(enabled).subtracting(pending)
+            if !isNegotiating { wanted.remove("sasl") }
+            guard !wanted.isEmpty else { return [] }
+            pending.formUnion(wanted)
+            return [.send(Self.request(wanted))]
+        case "DEL":
+            for token in tokens {
+                let (name, _) = Self.split(token)
+                offered.removeValue(forKey: name)
+                enabled.remove(name)
+            }
+            return []
+        default:
+            return []
+        }
+    }
+
+    private func afterAnswer() -> [Action] {
+        guard isNegotiating, listComplete, pending.isEmpty else { return [] }
+        if enabled.contains("sasl"), saslMechanism != nil { return [.startSASL] }
+        return [.end]
+    }
+
+    private func wantedCapabilities(from names: Set<String>) -> Set<String> {
+        var wanted = names.intersection(Self.supported)
+        if saslMechanism == nil || (wanted.contains("sasl") && !mechanismOffered) { wanted.remove("sasl") }
+        return wanted
+    }
+
+    private var mechanismOffered: Bool {
+        guard let saslMechanism, let value = offered["sasl"] else { return false }
+        if value.isEmpty { return true }
+        return value.split(separator: ",").contains { $0.uppercased() == saslMechanism.uppercased() }
+    }
+
+    static func split(_ token: String) -> (name: String, value: String) {
+        guard let equals = token.firstIndex(of: "=") else { return (token, "") }
+        return (String(token[..<equals]), String(token[token.index(after: equals)...]))
+    }
+
+    static func request(_ capabilities: Set<String>) -> IRCMessage {
+        IRCMessage(command: "CAP", parameters: ["REQ", capabilities.sorted().joined(separator: " ")])
+    }
+}
