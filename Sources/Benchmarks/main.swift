@@ -10,5 +10,5 @@ if arguments.count == 3, arguments[0] == "--profile", let passes = Int(arguments
     if all || selected.contains("irc") { IRCParseBenchmark.run() }
     if all || selected.contains("nearest") { NearestBenchmark.run() }
     if all || selected.contains("gazetteer") { GazetteerBenchmark.run() }
-    if all || selected.contains("sqlite") { SQLiteBenchmark.run() }
+    if all || selected.contains("sqlite") { await SQLiteBenchmark.run() }
 }

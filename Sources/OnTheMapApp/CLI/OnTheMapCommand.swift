@@ -7,7 +7,7 @@ public struct OnTheMapCommand: AsyncParsableCommand {
         commandName: "onthemap-bot",
         abstract: "On The Map for IRC: a class map bot.",
         version: BotVersion.current,
-        subcommands: [RunCommand.self, CheckConfigCommand.self],
+        subcommands: [RunCommand.self, CheckConfigCommand.self, AccountsCommand.self],
         defaultSubcommand: nil
     )
 
@@ -26,8 +26,17 @@ struct ConfigOptions: ParsableArguments {
     var config: String = "config/onthemap.yaml"
 
     func load() throws -> BotConfiguration {
+        try report { () throws(ConfigError) in try ConfigLoader.load(path: config) }
+    }
+
+    /// Loads only what the service layer needs (the `irc:` section may be missing or incomplete).
+    func loadForService() throws -> BotConfiguration {
+        try report { () throws(ConfigError) in try ConfigLoader.load(path: config, requireIRC: false) }
+    }
+
+    private func report(_ body: () throws(ConfigError) -> BotConfiguration) throws -> BotConfiguration {
         do {
-            return try ConfigLoader.load(path: config)
+            return try body()
         } catch {
             var stderr = StandardError()
             print("The config \(config) has problems:", to: &stderr)

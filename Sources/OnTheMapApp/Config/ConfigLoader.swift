@@ -32,7 +32,7 @@ public enum ConfigLoader {
     ]
 
     public static func load(
-        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment, requireIRC: Bool = true
     ) throws(ConfigError) -> BotConfiguration {
         let text: String
         do {
@@ -40,10 +40,14 @@ public enum ConfigLoader {
         } catch {
             throw ConfigError(problems: [.init(key: "", message: "cannot read the config file \(path): \(error.localizedDescription)")])
         }
-        return try parse(yaml: text, environment: environment)
+        return try parse(yaml: text, environment: environment, requireIRC: requireIRC)
     }
 
-    public static func parse(yaml: String, environment: [String: String] = [:]) throws(ConfigError) -> BotConfiguration {
+    /// Parses and checks a config. With `requireIRC: false` (operator tools that only touch the
+    /// directory) problems of the `irc:` section are not reported.
+    public static func parse(
+        yaml: String, environment: [String: String] = [:], requireIRC: Bool = true
+    ) throws(ConfigError) -> BotConfiguration {
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
@@ -57,6 +61,7 @@ public enum ConfigLoader {
         }
         reader.applyEnvironment(environment, to: &config)
         reader.validate(config)
+        if !requireIRC { reader.problems.removeAll { $0.key.hasPrefix("irc.") } }
         if !reader.problems.isEmpty { throw ConfigError(problems: reader.problems) }
         return config
     }

@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Runs a Hummingbird responder on 127.0.0.1 at a port chosen by the system, for tests.
+/// `start()` returns once the socket is bound; `stop()` ends the server and its pending requests.
+actor FakeHTTPServerRunner {
+    typealias Handler = @Sendable (Request) async throws -> Response
+
+    private let handler: Handler
+    private let label: String
+    private var runTask: Task<Void, any Error>?
+    private(set) var port: Int?
+
+    init(label: String, handler: @escaping Handler) {
+        self.label = label
+        self.handler = handler
+    }
+
+    /// Binds and starts serving; returns the bound port. Starting twice returns the same port.
+    func start() async throws -> Int {
+        if let port { return port }
+        var logger = Logger(label: label)
+        logger.logLevel = .critical  // cancellation on stop() is reported as an error; not one here
+        let (ports, continuation) = AsyncThrowingStream.makeStream(of: Int.self)
+        let handler = self.handler
+        let application = Application(
+            responder: CallbackResponder<BasicRequestContext> { request, _ in try await handler(request) },
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                if let port = channel.localAddress?.port {
+                    continuation.yield(port)
+                } else {
+                    continuation.finish(throwing: FakeHTTPServerError.noBoundPort)
+                }
+            },
+            logger: logger
+        )
+        let task = Task {
+            do {
+                try await application.run()
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+                throw error
+            }
+        }
+        runTask = task
+        for try await bound in ports {
+            port = bound
+            return bound
+        }
+        task.cancel()
+        runTask = nil
+        throw FakeHTTPServerError.noBoundPort
+    }
+
+    /// Stops the server: cancels pending handlers and closes the listening socket.
+    func stop() async {
+        guard let task = runTask else { return }
+        runTask = nil
+        port = nil
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+enum FakeHTTPServerError: Error {
+    case noBoundPort
+}
+
+extension Response {
+    /// A response with a body and content type.
+    static func fakeAnswer(_ body: [UInt8], status: HTTPResponse.Status, headers: HTTPFields = [:])
+        -> Response
+    {
+        var fields = headers
+        if fields[.contentType] == nil {
+            fields[.contentType] = "application/json"
+        }
+        return Response(
+            status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OnTheMapService
+
+/// `onthemap-bot accounts …`: the operator's account tools for the local and PostgreSQL
+/// directories. Passwords are read from standard input, never from arguments.
+struct AccountsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts", abstract: "Adds, imports, lists and removes student accounts.",
+        subcommands: [Add.self, Import.self, List.self, Remove.self])
+
+    /// Opens the account directory of the config, or explains why there is none.
+    static func openAccounts(_ options: ConfigOptions) async throws -> (any AccountDirectory, ServiceStack) {
+        var config = try options.loadForService()
+        config.geocoder.kind = .gazetteer
+        let logger = Logger(label: "onthemap.accounts", factory: { _ in SwiftLogNoOpLogHandler() })
+        let stack: ServiceStack
+        do {
+            stack = try await ServiceStack.make(config: config, logger: logger, loadGeocoder: false)
+        } catch {
+            throw ValidationError("cannot open the \(config.service.backend.rawValue) directory: \(ServiceErrorText.describe(error))")
+        }
+        guard let accounts = stack.accounts else {
+            await stack.shutdown()
+            throw ValidationError(
+                "the \(config.service.backend.rawValue) backend keeps its own accounts; accounts are managed only for the local and postgres backends")
+        }
+        return (accounts, stack)
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Adds one account; the password is read from standard input (one line).")
+        @OptionGroup var options: ConfigOptions
+        @Option(help: "The student's email (their login).") var email: String
+        @Option(help: "First name, shown on the map.") var first: String
+        @Option(help: "Last name, shown on the map.") var last: String
+
+        func run() async throws {
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                throw ValidationError("no password on standard input: pipe it in, e.g. `read -s pw; echo \"$pw\" | onthemap-bot accounts add …`")
+            }
+            let (accounts, stack) = try await AccountsCommand.openAccounts(options)
+            defer { Task { await stack.shutdown() } }
+            do {
+                let account = try await accounts.addAccount(email: email, password: line, firstName: first, lastName: last)
+                print("Added \(account.firstName) \(account.lastName) <\(account.email)>.")
+            } catch {
+                throw ValidationError(ServiceErrorText.describe(error))
+            }
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Imports a roster CSV: email,first_name,last_name[,password]. Missing passwords are generated and printed once.")
+        @OptionGroup var options: ConfigOptions
+        @Argument(help: "The roster file (CSV with a header line).") var roster: String
+
+        func run() async throws {
+            let text: String
+            do {
+                text = try String(contentsOfFile: roster, encoding: .utf8)
+            } catch {
+                throw ValidationError("cannot read \(roster): \(error.localizedDescription)")
+            }
+            let (accounts, stack) = try await AccountsCommand.openAccounts(options)
+            defer { Task { await stack.shutdown() } }
+            let lines: [RosterImportLine]
+            do {
+                lines = try await accounts.importRoster(csv: text)
+            } catch {
+                throw ValidationError(ServiceErrorText.describe(error))
+            }
+            var added = 0
+            var problems = 0
+            for result in lines {
+                switch result.outcome {
+                case .added(let account, let generated):
+                    added += 1
+                    if let generated {
+                        print("line \(result.line): added \(account.email) — generated password: \(generated)")
+                    } else {
+                        print("line \(result.line): added \(account.email)")
+                    }
+                case .skippedDuplicate(let email):
+                    print("line \(result.line): skipped \(email) (already has an account)")
+                case .failed(let reason):
+                    problems += 1
+                    print("line \(result.line): not imported — \(reason)")
+                }
+            }
+            print("\(added) added, \(lines.count - added - problems) skipped, \(problems) with problems.")
+            if problems > 0 { throw ExitCode(1) }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lists the accounts.")
+        @OptionGroup var options: ConfigOptions
+
+        func run() async throws {
+            let (accounts, stack) = try await AccountsCommand.openAccounts(options)
+            defer { Task { await stack.shutdown() } }
+            let all = try await accounts.listAccounts()
+            for account in all {
+                print("\(account.email)\t\(account.firstName) \(account.lastName)")
+            }
+            print("\(all.count) account\(all.count == 1 ? "" : "s").")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Removes an account with its sessions and pin.")
+        @OptionGroup var options: ConfigOptions
+        @Option(help: "The account's email.") var email: String
+
+        func run() async throws {
+            let (accounts, stack) = try await AccountsCommand.openAccounts(options)
+            defer { Task { await stack.shutdown() } }
+            do {
+                try await accounts.removeAccount(email: email)
+                print("Removed \(email).")
+            } catch {
+                throw ValidationError(ServiceErrorText.describe(error))
+            }
+        }
+    }
+}
+
+/// One plain sentence for a service-layer error (operator-facing).
+enum ServiceErrorText {
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? ServiceError else { return String(describing: error) }
+        switch error {
+        case .networkUnreachable(let reason): return "the backend cannot be reached (\(reason))"
+        case .invalidCredentials: return "wrong email or password"
+        case .sessionExpired: return "the session has expired"
+        case .notFound(let what): return "not found: \(what)"
+        case .rejectedInput(let reason): return reason
+        case .backendFailure(let status, let message):
+            return "the backend failed" + (status.map { " (status \($0))" } ?? "") + ": \(message)"
+        case .malformedResponse(let what): return "the backend's answer made no sense: \(what)"
+        case .throttled(let seconds): return "too many attempts; try again in \(seconds) s"
+        case .unsupported(let what): return "not supported: \(what)"
+        }
+    }
+}

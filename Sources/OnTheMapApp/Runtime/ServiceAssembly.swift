@@ -1,0 +1,77 @@
+import Foundation
+import HTTPBackends
+import Logging
+import OnTheMapService
+import PostgresDirectory
+import SQLiteDirectory
+
+/// The service layer a config asks for: the directory backend and the geocoder.
+public struct ServiceStack: Sendable {
+    public let directory: any StudentDirectory
+    /// Set for the local and PostgreSQL backends, which keep their own accounts.
+    public let accounts: (any AccountDirectory)?
+    /// Persistent bot memory (what was announced), when the backend has it.
+    public let state: (any BotStateStore)?
+    /// Instant news of pins saved by other instances (PostgreSQL).
+    public let pinChanges: (any PinChangeNotifying)?
+    public let geocoder: any Geocoder
+    private let closers: [@Sendable () async -> Void]
+
+    /// Closes connections and pools.
+    public func shutdown() async {
+        for close in closers { await close() }
+    }
+
+    /// Builds the backend and geocoder of `config`. Throws a `ServiceError` a person can read.
+    public static func make(config: BotConfiguration, logger: Logger, loadGeocoder: Bool = true) async throws
+        -> ServiceStack
+    {
+        let service = config.service
+        let options = LocalDirectoryOptions(signUpURL: service.signupURL.isEmpty ? nil : service.signupURL)
+        var closers: [@Sendable () async -> Void] = []
+        let directory: any StudentDirectory
+        let accounts: (any AccountDirectory)?
+        let state: (any BotStateStore)?
+        let pinChanges: (any PinChangeNotifying)?
+        switch service.backend {
+        case .local:
+            let folder = URL(fileURLWithPath: service.database).deletingLastPathComponent().path
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let sqlite = try SQLiteStudentDirectory(path: service.database, options: options)
+            (directory, accounts, state, pinChanges) = (sqlite, sqlite, sqlite, nil)
+        case .postgres:
+            let postgres = try await PostgresStudentDirectory.connect(
+                url: service.postgresURL, options: options, logger: logger.withLabel("onthemap.postgres"))
+            (directory, accounts, state, pinChanges) = (postgres, postgres, postgres, postgres)
+            closers.append { await postgres.shutdown() }
+        case .udacity:
+            let udacity = try UdacityStudentDirectory(
+                configuration: .init(
+                    baseURL: service.udacityURL, signUpURL: service.signupURL.isEmpty ? nil : service.signupURL),
+                logger: logger.withLabel("onthemap.udacity"))
+            (directory, accounts, state, pinChanges) = (udacity, nil, nil, nil)
+            closers.append { await udacity.shutdown() }
+        }
+        let geocoder: any Geocoder
+        switch config.geocoder.kind {
+        case _ where !loadGeocoder:
+            geocoder = NoGeocoder()
+        case .gazetteer:
+            geocoder = try GazetteerGeocoder.loadBundled()
+        case .nominatim:
+            let nominatim = try NominatimGeocoder(
+                configuration: .init(baseURL: config.geocoder.nominatimURL, userAgent: config.geocoder.userAgent),
+                logger: logger.withLabel("onthemap.nominatim"))
+            geocoder = nominatim
+            closers.append { await nominatim.shutdown() }
+        }
+        return ServiceStack(
+            directory: directory, accounts: accounts, state: state, pinChanges: pinChanges, geocoder: geocoder,
+            closers: closers)
+    }
+}
+
+/// Stands in where no geocoding is needed (operator tools): finds nothing.
+struct NoGeocoder: Geocoder {
+    func geocode(_ query: String, limit: Int) async throws -> [PlaceCandidate] { [] }
+}

@@ -1,0 +1,8 @@
+/// A small persistent key–value memory for the bot (e.g. which posts were already announced).
+/// The SQLite and PostgreSQL directories implement it with a `bot_state` table.
+public protocol BotStateStore: Sendable {
+    /// The value stored under `key`, or nil.
+    func state(_ key: String) async throws -> String?
+    /// Stores `value` under `key`; nil removes the key.
+    func setState(_ key: String, _ value: String?) async throws
+}

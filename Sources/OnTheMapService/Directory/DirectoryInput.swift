@@ -1,0 +1,100 @@
+import Foundation
+
+/// The input rules shared by the local directories (SQLite, PostgreSQL). Every check throws
+/// `ServiceError.rejectedInput` with a reason a person can read.
+public enum DirectoryInput {
+    public static let maximumEmailBytes = 254
+    public static let maximumNameBytes = 100
+    public static let maximumMapStringBytes = 512
+    public static let maximumMediaURLBytes = 2048
+    public static let minimumPasswordCharacters = 8
+    public static let maximumPasswordBytes = 1024
+
+    /// The email as stored and compared: trimmed and lowercased. Rejects empty or malformed ones.
+    public static func normalizedEmail(_ email: String) throws -> String {
+        let normalized = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        guard !normalized.isEmpty else { throw ServiceError.rejectedInput("The email is empty.") }
+        guard normalized.utf8.count <= maximumEmailBytes else {
+            throw ServiceError.rejectedInput("The email is too long.")
+        }
+        let parts = normalized.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            !normalized.unicodeScalars.contains(where: { $0.properties.isWhitespace || isControl($0) })
+        else { throw ServiceError.rejectedInput("That does not look like an email address.") }
+        return normalized
+    }
+
+    /// Checks a new password: 8 characters or more, at most 1024 bytes, no control characters.
+    public static func validateNewPassword(_ password: String) throws {
+        guard !password.isEmpty else { throw ServiceError.rejectedInput("The password is empty.") }
+        guard password.count >= minimumPasswordCharacters else {
+            throw ServiceError.rejectedInput("The password must have at least \(minimumPasswordCharacters) characters.")
+        }
+        guard password.utf8.count <= maximumPasswordBytes else {
+            throw ServiceError.rejectedInput("The password is too long.")
+        }
+        guard !containsControlCharacters(password) else {
+            throw ServiceError.rejectedInput("The password contains control characters.")
+        }
+    }
+
+    /// Checks an account's names (trimmed): at least one non-empty, each short and printable.
+    /// Returns the trimmed names.
+    public static func validateNames(firstName: String, lastName: String) throws -> (String, String) {
+        let first = firstName.trimmingCharacters(in: .whitespaces)
+        let last = lastName.trimmingCharacters(in: .whitespaces)
+        guard !(first.isEmpty && last.isEmpty) else { throw ServiceError.rejectedInput("The name is empty.") }
+        for name in [first, last] {
+            guard name.utf8.count <= maximumNameBytes else {
+                throw ServiceError.rejectedInput("The name is too long.")
+            }
+            guard !containsControlCharacters(name) else {
+                throw ServiceError.rejectedInput("The name contains control characters.")
+            }
+        }
+        return (first, last)
+    }
+
+    /// Checks a pin before it is saved: an owner, a name, a place, a valid coordinate, a link of
+    /// at most 2048 bytes, no control characters anywhere.
+    public static func validatePin(_ draft: PinDraft) throws {
+        guard !draft.uniqueKey.isEmpty, draft.uniqueKey.utf8.count <= 200,
+            !containsControlCharacters(draft.uniqueKey)
+        else { throw ServiceError.rejectedInput("The pin has no valid account key.") }
+        _ = try validateNames(firstName: draft.firstName, lastName: draft.lastName)
+        let place = draft.mapString.trimmingCharacters(in: .whitespaces)
+        guard !place.isEmpty else { throw ServiceError.rejectedInput("The place is empty.") }
+        guard place.utf8.count <= maximumMapStringBytes else {
+            throw ServiceError.rejectedInput("The place is too long.")
+        }
+        guard !containsControlCharacters(draft.mapString) else {
+            throw ServiceError.rejectedInput("The place contains control characters.")
+        }
+        guard draft.coordinate.isValid else {
+            throw ServiceError.rejectedInput("The coordinate is not a valid latitude/longitude.")
+        }
+        guard draft.mediaURL.utf8.count <= maximumMediaURLBytes else {
+            throw ServiceError.rejectedInput("The link is longer than \(maximumMediaURLBytes) bytes.")
+        }
+        guard !containsControlCharacters(draft.mediaURL) else {
+            throw ServiceError.rejectedInput("The link contains control characters.")
+        }
+    }
+
+    /// Email and password must both be non-empty before a login is tried.
+    public static func requireCredentials(email: String, password: String) throws {
+        if email.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ServiceError.rejectedInput("The email is empty.")
+        }
+        if password.isEmpty { throw ServiceError.rejectedInput("The password is empty.") }
+    }
+
+    /// True for NUL, C0/C1 control characters (which include IRC formatting codes) and DEL.
+    public static func containsControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains(where: isControl)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control
+    }
+}

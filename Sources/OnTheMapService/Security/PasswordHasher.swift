@@ -1,0 +1,103 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
+/// Password hashing with PBKDF2-HMAC-SHA256.
+///
+/// A stored hash describes itself: `pbkdf2-sha256$<rounds>$<salt>$<hash>` (standard base64,
+/// 16-byte random salt, 32-byte hash), so the round count can rise later while old hashes still
+/// verify. Comparison is constant-time; a malformed stored hash never verifies.
+public struct PasswordHasher: Sendable {
+    /// OWASP's 2023 recommendation for PBKDF2-HMAC-SHA256.
+    public static let defaultRounds = 210_000
+    /// The most rounds a stored hash may ask for (guards against a hash that would take minutes).
+    public static let maximumRounds = 10_000_000
+    static let scheme = "pbkdf2-sha256"
+    static let saltByteCount = 16
+    static let hashByteCount = 32
+
+    /// Rounds used for new hashes.
+    public let rounds: Int
+
+    /// A hasher for new passwords with `rounds` iterations, never fewer than 210,000.
+    public init(rounds: Int = PasswordHasher.defaultRounds) {
+        self.rounds = min(max(Self.defaultRounds, rounds), Self.maximumRounds)
+    }
+
+    private init(uncheckedRounds: Int) {
+        self.rounds = min(max(1, uncheckedRounds), Self.maximumRounds)
+    }
+
+    /// A deliberately weak hasher (e.g. 1,000 rounds) so that tests can make many accounts quickly.
+    /// Never use it for real accounts.
+    public static func forTesting(rounds: Int) -> PasswordHasher {
+        PasswordHasher(uncheckedRounds: rounds)
+    }
+
+    /// Hashes a password with a fresh random salt.
+    public func hash(_ password: String) throws -> String {
+        let salt = RandomID.randomBytes(Self.saltByteCount)
+        let derived = try Self.derive(password, salt: salt, rounds: rounds)
+        return "\(Self.scheme)$\(rounds)$\(Data(salt).base64EncodedString())$\(Data(derived).base64EncodedString())"
+    }
+
+    /// True when `password` matches `stored`. A malformed `stored` value gives false.
+    public func verify(_ password: String, against stored: String) -> Bool {
+        guard let parsed = Self.parse(stored),
+            let derived = try? Self.derive(password, salt: parsed.salt, rounds: parsed.rounds)
+        else { return false }
+        return Self.constantTimeEquals(derived, parsed.hash)
+    }
+
+    /// Spends the same time as ``verify(_:against:)`` on a real hash and returns false: call it
+    /// when the account does not exist, so "unknown email" and "wrong password" look alike.
+    @discardableResult
+    public func dummyVerify(_ password: String) -> Bool {
+        _ = try? Self.derive(password, salt: Self.dummySalt, rounds: rounds)
+        return false
+    }
+
+    /// True when a stored hash uses fewer rounds than this hasher (re-hash at next login).
+    public func needsRehash(_ stored: String) -> Bool {
+        guard let parsed = Self.parse(stored) else { return true }
+        return parsed.rounds < rounds
+    }
+
+    // MARK: - Internals
+
+    private static let dummySalt: [UInt8] = Array(repeating: 0x5A, count: saltByteCount)
+
+    static func derive(_ password: String, salt: [UInt8], rounds: Int) throws -> [UInt8] {
+        let key: SymmetricKey
+        if rounds >= defaultRounds {
+            key = try KDF.Insecure.PBKDF2.deriveKey(
+                from: Array(password.utf8), salt: salt, using: .sha256, outputByteCount: hashByteCount,
+                rounds: rounds)
+        } else {
+            // Only for stored hashes made with fewer rounds (older policy) and test hashers.
+            key = try KDF.Insecure.PBKDF2.deriveKey(
+                from: Array(password.utf8), salt: salt, using: .sha256, outputByteCount: hashByteCount,
+                unsafeUncheckedRounds: rounds)
+        }
+        return key.withUnsafeBytes { Array($0) }
+    }
+
+    static func parse(_ stored: String) -> (rounds: Int, salt: [UInt8], hash: [UInt8])? {
+        let parts = stored.split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == scheme,
+            parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), parts[1].count <= 9,
+            let rounds = Int(parts[1]), rounds >= 1, rounds <= maximumRounds,
+            let salt = Data(base64Encoded: String(parts[2])), salt.count >= 8,
+            let hash = Data(base64Encoded: String(parts[3])), hash.count == hashByteCount
+        else { return nil }
+        return (rounds, Array(salt), Array(hash))
+    }
+
+    /// Compares two byte strings in time that depends only on their lengths.
+    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+}

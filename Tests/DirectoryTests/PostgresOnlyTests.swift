@@ -1,0 +1,130 @@
+import Foundation
+import OnTheMapService
+import PostgresDirectory
+import SQLiteDirectory
+import Testing
+
+@Suite("PostgreSQL directory")
+struct PostgresOnlyTests {
+    @Test func anotherInstanceHearsOfSavedPinsAtOnce() async throws {
+        try await DirectoryFixture.with(.postgres) { fixture in
+            guard let writer = fixture.directory as? PostgresStudentDirectory,
+                let listener = try await fixture.openAnother() as? PostgresStudentDirectory
+            else {
+                Issue.record("expected PostgreSQL directories")
+                return
+            }
+            let changes = try await listener.pinChanges()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let created = try await writer.createLocation(draft("listener-test"), session: nil)
+            let heard = try await firstValue(of: changes, within: .seconds(5))
+            #expect(heard == created.objectId)
+            #expect(clock.now - start < .seconds(5), "a notification, not the next poll (minutes)")
+            #expect(try await listener.location(objectId: created.objectId) == created)
+
+            let updated = try await writer.updateLocation(
+                objectId: created.objectId, with: draft("listener-test", place: "Paris"), session: nil)
+            #expect(try await firstValue(of: changes, within: .seconds(5)) == updated.objectId)
+            // A rejected save announces nothing.
+            _ = try? await writer.createLocation(draft("listener-test"), session: nil)
+            let other = try await writer.createLocation(draft("someone-else"), session: nil)
+            #expect(try await firstValue(of: changes, within: .seconds(5)) == other.objectId)
+        }
+    }
+
+    @Test func shutdownEndsTheChangeStream() async throws {
+        try await DirectoryFixture.with(.postgres) { fixture in
+            guard let another = try await fixture.openAnother() as? PostgresStudentDirectory else {
+                Issue.record("expected a PostgreSQL directory")
+                return
+            }
+            let changes = try await another.pinChanges()
+            await another.shutdown()
+            var received = 0
+            for await _ in changes { received += 1 }
+            #expect(received == 0)
+        }
+    }
+
+    @Test func instancesStartingTogetherMigrateOnce() async throws {
+        guard let server = DirectoryFixture.postgresServerURL() else { return }
+        try await DirectoryFixture.withTestDatabase(server: server) { url in
+            let directories = try await withThrowingTaskGroup(of: PostgresStudentDirectory.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        try await PostgresStudentDirectory.connect(
+                            url: url, options: LocalDirectoryOptions(passwordHasher: PasswordHasher.forTesting(rounds: 1_000)))
+                    }
+                }
+                return try await group.reduce(into: [PostgresStudentDirectory]()) { $0.append($1) }
+            }
+            #expect(directories.count == 4)
+            _ = try await directories[0].createLocation(draft("migrated"), session: nil)
+            #expect(try await directories[3].location(ofAccount: "migrated") != nil)
+            try await directories[1].migrate()  // again: nothing to do
+            for directory in directories { await directory.shutdown() }
+        }
+    }
+
+    @Test func unreachableServerIsANetworkFailure() async throws {
+        // Nothing listens on port 1.
+        do {
+            _ = try await PostgresStudentDirectory.connect(
+                url: "postgres://onthemap:topsecret@127.0.0.1:1/onthemap?sslmode=disable",
+                operationTimeout: .seconds(5))
+            Issue.record("connected to nothing")
+        } catch ServiceError.networkUnreachable(let message) {
+            #expect(!message.contains("topsecret"))
+        }
+    }
+
+    @Test func connectionURLsAreParsedAndNeverShowThePassword() throws {
+        let url = try PostgresConnectionURL("postgres://bot:p%40ss@db.example.org:6543/classmap?sslmode=require")
+        #expect(url.host == "db.example.org")
+        #expect(url.port == 6543)
+        #expect(url.username == "bot")
+        #expect(url.password == "p@ss")
+        #expect(url.database == "classmap")
+        #expect(url.tls == .require)
+        #expect(!url.description.contains("p@ss") && !url.description.contains("p%40ss"))
+        #expect(url.description == "postgres://bot:***@db.example.org:6543/classmap?sslmode=require")
+
+        let plain = try PostgresConnectionURL("postgresql://onthemap@127.0.0.1/postgres")
+        #expect(plain.port == 5432)
+        #expect(plain.password == nil)
+        #expect(plain.tls == .prefer)
+        #expect(plain.with(database: "other").database == "other")
+
+        for bad in ["", "mysql://a@b/c", "postgres://host-without-user/db", "postgres://u@h/d?sslmode=maybe"] {
+            #expect(throws: ServiceError.self) { try PostgresConnectionURL(bad) }
+        }
+    }
+
+    @Test func onlyPostgresNotifiesChanges() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("otm-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sqlite: any StudentDirectory = try SQLiteStudentDirectory(path: folder.appendingPathComponent("d.sqlite").path)
+        #expect(!(sqlite is any PinChangeNotifying))
+        #expect(sqlite is any BotStateStore)
+    }
+}
+
+/// The first element of `stream` within `timeout`, or an error.
+func firstValue(of stream: AsyncStream<String>, within timeout: Duration) async throws -> String {
+    try await withThrowingTaskGroup(of: String?.self) { group in
+        group.addTask {
+            for await value in stream { return value }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw ServiceError.networkUnreachable("no notification within \(timeout)")
+        }
+        return value
+    }
+}
