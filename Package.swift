@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // MARK: IRC — pure protocol (no I/O) and the NIO/TLS client.
@@ -86,18 +88,31 @@ let package = Package(
                 "IRCProtocol",
                 "OnTheMapService",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "OnTheMapPlugins",
+            dependencies: [
+                "BotKit", "OnTheMapService", "IRCProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "OnTheMapApp",
             dependencies: [
-                "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService",
+                "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "OnTheMapPlugins",
                 "SQLiteDirectory", "PostgresDirectory", "HTTPBackends",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -166,10 +181,29 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "OnTheMapPluginsTests",
+            dependencies: [
+                "OnTheMapPlugins", "BotKit", "BotTesting", "IRCProtocol", "OnTheMapService", "SQLiteDirectory",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "OnTheMapApp", "OnTheMapPlugins", "BotKit", "BotTesting", "IRCProtocol", "OnTheMapService",
+                "SQLiteDirectory", "HTTPBackends",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "OnTheMapAppTests",
             dependencies: [
                 "OnTheMapApp", "BotKit", "IRCClient", "IRCProtocol", "BotTesting", "SQLiteDirectory",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -7,7 +7,9 @@ import Testing
 
 /// The whole bot against a real ngircd over TLS (certificate made at test time).
 @Suite(.serialized) struct BotLiveTests {
-    static func config(for server: NgircdServer, nick: String, channel: String) throws -> BotConfiguration {
+    static func config(
+        for server: NgircdServer, nick: String, channel: String, database: String
+    ) throws -> BotConfiguration {
         try ConfigLoader.parse(
             yaml: """
                 irc:
@@ -18,6 +20,8 @@ import Testing
                   channels: ["\(channel)"]
                   announce_to: ["\(channel)"]
                   quit_message: Class is over
+                service:
+                  database: \(database)
                 """)
     }
 
@@ -32,8 +36,11 @@ import Testing
             port: server.tlsPort, caFile: server.certificate.certificatePath, nick: "alice")
         try await student.join("#class")
 
-        let bot = BotAssembly.makeService(
-            config: try Self.config(for: server, nick: "MapBot", channel: "#class"), logger: Self.quietLogger)
+        let folder = try TemporaryDirectory(prefix: "bot-live")
+        let bot = try await BotAssembly.makeService(
+            config: try Self.config(
+                for: server, nick: "MapBot", channel: "#class", database: folder.file("bot.sqlite")),
+            logger: Self.quietLogger)
         let running = Task { await bot.runUntilStopped() }
 
         _ = try await student.waitForMessage(timeout: .seconds(20), "the bot's JOIN") {

@@ -1,6 +1,7 @@
 import Foundation
 import IRCProtocol
 import Logging
+import Metrics
 
 /// Recognises commands in what users say and runs them, enforcing each command's declarations
 /// (venue, login, rate limit, secret arguments), the per-user flood rule, per-channel disabled
@@ -215,8 +216,13 @@ public actor CommandRouter {
             await invocation.reply(
                 "Sorry, \(invocation.prefix)\(command.name) failed on my side; the operator can see the details in the log.")
         }
+        let elapsed = clock.now() - started
         metadata["outcome"] = "\(outcome)"
-        metadata["ms"] = "\((clock.now() - started).milliseconds)"
+        metadata["ms"] = "\(elapsed.milliseconds)"
+        Counter(label: "onthemap_commands_total", dimensions: [("command", command.name), ("outcome", outcome)])
+            .increment()
+        Metrics.Timer(label: "onthemap_command_duration_seconds", dimensions: [("command", command.name)])
+            .recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         if outcome == "error" {
             logger.error("command failed", metadata: metadata)
         } else {

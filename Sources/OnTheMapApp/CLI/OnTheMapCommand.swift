@@ -7,7 +7,7 @@ public struct OnTheMapCommand: AsyncParsableCommand {
         commandName: "onthemap-bot",
         abstract: "On The Map for IRC: a class map bot.",
         version: BotVersion.current,
-        subcommands: [RunCommand.self, CheckConfigCommand.self, AccountsCommand.self],
+        subcommands: [RunCommand.self, CheckConfigCommand.self, AccountsCommand.self, SeedDemoCommand.self],
         defaultSubcommand: nil
     )
 

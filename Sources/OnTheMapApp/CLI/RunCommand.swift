@@ -1,5 +1,7 @@
 import ArgumentParser
 import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 
 /// `onthemap-bot run`: connects to the configured network and serves the class until stopped.
@@ -12,14 +14,32 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
+    @Option(help: "Log format: text (for people) or json (one JSON object per line, for collectors).")
+    var logFormat: LogFormat = .text
+
+    enum LogFormat: String, ExpressibleByArgument {
+        case text, json
+    }
+
     func run() async throws {
         let config = try options.load()
         let level = logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        switch logFormat {
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case .json:
+            LoggingSystem.bootstrap { label in
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         var logger = Logger(label: "onthemap")
         logger.logLevel = level
         logger.info(
@@ -28,10 +48,19 @@ struct RunCommand: AsyncParsableCommand {
                 "server": "\(config.irc.server):\(config.irc.port)", "tls": "\(config.irc.tls)",
                 "nick": "\(config.irc.nick)", "backend": "\(config.service.backend.rawValue)",
             ])
-        let bot = BotAssembly.makeService(config: config, logger: logger)
+        let bot = try await BotAssembly.makeService(config: config, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: bot, successTerminationBehavior: .gracefullyShutdownGroup)
+        ]
+        if config.web.enabled, let (host, port) = ConfigLoader.hostAndPort(config.web.listen) {
+            let web = OperatorHTTPServer(
+                host: host, port: port, health: { await bot.healthReport() }, registry: registry,
+                beforeScrape: { await bot.sampleGauges() }, logger: logger.withLabel("onthemap.web"))
+            services.append(.init(service: web))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: bot, successTerminationBehavior: .gracefullyShutdownGroup)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {

@@ -24,6 +24,9 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Reads and checks the YAML config. Environment variables override secrets:
 /// `ONTHEMAP_SASL_PASSWORD`, `ONTHEMAP_SERVER_PASSWORD`, `ONTHEMAP_POSTGRES_URL`.
 public enum ConfigLoader {
+    /// "host:port" split, or nil when it is not that.
+    public static func hostAndPort(_ text: String) -> (String, Int)? { NodeReader.hostAndPort(text) }
+
     /// Environment variables that override config keys.
     public static let environmentOverrides: [(variable: String, key: String)] = [
         ("ONTHEMAP_SASL_PASSWORD", "irc.sasl.password"),

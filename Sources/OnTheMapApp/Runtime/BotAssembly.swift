@@ -6,22 +6,16 @@ import OnTheMapService
 /// Builds the running bot from a config: the IRC client, the plugins the config enables, and
 /// the router between them.
 public enum BotAssembly {
-    /// The plugins for a config, in `!help` order.
-    static func plugins(for config: BotConfiguration) -> [any Plugin] {
-        var plugins: [any Plugin] = []
-        if config.plugins.enabled.contains("help") {
-            plugins.append(CorePlugin(aboutLines: aboutLines))
-        }
-        return plugins
-    }
-
     /// What `!help about` says: the bot and the data it uses.
     static let aboutLines = [
         "On The Map \(BotVersion.current): put yourself on the class map and find your classmates.",
         GazetteerGeocoder.attribution + ".",
     ]
 
-    public static func makeService(config: BotConfiguration, logger: Logger) -> BotService {
+    /// Builds the service stack (backend, geocoder), the plugins and the IRC client of `config`.
+    /// Throws a `ServiceError` when the backend cannot be opened.
+    public static func makeService(config: BotConfiguration, logger: Logger) async throws -> BotService {
+        let stack = try await ServiceStack.make(config: config, logger: logger)
         let client = IRCClient(
             configuration: IRCClientConfiguration(config.irc), logger: logger.withLabel("onthemap.irc"))
         let disabled = Dictionary(
@@ -30,9 +24,36 @@ public enum BotAssembly {
         let settings = CommandRouter.Settings(
             prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
         let router = CommandRouter(
-            plugins: plugins(for: config), settings: settings, transport: IRCBotTransport(client: client),
-            logger: logger.withLabel("onthemap.router"))
-        return BotService(client: client, router: router, quitMessage: config.irc.quitMessage, logger: logger)
+            plugins: PluginAssembly.plugins(config: config, stack: stack), settings: settings,
+            transport: IRCBotTransport(client: client), logger: logger.withLabel("onthemap.router"))
+        let directory = stack.directory
+        return BotService(
+            client: client, router: router, quitMessage: config.irc.quitMessage, logger: logger,
+            onStop: { await stack.shutdown() },
+            checkBackend: { await checkBackend(directory, timeout: .seconds(3)) })
+    }
+
+    /// Whether `directory` answers within `timeout`.
+    static func checkBackend(_ directory: any StudentDirectory, timeout: Duration) async -> HealthReport.Backend {
+        let name = directory.backendName
+        let outcome: String? = await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                do {
+                    try await directory.checkHealth()
+                    return nil
+                } catch {
+                    return ServiceErrorText.describe(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return "no answer within \(timeout)"
+            }
+            let first = await group.next() ?? "no answer"
+            group.cancelAll()
+            return first
+        }
+        return HealthReport.Backend(name: name, reachable: outcome == nil, error: outcome)
     }
 }
 

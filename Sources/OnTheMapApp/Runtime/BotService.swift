@@ -2,6 +2,7 @@ import BotKit
 import IRCClient
 import IRCProtocol
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// The running bot: the IRC connection feeding the command router, stopped cleanly (QUIT, drain)
@@ -11,12 +12,39 @@ public final class BotService: Service {
     public let router: CommandRouter
     private let logger: Logger
     private let quitMessage: String
+    private let onStop: @Sendable () async -> Void
+    private let checkBackend: @Sendable () async -> HealthReport.Backend
 
-    public init(client: IRCClient, router: CommandRouter, quitMessage: String, logger: Logger) {
+    /// `onStop` runs once the bot has stopped (e.g. closing the service stack); `checkBackend`
+    /// tells `/healthz` whether the backend answers.
+    public init(
+        client: IRCClient, router: CommandRouter, quitMessage: String, logger: Logger,
+        onStop: @escaping @Sendable () async -> Void = {},
+        checkBackend: @escaping @Sendable () async -> HealthReport.Backend = {
+            HealthReport.Backend(name: "none", reachable: true)
+        }
+    ) {
         self.client = client
         self.router = router
         self.quitMessage = quitMessage
         self.logger = logger
+        self.onStop = onStop
+        self.checkBackend = checkBackend
+    }
+
+    /// Is the bot registered on IRC, and does its backend answer (for `/healthz`).
+    public func healthReport() async -> HealthReport {
+        let irc = HealthReport.IRC(
+            registered: await client.isRegistered, nick: await client.currentNick,
+            channels: await client.joinedChannels.sorted())
+        return HealthReport(irc: irc, backend: await checkBackend())
+    }
+
+    /// Samples the gauges `/metrics` shows: send-queue depth and live sessions.
+    public func sampleGauges() async {
+        Gauge(label: "onthemap_send_queue_lines").record(await client.queuedLineCount)
+        Gauge(label: "onthemap_sessions").record(await router.sessions.count)
+        Gauge(label: "onthemap_irc_registered").record(await client.isRegistered ? 1 : 0)
     }
 
     /// Why the bot stopped on its own (a fatal error), or nil after a clean shutdown.
@@ -33,23 +61,30 @@ public final class BotService: Service {
     /// Runs until the connection stops; a graceful-shutdown signal sends QUIT first.
     public func runUntilStopped() async -> Outcome {
         let client = self.client
+        let router = self.router
         let quitMessage = self.quitMessage
-        return await withGracefulShutdownHandler {
+        let outcome = await withGracefulShutdownHandler {
             await withTaskGroup(of: Outcome?.self) { group in
                 group.addTask {
                     await client.run()
                     return nil
                 }
                 group.addTask { await self.pumpEvents() }
+                // Background plugins (the announcer) run until the bot stops.
+                let background = Task { await router.runBackgroundPlugins() }
                 var outcome = Outcome.shutDown
                 for await result in group {
                     if let result { outcome = result }
                 }
+                background.cancel()
+                await background.value
                 return outcome
             }
         } onGracefulShutdown: {
             Task { await client.shutdown(quitMessage: quitMessage) }
         }
+        await onStop()
+        return outcome
     }
 
     /// Stops the bot: QUIT, drain a little, close.
@@ -62,7 +97,8 @@ public final class BotService: Service {
             switch event {
             case .privmsg(let message):
                 let origin: Origin = message.isPrivate ? .privateMessage : .channel(message.target)
-                await router.handle(IncomingLine(sender: Sender(message.sender), origin: origin, text: message.text))
+                await router.handle(
+                    IncomingLine(sender: Sender(message.sender), origin: origin, text: message.text))
             case .message(let message):
                 await track(message)
             case .registered(let nick):
@@ -73,6 +109,9 @@ public final class BotService: Service {
                 logger.error("SASL login failed", metadata: ["reason": "\(reason)"])
             case .connectionFailed(let reason), .disconnected(let reason):
                 logger.warning("connection lost", metadata: ["reason": "\(reason)"])
+            case .reconnecting(let delay):
+                Counter(label: "onthemap_reconnects_total").increment()
+                logger.info("reconnecting", metadata: ["after": "\(delay)"])
             case .stopped(let reason):
                 await router.waitUntilIdle()
                 return reason.map(Outcome.fatal) ?? .shutDown

@@ -66,7 +66,7 @@ public struct ServiceStack: Sendable {
             closers.append { await nominatim.shutdown() }
         }
         return ServiceStack(
-            directory: directory, accounts: accounts, state: state, pinChanges: pinChanges, geocoder: geocoder,
+            directory: InstrumentedDirectory(base: directory), accounts: accounts, state: state, pinChanges: pinChanges, geocoder: geocoder,
             closers: closers)
     }
 }

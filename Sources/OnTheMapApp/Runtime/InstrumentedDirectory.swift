@@ -1,0 +1,74 @@
+import Foundation
+import Metrics
+import OnTheMapService
+
+/// Wraps a directory to count backend errors by operation and kind
+/// (`onthemap_backend_errors_total{operation, kind}`) and remember the last one for health.
+struct InstrumentedDirectory: StudentDirectory {
+    let base: any StudentDirectory
+
+    var backendName: String { base.backendName }
+    var signUpURL: String? { base.signUpURL }
+
+    private func measured<T>(_ operation: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            Counter(
+                label: "onthemap_backend_errors_total",
+                dimensions: [("operation", operation), ("kind", Self.kind(of: error))]
+            ).increment()
+            throw error
+        }
+    }
+
+    /// A label for an error: credentials and missing things are not backend faults, but counted apart.
+    static func kind(of error: any Error) -> String {
+        guard let error = error as? ServiceError else { return "other" }
+        switch error {
+        case .networkUnreachable: return "unreachable"
+        case .invalidCredentials: return "credentials"
+        case .sessionExpired: return "session"
+        case .notFound: return "not_found"
+        case .rejectedInput: return "rejected"
+        case .backendFailure: return "failure"
+        case .malformedResponse: return "malformed"
+        case .throttled: return "throttled"
+        case .unsupported: return "unsupported"
+        }
+    }
+
+    func logIn(email: String, password: String) async throws -> DirectorySession {
+        try await measured("login") { try await base.logIn(email: email, password: password) }
+    }
+
+    func logOut(_ session: DirectorySession) async throws {
+        try await measured("logout") { try await base.logOut(session) }
+    }
+
+    func profile(accountKey: String, session: DirectorySession?) async throws -> StudentProfile {
+        try await measured("profile") { try await base.profile(accountKey: accountKey, session: session) }
+    }
+
+    func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation] {
+        try await measured("list") { try await base.recentLocations(limit: limit, skip: skip) }
+    }
+
+    func location(ofAccount accountKey: String) async throws -> StudentLocation? {
+        try await measured("pin") { try await base.location(ofAccount: accountKey) }
+    }
+
+    func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
+        try await measured("create") { try await base.createLocation(draft, session: session) }
+    }
+
+    func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+        -> StudentLocation
+    {
+        try await measured("update") { try await base.updateLocation(objectId: objectId, with: draft, session: session) }
+    }
+
+    func checkHealth() async throws {
+        try await measured("health") { try await base.checkHealth() }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Prometheus
+import ServiceLifecycle
+
+/// What `/healthz` reports: is the bot registered on IRC, can it reach its backend.
+public struct HealthReport: Sendable, Codable, Equatable {
+    public struct IRC: Sendable, Codable, Equatable {
+        public var registered: Bool
+        public var nick: String
+        public var channels: [String]
+
+        public init(registered: Bool, nick: String, channels: [String]) {
+            self.registered = registered
+            self.nick = nick
+            self.channels = channels
+        }
+    }
+
+    public struct Backend: Sendable, Codable, Equatable {
+        public var name: String
+        public var reachable: Bool
+        public var error: String?
+
+        public init(name: String, reachable: Bool, error: String? = nil) {
+            self.name = name
+            self.reachable = reachable
+            self.error = error
+        }
+    }
+
+    /// "ok" when both are fine, else "degraded".
+    public var status: String
+    public var irc: IRC
+    public var backend: Backend
+
+    public init(irc: IRC, backend: Backend) {
+        self.irc = irc
+        self.backend = backend
+        self.status = irc.registered && backend.reachable ? "ok" : "degraded"
+    }
+
+    public var isHealthy: Bool { status == "ok" }
+}
+
+/// The operator's HTTP listener (off by default, bound to 127.0.0.1 by default): `/healthz`
+/// (200 or 503 with a JSON body) and `/metrics` (Prometheus text format).
+public struct OperatorHTTPServer: Service {
+    public typealias HealthCheck = @Sendable () async -> HealthReport
+
+    let host: String
+    let port: Int
+    let health: HealthCheck
+    let registry: PrometheusCollectorRegistry
+    /// Called just before `/metrics` is rendered, to sample gauges (queue depth, sessions).
+    let beforeScrape: @Sendable () async -> Void
+    let onBound: @Sendable (Int) -> Void
+    let logger: Logger
+
+    public init(
+        host: String, port: Int, health: @escaping HealthCheck, registry: PrometheusCollectorRegistry,
+        beforeScrape: @escaping @Sendable () async -> Void = {}, onBound: @escaping @Sendable (Int) -> Void = { _ in },
+        logger: Logger
+    ) {
+        self.host = host
+        self.port = port
+        self.health = health
+        self.registry = registry
+        self.beforeScrape = beforeScrape
+        self.onBound = onBound
+        self.logger = logger
+    }
+
+    /// The routes, without a socket (for tests and for adding more routes).
+    public func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        let health = self.health
+        let registry = self.registry
+        let beforeScrape = self.beforeScrape
+        router.get("healthz") { _, _ -> Response in
+            let report = await health()
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let body = (try? encoder.encode(report)) ?? Data("{\"status\":\"degraded\"}".utf8)
+            return Response(
+                status: report.isHealthy ? .ok : .serviceUnavailable,
+                headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        router.get("metrics") { _, _ -> Response in
+            await beforeScrape()
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
+        return router
+    }
+
+    public func run() async throws {
+        let onBound = self.onBound
+        let logger = self.logger
+        let application = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "onthemap-bot"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? 0
+                logger.info("operator HTTP listener up", metadata: ["port": "\(bound)"])
+                onBound(bound)
+            },
+            logger: logger)
+        try await application.runService()
+    }
+}

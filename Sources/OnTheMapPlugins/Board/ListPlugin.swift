@@ -1,0 +1,55 @@
+import BotKit
+
+/// `!list [page]`: the table of the most recent posts, 10 a page, always sent privately.
+public struct ListPlugin: Plugin {
+    public let name = "list"
+    let services: ClassServices
+
+    public init(services: ClassServices) {
+        self.services = services
+    }
+
+    public var commands: [Command] {
+        let services = self.services
+        return [
+            Command(
+                "list", aliases: ["table"], usage: "!list [page]",
+                help: "The most recent posts, newest first, 10 a page (sent to you privately).",
+                rateLimit: .perUser(every: .seconds(2))
+            ) { call in try await Self.list(call, services) }
+        ]
+    }
+
+    static func list(_ call: Invocation, _ services: ClassServices) async throws {
+        var page = 1
+        if let word = call.words.first {
+            guard call.words.count == 1, let number = Int(word), number >= 1 else {
+                throw UserFacingError("The page is a number: \(call.prefix)list 2")
+            }
+            page = number
+        }
+        let pins = try await services.call { try await services.classMap.recent() }
+        let size = max(1, services.settings.listPageSize)
+        guard !pins.isEmpty else {
+            throw UserFacingError(
+                "Nobody is on the map yet. Be the first: /msg \(call.botNick) \(call.prefix)post <place>")
+        }
+        let pages = (pins.count + size - 1) / size
+        guard page <= pages else {
+            throw UserFacingError(
+                "There \(pages == 1 ? "is only 1 page" : "are only \(pages) pages"): \(call.prefix)list 1 to \(call.prefix)list \(pages)."
+            )
+        }
+        let now = services.now()
+        let first = (page - 1) * size
+        let rows = pins[first..<min(pins.count, first + size)].enumerated().map { offset, pin in
+            "\(first + offset + 1). " + Formatting.student(pin, now: now)
+        }
+        var lines = ["The \(pins.count) most recent posts, page \(page) of \(pages) (newest first):"] + rows
+        if page < pages { lines.append("More: \(call.prefix)list \(page + 1)") }
+        await call.replyPrivately(lines: lines)
+        if !call.isPrivate {
+            await call.reply("I sent you page \(page) of \(pages) in a private message.")
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import BotKit
+
+/// `!refresh`: downloads the most recent posts again and says how many are new; once per
+/// channel every 30 seconds (the router enforces the cooldown and says when to try again).
+public struct RefreshPlugin: Plugin {
+    public let name = "refresh"
+    let services: ClassServices
+
+    public init(services: ClassServices) {
+        self.services = services
+    }
+
+    public var commands: [Command] {
+        let services = self.services
+        return [
+            Command(
+                "refresh", aliases: ["reload"], usage: "!refresh",
+                help: "Downloads the most recent posts again and says how many are new.",
+                rateLimit: .perVenue(every: services.settings.refreshCooldown)
+            ) { call in
+                let result = try await services.call { try await services.classMap.refresh() }
+                let total = result.pins.count
+                let fresh = result.fresh.count
+                let pins = total == 1 ? "1 post" : "\(total) posts"
+                let new = fresh == 0 ? "none is new" : fresh == 1 ? "1 is new" : "\(fresh) are new"
+                await call.reply("Refreshed: \(pins) on the map; \(new) since the last refresh.")
+            }
+        ]
+    }
+}

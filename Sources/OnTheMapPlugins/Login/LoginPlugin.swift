@@ -1,0 +1,181 @@
+import BotKit
+import Foundation
+import IRCProtocol
+import OnTheMapService
+
+/// Accounts and sessions: `!login`, `!logout`, `!whoami`, `!signup`, `!register`.
+///
+/// A session is bound to the IRC identity that logged in (see `SessionBook`). Passwords are
+/// secret arguments: the router refuses them in channels and never logs them; this plugin never
+/// repeats them.
+public struct LoginPlugin: Plugin {
+    public let name = "login"
+    let services: ClassServices
+
+    public init(services: ClassServices) {
+        self.services = services
+    }
+
+    public var commands: [Command] {
+        let services = self.services
+        var commands = [
+            Command(
+                "login", aliases: ["identify"], usage: "!login <email> <password>",
+                help: "Logs you in to the class directory (in a private message only).",
+                allowed: .privateMessage, hasSecretArguments: true
+            ) { call in try await Self.logIn(call, services) },
+            Command("logout", usage: "!logout", help: "Ends your login.") { call in
+                try await Self.logOut(call, services)
+            },
+            Command("whoami", usage: "!whoami", help: "Tells you whether you are logged in, and as whom.") {
+                call in
+                await Self.whoAmI(call, services)
+            },
+            Command("signup", usage: "!signup", help: "Where to create an account for the class directory.") {
+                call in
+                if let url = services.directory.signUpURL, !url.isEmpty {
+                    await call.reply("Create your account here: \(Formatting.clean(url, maxBytes: 300))")
+                } else if services.accounts != nil && services.settings.allowRegistration {
+                    await call.reply(
+                        "Create your account in a private message: /msg \(call.botNick) \(call.prefix)register <email> <password> <first name> <last name>"
+                    )
+                } else {
+                    await call.reply("This class has no sign-up page; ask your instructor for an account.")
+                }
+            },
+        ]
+        commands.append(
+            Command(
+                "register", usage: "!register <email> <password> <first name> [last name]",
+                help:
+                    "Creates your account in the class directory, when the class allows it (private message only).",
+                allowed: .privateMessage, hasSecretArguments: true,
+                isHidden: !(services.settings.allowRegistration && services.accounts != nil)
+            ) { call in try await Self.register(call, services) })
+        return commands
+    }
+
+    /// The key the login throttle counts failures under: the services account, else user@host.
+    static func throttleKey(_ sender: Sender) -> String {
+        if let account = sender.account, !account.isEmpty, account != "*" {
+            return "a:" + account.lowercased()
+        }
+        if let host = sender.host, !host.isEmpty { return "h:\(sender.user ?? "")@\(host.lowercased())" }
+        return "n:" + sender.nick.lowercased()
+    }
+
+    static func logIn(_ call: Invocation, _ services: ClassServices) async throws {
+        let words = call.words
+        guard words.count >= 2 else {
+            throw UserFacingError("Usage: \(call.prefix)login <email> <password> (in this private chat).")
+        }
+        let email = words[0]
+        // A password may contain spaces: everything after the email is the password.
+        let password = call.argument.drop { !$0.isWhitespace }.drop { $0.isWhitespace }
+        let key = throttleKey(call.sender)
+        if let wait = await services.loginThrottle.waitTime(for: key) {
+            throw UserFacingError(
+                "Too many wrong passwords; please wait \(ServiceErrorWording.describe(seconds: wait)) before trying again."
+            )
+        }
+        let session: DirectorySession
+        do {
+            session = try await services.directory.logIn(email: email, password: String(password))
+        } catch ServiceError.invalidCredentials {
+            if let lockout = await services.loginThrottle.recordFailure(for: key) {
+                throw UserFacingError(
+                    "Wrong email or password. Too many failed attempts: please wait \(ServiceErrorWording.describe(seconds: lockout)) before trying again."
+                )
+            }
+            throw UserFacingError("Wrong email or password.")
+        } catch let error as ServiceError {
+            throw ServiceErrorWording.error(for: error)
+        }
+        await services.loginThrottle.recordSuccess(for: key)
+        let profile: StudentProfile
+        do {
+            profile = try await services.directory.profile(accountKey: session.accountKey, session: session)
+        } catch let error as ServiceError {
+            try? await services.directory.logOut(session)
+            throw ServiceErrorWording.error(for: error)
+        }
+        if let previous = await call.sessions.unbind(call.sender) {
+            try? await services.directory.logOut(previous.session)
+        }
+        await call.sessions.bind(session, profile: profile, to: call.sender)
+        let name = displayName(profile)
+        await call.reply(
+            "Welcome, \(name)! You are logged in. Post your pin with \(call.prefix)post <place>; \(call.prefix)logout ends the session."
+        )
+    }
+
+    static func logOut(_ call: Invocation, _ services: ClassServices) async throws {
+        guard let bound = await call.sessions.unbind(call.sender) else {
+            await call.reply("You were not logged in.")
+            return
+        }
+        await services.postFlows.close(bound.owner)
+        // The local session is gone either way; the backend forgets it on its own when unreachable.
+        try? await services.directory.logOut(bound.session)
+        await call.reply("You are logged out, \(displayName(bound.profile)). See you soon!")
+    }
+
+    static func whoAmI(_ call: Invocation, _ services: ClassServices) async {
+        guard let bound = call.session else {
+            await call.reply(
+                "You are not logged in. Log in privately: /msg \(call.botNick) \(call.prefix)login <email> <password>"
+            )
+            return
+        }
+        let binding: String
+        switch bound.owner {
+        case .account(let account):
+            binding = "your services account \(Formatting.clean(account, maxBytes: 64))"
+        case .connection(let nick, let user, let host):
+            binding =
+                "\(Formatting.clean(nick, maxBytes: 64))!\(Formatting.clean(user, maxBytes: 32))@\(Formatting.clean(host, maxBytes: 96))"
+        }
+        let until = bound.session.expiresAt.formatted(.iso8601.year().month().day())
+        // Where the session is bound (user@host) is only said privately.
+        let detail = call.isPrivate ? "bound to \(binding), until \(until)" : "until \(until)"
+        await call.reply("You are logged in as \(displayName(bound.profile)) (\(detail)).")
+    }
+
+    static func register(_ call: Invocation, _ services: ClassServices) async throws {
+        guard services.settings.allowRegistration, let accounts = services.accounts else {
+            throw UserFacingError(
+                "Registration is turned off for this class; ask your instructor for an account.")
+        }
+        let words = call.words
+        guard words.count >= 3 else {
+            throw UserFacingError(
+                "Usage: \(call.prefix)register <email> <password> <first name> [last name] (the password needs at least \(DirectoryInput.minimumPasswordCharacters) characters and no spaces)."
+            )
+        }
+        let email = words[0]
+        let password = words[1]
+        let firstName = words[2]
+        let lastName = words.dropFirst(3).joined(separator: " ")
+        let account = try await services.call {
+            try await accounts.addAccount(
+                email: email, password: password, firstName: firstName, lastName: lastName)
+        }
+        let session = try await services.call { try await accounts.logIn(email: email, password: password) }
+        let profile = try await services.call {
+            try await accounts.profile(accountKey: session.accountKey, session: session)
+        }
+        await call.sessions.bind(session, profile: profile, to: call.sender)
+        let name = Formatting.clean(
+            "\(account.firstName) \(account.lastName)", maxBytes: 64, fallback: "friend")
+        await call.reply(
+            "Welcome, \(name)! Your account is ready and you are logged in. Post your pin with \(call.prefix)post <place>."
+        )
+    }
+
+    /// "Jane Doe" from a profile, safe to print.
+    static func displayName(_ profile: StudentProfile) -> String {
+        let full = "\(profile.firstName) \(profile.lastName)".trimmingCharacters(in: .whitespaces)
+        let name = full.isEmpty ? (profile.nickname ?? "") : full
+        return Formatting.clean(name, maxBytes: 64, fallback: "student")
+    }
+}

@@ -1,0 +1,98 @@
+import BotKit
+import OnTheMapService
+
+/// `!near [place | nick]`: the nearest classmates with distances (from your own pin, a place,
+/// or the pin of someone logged in), and `!units km|mi`.
+public struct NearPlugin: Plugin {
+    public let name = "near"
+    let services: ClassServices
+    static let channelCount = 3
+    static let privateCount = 10
+
+    public init(services: ClassServices) {
+        self.services = services
+    }
+
+    public var commands: [Command] {
+        let services = self.services
+        return [
+            Command(
+                "near", aliases: ["nearby", "nearest"], usage: "!near [place | nick]",
+                help: "Your nearest classmates, with distances: from your pin, a place, or someone's pin.",
+                rateLimit: .perUser(every: .seconds(3))
+            ) { call in try await Self.near(call, services) },
+            UnitsCommand(services: services).command,
+        ]
+    }
+
+    /// Where distances are measured from, and whose pin to leave out.
+    struct StartPoint {
+        var coordinate: Coordinate
+        var excludedKey: String?
+        var description: String
+    }
+
+    static func near(_ call: Invocation, _ services: ClassServices) async throws {
+        let origin = try await origin(for: call, services)
+        let index = try await services.call { try await services.classMap.nearestIndex() }
+        let count = call.isPrivate ? privateCount : channelCount
+        let nearest = index.nearest(to: origin.coordinate, k: count, excludingKey: origin.excludedKey)
+        guard !nearest.isEmpty else {
+            throw UserFacingError(
+                index.count == 0
+                    ? "Nobody is on the map yet. Be the first: /msg \(call.botNick) \(call.prefix)post <place>"
+                    : "Nobody else is on the map yet.")
+        }
+        let unit = await services.units.unit(for: call.sender)
+        var lines = nearest.map {
+            Formatting.neighbour($0.payload, kilometres: $0.distanceKilometres, unit: unit)
+        }
+        if call.isPrivate { lines.insert("Nearest to \(origin.description):", at: 0) }
+        await call.reply(lines: lines)
+    }
+
+    static func origin(for call: Invocation, _ services: ClassServices) async throws -> StartPoint {
+        let argument = call.argument
+        if argument.isEmpty {
+            guard let bound = call.session else {
+                throw UserFacingError(
+                    "Near what? \(call.prefix)near <place> — or log in (/msg \(call.botNick) \(call.prefix)login …) to use your own pin."
+                )
+            }
+            guard
+                let pin = try await services.call({
+                    try await services.directory.location(ofAccount: bound.profile.accountKey)
+                })
+            else {
+                throw UserFacingError(
+                    "You have no pin yet: /msg \(call.botNick) \(call.prefix)post <place> — or ask \(call.prefix)near <place>."
+                )
+            }
+            return StartPoint(
+                coordinate: pin.coordinate, excludedKey: pin.uniqueKey,
+                description: "your pin (\(Formatting.place(pin.mapString)))")
+        }
+        if let bound = await NickLookup.session(ofNick: argument, call: call) {
+            let nick = Formatting.clean(argument, maxBytes: 40)
+            guard
+                let pin = try await services.call({
+                    try await services.directory.location(ofAccount: bound.profile.accountKey)
+                })
+            else {
+                throw UserFacingError("\(nick) is logged in but has no pin yet.")
+            }
+            return StartPoint(
+                coordinate: pin.coordinate, excludedKey: pin.uniqueKey,
+                description: "\(nick)'s pin (\(Formatting.place(pin.mapString)))")
+        }
+        let candidates = try await services.call { try await services.geocoder.geocode(argument, limit: 1) }
+        guard let place = candidates.first else {
+            throw UserFacingError(
+                "No place called \"\(Formatting.clean(argument, maxBytes: 60))\" was found; try 'City, Country'."
+            )
+        }
+        return StartPoint(
+            coordinate: place.coordinate, excludedKey: call.session?.profile.accountKey,
+            description: Formatting.clean(place.displayName, maxBytes: 120))
+    }
+}

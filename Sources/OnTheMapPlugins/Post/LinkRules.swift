@@ -1,0 +1,83 @@
+import Foundation
+import IRCProtocol
+
+/// The rules a pin's link must follow: http or https, a host, at most 2,048 bytes, no spaces or
+/// control characters. Every refusal is one sentence that says how to fix it.
+public enum LinkRules {
+    public static let maximumBytes = 2048
+
+    /// Why a link was refused.
+    public enum Problem: Error, Sendable, Equatable {
+        case empty
+        case tooLong
+        /// No scheme, but it looks like a host: suggest `https://` + it.
+        case missingScheme(suggestion: String)
+        case unsupportedScheme(String)
+        case missingHost
+        case malformed
+
+        /// The sentence for the student (`prefix` is the command prefix).
+        public func sentence(prefix: String) -> String {
+            switch self {
+            case .empty:
+                return
+                    "The link is empty: send it with \(prefix)link https://your-page.example (or \(prefix)cancel)."
+            case .tooLong:
+                return "That link is longer than \(LinkRules.maximumBytes) bytes; please send a shorter one."
+            case .missingScheme(let suggestion):
+                return "Links start with http:// or https:// — did you mean \(prefix)link \(suggestion) ?"
+            case .unsupportedScheme(let scheme):
+                return "Only http:// and https:// links are accepted, not \(scheme):// ones."
+            case .missingHost:
+                return "That link has no host name; it should look like https://example.com/your-page."
+            case .malformed:
+                return
+                    "That is not a valid web link; it should look like https://example.com/your-page (no spaces)."
+            }
+        }
+    }
+
+    /// The link ready to save, or the problem with it.
+    public static func validate(_ text: String) -> Result<String, Problem> {
+        let link = text.trimmingCharacters(in: .whitespaces)
+        guard !link.isEmpty else { return .failure(.empty) }
+        guard link.utf8.count <= maximumBytes else { return .failure(.tooLong) }
+        guard
+            !link.unicodeScalars.contains(where: {
+                $0.properties.isWhitespace || $0.value < 0x20 || (0x7F...0x9F).contains($0.value)
+                    || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
+            })
+        else { return .failure(.malformed) }
+        guard let schemeEnd = link.range(of: "://") else {
+            if let scheme = link.split(separator: ":", maxSplits: 1).first, link.contains(":"),
+                ["javascript", "data", "mailto", "file", "ftp", "irc", "ircs"].contains(scheme.lowercased())
+            {
+                return .failure(.unsupportedScheme(scheme.lowercased()))
+            }
+            if looksLikeHost(link) {
+                let suggestion = "https://" + link
+                return .failure(
+                    .missingScheme(suggestion: TextSanitizer.untrusted(suggestion, maxBytes: 300)))
+            }
+            return .failure(.malformed)
+        }
+        let scheme = link[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            let shown = TextSanitizer.untrusted(scheme, maxBytes: 16)
+            return .failure(shown.isEmpty ? .malformed : .unsupportedScheme(shown))
+        }
+        guard let components = URLComponents(string: link) else { return .failure(.malformed) }
+        guard let host = components.host, !host.isEmpty else { return .failure(.missingHost) }
+        return .success(link)
+    }
+
+    /// Whether `text` (without a scheme) starts like a host name: "example.com", "www.x.org/a".
+    public static func looksLikeHost(_ text: String) -> Bool {
+        let host = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty }) else { return false }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-:"))
+        guard host.unicodeScalars.allSatisfy({ allowed.contains($0) || $0 == "." }) else { return false }
+        return labels.last.map { $0.count >= 2 && $0.allSatisfy(\.isLetter) } ?? false
+    }
+}

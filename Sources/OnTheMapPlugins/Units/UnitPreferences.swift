@@ -1,0 +1,60 @@
+import BotKit
+
+/// Each student's choice of kilometres or miles (`!units`), kept while the bot runs. Keyed by
+/// services account when there is one, otherwise by nick.
+public actor UnitPreferences {
+    private let defaultUnit: UnitSystem
+    private var chosen: [String: UnitSystem] = [:]
+
+    public init(defaultUnit: UnitSystem) {
+        self.defaultUnit = defaultUnit
+    }
+
+    /// The unit `sender` sees.
+    public func unit(for sender: Sender) -> UnitSystem {
+        chosen[Self.key(sender)] ?? defaultUnit
+    }
+
+    /// Remembers `unit` for `sender`.
+    public func set(_ unit: UnitSystem, for sender: Sender) {
+        chosen[Self.key(sender)] = unit
+    }
+
+    private static func key(_ sender: Sender) -> String {
+        if let account = sender.account, !account.isEmpty, account != "*" {
+            return "a:" + account.lowercased()
+        }
+        return "n:" + sender.nick.lowercased()
+    }
+}
+
+/// `!units km|mi`: the distance unit of `!near` for one student.
+struct UnitsCommand {
+    let services: ClassServices
+
+    var command: Command {
+        let services = self.services
+        return Command(
+            "units", usage: "!units [km | mi]",
+            help: "Shows or sets the unit of distances for you (km or mi)."
+        ) { call in
+            guard let word = call.words.first?.lowercased() else {
+                let unit = await services.units.unit(for: call.sender)
+                await call.reply(
+                    "Your distances are in \(unit.rawValue). Change with \(call.prefix)units km or \(call.prefix)units mi."
+                )
+                return
+            }
+            let aliases: [String: UnitSystem] = [
+                "km": .km, "kilometre": .km, "kilometres": .km, "kilometer": .km, "kilometers": .km,
+                "mi": .mi, "mile": .mi, "miles": .mi,
+            ]
+            guard let unit = aliases[word], call.words.count == 1 else {
+                throw UserFacingError("Units are km or mi: \(call.prefix)units km or \(call.prefix)units mi.")
+            }
+            await services.units.set(unit, for: call.sender)
+            await call.reply(
+                "OK, I will show you distances in \(unit == .km ? "kilometres (km)" : "miles (mi)").")
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import BotTesting
+import Foundation
+import OnTheMapService
+import SQLiteDirectory
+import Testing
+
+/// `onthemap-bot accounts …` run as the operator runs it: the built executable on a real SQLite file.
+@Suite struct AccountsCommandTests {
+    struct Run {
+        var status: Int32
+        var output: String
+    }
+
+    static func run(_ arguments: [String], input: String? = nil) throws -> Run {
+        let executable = try #require(BotLiveTests.builtExecutable())
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    static func makeConfig(in folder: TemporaryDirectory) throws -> (config: String, database: String) {
+        let database = folder.file("class.sqlite")
+        let config = folder.file("bot.yaml")
+        // Only the service section matters to the accounts tools; the irc section may be incomplete.
+        try "service:\n  backend: local\n  database: \(database)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        return (config, database)
+    }
+
+    @Test func addListLogInAndRemove() async throws {
+        let folder = try TemporaryDirectory(prefix: "accounts-cli")
+        let (config, database) = try Self.makeConfig(in: folder)
+        let add = try Self.run(
+            ["accounts", "add", "--config", config, "--email", "Jane.Doe@Example.org", "--first", "Jane", "--last", "Doe"],
+            input: "correct horse battery\n")
+        #expect(add.status == 0, "\(add.output)")
+        #expect(add.output.contains("Added Jane Doe <jane.doe@example.org>"))
+        #expect(!add.output.contains("correct horse"))
+
+        let duplicate = try Self.run(
+            ["accounts", "add", "--config", config, "--email", "jane.doe@example.org", "--first", "J", "--last", "D"],
+            input: "another password\n")
+        #expect(duplicate.status != 0)
+
+        let noPassword = try Self.run(
+            ["accounts", "add", "--config", config, "--email", "x@example.org", "--first", "X", "--last", "Y"], input: "")
+        #expect(noPassword.status != 0)
+        #expect(noPassword.output.contains("standard input"))
+
+        let list = try Self.run(["accounts", "list", "--config", config])
+        #expect(list.status == 0)
+        #expect(list.output.contains("jane.doe@example.org\tJane Doe"))
+        #expect(list.output.contains("1 account."))
+
+        let directory = try SQLiteStudentDirectory(path: database)
+        let session = try await directory.logIn(email: "JANE.DOE@example.org", password: "correct horse battery")
+        #expect(!session.accountKey.isEmpty)
+        try directory.close()
+
+        let remove = try Self.run(["accounts", "remove", "--config", config, "--email", "jane.doe@example.org"])
+        #expect(remove.status == 0, "\(remove.output)")
+        let empty = try Self.run(["accounts", "list", "--config", config])
+        #expect(empty.output.contains("0 accounts."))
+        let again = try Self.run(["accounts", "remove", "--config", config, "--email", "jane.doe@example.org"])
+        #expect(again.status != 0)
+    }
+
+    @Test func importRosterReportsEveryLine() throws {
+        let folder = try TemporaryDirectory(prefix: "accounts-import")
+        let (config, _) = try Self.makeConfig(in: folder)
+        let roster = folder.file("roster.csv")
+        try #"""
+        email,first_name,last_name,password
+        ada@example.org,Ada,Lovelace,analytical engine
+        "grace@example.org","Grace ""Amazing""",Hopper,
+        ada@example.org,Ada,Again,whatever12
+        not-an-email,Bad,Line,password123
+        """#.write(toFile: roster, atomically: true, encoding: .utf8)
+        let result = try Self.run(["accounts", "import", "--config", config, roster])
+        #expect(result.status != 0, "a line with problems makes the exit code non-zero")
+        #expect(result.output.contains("line 2: added ada@example.org"))
+        #expect(result.output.contains("line 3: added grace@example.org — generated password: "))
+        #expect(result.output.contains("line 4: skipped ada@example.org"))
+        #expect(result.output.contains("line 5: not imported"))
+        #expect(result.output.contains("2 added, 1 skipped, 1 with problems."))
+        #expect(!result.output.contains("analytical engine"))
+        let list = try Self.run(["accounts", "list", "--config", config])
+        #expect(list.output.contains("Grace \"Amazing\" Hopper"))
+    }
+
+    @Test func theUdacityBackendHasNoLocalAccounts() throws {
+        let folder = try TemporaryDirectory(prefix: "accounts-udacity")
+        let config = folder.file("bot.yaml")
+        try "service:\n  backend: udacity\n  udacity_url: http://127.0.0.1:9/v1\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let result = try Self.run(["accounts", "list", "--config", config])
+        #expect(result.status != 0)
+        #expect(result.output.contains("managed only for the local and postgres backends"))
+    }
+}

@@ -1,0 +1,185 @@
+import BotKit
+import BotTesting
+import Foundation
+import OnTheMapPlugins
+import OnTheMapService
+import Testing
+
+@Suite struct AnnounceTests {
+    static func settings() -> ClassSettings {
+        ClassSettings(pollInterval: .milliseconds(50), announceChannels: ["#class"])
+    }
+
+    /// Runs the bot's background plugins while `body` runs.
+    static func withAnnouncer(_ fixture: ClassFixture, _ body: () async throws -> Void) async throws {
+        let router = fixture.bot.router
+        let running = Task { await router.runBackgroundPlugins() }
+        do {
+            try await body()
+        } catch {
+            running.cancel()
+            await running.value
+            throw error
+        }
+        running.cancel()
+        await running.value
+    }
+
+    /// Waits until the bot has said `count` lines in `channel` (or a time limit passes).
+    static func channelLines(_ fixture: ClassFixture, _ channel: String = "#class", count: Int) async throws
+        -> [String]
+    {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            let lines = fixture.bot.transport.sent.filter { $0.target == channel }.map(\.text)
+            if lines.count >= count { return lines }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return fixture.bot.transport.sent.filter { $0.target == channel }.map(\.text)
+    }
+
+    /// Waits until the announcer has made its first round (and saved what it knows).
+    static func waitUntilStarted(_ fixture: ClassFixture) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await fixture.sqlite.state(AnnouncementLedger.stateKey) == nil,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(try await fixture.sqlite.state(AnnouncementLedger.stateKey) != nil)
+    }
+
+    /// Waits for a few poll rounds.
+    static func settle() async throws { try await Task.sleep(for: .milliseconds(400)) }
+
+    @Test func firstStartIsQuietThenNewPinsAreAnnouncedExactlyOnce() async throws {
+        let fixture = try ClassFixture(settings: Self.settings())
+        try await fixture.addPin(
+            email: "old@class.test", first: "Old", last: "Timer", place: "Rome",
+            at: Coordinate(latitude: 41.9, longitude: 12.5))
+        try await Self.withAnnouncer(fixture) {
+            try await Self.waitUntilStarted(fixture)
+            try await Self.settle()
+            #expect(fixture.bot.transport.sent.filter { $0.target == "#class" }.isEmpty)
+            try await fixture.addPin(
+                email: "new@class.test", first: "New", last: "Comer", place: "Lisbon",
+                at: Coordinate(latitude: 38.72, longitude: -9.14), link: "https://new.example")
+            let lines = try await Self.channelLines(fixture, count: 1)
+            #expect(lines == ["New pin: New Comer — Lisbon — https://new.example"])
+            try await Self.settle()
+            #expect(fixture.bot.transport.sent.filter { $0.target == "#class" }.count == 1)
+        }
+        // The map was refreshed by the polls.
+        #expect(await fixture.dm("!where comer", as: "bob").first?.hasPrefix("New Comer — Lisbon") == true)
+    }
+
+    @Test func aRestartAnnouncesNothingOldButWhatCameWhileAway() async throws {
+        let folder = try TemporaryDirectory(prefix: "announce-restart")
+        let first = try ClassFixture(settings: Self.settings(), folder: folder)
+        try await first.addPin(
+            email: "a@class.test", first: "Ann", last: "Early", place: "Quito",
+            at: Coordinate(latitude: -0.18, longitude: -78.47))
+        try await Self.withAnnouncer(first) { try await Self.waitUntilStarted(first) }
+        try await first.addPin(
+            email: "b@class.test", first: "Ben", last: "Announced", place: "Lima",
+            at: Coordinate(latitude: -12.05, longitude: -77.04))
+        try await Self.withAnnouncer(first) {
+            let lines = try await Self.channelLines(first, count: 1)
+            #expect(lines.count == 1)
+        }
+        #expect(
+            first.bot.transport.sent.filter { $0.target == "#class" }.map(\.text).first?.contains(
+                "Ben Announced") == true)
+        try first.sqlite.close()
+
+        // While the bot is away, one more pin.
+        let second = try ClassFixture(settings: Self.settings(), folder: folder)
+        try await second.addPin(
+            email: "c@class.test", first: "Cy", last: "Away", place: "Bogota",
+            at: Coordinate(latitude: 4.71, longitude: -74.07))
+        try await Self.withAnnouncer(second) {
+            let lines = try await Self.channelLines(second, count: 1)
+            try await Self.settle()
+            #expect(lines.count == 1)
+            #expect(
+                second.bot.transport.sent.filter { $0.target == "#class" }.map(\.text) == [
+                    "New pin: Cy Away — Bogota — https://example.org/me"
+                ])
+        }
+    }
+
+    @Test func aBurstBecomesOneSummaryLine() async throws {
+        let fixture = try ClassFixture(settings: Self.settings())
+        try await Self.withAnnouncer(fixture) { try await Self.waitUntilStarted(fixture) }
+        for index in 1...9 {
+            try await fixture.addPin(
+                email: "b\(index)@class.test", first: "Burst", last: "No\(index)", place: "Place \(index)",
+                at: Coordinate(latitude: Double(index), longitude: Double(index)))
+        }
+        try await Self.withAnnouncer(fixture) {
+            let lines = try await Self.channelLines(fixture, count: 3)
+            try await Self.settle()
+            #expect(
+                lines == [
+                    "New pin: Burst No8 — Place 8 — https://example.org/me",
+                    "New pin: Burst No9 — Place 9 — https://example.org/me",
+                    "… and 7 more new pins (!list shows them all)",
+                ])
+            #expect(fixture.bot.transport.sent.filter { $0.target == "#class" }.count == 3)
+        }
+    }
+
+    /// Stands in for PostgreSQL LISTEN/NOTIFY.
+    final class NotifyingStub: PinChangeNotifying {
+        let stream: AsyncStream<String>
+        let continuation: AsyncStream<String>.Continuation
+        init() { (stream, continuation) = AsyncStream.makeStream(of: String.self) }
+        func pinChanges() async throws -> AsyncStream<String> { stream }
+    }
+
+    @Test func aNotificationWakesTheAnnouncerBeforeThePoll() async throws {
+        let folder = try TemporaryDirectory(prefix: "announce-notify")
+        let base = try ClassFixture(folder: folder)
+        let notifications = NotifyingStub()
+        // Polls only once an hour: only the notification can explain a quick announcement.
+        let services = ClassServices(
+            directory: base.directory, stateStore: base.sqlite, pinChanges: notifications,
+            geocoder: SharedGazetteer.geocoder,
+            settings: ClassSettings(pollInterval: .seconds(3600), announceChannels: ["#class"]))
+        let bot = TestBot(plugins: ClassPlugins.make(enabled: ["announce"], services: services))
+        let running = Task { await bot.router.runBackgroundPlugins() }
+        defer { running.cancel() }
+        try await Self.waitUntilStarted(base)
+        // The round right after start is skipped (the bot may not have joined yet): wake it once.
+        notifications.continuation.yield("nothing-yet")
+        try await Task.sleep(for: .milliseconds(200))
+        let pin = try await base.addPin(
+            email: "n@class.test", first: "Nora", last: "Notified", place: "Kyiv",
+            at: Coordinate(latitude: 50.45, longitude: 30.52))
+        notifications.continuation.yield(pin.objectId)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while bot.transport.sent.isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(bot.transport.sent.map(\.text) == ["New pin: Nora Notified — Kyiv — https://example.org/me"])
+        #expect(bot.transport.sent.map(\.target) == ["#class"])
+    }
+
+    @Test func summaryLines() {
+        let pins = (1...10).map { index in
+            StudentLocation(
+                objectId: "o\(index)", uniqueKey: "k\(index)", firstName: "P", lastName: "\(index)",
+                mapString: "X",
+                mediaURL: "https://x.example", coordinate: Coordinate(latitude: 0, longitude: 0),
+                createdAt: Date(timeIntervalSince1970: Double(index)),
+                updatedAt: Date(timeIntervalSince1970: Double(index)))
+        }
+        #expect(AnnouncePlugin.lines(for: Array(pins.prefix(3)), burstLimit: 3).count == 3)
+        let burst = AnnouncePlugin.lines(for: pins, burstLimit: 3)
+        #expect(
+            burst == [
+                "New pin: P 9 — X — https://x.example", "New pin: P 10 — X — https://x.example",
+                "… and 8 more new pins (!list shows them all)",
+            ])
+    }
+}

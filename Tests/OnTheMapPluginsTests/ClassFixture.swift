@@ -1,0 +1,181 @@
+import BotKit
+import BotTesting
+import Foundation
+import OnTheMapPlugins
+import OnTheMapService
+import SQLiteDirectory
+import Synchronization
+import Testing
+
+/// The offline gazetteer, loaded once for the whole test process.
+enum SharedGazetteer {
+    static let geocoder: GazetteerGeocoder = {
+        do { return try GazetteerGeocoder.loadBundled() } catch { fatalError("gazetteer: \(error)") }
+    }()
+
+    /// The coordinate the bot will use for `place` (the first candidate).
+    static func coordinate(of place: String) async throws -> Coordinate {
+        try #require(try await geocoder.geocode(place, limit: 1).first).coordinate
+    }
+}
+
+/// A wall clock the test moves by hand (post expiry, login lockout, "how long ago").
+final class TestWallClock: Sendable {
+    private let current = Mutex(Date())
+    var now: Date { current.withLock { $0 } }
+    func advance(seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// A directory in front of the SQLite one that can be made to fail like an unreachable backend.
+final class SwitchableDirectory: StudentDirectory {
+    let base: SQLiteStudentDirectory
+    private let fault = Mutex<ServiceError?>(nil)
+    private let injected = Mutex<[StudentLocation]>([])
+
+    init(base: SQLiteStudentDirectory) { self.base = base }
+
+    /// Adds pins the SQLite directory would refuse (messy shared data, as on the Udacity API).
+    func inject(_ pin: StudentLocation) { injected.withLock { $0.insert(pin, at: 0) } }
+
+    func setFault(_ error: ServiceError?) { fault.withLock { $0 = error } }
+    private func check() throws { if let error = fault.withLock({ $0 }) { throw error } }
+
+    var backendName: String { base.backendName }
+    var signUpURL: String? { base.signUpURL }
+    func logIn(email: String, password: String) async throws -> DirectorySession {
+        try check()
+        return try await base.logIn(email: email, password: password)
+    }
+    func logOut(_ session: DirectorySession) async throws {
+        try check()
+        try await base.logOut(session)
+    }
+    func profile(accountKey: String, session: DirectorySession?) async throws -> StudentProfile {
+        try check()
+        return try await base.profile(accountKey: accountKey, session: session)
+    }
+    func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation] {
+        try check()
+        let extra = injected.withLock { $0 }
+        return Array((extra + (try await base.recentLocations(limit: limit, skip: skip))).prefix(limit))
+    }
+    func location(ofAccount accountKey: String) async throws -> StudentLocation? {
+        try check()
+        return try await base.location(ofAccount: accountKey)
+    }
+    func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
+        try check()
+        return try await base.createLocation(draft, session: session)
+    }
+    func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+        -> StudentLocation
+    {
+        try check()
+        return try await base.updateLocation(objectId: objectId, with: draft, session: session)
+    }
+    func checkHealth() async throws {
+        try check()
+        try await base.checkHealth()
+    }
+}
+
+/// A class: a temporary SQLite directory, the class plugins on the real router, a wall clock.
+struct ClassFixture {
+    static let password = "correct horse battery"
+
+    let folder: TemporaryDirectory
+    let sqlite: SQLiteStudentDirectory
+    let directory: SwitchableDirectory
+    let services: ClassServices
+    let bot: TestBot
+    let wall: TestWallClock
+
+    init(
+        settings: ClassSettings = ClassSettings(announceChannels: ["#class"]),
+        signUpURL: String? = "https://signup.example/join", folder: TemporaryDirectory? = nil,
+        plugins: [String] = ClassPlugins.names
+    ) throws {
+        let folder = try folder ?? TemporaryDirectory(prefix: "plugins")
+        let wall = TestWallClock()
+        let sqlite = try SQLiteStudentDirectory(
+            path: folder.file("class.sqlite"),
+            options: LocalDirectoryOptions(
+                signUpURL: signUpURL, passwordHasher: .forTesting(rounds: 1_000), clock: { wall.now }))
+        let directory = SwitchableDirectory(base: sqlite)
+        let services = ClassServices(
+            directory: directory, accounts: sqlite, stateStore: sqlite, geocoder: SharedGazetteer.geocoder,
+            settings: settings, now: { wall.now })
+        self.folder = folder
+        self.sqlite = sqlite
+        self.directory = directory
+        self.services = services
+        self.wall = wall
+        // Many commands from one test user: no flood ignore (tested in BotKit).
+        self.bot = TestBot(
+            plugins: ClassPlugins.make(enabled: plugins, services: services) + [CorePlugin()],
+            settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)))
+    }
+
+    /// Adds an account with the shared test password.
+    @discardableResult
+    func addStudent(_ email: String, _ first: String, _ last: String) async throws -> LocalAccount {
+        try await sqlite.addAccount(email: email, password: Self.password, firstName: first, lastName: last)
+    }
+
+    /// Puts a pin for an account straight into the directory (as if posted elsewhere).
+    @discardableResult
+    func addPin(
+        email: String, first: String, last: String, place: String, at coordinate: Coordinate,
+        link: String = "https://example.org/me"
+    ) async throws -> StudentLocation {
+        let account = try await addStudent(email, first, last)
+        let session = try await sqlite.logIn(email: email, password: Self.password)
+        let pin = try await sqlite.createLocation(
+            PinDraft(
+                uniqueKey: account.accountKey, firstName: first, lastName: last, mapString: place,
+                mediaURL: link,
+                coordinate: coordinate),
+            session: session)
+        try await sqlite.logOut(session)
+        return pin
+    }
+
+    /// Logs `nick` in privately; returns the bot's answer texts.
+    /// These helpers move the router's clock past every per-user rate limit first (the
+    /// cooldown tests call `bot` directly).
+    @discardableResult
+    func logIn(_ nick: String, email: String, password: String = ClassFixture.password) async -> [String] {
+        await dm("!login \(email) \(password)", as: nick)
+    }
+
+    /// Like ``dm(_:as:)`` but with every line (targets included).
+    func dmLines(_ text: String, as nick: String) async -> [OutgoingLine] {
+        bot.clock.advance(by: .seconds(5))
+        return await bot.dm(text, as: nick)
+    }
+
+    func dm(_ text: String, as nick: String) async -> [String] {
+        bot.clock.advance(by: .seconds(5))
+        return await bot.dm(text, as: nick).map(\.text)
+    }
+
+    func say(_ text: String, in channel: String = "#class", as nick: String) async -> [OutgoingLine] {
+        bot.clock.advance(by: .seconds(5))
+        return await bot.say(text, in: channel, as: nick)
+    }
+}
+
+/// Expected distance text, computed independently of the plugin's formatter.
+func expectedDistance(_ a: Coordinate, _ b: Coordinate, miles: Bool = false) -> String {
+    var value = GreatCircle.distanceKilometres(a, b)
+    if miles { value /= 1.609_344 }
+    let number = Int(value.rounded())
+    let formatter = NumberFormatter()
+    formatter.numberStyle = .decimal
+    formatter.groupingSeparator = ","
+    formatter.usesGroupingSeparator = true
+    formatter.groupingSize = 3
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    let text = formatter.string(from: NSNumber(value: number)) ?? String(number)
+    return "\(text) \(miles ? "mi" : "km")"
+}

@@ -1,0 +1,148 @@
+import BotKit
+import BotTesting
+import Foundation
+import OnTheMapPlugins
+import OnTheMapService
+import Testing
+
+@Suite struct LoginTests {
+    @Test func privateLoginWhoamiAndLogout() async throws {
+        let fixture = try ClassFixture()
+        try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        let welcome = await fixture.logIn("jane", email: "jane@class.test")
+        #expect(welcome.count == 1)
+        #expect(welcome[0].hasPrefix("Welcome, Jane Doe!"))
+        #expect(!welcome.joined().contains(ClassFixture.password))
+
+        let who = await fixture.dm("!whoami", as: "jane")
+        #expect(who.first?.hasPrefix("You are logged in as Jane Doe") == true)
+        #expect(who.first?.contains("jane!~jane@jane.example") == true)
+        #expect(who.first?.contains(", until 20") == true)
+
+        let out = await fixture.dm("!logout", as: "jane")
+        #expect(out == ["You are logged out, Jane Doe. See you soon!"])
+        #expect(await fixture.dm("!whoami", as: "jane").first?.hasPrefix("You are not logged in.") == true)
+        #expect(await fixture.dm("!logout", as: "jane") == ["You were not logged in."])
+    }
+
+    @Test func wrongPasswordAndUnreachableServiceAreDifferentReplies() async throws {
+        let fixture = try ClassFixture()
+        try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        let wrong = await fixture.logIn("jane", email: "jane@class.test", password: "not the password")
+        #expect(wrong == ["Wrong email or password."])
+        let unknown = await fixture.logIn("jane", email: "nobody@class.test")
+        #expect(unknown == ["Wrong email or password."])
+
+        fixture.directory.setFault(.networkUnreachable("connection refused"))
+        let down = await fixture.logIn("jane", email: "jane@class.test")
+        #expect(down == ["I could not reach the class directory just now; please try again in a minute."])
+        fixture.directory.setFault(nil)
+        #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
+    }
+
+    @Test func loginWithoutPasswordShowsUsage() async throws {
+        let fixture = try ClassFixture()
+        let replies = await fixture.dm("!login jane@class.test", as: "jane")
+        #expect(replies == ["Usage: !login <email> <password> (in this private chat)."])
+    }
+
+    @Test func loginInAChannelIsRefusedAndNeverEchoed() async throws {
+        let fixture = try ClassFixture()
+        try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        let replies = await fixture.say("!login jane@class.test \(ClassFixture.password)", as: "jane")
+        #expect(replies.count == 1)
+        let warning = try #require(replies.first)
+        #expect(warning.target == "#class")
+        #expect(warning.text.hasPrefix("jane: never type a password in a channel"))
+        #expect(warning.text.contains("change that password"))
+        #expect(!warning.text.contains(ClassFixture.password))
+        #expect(!warning.text.contains("jane@class.test"))
+        // Not processed: no session was made.
+        #expect(await fixture.dm("!whoami", as: "jane").first?.hasPrefix("You are not logged in.") == true)
+    }
+
+    @Test func fiveFailuresLockTheIdentityForFifteenMinutes() async throws {
+        let fixture = try ClassFixture()
+        try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        for attempt in 1...5 {
+            let reply = await fixture.logIn(
+                "mallory", email: "jane@class.test", password: "guess number \(attempt)")
+            if attempt < 5 {
+                #expect(reply == ["Wrong email or password."])
+            } else {
+                #expect(reply.first?.contains("please wait 15 minutes") == true)
+            }
+        }
+        // Even the right password waits now.
+        let locked = await fixture.logIn("mallory", email: "jane@class.test")
+        #expect(locked.first?.hasPrefix("Too many wrong passwords; please wait") == true)
+        // Another identity is not affected.
+        #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
+
+        fixture.wall.advance(seconds: 15 * 60 + 1)
+        #expect(await fixture.logIn("mallory", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
+    }
+
+    @Test func theSessionStaysWithTheIdentityThatLoggedIn() async throws {
+        let fixture = try ClassFixture()
+        try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        _ = await fixture.logIn("jane", email: "jane@class.test")
+
+        // Someone else using the nick "jane" from another host has no session.
+        let impostor = fixture.bot.user("jane", host: "elsewhere.example")
+        let theirs = await fixture.bot.say("!whoami", from: impostor, origin: .privateMessage)
+        #expect(theirs.first?.text.hasPrefix("You are not logged in.") == true)
+
+        // A nick change keeps the session (the IRC layer reports NICK to the session book).
+        await fixture.bot.router.sessions.nickChanged(from: "jane", to: "jane_away")
+        let moved = Sender(nick: "jane_away", user: "~jane", host: "jane.example")
+        let after = await fixture.bot.say("!whoami", from: moved, origin: .privateMessage)
+        #expect(after.first?.text.hasPrefix("You are logged in as Jane Doe") == true)
+        // Whoever takes the old nick afterwards does not get it.
+        let newcomer = fixture.bot.user("jane", host: "newcomer.example")
+        let taken = await fixture.bot.say("!whoami", from: newcomer, origin: .privateMessage)
+        #expect(taken.first?.text.hasPrefix("You are not logged in.") == true)
+    }
+
+    @Test func signupGivesTheBackendsPage() async throws {
+        let fixture = try ClassFixture(signUpURL: "https://signup.example/join")
+        let replies = await fixture.say("!signup", as: "jane")
+        #expect(replies.map(\.text) == ["jane: Create your account here: https://signup.example/join"])
+
+        let closed = try ClassFixture(signUpURL: nil)
+        #expect(
+            await closed.dm("!signup", as: "jane")
+                == ["This class has no sign-up page; ask your instructor for an account."])
+    }
+
+    @Test func registerIsOffUnlessAllowed() async throws {
+        let fixture = try ClassFixture()
+        let replies = await fixture.dm("!register new@class.test longpassword New Student", as: "newbie")
+        #expect(replies == ["Registration is turned off for this class; ask your instructor for an account."])
+        #expect(try await fixture.sqlite.listAccounts().isEmpty)
+    }
+
+    @Test func registerCreatesAnAccountAndLogsIn() async throws {
+        let fixture = try ClassFixture(
+            settings: ClassSettings(announceChannels: ["#class"], allowRegistration: true))
+        let short = await fixture.dm("!register new@class.test short New", as: "newbie")
+        #expect(short.first?.contains("at least 8 characters") == true)
+        #expect(!short.joined().contains("short New"))
+
+        let created = await fixture.dm(
+            "!register new@class.test longpassword Ada Lovelace King", as: "newbie")
+        #expect(created.first?.hasPrefix("Welcome, Ada Lovelace King!") == true)
+        #expect(!created.joined().contains("longpassword"))
+        let accounts = try await fixture.sqlite.listAccounts()
+        #expect(accounts.map(\.email) == ["new@class.test"])
+        #expect(await fixture.dm("!whoami", as: "newbie").first?.contains("Ada Lovelace King") == true)
+
+        let taken = await fixture.dm("!register new@class.test longpassword Ada Lovelace", as: "other")
+        #expect(taken.first?.hasPrefix("The class directory refused that:") == true)
+
+        // In a channel: refused before anything happens.
+        let inChannel = await fixture.say("!register x@class.test longpassword X Y", as: "newbie")
+        #expect(inChannel.first?.text.contains("never type a password in a channel") == true)
+        #expect(try await fixture.sqlite.listAccounts().count == 1)
+    }
+}
