@@ -157,8 +157,12 @@ import Synchronization
         #expect(warned.first?.kind == .notice)
         #expect(warned.first?.text.contains("5 minutes") == true)
         #expect(await bot.dm("!echo 14", as: "kim").isEmpty)
-        // Changing nick on the same host does not escape it.
-        #expect(await bot.say("!echo 15", from: bot.user("kim2", host: "kim.example"), origin: .privateMessage).isEmpty)
+        // Changing nick on the same user@host does not escape it.
+        let renamed = Sender(nick: "kim2", user: "~kim", host: "kim.example")
+        #expect(await bot.say("!echo 15", from: renamed, origin: .privateMessage).isEmpty)
+        // Another student behind the same NAT (same host, other user name) is not ignored.
+        let classmate = Sender(nick: "lou", user: "~lou", host: "kim.example")
+        #expect(await bot.say("!echo hey", from: classmate, origin: .privateMessage).map(\.text) == ["hey"])
         // Others are served.
         #expect(await bot.dm("!echo hi", as: "lee").map(\.text) == ["hi"])
         bot.clock.advance(by: .seconds(301))

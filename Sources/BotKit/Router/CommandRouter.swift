@@ -283,11 +283,16 @@ public actor CommandRouter {
         await transport.send(.init(kind: .notice, target: line.sender.nick, text: text))
     }
 
+    /// Whose budget a command counts against: the services account when known, else user@host
+    /// (a nick change does not escape a limit, and students behind one school NAT or web gateway,
+    /// who differ in their user names, do not share one), else the nick.
     private func floodKey(for sender: Sender) -> String {
         if let account = sender.account, !account.isEmpty, account != "*" {
             return "a:" + caseMapping.lowercased(account)
         }
-        if let host = sender.host, !host.isEmpty { return "h:" + host.lowercased() }
+        if let host = sender.host, !host.isEmpty {
+            return "h:" + (sender.user ?? "") + "@" + host.lowercased()
+        }
         return "n:" + caseMapping.lowercased(sender.nick)
     }
 
