@@ -114,6 +114,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            resources: [.copy("Web/Map/Assets")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -200,6 +201,7 @@ let package = Package(
             name: "OnTheMapAppTests",
             dependencies: [
                 "OnTheMapApp", "BotKit", "IRCClient", "IRCProtocol", "BotTesting", "SQLiteDirectory",
+                "OnTheMapService", "OnTheMapPlugins",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -194,7 +194,10 @@ struct ScriptedServerTests {
         try await recorder.waitFor("registration") { $0.isRegistered }
         let disconnect = try await recorder.waitFor("ping timeout") { $0.isDisconnected }
         if case .disconnected(let reason) = disconnect { #expect(reason.contains("ping timeout")) }
-        #expect(server.receivedLines(connection: 1).filter { $0.hasPrefix("PING") }.count == 2)
+        // A PING, one retry, then the drop. On a loaded machine the 001 can arrive after a first
+        // PING went out; a received line resets the silence, so up to one more PING is legitimate.
+        let pings = server.receivedLines(connection: 1).filter { $0.hasPrefix("PING") }.count
+        #expect((2...3).contains(pings), "\(pings) PINGs")
         try await recorder.waitFor("second registration") { _ in server.connectionCount >= 2 }
         await recorder.stop()
         await server.stop()

@@ -48,14 +48,19 @@ struct RunCommand: AsyncParsableCommand {
                 "server": "\(config.irc.server):\(config.irc.port)", "tls": "\(config.irc.tls)",
                 "nick": "\(config.irc.nick)", "backend": "\(config.service.backend.rawValue)",
             ])
-        let bot = try await BotAssembly.makeService(config: config, logger: logger)
+        let stack = try await ServiceStack.make(config: config, logger: logger)
+        let bot = BotAssembly.makeService(config: config, stack: stack, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: bot, successTerminationBehavior: .gracefullyShutdownGroup)
         ]
         if config.web.enabled, let (host, port) = ConfigLoader.hostAndPort(config.web.listen) {
+            let webMap = WebMap(
+                feed: MapPinFeed(directory: stack.directory), geocoder: stack.geocoder,
+                assets: try WebMap.Assets.bundled(), logger: logger.withLabel("onthemap.web.map"))
             let web = OperatorHTTPServer(
                 host: host, port: port, health: { await bot.healthReport() }, registry: registry,
-                beforeScrape: { await bot.sampleGauges() }, logger: logger.withLabel("onthemap.web"))
+                beforeScrape: { await bot.sampleGauges() }, webMap: webMap,
+                logger: logger.withLabel("onthemap.web"))
             services.append(.init(service: web))
         }
         let group = ServiceGroup(

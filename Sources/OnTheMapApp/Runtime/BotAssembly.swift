@@ -16,6 +16,14 @@ public enum BotAssembly {
     /// Throws a `ServiceError` when the backend cannot be opened.
     public static func makeService(config: BotConfiguration, logger: Logger) async throws -> BotService {
         let stack = try await ServiceStack.make(config: config, logger: logger)
+        return makeService(config: config, stack: stack, logger: logger)
+    }
+
+    /// Builds the plugins and the IRC client of `config` over a service stack made beforehand
+    /// (shared with the web map); the bot shuts the stack down when it stops.
+    public static func makeService(config: BotConfiguration, stack: ServiceStack, logger: Logger)
+        -> BotService
+    {
         let client = IRCClient(
             configuration: IRCClientConfiguration(config.irc), logger: logger.withLabel("onthemap.irc"))
         let disabled = Dictionary(

@@ -46,7 +46,8 @@ public struct HealthReport: Sendable, Codable, Equatable {
 }
 
 /// The operator's HTTP listener (off by default, bound to 127.0.0.1 by default): `/healthz`
-/// (200 or 503 with a JSON body) and `/metrics` (Prometheus text format).
+/// (200 or 503 with a JSON body), `/metrics` (Prometheus text format) and, when given, the
+/// class's web map (``WebMap``).
 public struct OperatorHTTPServer: Service {
     public typealias HealthCheck = @Sendable () async -> HealthReport
 
@@ -57,12 +58,13 @@ public struct OperatorHTTPServer: Service {
     /// Called just before `/metrics` is rendered, to sample gauges (queue depth, sessions).
     let beforeScrape: @Sendable () async -> Void
     let onBound: @Sendable (Int) -> Void
+    let webMap: WebMap?
     let logger: Logger
 
     public init(
         host: String, port: Int, health: @escaping HealthCheck, registry: PrometheusCollectorRegistry,
         beforeScrape: @escaping @Sendable () async -> Void = {}, onBound: @escaping @Sendable (Int) -> Void = { _ in },
-        logger: Logger
+        webMap: WebMap? = nil, logger: Logger
     ) {
         self.host = host
         self.port = port
@@ -70,6 +72,7 @@ public struct OperatorHTTPServer: Service {
         self.registry = registry
         self.beforeScrape = beforeScrape
         self.onBound = onBound
+        self.webMap = webMap
         self.logger = logger
     }
 
@@ -95,6 +98,7 @@ public struct OperatorHTTPServer: Service {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
+        webMap?.addRoutes(to: router)
         return router
     }
 

@@ -1,0 +1,401 @@
+// The class map: an SVG world (Natural Earth outlines, equirectangular) with a pin per student,
+// and a table of the same pins. Data is only ever put in the page as text (textContent,
+// setAttribute), never parsed as HTML; links are made clickable only when they are http(s).
+(function () {
+  'use strict';
+  var SVG = 'http://www.w3.org/2000/svg';
+  var W = 3600, H = 1800, UNIT = 10; // basemap box: 10 units per degree
+  var CLUSTER_PX = 22, MAX_ZOOM = 96;
+
+  var app = document.getElementById('app');
+  var mapBox = document.getElementById('map');
+  var svg = document.getElementById('map-svg');
+  var world = document.getElementById('world');
+  var land = document.getElementById('land');
+  var pinLayer = document.getElementById('pins');
+  var focusLayer = document.getElementById('focus-layer');
+  var popup = document.getElementById('popup');
+  var popupList = document.getElementById('popup-list');
+  var rows = document.getElementById('rows');
+  var status = document.getElementById('status');
+
+  var pins = [];
+  var version = null;
+  var view = { k: 1, tx: 0, ty: 0 }; // screen = map * k + t
+  var open = null; // { ids: [...], x, y } in map units, the popup shown
+  var focus = null;
+  var opened = false;
+
+  // ---- projection and view ----
+  function project(lat, lon) { return { x: (lon + 180) * UNIT, y: (90 - lat) * UNIT }; }
+  function size() { var r = mapBox.getBoundingClientRect(); return { w: r.width || 800, h: r.height || 500 }; }
+  function minScale() { var s = size(); return Math.min(s.w / W, s.h / H); }
+
+  function clampView() {
+    var s = size(), kMin = minScale();
+    view.k = Math.max(kMin, Math.min(kMin * MAX_ZOOM, view.k));
+    var mw = W * view.k, mh = H * view.k;
+    view.tx = mw <= s.w ? (s.w - mw) / 2 : Math.min(0, Math.max(s.w - mw, view.tx));
+    view.ty = mh <= s.h ? (s.h - mh) / 2 : Math.min(0, Math.max(s.h - mh, view.ty));
+  }
+
+  function zoomAt(factor, sx, sy) {
+    var k = view.k;
+    var mx = (sx - view.tx) / k, my = (sy - view.ty) / k;
+    view.k = k * factor;
+    clampView();
+    view.tx = sx - mx * view.k;
+    view.ty = sy - my * view.k;
+    clampView();
+    draw();
+  }
+
+  function centerOn(x, y, zoom) {
+    var s = size();
+    view.k = minScale() * zoom;
+    view.tx = s.w / 2 - x * view.k;
+    view.ty = s.h / 2 - y * view.k;
+    clampView();
+    draw();
+  }
+
+  function resetView() { view.k = minScale(); view.tx = 0; view.ty = 0; clampView(); draw(); }
+
+  // ---- drawing ----
+  function el(name, attrs, parent) {
+    var node = document.createElementNS(SVG, name);
+    for (var key in attrs) node.setAttribute(key, attrs[key]);
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+
+  function clusters() {
+    var placed = pins.map(function (p) {
+      var m = project(p.latitude, p.longitude);
+      return { pin: p, mx: m.x, my: m.y, sx: m.x * view.k + view.tx, sy: m.y * view.k + view.ty };
+    });
+    var groups = [], used = new Array(placed.length);
+    for (var i = 0; i < placed.length; i++) {
+      if (used[i]) continue;
+      var group = [placed[i]];
+      used[i] = true;
+      for (var j = i + 1; j < placed.length; j++) {
+        if (used[j]) continue;
+        var dx = placed[j].sx - placed[i].sx, dy = placed[j].sy - placed[i].sy;
+        if (dx * dx + dy * dy < CLUSTER_PX * CLUSTER_PX) { group.push(placed[j]); used[j] = true; }
+      }
+      groups.push(group);
+    }
+    return groups;
+  }
+
+  function draw() {
+    world.setAttribute('transform', 'translate(' + view.tx + ' ' + view.ty + ') scale(' + view.k + ')');
+    while (pinLayer.firstChild) pinLayer.removeChild(pinLayer.firstChild);
+    clusters().forEach(function (group) {
+      var sx = 0, sy = 0, mx = 0, my = 0;
+      group.forEach(function (g) { sx += g.sx; sy += g.sy; mx += g.mx; my += g.my; });
+      sx /= group.length; sy /= group.length; mx /= group.length; my /= group.length;
+      var ids = group.map(function (g) { return g.pin.id; });
+      var node;
+      if (group.length === 1) {
+        var p = group[0].pin;
+        node = el('g', { 'class': 'pin', 'data-id': p.id, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
+        el('line', { 'class': 'stem', x1: 0, y1: 0, x2: 0, y2: -10 }, node);
+        el('circle', { 'class': 'head', cx: 0, cy: -14, r: 6 }, node);
+        el('title', {}, node).textContent = p.name + ' — ' + p.place;
+        node.addEventListener('pointerenter', function (e) { if (e.pointerType === 'mouse') showPopup(ids, mx, my); });
+      } else {
+        node = el('g', { 'class': 'cluster', 'data-count': String(group.length), transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
+        el('circle', { r: 11 + Math.min(8, group.length) }, node);
+        el('text', {}, node).textContent = String(group.length);
+        el('title', {}, node).textContent = group.length + ' students here: ' + group.map(function (g) { return g.pin.name; }).join(', ');
+      }
+      if (open && ids.some(function (id) { return open.ids.indexOf(id) >= 0; })) node.classList.add('active');
+      node.addEventListener('click', function (e) { e.stopPropagation(); choose(group, ids, mx, my); });
+      node.addEventListener('keydown', function (e) { if (e.key === 'Enter') choose(group, ids, mx, my); });
+      node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
+    });
+    drawFocus();
+    placePopup();
+  }
+
+  // A tap on a cluster zooms in while its pins can still be told apart; then it lists them all.
+  function choose(group, ids, mx, my) {
+    if (group.length > 1) {
+      var spread = 0;
+      group.forEach(function (g) { spread = Math.max(spread, Math.abs(g.mx - mx), Math.abs(g.my - my)); });
+      if (spread * view.k * 4 > 4 && view.k < minScale() * MAX_ZOOM) {
+        zoomAt(4, mx * view.k + view.tx, my * view.k + view.ty);
+        return;
+      }
+    }
+    showPopup(ids, mx, my);
+  }
+
+  function drawFocus() {
+    while (focusLayer.firstChild) focusLayer.removeChild(focusLayer.firstChild);
+    if (!focus) return;
+    var m = project(focus.lat, focus.lon);
+    var g = el('g', { 'class': 'focus', transform: 'translate(' + (m.x * view.k + view.tx) + ' ' + (m.y * view.k + view.ty) + ')' }, focusLayer);
+    el('circle', { r: 16 }, g);
+    if (focus.label) el('text', { x: 20, y: 4 }, g).textContent = focus.label;
+  }
+
+  // ---- popup ----
+  function safeLink(text) {
+    try {
+      var url = new URL(text);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.host ? url.href : null;
+    } catch (e) { return null; }
+  }
+
+  function linkNode(p) {
+    var href = p.linkOpens ? safeLink(p.link) : null;
+    var node;
+    if (href) {
+      node = document.createElement('a');
+      node.href = href;
+      node.target = '_blank';
+      node.rel = 'noopener noreferrer';
+    } else {
+      node = document.createElement('span');
+      node.className = 'nolink';
+      node.title = 'Not a web link: not opened';
+    }
+    node.classList.add('link');
+    node.textContent = p.link || '(no link)';
+    return node;
+  }
+
+  function showPopup(ids, mx, my) {
+    var chosen = pins.filter(function (p) { return ids.indexOf(p.id) >= 0; });
+    if (!chosen.length) { hidePopup(); return; }
+    open = { ids: ids, x: mx, y: my };
+    while (popupList.firstChild) popupList.removeChild(popupList.firstChild);
+    chosen.forEach(function (p) {
+      var li = document.createElement('li');
+      li.setAttribute('data-id', p.id);
+      var name = document.createElement('span');
+      name.className = 'name';
+      name.textContent = p.name;
+      var place = document.createElement('span');
+      place.className = 'place';
+      place.textContent = p.place;
+      li.appendChild(name);
+      li.appendChild(place);
+      li.appendChild(linkNode(p));
+      popupList.appendChild(li);
+    });
+    popup.hidden = false;
+    Array.prototype.forEach.call(pinLayer.children, function (n) {
+      var id = n.getAttribute('data-id');
+      n.classList.toggle('active', id !== null && ids.indexOf(id) >= 0);
+    });
+    placePopup();
+  }
+
+  function hidePopup() {
+    open = null;
+    popup.hidden = true;
+    Array.prototype.forEach.call(pinLayer.children, function (n) { n.classList.remove('active'); });
+  }
+
+  function placePopup() {
+    if (!open || popup.hidden) return;
+    var s = size();
+    var x = open.x * view.k + view.tx, y = open.y * view.k + view.ty;
+    var pw = popup.offsetWidth || 220, ph = popup.offsetHeight || 80;
+    var left = Math.max(4, Math.min(s.w - pw - 4, x - pw / 2));
+    var top = y - ph - 26;
+    if (top < 4) top = Math.min(s.h - ph - 4, y + 10);
+    popup.style.left = left + 'px';
+    popup.style.top = Math.max(4, top) + 'px';
+  }
+
+  // ---- table ----
+  function ago(date) {
+    var s = Math.max(0, (Date.now() - date.getTime()) / 1000);
+    if (s < 60) return 'just now';
+    if (s < 3600) return Math.floor(s / 60) + ' min ago';
+    if (s < 86400) return Math.floor(s / 3600) + ' h ago';
+    if (s < 86400 * 60) return Math.floor(s / 86400) + ' days ago';
+    return date.toISOString().slice(0, 10);
+  }
+
+  function drawTable() {
+    while (rows.firstChild) rows.removeChild(rows.firstChild);
+    pins.forEach(function (p) {
+      var tr = document.createElement('tr');
+      tr.setAttribute('data-id', p.id);
+      var name = document.createElement('td');
+      name.className = 'name';
+      var show = document.createElement('button');
+      show.type = 'button';
+      show.className = 'show';
+      show.title = 'Show on the map';
+      show.textContent = p.name;
+      show.addEventListener('click', function () { showPin(p.id, 6); });
+      name.appendChild(show);
+      var place = document.createElement('td');
+      place.className = 'place';
+      place.textContent = p.place;
+      var link = document.createElement('td');
+      link.className = 'link';
+      link.appendChild(linkNode(p));
+      var when = document.createElement('td');
+      when.className = 'when';
+      var time = document.createElement('time');
+      var date = new Date(p.updatedAt);
+      time.setAttribute('datetime', p.updatedAt);
+      time.title = date.toString();
+      time.textContent = ago(date);
+      when.appendChild(time);
+      [name, place, link, when].forEach(function (c) { tr.appendChild(c); });
+      rows.appendChild(tr);
+    });
+  }
+
+  // ---- tabs and deep links (#tab=table, #pin=<id>) ----
+  function selectTab(which) {
+    ['map', 'table'].forEach(function (t) {
+      document.getElementById('tab-' + t).setAttribute('aria-selected', String(t === which));
+      document.getElementById('view-' + t).hidden = t !== which;
+    });
+    if (which === 'map') { clampView(); draw(); }
+  }
+
+  function showPin(id, zoom) {
+    var p = pins.filter(function (q) { return q.id === id; })[0];
+    if (!p) return false;
+    selectTab('map');
+    var m = project(p.latitude, p.longitude);
+    centerOn(m.x, m.y, zoom);
+    // Pins sharing the spot stay listed together.
+    var same = clusters().filter(function (g) { return g.some(function (x) { return x.pin.id === id; }); })[0];
+    showPopup(same ? same.map(function (x) { return x.pin.id; }) : [id], m.x, m.y);
+    return true;
+  }
+
+  function hashParams() { return new URLSearchParams(location.hash.replace(/^#/, '')); }
+
+  function applyHash() {
+    var params = hashParams();
+    if (params.get('pin')) showPin(params.get('pin'), 4);
+    else selectTab(params.get('tab') === 'table' ? 'table' : 'map');
+  }
+
+  // ---- data ----
+  function setStatus(text, error) { status.textContent = text; status.classList.toggle('error', !!error); }
+
+  function load() {
+    return fetch('api/locations.json', { cache: 'no-store' }).then(function (response) {
+      return response.json().then(function (body) {
+        if (!response.ok || !Array.isArray(body.pins)) throw new Error(body.error || ('HTTP ' + response.status));
+        return body;
+      });
+    }).then(function (body) {
+      var now = new Date();
+      setStatus(body.count + (body.count === 1 ? ' pin' : ' pins') + ' · updated ' + now.toTimeString().slice(0, 5));
+      if (body.version === version) return;
+      version = body.version;
+      pins = body.pins;
+      app.setAttribute('data-version', version);
+      app.setAttribute('data-pins', String(pins.length));
+      if (open) {
+        var still = open.ids.filter(function (id) { return pins.some(function (p) { return p.id === id; }); });
+        if (still.length) showPopup(still, open.x, open.y); else hidePopup();
+      }
+      draw();
+      drawTable();
+      if (!opened) { opened = true; applyHash(); }
+    }).catch(function (error) {
+      setStatus('Could not load the pins: ' + error.message + ' (showing the last ones)', true);
+    });
+  }
+
+  function loadBasemap() {
+    return fetch('map/basemap.json').then(function (r) { return r.json(); }).then(function (basemap) {
+      land.setAttribute('d', basemap.path);
+    }).catch(function () { setStatus('Could not load the basemap', true); });
+  }
+
+  // ---- input: mouse, wheel, touch (pointer events) ----
+  var pointers = {}, drag = null, moved = false;
+
+  mapBox.addEventListener('wheel', function (e) {
+    if (popup.contains(e.target)) return;
+    e.preventDefault();
+    var r = mapBox.getBoundingClientRect();
+    zoomAt(Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.002)), e.clientX - r.left, e.clientY - r.top);
+  }, { passive: false });
+
+  svg.addEventListener('pointerdown', function (e) {
+    svg.setPointerCapture(e.pointerId);
+    pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
+    moved = false;
+    drag = null;
+    mapBox.classList.add('dragging');
+  });
+
+  svg.addEventListener('pointermove', function (e) {
+    var last = pointers[e.pointerId];
+    if (!last) return;
+    var ids = Object.keys(pointers);
+    var r = mapBox.getBoundingClientRect();
+    if (ids.length === 1) {
+      var dx = e.clientX - last.x, dy = e.clientY - last.y;
+      moved = moved || Math.abs(dx) + Math.abs(dy) > 2;
+      view.tx += dx;
+      view.ty += dy;
+      clampView();
+      draw();
+    } else if (ids.length === 2) {
+      var other = pointers[ids[0] === String(e.pointerId) ? ids[1] : ids[0]];
+      var before = Math.hypot(last.x - other.x, last.y - other.y);
+      var after = Math.hypot(e.clientX - other.x, e.clientY - other.y);
+      moved = true;
+      if (before > 0) zoomAt(after / before, (e.clientX + other.x) / 2 - r.left, (e.clientY + other.y) / 2 - r.top);
+    }
+    pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
+  });
+
+  function release(e) {
+    delete pointers[e.pointerId];
+    if (!Object.keys(pointers).length) mapBox.classList.remove('dragging');
+  }
+  svg.addEventListener('pointerup', release);
+  svg.addEventListener('pointercancel', release);
+  svg.addEventListener('click', function () { if (!moved) hidePopup(); });
+  svg.addEventListener('dblclick', function (e) {
+    var r = mapBox.getBoundingClientRect();
+    zoomAt(2, e.clientX - r.left, e.clientY - r.top);
+  });
+
+  function zoomCenter(f) { var s = size(); zoomAt(f, s.w / 2, s.h / 2); }
+  document.getElementById('zoom-in').addEventListener('click', function () { zoomCenter(2); });
+  document.getElementById('zoom-out').addEventListener('click', function () { zoomCenter(0.5); });
+  document.getElementById('zoom-reset').addEventListener('click', resetView);
+  document.getElementById('popup-close').addEventListener('click', hidePopup);
+  document.getElementById('tab-map').addEventListener('click', function () { selectTab('map'); });
+  document.getElementById('tab-table').addEventListener('click', function () { selectTab('table'); });
+  document.getElementById('refresh').addEventListener('click', load);
+  document.addEventListener('keydown', function (e) { if (e.key === 'Escape') hidePopup(); });
+  window.addEventListener('hashchange', applyHash);
+  window.addEventListener('resize', function () { clampView(); draw(); });
+
+  // ---- start ----
+  var lat = parseFloat(app.getAttribute('data-focus-lat'));
+  var lon = parseFloat(app.getAttribute('data-focus-lon'));
+  resetView();
+  if (isFinite(lat) && isFinite(lon)) {
+    focus = { lat: lat, lon: lon, label: app.getAttribute('data-focus-label') || '' };
+    var m = project(lat, lon);
+    centerOn(m.x, m.y, 8);
+    app.setAttribute('data-focused', 'true');
+  }
+  loadBasemap();
+  load();
+  var every = Math.max(2, parseInt(app.getAttribute('data-poll-seconds'), 10) || 15) * 1000;
+  setInterval(function () { if (!document.hidden) load(); }, every);
+})();

@@ -1,0 +1,181 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import OnTheMapService
+
+/// The class map on the web: a page with a Map tab (the pins over an offline Natural Earth
+/// outline) and a Table tab (the 100 most recent posts), and the same data as
+/// `/api/locations.json`. Everything it needs is served from here; nothing is fetched elsewhere.
+///
+/// Routes: `/` and `/map` (the page; `?focus=<lat>,<lon>` or `?focus=<place>` centres it),
+/// `/map/app.js`, `/map/app.css`, `/map/basemap.json`, `/api/locations.json`.
+public struct WebMap: Sendable {
+    /// The static files of the page, read once from the bundle.
+    public struct Assets: Sendable {
+        public var page: String
+        public var script: Data
+        public var style: Data
+        public var basemap: Data
+
+        /// The files shipped in the module's `Web/Map/Assets` folder.
+        public static func bundled() throws -> Assets {
+            guard let folder = Bundle.module.url(forResource: "Assets", withExtension: nil) else {
+                throw CocoaError(
+                    .fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "web map assets missing"])
+            }
+            func read(_ name: String) throws -> Data {
+                try Data(contentsOf: folder.appendingPathComponent(name))
+            }
+            return Assets(
+                page: String(decoding: try read("index.html"), as: UTF8.self), script: try read("app.js"),
+                style: try read("app.css"), basemap: try read("basemap.json"))
+        }
+
+        /// Bytes a browser downloads for one view of the page (HTML, script, style, basemap).
+        public var pageWeight: Int { page.utf8.count + script.count + style.count + basemap.count }
+    }
+
+    /// The pin at the centre of a focused map.
+    public struct Focus: Sendable, Equatable {
+        public var coordinate: Coordinate
+        public var label: String
+    }
+
+    let feed: MapPinFeed
+    let geocoder: any Geocoder
+    let assets: Assets
+    let pollSeconds: Int
+    let logger: Logger
+
+    /// `pollSeconds`: how often an open page asks for new pins.
+    public init(
+        feed: MapPinFeed, geocoder: any Geocoder, assets: Assets, pollSeconds: Int = 15, logger: Logger
+    ) {
+        self.feed = feed
+        self.geocoder = geocoder
+        self.assets = assets
+        self.pollSeconds = max(2, pollSeconds)
+        self.logger = logger
+    }
+
+    /// Only this origin; no inline code; no frames.
+    static let securityHeaders: HTTPFields = [
+        .contentSecurityPolicy:
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+            + "connect-src 'self'; "
+            + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        .xContentTypeOptions: "nosniff",
+    ]
+
+    /// Adds the map's routes to `router`.
+    public func addRoutes(to router: Router<BasicRequestContext>) {
+        let map = self
+        let pageHandler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            let focus = await map.resolveFocus(request.uri.queryParameters.get("focus"))
+            return map.respond(
+                Data(map.renderPage(focus: focus).utf8), type: "text/html; charset=utf-8", cache: "no-store")
+        }
+        router.get("/", use: pageHandler)
+        router.get("map", use: pageHandler)
+        router.get("map/app.js") { _, _ in
+            map.respond(map.assets.script, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        }
+        router.get("map/app.css") { _, _ in
+            map.respond(map.assets.style, type: "text/css; charset=utf-8", cache: "max-age=300")
+        }
+        router.get("map/basemap.json") { _, _ in
+            map.respond(map.assets.basemap, type: "application/json", cache: "max-age=86400")
+        }
+        router.get("api/locations.json") { _, _ in
+            await map.locationsResponse()
+        }
+    }
+
+    func locationsResponse() async -> Response {
+        do {
+            let body = try MapLocationsDocument(locations: try await feed.pins()).encoded()
+            return respond(body, type: "application/json", cache: "no-store")
+        } catch {
+            logger.warning("web map could not read the pins", metadata: ["error": "\(error)"])
+            let message = Self.jsonString(ServiceErrorText.describe(error))
+            return respond(
+                Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store",
+                status: .serviceUnavailable)
+        }
+    }
+
+    func respond(_ body: Data, type: String, cache: String, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = Self.securityHeaders
+        headers[.contentType] = type
+        headers[.cacheControl] = cache
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// `"<lat>,<lon>"` as numbers, or else a place name looked up with the geocoder; nil when
+    /// neither gives a point.
+    func resolveFocus(_ raw: String?) async -> Focus? {
+        guard let raw else { return nil }
+        let text = raw.replacingOccurrences(of: "+", with: " ").trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        guard !text.isEmpty, text.count <= 200 else { return nil }
+        if let coordinate = Self.parseCoordinate(text) {
+            return Focus(coordinate: coordinate, label: text)
+        }
+        do {
+            guard let place = try await geocoder.geocode(text, limit: 1).first else { return nil }
+            return Focus(coordinate: place.coordinate, label: place.displayName)
+        } catch {
+            logger.debug("focus place not found", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// "12.5,-70.25" (spaces allowed) when both numbers are a valid point.
+    static func parseCoordinate(_ text: String) -> Coordinate? {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+            let latitude = Double(parts[0].trimmingCharacters(in: .whitespaces)),
+            let longitude = Double(parts[1].trimmingCharacters(in: .whitespaces))
+        else { return nil }
+        let coordinate = Coordinate(latitude: latitude, longitude: longitude)
+        return coordinate.isValid ? coordinate : nil
+    }
+
+    /// The page with its placeholders filled in; everything put in it is HTML-escaped.
+    func renderPage(focus: Focus?) -> String {
+        var attributes = "data-poll-seconds=\"\(pollSeconds)\""
+        if let focus {
+            attributes +=
+                " data-focus-lat=\"\(focus.coordinate.latitude)\""
+                + " data-focus-lon=\"\(focus.coordinate.longitude)\""
+                + " data-focus-label=\"\(Self.escapeHTML(focus.label))\""
+        }
+        return assets.page
+            .replacingOccurrences(of: "{{APP_ATTRIBUTES}}", with: attributes)
+            .replacingOccurrences(of: "{{GEONAMES}}", with: Self.escapeHTML(GazetteerGeocoder.attribution))
+    }
+
+    /// Text safe inside HTML element content and quoted attribute values.
+    public static func escapeHTML(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    static func jsonString(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"error\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+            .replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
+    }
+}
