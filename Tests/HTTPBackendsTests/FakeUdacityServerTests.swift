@@ -16,7 +16,7 @@ struct FakeUdacityServerTests {
     @Test func thePrefixIsOnSessionAndUsersAnswersOnlyAndCanBeSwitchedOff() async throws {
         let server = FakeUdacityServer(accounts: [UdacityFixtures.ada], locations: UdacityFixtures.pins())
         let base = try await server.start().absoluteString
-        let client = HTTPExchange.makeClient(connectTimeout: .seconds(2), requestTimeout: .seconds(5))
+        let client = HTTPExchange.makeClient(connectTimeout: .seconds(10), requestTimeout: .seconds(15))
         let exchange = HTTPExchange(
             client: client, requestTimeout: .seconds(5), maximumBodyBytes: 1 << 20)
         let prefix = Data(")]}'\n".utf8)

@@ -18,7 +18,7 @@ private func withNominatim<T: Sendable>(
         geocoder = try NominatimGeocoder(
             configuration: .init(
                 baseURL: url.absoluteString, userAgent: testUserAgent, minimumInterval: minimumInterval,
-                connectTimeout: .seconds(2), requestTimeout: .seconds(5)))
+                connectTimeout: .seconds(10), requestTimeout: .seconds(15)))
     } catch {
         await server.stop()
         throw error

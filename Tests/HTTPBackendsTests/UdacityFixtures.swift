@@ -31,7 +31,7 @@ enum UdacityFixtures {
 func withUdacity<T: Sendable>(
     accounts: [FakeUdacityServer.Account] = [UdacityFixtures.ada, UdacityFixtures.grace],
     locations: [FakeUdacityServer.Location] = [],
-    requestTimeout: Duration = .seconds(5),
+    requestTimeout: Duration = .seconds(15),
     _ body: (FakeUdacityServer, UdacityStudentDirectory) async throws -> T
 ) async throws -> T {
     let server = FakeUdacityServer(accounts: accounts, locations: locations, neverAnswerDelay: .seconds(20))
@@ -40,7 +40,7 @@ func withUdacity<T: Sendable>(
     do {
         directory = try UdacityStudentDirectory(
             configuration: .init(
-                baseURL: url.absoluteString, connectTimeout: .seconds(2), requestTimeout: requestTimeout))
+                baseURL: url.absoluteString, connectTimeout: .seconds(10), requestTimeout: requestTimeout))
     } catch {
         await server.stop()
         throw error

@@ -117,7 +117,7 @@ struct UdacityStudentDirectoryTests {
     @Test func aRefusedConnectionIsNetworkUnreachable() async throws {
         let url = try await refusedURL(path: "/v1")
         let directory = try UdacityStudentDirectory(
-            configuration: .init(baseURL: url, connectTimeout: .seconds(2), requestTimeout: .seconds(5)))
+            configuration: .init(baseURL: url, connectTimeout: .seconds(10), requestTimeout: .seconds(15)))
         let clock = ContinuousClock()
         let started = clock.now
         let error = await serviceError {
@@ -137,8 +137,8 @@ struct UdacityStudentDirectoryTests {
     @Test func anUnresolvableHostIsNetworkUnreachable() async throws {
         let directory = try UdacityStudentDirectory(
             configuration: .init(
-                baseURL: "http://no-such-host.invalid/v1", connectTimeout: .seconds(2),
-                requestTimeout: .seconds(3)))
+                baseURL: "http://no-such-host.invalid/v1", connectTimeout: .seconds(10),
+                requestTimeout: .seconds(15)))
         let error = await serviceError { _ = try await directory.recentLocations(limit: 1, skip: 0) }
         await directory.shutdown()
         guard case .networkUnreachable = error else {
@@ -153,7 +153,7 @@ struct UdacityStudentDirectoryTests {
             let plain = try #require(await server.baseURL)
             let url = plain.absoluteString.replacingOccurrences(of: "http://", with: "https://")
             let directory = try UdacityStudentDirectory(
-                configuration: .init(baseURL: url, connectTimeout: .seconds(2), requestTimeout: .seconds(3)))
+                configuration: .init(baseURL: url, connectTimeout: .seconds(10), requestTimeout: .seconds(15)))
             let error = await serviceError { try await directory.checkHealth() }
             await directory.shutdown()
             guard case .networkUnreachable(let reason) = error else {

@@ -7,7 +7,10 @@ public struct OnTheMapCommand: AsyncParsableCommand {
         commandName: "onthemap-bot",
         abstract: "On The Map for IRC: a class map bot.",
         version: BotVersion.current,
-        subcommands: [RunCommand.self, CheckConfigCommand.self, AccountsCommand.self, SeedDemoCommand.self],
+        subcommands: [
+            RunCommand.self, CheckConfigCommand.self, AccountsCommand.self, SeedDemoCommand.self,
+            ConsoleCommand.self,
+        ],
         defaultSubcommand: nil
     )
 

@@ -394,3 +394,11 @@ private struct NodeReader {
         return host.isEmpty ? nil : (host, port)
     }
 }
+
+extension ConfigLoader {
+    /// Whether `nick` is a nick the config would accept (also checks console users' nicks).
+    static func isValidNick(_ nick: String) -> Bool { NodeReader.isValidNick(nick) }
+
+    /// Whether `name` is a channel name the config would accept.
+    static func isValidChannel(_ name: String) -> Bool { NodeReader.isValidChannel(name) }
+}

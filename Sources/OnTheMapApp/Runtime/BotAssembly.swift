@@ -26,19 +26,28 @@ public enum BotAssembly {
     {
         let client = IRCClient(
             configuration: IRCClientConfiguration(config.irc), logger: logger.withLabel("onthemap.irc"))
-        let disabled = Dictionary(
-            config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
-            uniquingKeysWith: { a, b in a.union(b) })
-        let settings = CommandRouter.Settings(
-            prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
-        let router = CommandRouter(
-            plugins: PluginAssembly.plugins(config: config, stack: stack), settings: settings,
-            transport: IRCBotTransport(client: client), logger: logger.withLabel("onthemap.router"))
+        let router = makeRouter(
+            config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger)
         let directory = stack.directory
         return BotService(
             client: client, router: router, quitMessage: config.irc.quitMessage, logger: logger,
             onStop: { await stack.shutdown() },
             checkBackend: { await checkBackend(directory, timeout: .seconds(3)) })
+    }
+
+    /// The command router of `config`: the plugins it enables on `stack`, replying through
+    /// `transport` (the IRC client when running, the terminal in console mode).
+    public static func makeRouter(
+        config: BotConfiguration, stack: ServiceStack, transport: any BotTransport, logger: Logger
+    ) -> CommandRouter {
+        let disabled = Dictionary(
+            config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
+            uniquingKeysWith: { a, b in a.union(b) })
+        let settings = CommandRouter.Settings(
+            prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
+        return CommandRouter(
+            plugins: PluginAssembly.plugins(config: config, stack: stack), settings: settings,
+            transport: transport, logger: logger.withLabel("onthemap.router"))
     }
 
     /// Whether `directory` answers within `timeout`.

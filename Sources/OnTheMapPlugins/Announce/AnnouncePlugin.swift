@@ -79,6 +79,8 @@ public struct AnnouncePlugin: BackgroundPlugin {
                 Counter(label: "onthemap_announcements_total").increment(by: lines.count)
             }
             context.logger.info("announced new pins", metadata: ["count": "\(fresh.count)"])
+        } catch is CancellationError {
+            return  // the bot is stopping
         } catch {
             context.logger.warning("could not look for new pins", metadata: ["error": "\(error)"])
         }

@@ -1,0 +1,87 @@
+import BotKit
+import IRCProtocol
+
+/// The console's output: the bot's lines rendered as an IRC client shows them
+/// (`[#class] <MapBot> alice: pong`, `[private] <MapBot> pong`, `-MapBot- notice`), the console's
+/// own notes (`* …`), and in interactive use a prompt kept on the last line.
+public actor ConsoleScreen {
+    private let write: @Sendable (String) -> Void
+    private let botNick: String
+    private var user: String
+    private var prompt: String?
+
+    /// `write` receives finished text (whole lines, or the prompt).
+    public init(botNick: String, user: String, write: @escaping @Sendable (String) -> Void) {
+        self.botNick = botNick
+        self.user = user
+        self.write = write
+    }
+
+    /// Who is typing now (private lines to them show as `[private]`).
+    public func setUser(_ nick: String) {
+        user = nick
+    }
+
+    /// Prints one line the bot sends.
+    public func show(_ line: OutgoingLine) {
+        emit([Self.render(line, botNick: botNick, user: user)])
+    }
+
+    /// Prints the console's own notes, each as `* note` (indented help lines stay as they are).
+    public func note(_ lines: [String]) {
+        emit(lines.map { $0.hasPrefix(" ") ? "*\($0)" : "* \($0)" })
+    }
+
+    /// Shows the prompt (interactive use only); later output is printed above it.
+    public func showPrompt(_ text: String) {
+        prompt = text
+        write(text)
+    }
+
+    /// The user pressed Enter: the cursor is on a fresh line again.
+    public func promptAnswered() {
+        prompt = nil
+    }
+
+    private func emit(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        let text = lines.map { $0 + "\n" }.joined()
+        if let prompt {
+            // Clear the prompt line, print, and show the prompt again below.
+            write("\r\u{1B}[K" + text + prompt)
+        } else {
+            write(text)
+        }
+    }
+
+    /// How an IRC client would show `line` to `user`.
+    public static func render(_ line: OutgoingLine, botNick: String, user: String) -> String {
+        let text = TextSanitizer.untrusted(line.text)
+        let isChannel = line.target.first.map { "#&".contains($0) } ?? false
+        let isUser = line.target.lowercased() == user.lowercased()
+        switch line.kind {
+        case .message:
+            let place = isChannel ? line.target : isUser ? "private" : "private to \(line.target)"
+            return "[\(place)] <\(botNick)> \(text)"
+        case .notice:
+            let place = isChannel ? "[\(line.target)] " : isUser ? "" : "[to \(line.target)] "
+            return "\(place)-\(botNick)- \(text)"
+        }
+    }
+}
+
+/// Sends the router's replies to the console screen instead of IRC.
+struct ConsoleTransport: BotTransport {
+    let screen: ConsoleScreen
+    let botNick: String
+
+    func send(_ line: OutgoingLine) async {
+        await screen.show(line)
+    }
+
+    func currentNick() async -> String { botNick }
+
+    func identity(ofNick nick: String) async -> Sender? {
+        ConsoleInterpreter.sender(nick: nick)
+    }
+}

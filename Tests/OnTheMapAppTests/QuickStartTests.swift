@@ -1,0 +1,247 @@
+import BotTesting
+import Foundation
+import IRCProtocol
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The newcomer's path, for real: `scripts/run-local` starts ngircd over TLS and the bot with the
+/// demo class, a client connects and asks `!near`, and Ctrl-C stops everything it started.
+/// Also checks that systemd accepts the deploy unit.
+@Suite struct QuickStartTests {
+    /// The package root (this file is Tests/OnTheMapAppTests/QuickStartTests.swift).
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    @Test(.timeLimit(.minutes(2))) func runLocalServesTheDemoClassAndStopsEverythingOnCtrlC() async throws {
+        let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
+        let folder = try TemporaryDirectory(prefix: "quick-start")
+        let state = folder.file("state")
+        let log = folder.file("run-local.log")
+        let port = try await FreePort.pick()
+        var environment = ProcessInfo.processInfo.environment
+        environment["ONTHEMAP_LOCAL_PORT"] = "\(port)"
+        environment["ONTHEMAP_LOCAL_STATE"] = state
+        environment["ONTHEMAP_LOCAL_BIN"] = executable
+        let script = try ProcessGroup.spawn(
+            "\(Self.packageRoot)/scripts/run-local", arguments: [], environment: environment, log: log)
+        let logText = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+        let student: TestIRCUser
+        do {
+            student = try await talkToTheBot(
+                port: port, certificate: "\(state)/irc-cert.pem", script: script, log: logText)
+        } catch {
+            script.signalGroup(SIGINT)
+            if (try? await script.waitForExit(timeout: .seconds(20))) == nil { script.signalGroup(SIGKILL) }
+            for leftover in ProcessGroup.processes(where: { $0.commandLine.contains(state) }) {
+                kill(leftover.pid, SIGKILL)
+            }
+            throw error
+        }
+
+        // Ctrl-C in a terminal: SIGINT to the script's whole process group. The bot leaves politely.
+        script.signalGroup(SIGINT)
+        let quit = try? await student.waitForMessage(timeout: .seconds(15), "MapBot's QUIT") {
+            $0.command == "QUIT" && $0.sourceNick == "MapBot"
+        }
+        #expect(quit?.parameters.last?.contains("signing off") == true, "run-local output:\n\(logText())")
+        await student.quit()
+        let status = try await script.waitForExit(timeout: .seconds(25))
+        #expect(status == .exited(0), "run-local output:\n\(logText())")
+        #expect(logText().contains("Stopped."))
+        // Everything it started (ngircd, the bot) is gone.
+        let deadline = ContinuousClock.now + .seconds(5)
+        var leftovers = ProcessGroup.processes { $0.group == script.pid || $0.commandLine.contains(state) }
+        while !leftovers.isEmpty && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            leftovers = ProcessGroup.processes { $0.group == script.pid || $0.commandLine.contains(state) }
+        }
+        #expect(leftovers.isEmpty, "still running: \(leftovers.map(\.commandLine))")
+        for leftover in leftovers { kill(leftover.pid, SIGKILL) }
+    }
+
+    /// Connects a student, checks `!near Seattle`, and returns the still-connected student.
+    func talkToTheBot(
+        port: Int, certificate: String, script: ProcessGroup, log: () -> String
+    ) async throws -> TestIRCUser {
+        // The script says how to connect once its server listens.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            if log().contains("Press Ctrl-C to stop."), await FreePort.isAccepting(port) { break }
+            guard ContinuousClock.now < deadline, script.isRunning else {
+                Issue.record("ngircd never listened on \(port); run-local output:\n\(log())")
+                throw IRCTestSupportError.timeout("run-local's IRC server")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let student = try await TestIRCUser.connect(port: port, caFile: certificate, nick: "student")
+        try await student.join("#class")
+        // The bot is in #class already (NAMES) or joins soon after.
+        _ = try await student.waitForMessage(timeout: .seconds(30), "MapBot in #class") { message in
+            if message.command == "JOIN" { return message.sourceNick == "MapBot" }
+            guard message.command == "353", let names = message.parameters.last else { return false }
+            return names.split(separator: " ").contains { $0.drop { "@+%&~".contains($0) } == "MapBot" }
+        }
+        #expect(log().contains("irssi -c 127.0.0.1 -p \(port)"), "the script says how to connect")
+        try await student.privmsg("#class", "!near Seattle")
+        let replies = try await student.waitForMessages(count: 3, timeout: .seconds(15), "!near replies") {
+            $0.command == "PRIVMSG" && $0.sourceNick == "MapBot" && $0.parameters.first == "#class"
+        }
+        let texts = replies.compactMap(\.parameters.last)
+        #expect(texts.allSatisfy { $0.hasPrefix("student: ") }, "\(texts)")
+        #expect(texts.allSatisfy { $0.contains(/[0-9] km/) }, "\(texts)")
+        let seattleArea = ["Radia Perlman", "Dennis Ritchie", "Jane Doe", "Linus Torvalds"]
+        #expect(texts.contains { text in seattleArea.contains { text.contains($0) } }, "\(texts)")
+        return student
+    }
+
+    @Test func systemdAcceptsTheDeployUnit() async throws {
+        let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        guard let analyze else {
+            print("QuickStartTests: systemd-analyze is not installed; the systemd unit was not verified.")
+            return
+        }
+        let unit = try String(contentsOfFile: "\(Self.packageRoot)/deploy/onthemap-bot.service", encoding: .utf8)
+        #expect(unit.contains("/opt/onthemap/onthemap-bot"))
+        let folder = try TemporaryDirectory(prefix: "systemd-unit")
+        // The real binary is not installed here: point ExecStart/ExecStartPre at an existing one.
+        let path = folder.file("onthemap-bot.service")
+        try unit.replacingOccurrences(of: "/opt/onthemap/onthemap-bot", with: "/bin/true")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let (status, output) = try await Self.runToEnd(analyze, ["verify", path])
+        #expect(status == 0, "\(output)")
+        // systemd only warns (exit 0) about unknown keys or bad values: any remark on the unit fails.
+        #expect(!output.contains("onthemap-bot.service"), "\(output)")
+
+        // The check catches mistakes: a misspelt key is named.
+        let broken = folder.file("broken/onthemap-bot.service")
+        try FileManager.default.createDirectory(atPath: folder.file("broken"), withIntermediateDirectories: true)
+        try unit.replacingOccurrences(of: "/opt/onthemap/onthemap-bot", with: "/bin/true")
+            .replacingOccurrences(of: "NoNewPrivileges=", with: "NoNewPrivilege=")
+            .write(toFile: broken, atomically: true, encoding: .utf8)
+        let (_, brokenOutput) = try await Self.runToEnd(analyze, ["verify", broken])
+        #expect(brokenOutput.contains("NoNewPrivilege"), "\(brokenOutput)")
+    }
+
+    /// Runs a command to its end without blocking a thread; returns its status and output.
+    static func runToEnd(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
+        let folder = try TemporaryDirectory(prefix: "run-to-end")
+        let log = folder.file("output")
+        let process = try ProcessGroup.spawn(
+            executable, arguments: arguments, environment: ProcessInfo.processInfo.environment, log: log)
+        let status = try await process.waitForExit(timeout: .seconds(60))
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        switch status {
+        case .exited(let code): return (code, output)
+        case .signalled(let signal): return (128 + signal, output)
+        }
+    }
+}
+
+/// A child process started as the leader of its own process group (like a shell job), so the
+/// whole group can be signalled as a terminal's Ctrl-C does.
+final class ProcessGroup: Sendable {
+    let pid: pid_t
+
+    private init(pid: pid_t) {
+        self.pid = pid
+    }
+
+    enum Status: Equatable {
+        case exited(Int32)
+        case signalled(Int32)
+    }
+
+    /// Starts `path` with `arguments`, standard input from /dev/null and output into `log`.
+    static func spawn(_ path: String, arguments: [String], environment: [String: String], log: String) throws
+        -> ProcessGroup
+    {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw IRCTestSupportError.commandFailed(path, status: result, output: String(cString: strerror(result)))
+        }
+        return ProcessGroup(pid: pid)
+    }
+
+    /// Sends `signal` to every process of the group.
+    func signalGroup(_ signal: Int32) {
+        killpg(pid, signal)
+    }
+
+    /// Whether the leader is still running (without reaping it).
+    var isRunning: Bool {
+        !Self.processes { $0.pid == pid }.isEmpty
+    }
+
+    /// Waits for the leader to exit and reaps it.
+    func waitForExit(timeout: Duration) async throws -> Status {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                return status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
+            }
+            if result < 0 { throw IRCTestSupportError.timeout("process \(pid) is not our child any more") }
+            if ContinuousClock.now >= deadline { throw IRCTestSupportError.timeout("process \(pid) to exit") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// A running process, from /proc.
+    struct Entry {
+        var pid: Int32
+        var group: Int32
+        var commandLine: String
+    }
+
+    /// The live (non-zombie) processes matching `predicate`.
+    static func processes(where predicate: (Entry) -> Bool) -> [Entry] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { name -> Entry? in
+            guard let pid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // After "pid (comm) ": state ppid pgrp …
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, fields[0] != "Z", let group = Int32(fields[2]) else { return nil }
+            let raw = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(name)/cmdline"))) ?? Data()
+            let commandLine = String(decoding: raw.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+            let entry = Entry(pid: pid, group: group, commandLine: commandLine)
+            return predicate(entry) ? entry : nil
+        }
+    }
+
+}
