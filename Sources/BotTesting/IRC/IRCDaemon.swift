@@ -38,6 +38,17 @@ final class IRCDaemon: @unchecked Sendable {
         lock.withLock { self.process = process }
     }
 
+    /// Starts the daemon unless it runs, and waits until every port in `ports` accepts connections;
+    /// kills it and throws with its log when they do not within `timeout`.
+    func launch(waitingFor ports: [Int], timeout: Duration) async throws {
+        guard !isRunning else { return }
+        try launch()
+        for port in ports where !(await FreePort.waitUntilAccepting(port, timeout: timeout)) {
+            await terminate()
+            throw IRCTestSupportError.daemonDidNotStart(name, log: log())
+        }
+    }
+
     /// Kills the process and waits until it has exited.
     func terminate() async {
         guard let process = lock.withLock({ self.process }) else { return }
@@ -54,5 +65,20 @@ final class IRCDaemon: @unchecked Sendable {
         if let process, process.isRunning {
             kill(process.processIdentifier, SIGKILL)
         }
+    }
+}
+
+/// Runs `body` with a freshly started server and stops the server afterwards, also when `body` throws.
+func withStartedServer<Server, Result>(
+    _ start: () async throws -> Server, stop: (Server) async -> Void, _ body: (Server) async throws -> Result
+) async throws -> Result {
+    let server = try await start()
+    do {
+        let result = try await body(server)
+        await stop(server)
+        return result
+    } catch {
+        await stop(server)
+        throw error
     }
 }

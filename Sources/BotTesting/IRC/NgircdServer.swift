@@ -108,29 +108,12 @@ public final class NgircdServer: Sendable {
 
     /// Starts the daemon (again) on the same ports and waits until both ports accept connections.
     public func restart(timeout: Duration = .seconds(15)) async throws {
-        guard !daemon.isRunning else { return }
-        try daemon.launch()
-        let tlsUp = await FreePort.waitUntilAccepting(tlsPort, timeout: timeout)
-        let plainUp = await FreePort.waitUntilAccepting(plainPort, timeout: timeout)
-        guard tlsUp, plainUp else {
-            await daemon.terminate()
-            throw IRCTestSupportError.daemonDidNotStart("ngircd", log: daemon.log())
-        }
+        try await daemon.launch(waitingFor: [tlsPort, plainPort], timeout: timeout)
     }
 
     /// Starts a server, runs `body` with it and stops the server afterwards, also when `body` throws.
-    public static func withRunning<Result>(
-        _ body: (NgircdServer) async throws -> Result
-    ) async throws -> Result {
-        let server = try await start()
-        do {
-            let result = try await body(server)
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
-        }
+    public static func withRunning<Result>(_ body: (NgircdServer) async throws -> Result) async throws -> Result {
+        try await withStartedServer({ try await start() }, stop: { await $0.stop() }, body)
     }
 
     /// Stops the daemon (killed: see ``IRCDaemon``), waiting until it has exited.
