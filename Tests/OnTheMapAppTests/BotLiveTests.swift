@@ -90,6 +90,7 @@ import Testing
           nick: TermBot
           channels: ["#term"]
           quit_message: Terminated politely
+          sasl: {mechanism: PLAIN, username: TermBot, password: "Sasl-Secret-4711", required: false}
         service:
           database: \(folder.file("bot.sqlite"))
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -99,7 +100,7 @@ import Testing
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["run", "--config", configPath, "--log-level", "warning"]
+        process.arguments = ["run", "--config", configPath, "--log-level", "debug", "--log-format", "json"]
         let logFile = folder.file("bot.log")
         #expect(FileManager.default.createFile(atPath: logFile, contents: nil))
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
@@ -120,6 +121,17 @@ import Testing
         #expect(!process.isRunning)
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0, "bot log: \((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "")")
+        // JSON lines, one object each, and never the SASL password (ngircd offers no SASL: the
+        // bot says so and goes on, as `required: false` asks).
+        let logText = try String(contentsOfFile: logFile, encoding: .utf8)
+        let lines = logText.split(separator: "\n")
+        #expect(lines.count >= 3)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["message"] is String, "\(line)")
+            #expect(object?["level"] is String, "\(line)")
+        }
+        #expect(!logText.contains("Sasl-Secret-4711"))
         await student.quit()
     }
 
