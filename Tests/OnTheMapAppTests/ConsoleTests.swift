@@ -142,6 +142,8 @@ import Testing
                 "/dm",
                 "!login alice@demo.local alice-demo-pass",
                 "!whoami",
+                "!post Lyon, France",
+                "!post https://alice.example/work",
                 "/channel",
                 "!whoami",
             ], in: folder)
@@ -161,6 +163,12 @@ import Testing
         let back = try #require(index { $0 == "* Now talking in #class." })
         let whoamiChannel = try #require(index { $0.hasPrefix("[#class] <MapBot> alice: You are logged in as Alice") })
         #expect([refused, notYet, moved, welcome, whoamiPrivate, back, whoamiChannel] == [refused, notYet, moved, welcome, whoamiPrivate, back, whoamiChannel].sorted())
+        // The two steps of !post follow each other at once (no rate limit between them), and the
+        // announcement reaches the channel.
+        #expect(run.lines.contains { $0.hasPrefix("[private] <MapBot> You are on the map: Alice Martin — Lyon, France") },
+            "\(run.output)")
+        #expect(run.lines.contains("[#class] <MapBot> New pin: Alice Martin — Lyon, France — https://alice.example/work"),
+            "\(run.output)")
         // Where the session is bound is said only privately.
         #expect(!run.lines[whoamiChannel].contains("@alice.console"))
     }

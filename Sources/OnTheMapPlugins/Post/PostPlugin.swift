@@ -21,12 +21,12 @@ public struct PostPlugin: Plugin {
                 "post", aliases: ["pin"], usage: "!post <place> | <link>",
                 help:
                     "Puts you on the map: first the place, then your link (or both at once, separated by |).",
-                allowed: .privateMessage, requiresLogin: true, rateLimit: .perUser(every: .seconds(1))
+                allowed: .privateMessage, requiresLogin: true
             ) { call in try await Self.post(call, services) },
             Command(
                 "link", usage: "!link <https://…>",
                 help: "The second step of !post: your link, then the pin is saved.",
-                allowed: .privateMessage, requiresLogin: true, rateLimit: .perUser(every: .seconds(1))
+                allowed: .privateMessage, requiresLogin: true
             ) { call in try await Self.link(call.argument, call, services) },
             Command("cancel", usage: "!cancel", help: "Ends an unfinished !post.", allowed: .privateMessage) {
                 call in
