@@ -184,6 +184,10 @@ import Testing
         #expect(LinkRules.validate("https://ex\u{07}ample.com") == .failure(.malformed))
         #expect(LinkRules.validate("just words") == .failure(.malformed))
         #expect(LinkRules.validate("https:///path") == .failure(.missingHost))
+        #expect(LinkRules.validate("https://jane:hunter22@example.com/me") == .failure(.credentials))
+        #expect(LinkRules.validate("https://jane@example.com/me") == .failure(.credentials))
+        #expect(LinkRules.validate("https://example.com/@jane") == .success("https://example.com/@jane"))
+        #expect(!LinkRules.Problem.credentials.sentence(prefix: "!").contains("hunter22"))
         #expect(
             LinkRules.validate("https://e.com/" + String(repeating: "a", count: 2_048)) == .failure(.tooLong))
     }

@@ -1,8 +1,8 @@
 import Foundation
 import IRCProtocol
 
-/// The rules a pin's link must follow: http or https, a host, at most 2,048 bytes, no spaces or
-/// control characters. Every refusal is one sentence that says how to fix it.
+/// The rules a pin's link must follow: http or https, a host, no user name or password, at most
+/// 2,048 bytes, no spaces or control characters. Every refusal is one sentence that says how to fix it.
 public enum LinkRules {
     public static let maximumBytes = 2048
 
@@ -14,6 +14,8 @@ public enum LinkRules {
         case missingScheme(suggestion: String)
         case unsupportedScheme(String)
         case missingHost
+        /// `https://user:password@host`: it would show the credentials to the whole class.
+        case credentials
         case malformed
 
         /// The sentence for the student (`prefix` is the command prefix).
@@ -30,6 +32,9 @@ public enum LinkRules {
                 return "Only http:// and https:// links are accepted, not \(scheme):// ones."
             case .missingHost:
                 return "That link has no host name; it should look like https://example.com/your-page."
+            case .credentials:
+                return
+                    "That link has a user name or password in it, which everyone would see; send it without the part before @."
             case .malformed:
                 return
                     "That is not a valid web link; it should look like https://example.com/your-page (no spaces)."
@@ -68,6 +73,7 @@ public enum LinkRules {
         }
         guard let components = URLComponents(string: link) else { return .failure(.malformed) }
         guard let host = components.host, !host.isEmpty else { return .failure(.missingHost) }
+        guard components.user == nil, components.password == nil else { return .failure(.credentials) }
         return .success(link)
     }
 
