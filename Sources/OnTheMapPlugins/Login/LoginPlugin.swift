@@ -73,25 +73,21 @@ public struct LoginPlugin: Plugin {
         // A password may contain spaces: everything after the email is the password.
         let password = call.argument.drop { !$0.isWhitespace }.drop { $0.isWhitespace }
         let key = throttleKey(call.sender)
-        if let wait = await services.loginThrottle.waitTime(for: key) {
-            throw UserFacingError(
-                "Too many wrong passwords; please wait \(ServiceErrorWording.describe(seconds: wait)) before trying again."
-            )
+        if let refusal = await services.loginThrottle.check(identity: key, email: email) {
+            throw UserFacingError(refusalSentence(refusal, justFailed: false))
         }
         let session: DirectorySession
         do {
             session = try await services.directory.logIn(email: email, password: String(password))
         } catch ServiceError.invalidCredentials {
-            if let lockout = await services.loginThrottle.recordFailure(for: key) {
-                throw UserFacingError(
-                    "Wrong email or password. Too many failed attempts: please wait \(ServiceErrorWording.describe(seconds: lockout)) before trying again."
-                )
+            if let refusal = await services.loginThrottle.recordFailure(identity: key, email: email) {
+                throw UserFacingError(refusalSentence(refusal, justFailed: true))
             }
             throw UserFacingError("Wrong email or password.")
         } catch let error as ServiceError {
             throw ServiceErrorWording.error(for: error)
         }
-        await services.loginThrottle.recordSuccess(for: key)
+        await services.loginThrottle.recordSuccess(identity: key, email: email)
         let profile: StudentProfile
         do {
             profile = try await services.directory.profile(accountKey: session.accountKey, session: session)
@@ -107,6 +103,22 @@ public struct LoginPlugin: Plugin {
         await call.reply(
             "Welcome, \(name)! You are logged in. Post your pin with \(call.prefix)post <place>; \(call.prefix)logout ends the session."
         )
+    }
+
+    /// What a student is told when the throttle holds a login back.
+    static func refusalSentence(_ refusal: LoginThrottle.Refusal, justFailed: Bool) -> String {
+        let wait = ServiceErrorWording.describe(seconds: refusal.seconds)
+        switch refusal.reason {
+        case .identity:
+            return justFailed
+                ? "Wrong email or password. Too many failed attempts: please wait \(wait) before trying again."
+                : "Too many wrong passwords; please wait \(wait) before trying again."
+        case .email:
+            return (justFailed ? "Wrong email or password. " : "")
+                + "Too many wrong passwords were tried for that email; please wait \(wait) before trying again."
+        case .everyone:
+            return "Too many wrong passwords are being tried on this bot just now; please wait \(wait) before trying again."
+        }
     }
 
     static func logOut(_ call: Invocation, _ services: ClassServices) async throws {
@@ -156,6 +168,12 @@ public struct LoginPlugin: Plugin {
         let password = words[1]
         let firstName = words[2]
         let lastName = words.dropFirst(3).joined(separator: " ")
+        // What the class will read must be plain text: no colours, control or direction marks.
+        for (field, value) in [("email", email), ("name", firstName + " " + lastName)]
+        where TextSanitizer.untrusted(value) != value || value.unicodeScalars.contains(where: { $0.value == 0x200E || $0.value == 0x200F }) {
+            throw UserFacingError(
+                "Your \(field) has control, colour or text-direction characters in it; please type it plainly.")
+        }
         let account = try await services.call {
             try await accounts.addAccount(
                 email: email, password: password, firstName: firstName, lastName: lastName)

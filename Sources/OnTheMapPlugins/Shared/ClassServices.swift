@@ -28,8 +28,12 @@ public struct ClassSettings: Sendable {
     public var refreshCooldown: Duration
     /// Failed logins from one identity before it must wait.
     public var loginFailureLimit: Int
-    /// How long an identity waits after too many failed logins.
+    /// How long an identity waits after too many failed logins (doubling with each lockout).
     public var loginLockout: Duration
+    /// Failed logins for one email, from anyone, before that email must wait.
+    public var loginEmailFailureLimit: Int
+    /// Failed logins per minute on the whole bot before every new attempt must wait.
+    public var loginGlobalFailureLimit: Int
     /// New pins announced one by one in a round; more than this becomes a summary line.
     public var announceBurstLimit: Int
     /// The command prefix, for hints in announcements.
@@ -40,7 +44,7 @@ public struct ClassSettings: Sendable {
         allowRegistration: Bool = false, postFlowLifetime: Duration = .seconds(600), webMapURL: String? = nil,
         recentLimit: Int = 100, listPageSize: Int = 10, refreshCooldown: Duration = .seconds(30),
         loginFailureLimit: Int = 5, loginLockout: Duration = .seconds(15 * 60), announceBurstLimit: Int = 3,
-        commandPrefix: String = "!"
+        commandPrefix: String = "!", loginEmailFailureLimit: Int = 10, loginGlobalFailureLimit: Int = 60
     ) {
         self.units = units
         self.pollInterval = pollInterval
@@ -55,6 +59,8 @@ public struct ClassSettings: Sendable {
         self.loginLockout = loginLockout
         self.announceBurstLimit = announceBurstLimit
         self.commandPrefix = commandPrefix
+        self.loginEmailFailureLimit = loginEmailFailureLimit
+        self.loginGlobalFailureLimit = loginGlobalFailureLimit
     }
 }
 
@@ -78,7 +84,8 @@ public final class ClassServices: Sendable {
     public let units: UnitPreferences
     public let ledger: AnnouncementLedger
     let postFlows: PostFlows
-    let loginThrottle: LoginThrottle
+    /// Slows down password guessing (`!login`).
+    public let loginThrottle: LoginThrottle
 
     public init(
         directory: any StudentDirectory, accounts: (any AccountDirectory)? = nil,
@@ -98,7 +105,11 @@ public final class ClassServices: Sendable {
         self.ledger = AnnouncementLedger(store: stateStore)
         self.postFlows = PostFlows(lifetime: settings.postFlowLifetime, now: now)
         self.loginThrottle = LoginThrottle(
-            failureLimit: settings.loginFailureLimit, lockout: settings.loginLockout, now: now)
+            policy: LoginThrottle.Policy(
+                identityFailureLimit: settings.loginFailureLimit,
+                emailFailureLimit: settings.loginEmailFailureLimit,
+                globalFailureLimit: settings.loginGlobalFailureLimit, lockout: settings.loginLockout),
+            now: now)
     }
 
     /// Runs a service call, turning a `ServiceError` into the one sentence the user sees.
