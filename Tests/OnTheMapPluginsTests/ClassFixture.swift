@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import Logging
 import OnTheMapPlugins
 import OnTheMapService
 import SQLiteDirectory
@@ -93,14 +94,15 @@ struct ClassFixture {
     init(
         settings: ClassSettings = ClassSettings(announceChannels: ["#class"]),
         signUpURL: String? = "https://signup.example/join", folder: TemporaryDirectory? = nil,
-        plugins: [String] = ClassPlugins.names
+        plugins: [String] = ClassPlugins.names, logger: Logger? = nil,
+        passwordHasher: PasswordHasher = .forTesting(rounds: 1_000)
     ) throws {
         let folder = try folder ?? TemporaryDirectory(prefix: "plugins")
         let wall = TestWallClock()
         let sqlite = try SQLiteStudentDirectory(
             path: folder.file("class.sqlite"),
             options: LocalDirectoryOptions(
-                signUpURL: signUpURL, passwordHasher: .forTesting(rounds: 1_000), clock: { wall.now }))
+                signUpURL: signUpURL, passwordHasher: passwordHasher, clock: { wall.now }))
         let directory = SwitchableDirectory(base: sqlite)
         let services = ClassServices(
             directory: directory, accounts: sqlite, stateStore: sqlite, geocoder: SharedGazetteer.geocoder,
@@ -113,7 +115,7 @@ struct ClassFixture {
         // Many commands from one test user: no flood ignore (tested in BotKit).
         self.bot = TestBot(
             plugins: ClassPlugins.make(enabled: plugins, services: services) + [CorePlugin()],
-            settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)))
+            settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)), logger: logger)
     }
 
     /// Adds an account with the shared test password.

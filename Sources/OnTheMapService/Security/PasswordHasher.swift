@@ -18,6 +18,8 @@ public struct PasswordHasher: Sendable {
 
     /// Rounds used for new hashes.
     public let rounds: Int
+    /// Told the round count of every key derivation (tests count the work a login costs).
+    private var derivationObserver: (@Sendable (Int) -> Void)?
 
     /// A hasher for new passwords with `rounds` iterations, never fewer than 210,000.
     public init(rounds: Int = PasswordHasher.defaultRounds) {
@@ -34,18 +36,29 @@ public struct PasswordHasher: Sendable {
         PasswordHasher(uncheckedRounds: rounds)
     }
 
+    /// The same hasher, telling `observer` the round count of every PBKDF2 derivation it runs
+    /// (hash, verify and dummy verify alike). Tests use it to prove that a login with an unknown
+    /// email costs exactly the work of one with a known email and a wrong password.
+    public func observingDerivations(_ observer: @escaping @Sendable (Int) -> Void) -> PasswordHasher {
+        var copy = self
+        copy.derivationObserver = observer
+        return copy
+    }
+
     /// Hashes a password with a fresh random salt.
     public func hash(_ password: String) throws -> String {
         let salt = RandomID.randomBytes(Self.saltByteCount)
-        let derived = try Self.derive(password, salt: salt, rounds: rounds)
+        let derived = try derive(password, salt: salt, rounds: rounds)
         return "\(Self.scheme)$\(rounds)$\(Data(salt).base64EncodedString())$\(Data(derived).base64EncodedString())"
     }
 
     /// True when `password` matches `stored`. A malformed `stored` value gives false.
     public func verify(_ password: String, against stored: String) -> Bool {
-        guard let parsed = Self.parse(stored),
-            let derived = try? Self.derive(password, salt: parsed.salt, rounds: parsed.rounds)
-        else { return false }
+        guard let parsed = Self.parse(stored) else {
+            // Same cost as a real check, so a damaged account looks like any other.
+            return dummyVerify(password)
+        }
+        guard let derived = try? derive(password, salt: parsed.salt, rounds: parsed.rounds) else { return false }
         return Self.constantTimeEquals(derived, parsed.hash)
     }
 
@@ -53,7 +66,7 @@ public struct PasswordHasher: Sendable {
     /// when the account does not exist, so "unknown email" and "wrong password" look alike.
     @discardableResult
     public func dummyVerify(_ password: String) -> Bool {
-        _ = try? Self.derive(password, salt: Self.dummySalt, rounds: rounds)
+        _ = try? derive(password, salt: Self.dummySalt, rounds: rounds)
         return false
     }
 
@@ -66,6 +79,11 @@ public struct PasswordHasher: Sendable {
     // MARK: - Internals
 
     private static let dummySalt: [UInt8] = Array(repeating: 0x5A, count: saltByteCount)
+
+    private func derive(_ password: String, salt: [UInt8], rounds: Int) throws -> [UInt8] {
+        derivationObserver?(rounds)
+        return try Self.derive(password, salt: salt, rounds: rounds)
+    }
 
     static func derive(_ password: String, salt: [UInt8], rounds: Int) throws -> [UInt8] {
         let key: SymmetricKey
