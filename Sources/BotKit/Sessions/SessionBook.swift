@@ -126,6 +126,18 @@ public actor SessionBook {
         return Array(gone.values)
     }
 
+    /// The server says `nick` logged out of services (`ACCOUNT *`) or switched to another
+    /// account: the account-bound sessions last used under that nick end, so a services logout is
+    /// a logout here too. Connection-bound sessions are not affected. Returns the ended ones.
+    @discardableResult
+    public func accountChanged(nick: String, to account: String?) -> [BoundSession] {
+        let folded = caseMapping.lowercased(nick)
+        let newKey = account.flatMap { $0.isEmpty || $0 == "*" ? nil : key(for: .account($0)) }
+        let gone = byAccount.filter { k, bound in caseMapping.lowercased(bound.nick) == folded && k != newKey }
+        for k in gone.keys { byAccount[k] = nil }
+        return Array(gone.values)
+    }
+
     /// Every live session (for logs and health).
     public var count: Int { byAccount.count + byConnection.count }
 

@@ -122,7 +122,8 @@ public final class BotService: Service {
         return .shutDown
     }
 
-    /// Keeps sessions in step with the network: nick changes move them, a QUIT ends them.
+    /// Keeps sessions in step with the network: nick changes move them, a QUIT or a services
+    /// logout ends them.
     private func track(_ message: IRCMessage) async {
         switch message.command {
         case "005":
@@ -134,6 +135,11 @@ public final class BotService: Service {
         case "QUIT":
             if let nick = message.sourceIdentity?.nick {
                 await router.sessions.userQuit(nick: nick)
+            }
+        case "ACCOUNT":
+            // A services logout (ACCOUNT *) or switch ends the account-bound session.
+            if let nick = message.sourceIdentity?.nick {
+                await router.sessions.accountChanged(nick: nick, to: message.parameters.first)
             }
         default:
             break
