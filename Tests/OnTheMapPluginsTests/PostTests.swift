@@ -181,7 +181,7 @@ import Testing
                 == .failure(.missingScheme(suggestion: "https://www.example.org/me")))
         #expect(LinkRules.validate("mailto:me@example.com") == .failure(.unsupportedScheme("mailto")))
         #expect(LinkRules.validate("https://exa mple.com") == .failure(.malformed))
-        #expect(LinkRules.validate("https://ex\u{07}ample.com") == .failure(.malformed))
+        #expect(LinkRules.validate("https://ex\u{07}ample.com") == .failure(.hiddenCharacters))
         #expect(LinkRules.validate("just words") == .failure(.malformed))
         #expect(LinkRules.validate("https:///path") == .failure(.missingHost))
         #expect(LinkRules.validate("https://jane:hunter22@example.com/me") == .failure(.credentials))

@@ -1,3 +1,5 @@
+import IRCProtocol
+
 /// The commands every bot has: `!help`, `!help <command>` (generated from the declarations)
 /// and `!ping`.
 public struct CorePlugin: Plugin {
@@ -26,14 +28,18 @@ public struct CorePlugin: Plugin {
 
     static func help(_ call: Invocation, about: [String]) async throws {
         let p = call.prefix
-        let asked = call.words.first.map { $0.hasPrefix(p) ? String($0.dropFirst(p.count)) : $0 }?.lowercased()
+        let asked = call.words.first
+            .map { word in TextSanitizer.untrusted(word).filter { !$0.isWhitespace } }
+            .map { $0.hasPrefix(p) ? String($0.dropFirst(p.count)) : $0 }
+            .flatMap { $0.isEmpty ? nil : $0.lowercased() }
         if let asked, asked == "about" {
             await call.reply(lines: about.isEmpty ? ["On The Map: a class map bot."] : about)
             return
         }
         if let asked {
             guard let entry = call.catalog.lookup(asked) else {
-                throw UserFacingError("There is no command \"\(p)\(asked.prefix(32))\". Try \(p)help for the list.")
+                throw UserFacingError(
+                    "There is no command \"\(p)\(TextSanitizer.truncated(asked, maxBytes: 32))\". Try \(p)help for the list.")
             }
             let command = entry.command
             var notes: [String] = []

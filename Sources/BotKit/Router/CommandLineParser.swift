@@ -1,3 +1,5 @@
+import IRCProtocol
+
 /// Finds a command in a line: `!near Paris`, or `BotNick: near Paris` / `BotNick, !near Paris`
 /// in a channel, or a bare `near Paris` in a private message.
 struct CommandLineParser: Sendable {
@@ -15,7 +17,12 @@ struct CommandLineParser: Sendable {
     }
 
     func parse(_ text: String, isPrivate: Bool, botNick: String, nicksEqual: (String, String) -> Bool) -> Parsed? {
-        let line = text.drop { $0 == " " || $0 == "\t" }
+        let trimmed = text.drop { $0 == " " || $0 == "\t" }
+        // IRC formatting and control characters in the first word do not hide a command
+        // ("\u{02}!login\u{02} …" is a login); the rest of the line is left as it was typed.
+        let firstEnd = trimmed.firstIndex { $0 == " " || $0 == "\t" } ?? trimmed.endIndex
+        let line = Substring(
+            TextSanitizer.untrusted(trimmed[..<firstEnd]).filter { !$0.isWhitespace } + trimmed[firstEnd...])
         if !prefix.isEmpty, line.hasPrefix(prefix) {
             return split(line.dropFirst(prefix.count), addressed: isPrivate, bare: false)
         }
@@ -32,7 +39,9 @@ struct CommandLineParser: Sendable {
 
     private func split(_ rest: Substring, addressed: Bool, bare: Bool) -> Parsed? {
         let wordEnd = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
-        let word = rest[..<wordEnd]
+        // IRC formatting (a bold or coloured `!near`) and control characters are not part of
+        // the command word.
+        let word = TextSanitizer.untrusted(rest[..<wordEnd]).filter { !$0.isWhitespace }
         guard !word.isEmpty, word.count <= 32 else { return nil }
         let argument = rest[wordEnd...].trimmingWhitespace()
         return Parsed(word: word.lowercased(), argument: argument, addressed: addressed, bare: bare)

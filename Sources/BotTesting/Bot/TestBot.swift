@@ -51,9 +51,10 @@ public struct TestBot: Sendable {
     /// The default host of test users ("alice" is alice!alice@alice.example).
     public var hostSuffix = ".example"
 
+    /// `logger` receives the router's log lines (none when nil).
     public init(
         plugins: [any Plugin], settings: CommandRouter.Settings = .init(), nick: String = "MapBot",
-        sessions: SessionBook = SessionBook()
+        sessions: SessionBook = SessionBook(), logger: Logger? = nil
     ) {
         let transport = RecordingTransport(nick: nick)
         let clock = ManualBotClock()
@@ -61,7 +62,7 @@ public struct TestBot: Sendable {
         self.clock = clock
         self.router = CommandRouter(
             plugins: plugins, settings: settings, transport: transport, sessions: sessions,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock)
+            logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock)
     }
 
     /// A sender with a predictable user and host.

@@ -2,7 +2,8 @@ import Foundation
 import IRCProtocol
 
 /// The rules a pin's link must follow: http or https, a host, no user name or password, at most
-/// 2,048 bytes, no spaces or control characters. Every refusal is one sentence that says how to fix it.
+/// 2,048 bytes, no spaces, no control or text-direction characters (typed or percent-encoded,
+/// like `%0A`). Every refusal is one sentence that says how to fix it.
 public enum LinkRules {
     public static let maximumBytes = 2048
 
@@ -16,6 +17,8 @@ public enum LinkRules {
         case missingHost
         /// `https://user:password@host`: it would show the credentials to the whole class.
         case credentials
+        /// Control or text-direction characters, typed or percent-encoded (`%0D%0A`, `%E2%80%AE`).
+        case hiddenCharacters
         case malformed
 
         /// The sentence for the student (`prefix` is the command prefix).
@@ -35,6 +38,9 @@ public enum LinkRules {
             case .credentials:
                 return
                     "That link has a user name or password in it, which everyone would see; send it without the part before @."
+            case .hiddenCharacters:
+                return
+                    "That link has hidden characters in it (line breaks, control or text-direction characters, or codes like %0A); please send the plain address."
             case .malformed:
                 return
                     "That is not a valid web link; it should look like https://example.com/your-page (no spaces)."
@@ -47,12 +53,8 @@ public enum LinkRules {
         let link = text.trimmingCharacters(in: .whitespaces)
         guard !link.isEmpty else { return .failure(.empty) }
         guard link.utf8.count <= maximumBytes else { return .failure(.tooLong) }
-        guard
-            !link.unicodeScalars.contains(where: {
-                $0.properties.isWhitespace || $0.value < 0x20 || (0x7F...0x9F).contains($0.value)
-                    || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value)
-            })
-        else { return .failure(.malformed) }
+        guard !containsHiddenCharacters(link) else { return .failure(.hiddenCharacters) }
+        guard !link.unicodeScalars.contains(where: \.properties.isWhitespace) else { return .failure(.malformed) }
         guard let schemeEnd = link.range(of: "://") else {
             if let scheme = link.split(separator: ":", maxSplits: 1).first, link.contains(":"),
                 ["javascript", "data", "mailto", "file", "ftp", "irc", "ircs"].contains(scheme.lowercased())
@@ -75,6 +77,32 @@ public enum LinkRules {
         guard let host = components.host, !host.isEmpty else { return .failure(.missingHost) }
         guard components.user == nil, components.password == nil else { return .failure(.credentials) }
         return .success(link)
+    }
+
+    /// Whether `text` has control or text-direction characters, as they are or percent-encoded.
+    static func containsHiddenCharacters(_ text: String) -> Bool {
+        func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
+                || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F
+        }
+        if text.unicodeScalars.contains(where: isHidden) { return true }
+        guard text.contains("%") else { return false }
+        if let decoded = text.removingPercentEncoding, decoded.unicodeScalars.contains(where: isHidden) {
+            return true
+        }
+        // Invalid encodings elsewhere make removingPercentEncoding fail: look at each %XX alone.
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"),
+                let value = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16),
+                value < 0x20 || value == 0x7F
+            {
+                return true
+            }
+            index += 1
+        }
+        return false
     }
 
     /// Whether `text` (without a scheme) starts like a host name: "example.com", "www.x.org/a".

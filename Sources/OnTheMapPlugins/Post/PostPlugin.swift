@@ -1,5 +1,6 @@
 import BotKit
 import Foundation
+import IRCProtocol
 import Logging
 import OnTheMapService
 
@@ -104,6 +105,12 @@ public struct PostPlugin: Plugin {
     ) async throws -> PostDraft {
         guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
             throw UserFacingError("That place is too long; try 'City, Country'.")
+        }
+        // The place becomes the pin's text: no colours, control or text-direction characters.
+        let typed = TextSanitizer.untrusted(typed).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !typed.isEmpty else {
+            throw UserFacingError(
+                "Where are you? \(call.prefix)post <place>, e.g. \(call.prefix)post Seattle, WA — then your link.")
         }
         let candidates = try await services.call { try await services.geocoder.geocode(typed, limit: 1) }
         guard let place = candidates.first else {
