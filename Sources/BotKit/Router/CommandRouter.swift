@@ -185,7 +185,7 @@ public actor CommandRouter {
             "where": "\(invocation.origin.channelName ?? "private")",
         ]
         if !command.hasSecretArguments && !invocation.argument.isEmpty {
-            metadata["argument"] = "\(TextSanitizer.untrusted(invocation.argument, maxBytes: 200))"
+            metadata["argument"] = "\(Self.loggable(invocation.argument))"
         }
         let outcome: String
         do {
@@ -294,6 +294,16 @@ public actor CommandRouter {
             return "h:" + (sender.user ?? "") + "@" + host.lowercased()
         }
         return "n:" + caseMapping.lowercased(sender.nick)
+    }
+
+    /// An argument as it may be logged: one clean line of at most 200 bytes, with the user name
+    /// and password of any link (`https://user:password@host`) replaced.
+    static func loggable(_ argument: String) -> String {
+        var text = TextSanitizer.untrusted(argument)
+        if text.contains("://"), text.contains("@") {
+            text = text.replacing(/([A-Za-z][A-Za-z0-9+.\-]*:\/\/)[^\/\s@]+@/) { "\($0.output.1)<redacted>@" }
+        }
+        return TextSanitizer.truncated(text, maxBytes: 200)
     }
 
     static func describe(_ duration: Duration) -> String {

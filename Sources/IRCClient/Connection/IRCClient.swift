@@ -617,7 +617,8 @@ public actor IRCClient {
             message: message
         )
         if logger.logLevel <= .debug {
-            let shown = LogRedaction.isSensitive(text) ? "<redacted>" : text
+            let shown =
+                LogRedaction.isSensitive(text) ? "<redacted>" : (LogRedaction.redactingLinkCredentials(text) ?? text)
             logger.debug("\(message.command) from \(sender) to \(target): \(shown)")
         }
         emit(message.command == "PRIVMSG" ? .privmsg(userMessage) : .notice(userMessage))

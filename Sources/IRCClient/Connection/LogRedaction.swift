@@ -1,7 +1,8 @@
 import IRCProtocol
 
 /// Makes raw IRC lines safe to log: SASL payloads, server passwords and credential-carrying messages
-/// (text whose first word is `login`, `!login`, `identify`, `register` or `auth`) are replaced.
+/// (text whose first word, or second after `Nick:`, is `login`, `!login`, `identify`, `register`,
+/// `auth` or `ghost`) are replaced, and so are the user name and password of links.
 public enum LogRedaction {
     static let sensitiveFirstWords: Set<String> = [
         "login", "!login", "identify", "register", "auth", "ghost",
@@ -21,21 +22,43 @@ public enum LogRedaction {
         case "AUTHENTICATE", "PASS", "OPER":
             return "\(message.command) <redacted>"
         case "PRIVMSG", "NOTICE":
-            guard let text = message.parameters.last, message.parameters.count >= 2, isSensitive(text) else {
+            guard let text = message.parameters.last, message.parameters.count >= 2 else { return nil }
+            var copy = message
+            if isSensitive(text) {
+                copy.parameters[copy.parameters.count - 1] = "<redacted>"
+            } else if let redacted = redactingLinkCredentials(text) {
+                copy.parameters[copy.parameters.count - 1] = redacted
+            } else {
                 return nil
             }
-            var copy = message
-            copy.parameters[copy.parameters.count - 1] = "<redacted>"
             return copy.serialized()
         default:
             return nil
         }
     }
 
-    /// Whether a message text carries credentials.
+    /// Whether a message text carries credentials: its first word, or the second when the first
+    /// addresses someone (`MapBot: login …`), is a credential command with any prefix (`!login`,
+    /// `?identify`), IRC formatting and CTCP markers ignored.
     public static func isSensitive(_ text: String) -> Bool {
-        let stripped = text.drop { $0 == " " || $0 == "\u{01}" }
-        guard let firstWord = stripped.split(separator: " ", maxSplits: 1).first else { return false }
-        return sensitiveFirstWords.contains(firstWord.lowercased())
+        let words = TextSanitizer.untrusted(text).split(separator: " ").prefix(2)
+        guard let first = words.first else { return false }
+        if isCredentialWord(first) { return true }
+        guard first.hasSuffix(":") || first.hasSuffix(","), words.count > 1 else { return false }
+        return isCredentialWord(words[words.startIndex + 1])
+    }
+
+    private static func isCredentialWord(_ word: Substring) -> Bool {
+        let bare = word.drop { !$0.isLetter }
+        return sensitiveFirstWords.contains(bare.lowercased())
+    }
+
+    /// `text` with the user name and password of any `scheme://user:password@host` link replaced,
+    /// or `nil` when it has none.
+    public static func redactingLinkCredentials(_ text: String) -> String? {
+        guard text.contains("://"), text.contains("@") else { return nil }
+        let pattern = /([A-Za-z][A-Za-z0-9+.\-]*:\/\/)[^\/\s@]+@/
+        let redacted = text.replacing(pattern) { match in "\(match.output.1)<redacted>@" }
+        return redacted == text ? nil : redacted
     }
 }

@@ -75,10 +75,11 @@ public enum BotAssembly {
 }
 
 extension Logger {
-    /// A logger with the same level and handler factory but another label.
+    /// The same logger (same handler, so a logger handed in by a test or an embedding program
+    /// sees every line) with the part of the bot named in a `component` metadata field.
     func withLabel(_ label: String) -> Logger {
-        var copy = Logger(label: label)
-        copy.logLevel = logLevel
+        var copy = self
+        copy[metadataKey: "component"] = "\(label)"
         return copy
     }
 }
