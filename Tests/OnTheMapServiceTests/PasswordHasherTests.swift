@@ -76,13 +76,15 @@ struct PasswordHasherTests {
         let clock = ContinuousClock()
         var real: [Duration] = []
         var dummy: [Duration] = []
-        for _ in 0..<5 {
+        for _ in 0..<9 {
             real.append(clock.measure { _ = hasher.verify("a wrong password", against: stored) })
             dummy.append(clock.measure { #expect(hasher.dummyVerify("a wrong password") == false) })
         }
         // The fastest run of each is the least disturbed by other work on the machine.
         let ratio = (dummy.min() ?? .zero) / (real.min() ?? .seconds(1))
-        #expect(ratio > 0.5 && ratio < 2, "dummy/real time ratio \(ratio)")
+        // Generous: the machine is shared; the exact proof (one derivation of the same rounds
+        // either way) is in LoginTimingTests, which counts derivations.
+        #expect(ratio > 0.33 && ratio < 3, "dummy/real time ratio \(ratio)")
     }
 
     @Test func randomIdsAreLongUrlSafeAndUnique() {
