@@ -17,7 +17,8 @@ import Testing
                     let session = DirectorySession(
                         accountKey: call.argument, sessionId: "sid-\(call.argument)",
                         expiresAt: Date().addingTimeInterval(3600))
-                    let profile = StudentProfile(accountKey: call.argument, firstName: call.argument, lastName: "")
+                    let profile = StudentProfile(
+                        accountKey: call.argument, firstName: call.argument, lastName: "")
                     await call.sessions.bind(session, profile: profile, to: call.sender)
                     await call.reply("in as \(call.argument)")
                 },
@@ -38,19 +39,23 @@ import Testing
 
     func logIn(_ sender: Sender, as name: String) async {
         bot.clock.advance(by: .seconds(10))
-        #expect(await bot.say("!in \(name)", from: sender, origin: .privateMessage).first?.text == "in as \(name)")
+        #expect(
+            await bot.say("!in \(name)", from: sender, origin: .privateMessage).first?.text == "in as \(name)"
+        )
     }
 
     @Test func aNickChangeKeepsTheSession() async {
         let jane = Sender(nick: "jane", user: "~jane", host: "home.example")
         await logIn(jane, as: "Jane")
         await bot.router.sessions.nickChanged(from: "jane", to: "jane_lunch")
-        #expect(await who(Sender(nick: "jane_lunch", user: "~jane", host: "home.example")) == "session of Jane")
+        #expect(
+            await who(Sender(nick: "jane_lunch", user: "~jane", host: "home.example")) == "session of Jane")
         // Twice, and back.
         await bot.router.sessions.nickChanged(from: "jane_lunch", to: "JaneBack")
         #expect(await who(Sender(nick: "janeback", user: "~jane", host: "home.example")) == "session of Jane")
         // The old nick, same user@host but no NICK seen for it: nothing.
-        #expect(await who(Sender(nick: "jane_lunch", user: "~jane", host: "home.example")) == Self.notLoggedIn)
+        #expect(
+            await who(Sender(nick: "jane_lunch", user: "~jane", host: "home.example")) == Self.notLoggedIn)
     }
 
     @Test func aNickTakenOverAfterAQuitGetsNoSession() async {
@@ -108,7 +113,9 @@ import Testing
         let jane = Sender(nick: "jane", user: "~jane", host: "home.example", account: "janeacct")
         await logIn(jane, as: "Jane")
         await bot.router.sessions.accountChanged(nick: "jane", to: "otheracct")
-        #expect(await who(Sender(nick: "jane", user: "~jane", host: "home.example", account: "otheracct")) == Self.notLoggedIn)
+        #expect(
+            await who(Sender(nick: "jane", user: "~jane", host: "home.example", account: "otheracct"))
+                == Self.notLoggedIn)
         #expect(await who(jane) == Self.notLoggedIn)
     }
 
@@ -119,9 +126,14 @@ import Testing
         await bot.router.sessions.userQuit(nick: "jane")
         // Mallory takes the nick, with or without an account of her own.
         #expect(await who(Sender(nick: "jane", user: "~jane", host: "home.example")) == Self.notLoggedIn)
-        #expect(await who(Sender(nick: "jane", user: "~m", host: "m.example", account: "mallory")) == Self.notLoggedIn)
-        #expect(await who(Sender(nick: "jane", user: "~m", host: "m.example", account: "*")) == Self.notLoggedIn)
+        #expect(
+            await who(Sender(nick: "jane", user: "~m", host: "m.example", account: "mallory"))
+                == Self.notLoggedIn)
+        #expect(
+            await who(Sender(nick: "jane", user: "~m", host: "m.example", account: "*")) == Self.notLoggedIn)
         // Jane, back under another nick with her account, has it.
-        #expect(await who(Sender(nick: "jane2", user: "~j", host: "phone.example", account: "JaneAcct")) == "session of Jane")
+        #expect(
+            await who(Sender(nick: "jane2", user: "~j", host: "phone.example", account: "JaneAcct"))
+                == "session of Jane")
     }
 }

@@ -18,7 +18,8 @@ final class LogRecorder: Sendable {
 
     /// A logger at trace level writing here.
     func logger() -> Logger {
-        var logger = Logger(label: "hostile", factory: { [self] label in RecordingLogHandler(label: label, recorder: self) })
+        var logger = Logger(
+            label: "hostile", factory: { [self] label in RecordingLogHandler(label: label, recorder: self) })
         logger.logLevel = .trace
         return logger
     }
@@ -74,20 +75,25 @@ struct RecordingLogHandler: LogHandler {
             while ContinuousClock.now < deadline {
                 let lines = server.receivedLines()
                 let start = seen.withLock { $0 }
-                let fresh = lines.dropFirst(start).compactMap { try? IRCMessage(parsing: $0, maxLineBytes: 16_384) }
-                    .filter { ["PRIVMSG", "NOTICE"].contains($0.command) && $0.parameters.first == target }
+                let fresh = lines.dropFirst(start).compactMap {
+                    try? IRCMessage(parsing: $0, maxLineBytes: 16_384)
+                }
+                .filter { ["PRIVMSG", "NOTICE"].contains($0.command) && $0.parameters.first == target }
                 if !fresh.isEmpty {
                     // Let the rest of a multi-line answer arrive.
                     try await Task.sleep(for: .milliseconds(500))
                     let all = server.receivedLines()
                     seen.withLock { $0 = all.count }
-                    return all.dropFirst(start).compactMap { try? IRCMessage(parsing: $0, maxLineBytes: 16_384) }
-                        .filter { ["PRIVMSG", "NOTICE"].contains($0.command) && $0.parameters.first == target }
-                        .compactMap(\.parameters.last)
+                    return all.dropFirst(start).compactMap {
+                        try? IRCMessage(parsing: $0, maxLineBytes: 16_384)
+                    }
+                    .filter { ["PRIVMSG", "NOTICE"].contains($0.command) && $0.parameters.first == target }
+                    .compactMap(\.parameters.last)
                 }
                 try await Task.sleep(for: .milliseconds(20))
             }
-            throw IRCTestSupportError.timeout("no reply to \(target); got \(server.receivedLines().suffix(5))")
+            throw IRCTestSupportError.timeout(
+                "no reply to \(target); got \(server.receivedLines().suffix(5))")
         }
 
         /// `nick!user@host` says `text` privately to the bot (with an account tag when given).
@@ -109,8 +115,10 @@ struct RecordingLogHandler: LogHandler {
         let folder = try TemporaryDirectory(prefix: "hostile-scenario")
         let database = folder.file("class.sqlite")
         let setup = try SQLiteStudentDirectory(path: database)
-        _ = try await setup.addAccount(email: jane.email, password: jane.password, firstName: "Jane", lastName: "Doe")
-        _ = try await setup.addAccount(email: tom.email, password: tom.password, firstName: "Tom", lastName: "Tacoma")
+        _ = try await setup.addAccount(
+            email: jane.email, password: jane.password, firstName: "Jane", lastName: "Doe")
+        _ = try await setup.addAccount(
+            email: tom.email, password: tom.password, firstName: "Tom", lastName: "Tacoma")
         try setup.close()
 
         let server = try await ScriptedIRCServer.start { message, _ in
@@ -121,14 +129,18 @@ struct RecordingLogHandler: LogHandler {
                 case "REQ": return [":srv CAP * ACK :\(message.parameters.last ?? "")"]
                 case "END":
                     return [
-                        ":srv 001 MapBot :Welcome", ":srv 005 MapBot CASEMAPPING=rfc1459 CHANTYPES=# :are supported",
+                        ":srv 001 MapBot :Welcome",
+                        ":srv 005 MapBot CASEMAPPING=rfc1459 CHANTYPES=# :are supported",
                         ":srv 376 MapBot :End of MOTD",
                     ]
                 default: return []
                 }
             case "JOIN":
                 let channel = message.parameters.first ?? "#class"
-                return [":MapBot!otm@127.0.0.1 JOIN \(channel) * :bot", ":srv 366 MapBot \(channel) :End of /NAMES list."]
+                return [
+                    ":MapBot!otm@127.0.0.1 JOIN \(channel) * :bot",
+                    ":srv 366 MapBot \(channel) :End of /NAMES list.",
+                ]
             case "PING":
                 return [":srv PONG srv :\(message.parameters.last ?? "")"]
             default:
@@ -163,7 +175,8 @@ struct RecordingLogHandler: LogHandler {
 
     @Test func logRedactionCoversAddressedFormattedAndAliasedLogins() {
         let texts = [
-            "MapBot: login a@b.test pw-123", "MapBot, !identify a@b.test pw-123", "\u{02}!login\u{02} a@b.test pw-123",
+            "MapBot: login a@b.test pw-123", "MapBot, !identify a@b.test pw-123",
+            "\u{02}!login\u{02} a@b.test pw-123",
             "?register a@b.test pw-123 A", "\u{01}LOGIN a pw-123\u{01}", "  !LOGIN a@b.test pw-123",
         ]
         for text in texts {
@@ -187,13 +200,17 @@ struct RecordingLogHandler: LogHandler {
             h.privately(jane, "!login \(Self.jane.email) \(Self.jane.password)", account: "janeacct")
             #expect(try await h.replies(to: "jane").first?.hasPrefix("Welcome, Jane Doe!") == true)
             h.privately(jane, "!whoami", account: "janeacct")
-            #expect(try await h.replies(to: "jane").first?.contains("bound to your services account janeacct") == true)
+            #expect(
+                try await h.replies(to: "jane").first?.contains("bound to your services account janeacct")
+                    == true)
 
             // A nick change keeps it.
             h.send(":\(jane) NICK jane_away")
             let away = "jane_away!~jane@home.example"
             h.privately(away, "!whoami", account: "janeacct")
-            #expect(try await h.replies(to: "jane_away").first?.hasPrefix("You are logged in as Jane Doe") == true)
+            #expect(
+                try await h.replies(to: "jane_away").first?.hasPrefix("You are logged in as Jane Doe") == true
+            )
 
             // A services logout ends it, even once she identifies again.
             h.send(":\(away) ACCOUNT *")
@@ -242,7 +259,9 @@ struct RecordingLogHandler: LogHandler {
 
             // Nothing the bot sent carries a control character (CTCP markers aside) or joined #evil.
             for line in h.server.receivedLines() {
-                #expect(!line.unicodeScalars.contains { $0.value < 0x20 && $0.value != 0x01 }, "\(line.debugDescription)")
+                #expect(
+                    !line.unicodeScalars.contains { $0.value < 0x20 && $0.value != 0x01 },
+                    "\(line.debugDescription)")
                 #expect(!line.hasPrefix("JOIN #evil"))
             }
         }
@@ -259,15 +278,21 @@ struct RecordingLogHandler: LogHandler {
             h.send(":\(jane) JOIN #class * :Jane Doe")
             // Typed in the channel by mistake, twice.
             h.send(":\(jane) PRIVMSG #class :!login \(Self.jane.email) \(Self.jane.password)")
-            #expect(try await h.replies(to: "#class").first?.contains("never type a password in a channel") == true)
+            #expect(
+                try await h.replies(to: "#class").first?.contains("never type a password in a channel")
+                    == true)
             h.send(":\(jane) PRIVMSG #class :MapBot: login \(Self.jane.email) \(Self.jane.password)")
-            #expect(try await h.replies(to: "#class").first?.contains("never type a password in a channel") == true)
+            #expect(
+                try await h.replies(to: "#class").first?.contains("never type a password in a channel")
+                    == true)
             // A wrong password, then the right one with the other spelling of the command.
             h.privately(jane, "!identify \(Self.jane.email) \(wrong[0])")
             #expect(try await h.replies(to: "jane") == ["Wrong email or password."])
             h.privately(jane, "\u{02}!login\u{02} \(Self.jane.email) \(Self.jane.password)")
             #expect(try await h.replies(to: "jane").first?.hasPrefix("Welcome, Jane Doe!") == true)
-            sessionIds += [try #require(await h.bot.router.sessions.session(ofNick: "jane")?.session.sessionId)]
+            sessionIds += [
+                try #require(await h.bot.router.sessions.session(ofNick: "jane")?.session.sessionId)
+            ]
             // A post, with a link that carries a password first.
             h.privately(jane, "!post Seattle")
             #expect(try await h.replies(to: "jane").first?.hasPrefix("Found Seattle") == true)
@@ -287,7 +312,9 @@ struct RecordingLogHandler: LogHandler {
             // Tom logs in and out too.
             h.privately("tom!~tom@t.example", "login \(Self.tom.email) \(Self.tom.password)")
             #expect(try await h.replies(to: "tom").first?.hasPrefix("Welcome, Tom Tacoma!") == true)
-            sessionIds += [try #require(await h.bot.router.sessions.session(ofNick: "tom")?.session.sessionId)]
+            sessionIds += [
+                try #require(await h.bot.router.sessions.session(ofNick: "tom")?.session.sessionId)
+            ]
             h.privately("tom!~tom@t.example", "!logout")
             #expect(try await h.replies(to: "tom").first?.hasPrefix("You are logged out") == true)
 

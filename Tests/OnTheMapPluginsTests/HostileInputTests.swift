@@ -59,13 +59,15 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         .init(name: "empty line", input: "", venue: .privately, loggedIn: false, reply: .silence),
         .init(name: "only whitespace", input: "   \t   ", venue: .privately, loggedIn: true, reply: .silence),
         .init(name: "bare prefix", input: "!", venue: .channel, loggedIn: false, reply: .silence),
-        .init(name: "prefix and spaces", input: "!      ", venue: .privately, loggedIn: true, reply: .silence),
+        .init(
+            name: "prefix and spaces", input: "!      ", venue: .privately, loggedIn: true, reply: .silence),
         .init(
             name: "2 KB command word", input: "!" + long, venue: .privately, loggedIn: false, reply: .silence),
         // 2 KB arguments, every command that takes one.
         .init(
             name: "where 2 KB", input: "!where " + long, venue: .privately, loggedIn: false,
-            reply: .pattern("Nobody called \"a{40,60}…\" is on the map \\(and no one logged in uses that nick\\)\\.")),
+            reply: .pattern(
+                "Nobody called \"a{40,60}…\" is on the map \\(and no one logged in uses that nick\\)\\.")),
         .init(
             name: "near 2 KB", input: "!near " + long, venue: .channel, loggedIn: false,
             reply: .pattern("No place called \"a{40,60}…\" was found; try 'City, Country'\\.")),
@@ -74,7 +76,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .exact(["That place is too long; try 'City, Country'."])),
         .init(
             name: "link 2 KB", input: "!link https://example.com/" + long + long, venue: .privately,
-            loggedIn: true, reply: .exact(["That link is longer than 2048 bytes; please send a shorter one."])),
+            loggedIn: true, reply: .exact(["That link is longer than 2048 bytes; please send a shorter one."])
+        ),
         .init(
             name: "login 2 KB email", input: "!login \(long)@class.test whatever-password", venue: .privately,
             loggedIn: false, reply: .exact(["Wrong email or password."]), forbidden: ["whatever-password"]),
@@ -83,7 +86,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .exact(["Units are km or mi: !units km or !units mi."])),
         .init(
             name: "map 2 KB", input: "!map " + long, venue: .channel, loggedIn: false,
-            reply: .pattern("The class map around a{40,96}…: https://map\\.example/class\\?focus=a{50,100}…?")),
+            reply: .pattern("The class map around a{40,96}…: https://map\\.example/class\\?focus=a{50,100}…?")
+        ),
         .init(
             name: "help 2 KB", input: "!help " + long, venue: .privately, loggedIn: false,
             reply: .pattern("There is no command \"!a{20,32}…\"\\. Try !help for the list\\.")),
@@ -92,11 +96,14 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .exact(["The page is a number: !list 2"])),
         // Control characters and mIRC colour codes.
         .init(
-            name: "where with BEL and ESC", input: "!where Ja\u{07}ne\u{1B}[31m", venue: .channel, loggedIn: false,
+            name: "where with BEL and ESC", input: "!where Ja\u{07}ne\u{1B}[31m", venue: .channel,
+            loggedIn: false,
             reply: .exact(["Nobody called \"Jane[31m\" is on the map \(nicknameHint)"])),
         .init(
-            name: "where with mIRC colours finds the name", input: "!where \u{03}04,01Tom\u{0F} \u{02}Tacoma\u{02}",
-            venue: .channel, loggedIn: false, reply: .prefix("Tom Tacoma — Seattle, WA — https://example.org/me — ")),
+            name: "where with mIRC colours finds the name",
+            input: "!where \u{03}04,01Tom\u{0F} \u{02}Tacoma\u{02}",
+            venue: .channel, loggedIn: false,
+            reply: .prefix("Tom Tacoma — Seattle, WA — https://example.org/me — ")),
         .init(
             name: "bold command word", input: "!\u{02}near\u{02} Seattle", venue: .channel, loggedIn: false,
             reply: .prefix("Tom Tacoma — ")),
@@ -106,7 +113,9 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         .init(
             name: "units with colour", input: "!units \u{03}12km\u{16}x", venue: .privately, loggedIn: true,
             reply: .exact(["Units are km or mi: !units km or !units mi."])),
-        .init(name: "ping with junk", input: "!ping \u{03}4\u{00}x", venue: .channel, loggedIn: false, reply: .exact(["pong"])),
+        .init(
+            name: "ping with junk", input: "!ping \u{03}4\u{00}x", venue: .channel, loggedIn: false,
+            reply: .exact(["pong"])),
         // CR, LF, NUL raw (router level: inside the argument) and percent-encoded.
         .init(
             name: "where with CR LF and a fake PRIVMSG", input: "!where Tom\r\nPRIVMSG #class :pwned",
@@ -116,18 +125,23 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "near with NUL", input: "!near Seattle\u{00}QUIT", venue: .privately, loggedIn: false,
             reply: .exact(["No place called \"SeattleQUIT\" was found; try 'City, Country'."])),
         .init(
-            name: "post with percent-encoded CR LF", input: "!post Paris%0D%0APRIVMSG #class :x", venue: .privately,
+            name: "post with percent-encoded CR LF", input: "!post Paris%0D%0APRIVMSG #class :x",
+            venue: .privately,
             loggedIn: true,
-            reply: .exact(["No place called \"Paris%0D%0APRIVMSG #class :x\" was found; try 'City, Country'."])),
+            reply: .exact(["No place called \"Paris%0D%0APRIVMSG #class :x\" was found; try 'City, Country'."]
+            )),
         .init(
             name: "link with percent-encoded CR LF", input: "!link https://example.com/a%0D%0AJOIN%20#evil",
             venue: .privately, loggedIn: true, reply: .exact([hiddenLink])),
         .init(
             name: "one-shot post with percent-encoded NUL", input: "!post Seattle | https://example.com/%00",
-            venue: .privately, loggedIn: true, reply: .pattern("Found Seattle, .*\\. " + NSRegularExpression.escapedPattern(for: hiddenLink + keepOpen)),
+            venue: .privately, loggedIn: true,
+            reply: .pattern(
+                "Found Seattle, .*\\. " + NSRegularExpression.escapedPattern(for: hiddenLink + keepOpen)),
             allowed: [.postFlow]),
         .init(
-            name: "link with raw LF", input: "!link https://example.com/a\nPRIVMSG #class :x", venue: .privately,
+            name: "link with raw LF", input: "!link https://example.com/a\nPRIVMSG #class :x",
+            venue: .privately,
             loggedIn: true, reply: .exact([hiddenLink])),
         .init(
             name: "login password with CR LF", input: "!login jane@class.test correct horse\r\nbattery",
@@ -138,7 +152,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             venue: .privately, loggedIn: false, reply: .exact(["Wrong email or password."])),
         // Right-to-left overrides and invisible direction marks.
         .init(
-            name: "post place with RLO is cleaned", input: "!post Sea\u{202E}ttle", venue: .privately, loggedIn: true,
+            name: "post place with RLO is cleaned", input: "!post Sea\u{202E}ttle", venue: .privately,
+            loggedIn: true,
             reply: .prefix("Found Seattle, "), allowed: [.postFlow], forbidden: ["\u{202E}"]),
         .init(
             name: "link with RLO", input: "!link https://evil.example/\u{202E}gpj.exe", venue: .privately,
@@ -155,7 +170,9 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         .init(
             name: "register name with RLO", input: "!register eve@class.test longpassword1 Eve \u{202E}live",
             venue: .privately, loggedIn: false,
-            reply: .exact(["Your name has control, colour or text-direction characters in it; please type it plainly."]),
+            reply: .exact([
+                "Your name has control, colour or text-direction characters in it; please type it plainly."
+            ]),
             forbidden: ["longpassword1"]),
         // Emoji and invalid UTF-8 (already U+FFFD once decoded).
         .init(
@@ -168,12 +185,14 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "post emoji", input: "!post 🏠🏠🏠", venue: .privately, loggedIn: true,
             reply: .exact(["No place called \"🏠🏠🏠\" was found; try 'City, Country'."])),
         .init(
-            name: "where invalid UTF-8", input: "!where \u{FFFD}\u{FFFD}(", venue: .privately, loggedIn: false,
+            name: "where invalid UTF-8", input: "!where \u{FFFD}\u{FFFD}(", venue: .privately,
+            loggedIn: false,
             reply: .exact(["Nobody called \"\u{FFFD}\u{FFFD}(\" is on the map \(nicknameHint)"])),
         // Links: other schemes and credentials.
         .init(
             name: "javascript link", input: "!link javascript:alert(document.cookie)", venue: .privately,
-            loggedIn: true, reply: .exact(["Only http:// and https:// links are accepted, not javascript:// ones."])),
+            loggedIn: true,
+            reply: .exact(["Only http:// and https:// links are accepted, not javascript:// ones."])),
         .init(
             name: "data link one-shot", input: "!post Seattle | data:text/html,<script>alert(1)</script>",
             venue: .privately, loggedIn: true,
@@ -192,18 +211,23 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             ]), forbidden: ["hunter2hunter"]),
         // SQL and shell metacharacters.
         .init(
-            name: "where SQL", input: "!where Robert'); DROP TABLE accounts;--", venue: .channel, loggedIn: false,
-            reply: .exact(["Nobody called \"Robert'); DROP TABLE accounts;--\" is on the map \(nicknameHint)"])),
+            name: "where SQL", input: "!where Robert'); DROP TABLE accounts;--", venue: .channel,
+            loggedIn: false,
+            reply: .exact(["Nobody called \"Robert'); DROP TABLE accounts;--\" is on the map \(nicknameHint)"]
+            )),
         .init(
             name: "login SQL", input: "!login ' OR 1=1 -- x", venue: .privately, loggedIn: false,
             reply: .exact(["Wrong email or password."])),
         .init(
             name: "post SQL", input: "!post '; DELETE FROM locations;--", venue: .privately, loggedIn: true,
-            reply: .exact(["No place called \"'; DELETE FROM locations;--\" was found; try 'City, Country'."])),
+            reply: .exact(["No place called \"'; DELETE FROM locations;--\" was found; try 'City, Country'."])
+        ),
         .init(
             name: "near shell", input: "!near $(rm -rf /); `id` && cat /etc/passwd", venue: .privately,
             loggedIn: false,
-            reply: .exact(["No place called \"$(rm -rf /); `id` && cat /etc/passwd\" was found; try 'City, Country'."])),
+            reply: .exact([
+                "No place called \"$(rm -rf /); `id` && cat /etc/passwd\" was found; try 'City, Country'."
+            ])),
         .init(
             name: "map shell", input: "!map ;ls -la $(whoami)", venue: .channel, loggedIn: false,
             reply: .exact([
@@ -213,7 +237,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "list SQL", input: "!list 1; DROP TABLE", venue: .channel, loggedIn: false,
             reply: .exact(["The page is a number: !list 2"])),
         .init(
-            name: "list overflow", input: "!list 99999999999999999999999999", venue: .privately, loggedIn: false,
+            name: "list overflow", input: "!list 99999999999999999999999999", venue: .privately,
+            loggedIn: false,
             reply: .exact(["The page is a number: !list 2"])),
         // Names that look like IRC commands.
         .init(
@@ -226,9 +251,12 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "command word PRIVMSG", input: "!PRIVMSG #class :hi", venue: .privately, loggedIn: false,
             reply: .exact(["I don't know the command \"privmsg\". Try !help."])),
         // Unknown commands.
-        .init(name: "unknown in channel", input: "!frobnicate now", venue: .channel, loggedIn: false, reply: .silence),
         .init(
-            name: "unknown addressed in channel", input: "MapBot, frobnicate", venue: .channel, loggedIn: false,
+            name: "unknown in channel", input: "!frobnicate now", venue: .channel, loggedIn: false,
+            reply: .silence),
+        .init(
+            name: "unknown addressed in channel", input: "MapBot, frobnicate", venue: .channel,
+            loggedIn: false,
             reply: .exact(["I don't know the command \"frobnicate\". Try !help."])),
         .init(
             name: "unknown in private", input: "!frobnicate now", venue: .privately, loggedIn: true,
@@ -250,21 +278,27 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "cancel in a channel", input: "!cancel", venue: .channel, loggedIn: true,
             reply: .exact(["!cancel works only in a private message: /msg MapBot !cancel"])),
         .init(
-            name: "login in a channel", input: "!login jane@class.test \(ClassFixture.password)", venue: .channel,
+            name: "login in a channel", input: "!login jane@class.test \(ClassFixture.password)",
+            venue: .channel,
             loggedIn: false,
-            reply: .prefix("never type a password in a channel. Everyone here has seen it: change that password now"),
+            reply: .prefix(
+                "never type a password in a channel. Everyone here has seen it: change that password now"),
             forbidden: ["jane@class.test"]),
         .init(
-            name: "identify alias in a channel", input: "MapBot: identify jane@class.test \(ClassFixture.password)",
+            name: "identify alias in a channel",
+            input: "MapBot: identify jane@class.test \(ClassFixture.password)",
             venue: .channel, loggedIn: true, reply: .prefix("never type a password in a channel.")),
         .init(
-            name: "register in a channel", input: "!register eve@class.test longpassword1 Eve Evans", venue: .channel,
-            loggedIn: false, reply: .prefix("never type a password in a channel."), forbidden: ["longpassword1"]),
+            name: "register in a channel", input: "!register eve@class.test longpassword1 Eve Evans",
+            venue: .channel,
+            loggedIn: false, reply: .prefix("never type a password in a channel."),
+            forbidden: ["longpassword1"]),
         .init(
             name: "post without login", input: "!post Seattle", venue: .privately, loggedIn: false,
             reply: .exact([loginHint])),
         .init(
-            name: "link without login", input: "!link https://example.com", venue: .privately, loggedIn: false,
+            name: "link without login", input: "!link https://example.com", venue: .privately,
+            loggedIn: false,
             reply: .exact([loginHint])),
         .init(
             name: "cancel without login", input: "!cancel \u{00}", venue: .privately, loggedIn: false,
@@ -279,7 +313,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "signup with path", input: "!signup ../../etc/passwd", venue: .channel, loggedIn: false,
             reply: .exact(["Create your account here: https://signup.example/join"])),
         .init(
-            name: "refresh with arguments", input: "!refresh \u{03}4now; rm -rf", venue: .channel, loggedIn: false,
+            name: "refresh with arguments", input: "!refresh \u{03}4now; rm -rf", venue: .channel,
+            loggedIn: false,
             reply: .exact(["Refreshed: 1 post on the map; none is new since the last refresh."])),
         .init(
             name: "login without password", input: "!login \u{202E}jane@class.test", venue: .privately,
@@ -297,13 +332,17 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
     }
 
     static func snapshot(_ fixture: ClassFixture, _ jane: Sender) async throws -> Snapshot {
-        let accounts = try await fixture.sqlite.listAccounts().map { "\($0.email) \($0.firstName) \($0.lastName)" }
+        let accounts = try await fixture.sqlite.listAccounts().map {
+            "\($0.email) \($0.firstName) \($0.lastName)"
+        }
         let pins = try await fixture.sqlite.recentLocations(limit: 100, skip: 0).map {
             "\($0.objectId) \($0.fullName) \($0.mapString) \($0.mediaURL) \($0.coordinate) \($0.updatedAt)"
         }
         let session = await fixture.bot.router.sessions.session(for: jane)
         var flow: String?
-        if let owner = session?.owner, case .open(let draft) = await fixture.services.postFlows.draft(of: owner) {
+        if let owner = session?.owner,
+            case .open(let draft) = await fixture.services.postFlows.draft(of: owner)
+        {
             flow = draft.typedPlace
         }
         return Snapshot(
@@ -318,7 +357,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         #expect(Self.rows.count >= 40)
         let fixture = try ClassFixture(
             settings: ClassSettings(
-                announceChannels: ["#class"], allowRegistration: true, webMapURL: "https://map.example/class"))
+                announceChannels: ["#class"], allowRegistration: true, webMapURL: "https://map.example/class")
+        )
         try await fixture.addStudent("jane@class.test", "Jane", "Doe")
         try await fixture.addPin(
             email: "tom@class.test", first: "Tom", last: "Tacoma", place: "Seattle, WA",
@@ -345,7 +385,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             }
         }
         let texts = lines.map { line in
-            row.venue == .channel && line.text.hasPrefix("jane: ") ? String(line.text.dropFirst(6)) : line.text
+            row.venue == .channel && line.text.hasPrefix("jane: ")
+                ? String(line.text.dropFirst(6)) : line.text
         }
         if row.venue == .channel {
             #expect(lines.allSatisfy { $0.text.hasPrefix("jane: ") }, "channel replies are addressed")
@@ -359,7 +400,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             #expect(texts.first?.hasPrefix(start) == true, "\(texts)")
         case .pattern(let pattern):
             let first = try #require(texts.first, "no reply")
-            #expect(first.wholeMatch(of: try Regex(pattern)) != nil, "\(first.debugDescription) !~ \(pattern)")
+            #expect(
+                first.wholeMatch(of: try Regex(pattern)) != nil, "\(first.debugDescription) !~ \(pattern)")
         }
 
         var after = try await Self.snapshot(fixture, jane)

@@ -22,9 +22,13 @@ import Testing
         #expect(
             await throttle.recordFailure(identity: "h:~m@bad", email: "e5@x.test")
                 == .init(seconds: 900, reason: .identity))
-        #expect(await throttle.check(identity: "h:~m@bad", email: "jane@x.test") == .init(seconds: 900, reason: .identity))
+        #expect(
+            await throttle.check(identity: "h:~m@bad", email: "jane@x.test")
+                == .init(seconds: 900, reason: .identity))
         clock.advance(seconds: 600)
-        #expect(await throttle.check(identity: "h:~m@bad", email: "jane@x.test") == .init(seconds: 300, reason: .identity))
+        #expect(
+            await throttle.check(identity: "h:~m@bad", email: "jane@x.test")
+                == .init(seconds: 300, reason: .identity))
         // Someone else is not held back.
         #expect(await throttle.check(identity: "h:~jane@home", email: "jane@x.test") == nil)
         clock.advance(seconds: 301)
@@ -59,14 +63,19 @@ import Testing
         await throttle.recordSuccess(identity: "h:~jane@home", email: "jane@x.test")
         // Ten guessers, one try each, with the email in different spellings.
         for guesser in 1...9 {
-            #expect(await throttle.check(identity: "h:~g\(guesser)@net\(guesser)", email: "jane@x.test") == nil)
-            #expect(await throttle.recordFailure(identity: "h:~g\(guesser)@net\(guesser)", email: " JANE@x.test") == nil)
+            #expect(
+                await throttle.check(identity: "h:~g\(guesser)@net\(guesser)", email: "jane@x.test") == nil)
+            #expect(
+                await throttle.recordFailure(identity: "h:~g\(guesser)@net\(guesser)", email: " JANE@x.test")
+                    == nil)
         }
         #expect(
             await throttle.recordFailure(identity: "h:~g10@net10", email: "Jane@X.test")
                 == .init(seconds: 900, reason: .email))
         // A new guesser has to wait; so does every nick from anywhere…
-        #expect(await throttle.check(identity: "h:~g11@net11", email: "jane@x.test") == .init(seconds: 900, reason: .email))
+        #expect(
+            await throttle.check(identity: "h:~g11@net11", email: "jane@x.test")
+                == .init(seconds: 900, reason: .email))
         // …but not the owner, and not other emails.
         #expect(await throttle.check(identity: "h:~jane@home", email: "jane@x.test") == nil)
         #expect(await throttle.check(identity: "h:~g11@net11", email: "tom@x.test") == nil)
@@ -100,7 +109,9 @@ import Testing
             clock.advance(seconds: 1)
         }
         // The oldest failure is 20 s old: the window moves on in 40 s.
-        #expect(await throttle.check(identity: "n:new", email: "w@x.test") == .init(seconds: 40, reason: .everyone))
+        #expect(
+            await throttle.check(identity: "n:new", email: "w@x.test")
+                == .init(seconds: 40, reason: .everyone))
         // A known owner still gets in.
         #expect(await throttle.check(identity: "h:~jane@home", email: "jane@x.test") == nil)
         clock.advance(seconds: 41)
@@ -125,7 +136,8 @@ import Testing
         _ = await fixture.dm("!logout", as: "jane")
         var replies: [String] = []
         for guesser in 1...10 {
-            replies += await fixture.logIn("guess\(guesser)", email: "jane@class.test", password: "guess-\(guesser)")
+            replies += await fixture.logIn(
+                "guess\(guesser)", email: "jane@class.test", password: "guess-\(guesser)")
         }
         #expect(replies.prefix(9).allSatisfy { $0 == "Wrong email or password." })
         #expect(
@@ -135,13 +147,16 @@ import Testing
         // An eleventh nick, even with the right password, waits.
         #expect(
             await fixture.logIn("guess11", email: "jane@class.test")
-                == ["Too many wrong passwords were tried for that email; please wait 15 minutes before trying again."])
+                == [
+                    "Too many wrong passwords were tried for that email; please wait 15 minutes before trying again."
+                ])
         // Jane, from home, is not locked out by them.
         #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
         // The same for an email nobody has: the answers do not tell them apart.
         var unknown: [String] = []
         for guesser in 1...10 {
-            unknown += await fixture.logIn("other\(guesser)", email: "ghost@class.test", password: "guess-\(guesser)")
+            unknown += await fixture.logIn(
+                "other\(guesser)", email: "ghost@class.test", password: "guess-\(guesser)")
         }
         #expect(unknown == replies.map { $0 })
     }
@@ -150,11 +165,17 @@ import Testing
         let fixture = try ClassFixture()
         try await fixture.addStudent("jane@class.test", "Jane", "Doe")
         for _ in 1...4 {
-            #expect(await fixture.logIn("jane", email: "jane@class.test", password: "typo") == ["Wrong email or password."])
+            #expect(
+                await fixture.logIn("jane", email: "jane@class.test", password: "typo") == [
+                    "Wrong email or password."
+                ])
         }
         #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
         for _ in 1...4 {
-            #expect(await fixture.logIn("jane", email: "jane@class.test", password: "typo") == ["Wrong email or password."])
+            #expect(
+                await fixture.logIn("jane", email: "jane@class.test", password: "typo") == [
+                    "Wrong email or password."
+                ])
         }
     }
 
@@ -173,6 +194,9 @@ import Testing
                 "Too many wrong passwords are being tried on this bot just now; please wait 60 seconds before trying again."
             ])
         fixture.wall.advance(seconds: 61)
-        #expect(await fixture.logIn("late", email: "late@class.test", password: "wrong-password") == ["Wrong email or password."])
+        #expect(
+            await fixture.logIn("late", email: "late@class.test", password: "wrong-password") == [
+                "Wrong email or password."
+            ])
     }
 }

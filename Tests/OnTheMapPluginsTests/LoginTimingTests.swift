@@ -16,10 +16,17 @@ import Testing
         private let rounds = Mutex<[Int]>([])
         func record(_ count: Int) { rounds.withLock { $0.append(count) } }
         /// Returns and forgets what was recorded.
-        func take() -> [Int] { rounds.withLock { r in defer { r.removeAll() }; return r } }
+        func take() -> [Int] {
+            rounds.withLock { r in
+                defer { r.removeAll() }
+                return r
+            }
+        }
     }
 
-    static func directory(_ folder: TemporaryDirectory, hasher: PasswordHasher) throws -> SQLiteStudentDirectory {
+    static func directory(_ folder: TemporaryDirectory, hasher: PasswordHasher) throws
+        -> SQLiteStudentDirectory
+    {
         try SQLiteStudentDirectory(
             path: folder.file("timing.sqlite"), options: LocalDirectoryOptions(passwordHasher: hasher))
     }
@@ -81,8 +88,14 @@ import Testing
         var unknown: [Duration] = []
         var known: [Duration] = []
         for _ in 0..<9 {
-            unknown.append(await clock.measure { _ = try? await directory.logIn(email: "nobody@class.test", password: "guess") })
-            known.append(await clock.measure { _ = try? await directory.logIn(email: "jane@class.test", password: "guess") })
+            unknown.append(
+                await clock.measure {
+                    _ = try? await directory.logIn(email: "nobody@class.test", password: "guess")
+                })
+            known.append(
+                await clock.measure {
+                    _ = try? await directory.logIn(email: "jane@class.test", password: "guess")
+                })
         }
         let medianUnknown = unknown.sorted()[4]
         let medianKnown = known.sorted()[4]

@@ -87,7 +87,9 @@ public actor LoginThrottle {
     public func check(identity: String, email: String) -> Refusal? {
         let now = now()
         let emailKey = Self.emailKey(email)
-        if let wait = remaining(&identities, identity, now: now) { return Refusal(seconds: wait, reason: .identity) }
+        if let wait = remaining(&identities, identity, now: now) {
+            return Refusal(seconds: wait, reason: .identity)
+        }
         let isOwner = owners[emailKey]?.contains(identity) == true
         if !isOwner, let wait = remaining(&emails, emailKey, now: now) {
             return Refusal(seconds: wait, reason: .email)
