@@ -15,11 +15,13 @@ import Testing
 /// `!where`, and one spammer.
 ///
 /// The server's `<connect>` classes (InspIRCd puts a client in the first class whose mask matches):
-/// - the bot connects from 127.0.0.1 and gets Debian's STOCK flood limits (``InspircdServer/ConnectClass/stock(name:allow:)``:
-///   10 commands of burst then 1 a second, "RecvQ exceeded" past 8 KiB of held lines, 3 connections per IP);
+/// - the bot connects from 127.0.0.1 and gets Debian's STOCK flood limits
+///   (``InspircdServer/ConnectClass/stock(name:allow:)``: 10 commands of burst then 1 a second,
+///   "RecvQ exceeded" past 8 KiB of held lines, 3 connections per IP);
 /// - the students connect from their own loopback addresses (127.0.0.3…127.0.0.202; the watcher from .2,
-///   the spammer from .250 — Linux routes all of 127/8 to `lo`) and get a relaxed class: the stock per-IP limit would refuse 200 clients from one
-///   address, and the spammer must really reach the bot as fast as it can type.
+///   the spammer from .250 — Linux routes all of 127/8 to `lo`) and get a relaxed class: the stock
+///   per-IP limit would refuse 200 clients from one address, and the spammer must really reach the bot
+///   as fast as it can type.
 ///
 /// The bot runs with its default outgoing throttle (4 lines of burst, then 0.9 a second), just under the
 /// server's limit of 1 a second, so the bot cannot send more than that whatever it does: the schedule
@@ -161,6 +163,7 @@ import Testing
             nick: "spammer", address: "127.0.0.250", port: server.tlsPort, tls: tls)
         try await spammer.joinAndWait(channel)
         let connectedAt = ContinuousClock.now
+        let rssWhenJoined = await memory.currentKilobytes()
         print("load: \(students.count) students joined after \(seconds(started.duration(to: connectedAt))) s")
 
         // The load: chatter from everyone, the active students' sequences, and the spammer.
@@ -243,6 +246,15 @@ import Testing
         let channelLines = watcherLines.filter { $0.message.command == "PRIVMSG" }
         let botLines = privateLines + channelLines.count + spamLines.count
         let botSpan = connectedAt.duration(to: loadEnded)
+        // How the first minute after the flood was shared between the spammer and everyone else.
+        let window = spamFirstSent..<(spamFirstSent + .seconds(60))
+        let spamInWindow = spamLines.filter { window.contains($0) }.count
+        let othersInWindow =
+            channelLines.filter { window.contains($0.at) }.count
+            + students.reduce(0) { count, student in
+                let lines = student.botLines().filter { window.contains($0.at) }
+                return count + lines.filter { $0.message.parameters.first == student.nick }.count
+            }
         print(
             """
             load: \(plan.students) students (\(plan.activeStudents) active), \(chatter.count) chatter lines, \
@@ -250,13 +262,16 @@ import Testing
             load: bot lines received: \(botLines) (\(channelLines.count) in the channel, \(privateLines) private \
             to students, \(spamLines.count) to the spammer) in \(seconds(botSpan)) s = \
             \(String(format: "%.2f", Double(botLines) / seconds(botSpan))) lines/s
-            load: first-line latency of \(latencies.count) student commands: median \(percentile(latencies, 0.5)) s, \
+            load: first-line latency of \(latencies.count) student commands: median \
+            \(percentile(latencies, 0.5)) s, \
             p99 \(percentile(latencies, 0.99)) s, max \(latencies.last ?? 0) s
             load: \(contested.count) commands asked during the spammer's backlog: median \
             \(percentile(contestedLatencies, 0.5)) s, max \(contestedLatencies.last ?? 0) s; spammer's last line \
             \(seconds(spamFirstSent.duration(to: spamLast))) s after its flood
-            load: bot peak RSS (VmHWM) \(await memory.peakKilobytes / 1024) MiB, RSS at start \
-            \(await memory.firstKilobytes / 1024) MiB, at end \(await memory.lastKilobytes / 1024) MiB
+            load: in the minute after the flood the bot sent \(spamInWindow) lines to the spammer and \
+            \(othersInWindow) to the students and the channel
+            load: bot peak RSS (VmHWM) \(await memory.peakKilobytes / 1024) MiB; RSS with 200 students joined \
+            \(rssWhenJoined / 1024) MiB, after the load \(await memory.currentKilobytes() / 1024) MiB
             load: total \(seconds(started.duration(to: .now))) s
             """)
         // A generous bound: the bot holds 200 users, a few hundred queued lines and the directory.
@@ -300,8 +315,8 @@ import Testing
             }),
             ("!where \(who.first) Load", channel, {
                 $0.parameters.first == channel
-                    && $0.parameters.last?.hasPrefix("\(nick): \(who.first) Load — \(place) — https://\(nick).example")
-                        == true
+                    && $0.parameters.last?.hasPrefix(
+                        "\(nick): \(who.first) Load — \(place) — https://\(nick).example") == true
             }),
         ]
         var results: [CommandResult] = []
@@ -373,8 +388,6 @@ extension String {
 actor MemorySampler {
     let pid: Int32
     private(set) var peakKilobytes = 0
-    private(set) var firstKilobytes = 0
-    private(set) var lastKilobytes = 0
 
     init(pid: Int32) {
         self.pid = pid
@@ -382,14 +395,17 @@ actor MemorySampler {
 
     func sample(every interval: Duration) async {
         while !Task.isCancelled {
-            if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) {
-                let rss = Self.kilobytes("VmRSS:", in: status)
-                if firstKilobytes == 0 { firstKilobytes = rss }
-                if rss > 0 { lastKilobytes = rss }
-                peakKilobytes = max(peakKilobytes, Self.kilobytes("VmHWM:", in: status), rss)
-            }
+            _ = currentKilobytes()
             try? await Task.sleep(for: interval)
         }
+    }
+
+    /// VmRSS now (0 when the process is gone); also updates the peak from VmHWM.
+    func currentKilobytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        let rss = Self.kilobytes("VmRSS:", in: status)
+        peakKilobytes = max(peakKilobytes, Self.kilobytes("VmHWM:", in: status), rss)
+        return rss
     }
 
     static func kilobytes(_ key: String, in status: String) -> Int {
@@ -515,7 +531,8 @@ final class Inbox: Sendable {
         state.withLock { state in
             switch message.command {
             case "001": state.registered = true
-            case "366": if message.parameters.count >= 2 { state.joined.insert(message.parameters[1].lowercased()) }
+            case "366":
+                if message.parameters.count >= 2 { state.joined.insert(message.parameters[1].lowercased()) }
             case "ERROR": state.errors.append(line)
             default:
                 if message.sourceNick == botNick { state.botLines.append(.init(at: now, message: message)) }
@@ -550,7 +567,8 @@ final class LoadLineHandler: ChannelInboundHandler {
             pending.removeSubrange(...newline)
             if line.hasPrefix("PING") {
                 let pong = "PONG" + line.dropFirst(4) + "\r\n"
-                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: pong)), promise: nil)
+                let buffer = context.channel.allocator.buffer(string: pong)
+                context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
             } else {
                 inbox.receive(line, at: now)
             }

@@ -6,9 +6,9 @@ import Foundation
 /// It loads the IRCv3 modules, so it offers message-tags, server-time, account-tag, extended-join,
 /// account-notify, chghost, cap-notify, multi-prefix and userhost-in-names (not `sasl`: that needs linked
 /// services). By default its flood limits are raised in `<connect>`; ``ConnectClass`` gives other classes
-/// (e.g. the stock limits for the bot and relaxed ones for simulated students). InspIRCd refuses to run as root, so as root it is
-/// started with `setpriv --reuid=nobody --regid=nogroup --clear-groups` and its folder is made readable and
-/// writable for that user. It completes every registration about 1 s after NICK/USER.
+/// (e.g. the stock limits for the bot and relaxed ones for simulated students). InspIRCd refuses to run
+/// as root, so as root it is started with `setpriv --reuid=nobody --regid=nogroup --clear-groups` and its
+/// folder is made readable and writable for that user. It completes every registration about 1 s after NICK/USER.
 public final class InspircdServer: Sendable {
     public static let executable = "/usr/sbin/inspircd"
 
