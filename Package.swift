@@ -197,6 +197,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The 200-student load test against a real InspIRCd (several minutes; its own pass in scripts/test).
+        .testTarget(
+            name: "LoadTests",
+            dependencies: [
+                "OnTheMapApp", "BotTesting", "IRCProtocol", "OnTheMapService", "SQLiteDirectory",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "OnTheMapAppTests",
             dependencies: [

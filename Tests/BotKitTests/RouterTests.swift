@@ -64,7 +64,10 @@ import Synchronization
     @Test func prefixedCommandInChannelIsAddressedToTheSender() async {
         let bot = makeBot()
         let replies = await bot.say("!echo hello world", in: "#class", as: "alice")
-        #expect(replies == [OutgoingLine(kind: .message, target: "#class", text: "alice: hello world")])
+        #expect(
+            replies == [
+                OutgoingLine(kind: .message, target: "#class", text: "alice: hello world", requester: "alice")
+            ])
     }
 
     @Test func aliasAndNickAddressingWork() async {

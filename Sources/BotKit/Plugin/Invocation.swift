@@ -68,12 +68,13 @@ public struct Invocation: Sendable {
         case .channel(let channel):
             let allowed = budget.take(lines.count, cap: channelLineCap)
             for line in lines.prefix(allowed) {
-                await transport.send(.init(kind: .message, target: channel, text: "\(sender.nick): \(line)"))
+                let text = "\(sender.nick): \(line)"
+                await transport.send(.init(kind: .message, target: channel, text: text, requester: sender.nick))
             }
             let dropped = lines.count - allowed
             if dropped > 0, budget.takeOverflowNotice() {
                 let hint = "\(sender.nick): (\(dropped) more line\(dropped == 1 ? "" : "s") — ask me in a private message: /msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …"))"
-                await transport.send(.init(kind: .message, target: channel, text: hint))
+                await transport.send(.init(kind: .message, target: channel, text: hint, requester: sender.nick))
             }
         }
     }

@@ -9,11 +9,15 @@ public struct OutgoingLine: Sendable, Hashable {
     public var kind: ReplyKind
     public var target: String
     public var text: String
+    /// The nick whose command this line answers, when it goes to a channel (the send queue shares its
+    /// turns between askers); `nil` means the target itself.
+    public var requester: String?
 
-    public init(kind: ReplyKind, target: String, text: String) {
+    public init(kind: ReplyKind, target: String, text: String, requester: String? = nil) {
         self.kind = kind
         self.target = target
         self.text = text
+        self.requester = requester
     }
 }
 

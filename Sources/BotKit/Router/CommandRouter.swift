@@ -256,7 +256,9 @@ public actor CommandRouter {
         case .privateMessage:
             await transport.send(.init(kind: .message, target: line.sender.nick, text: text))
         case .channel(let channel):
-            await transport.send(.init(kind: .message, target: channel, text: "\(line.sender.nick): \(text)"))
+            let addressed = "\(line.sender.nick): \(text)"
+            await transport.send(
+                .init(kind: .message, target: channel, text: addressed, requester: line.sender.nick))
         }
     }
 

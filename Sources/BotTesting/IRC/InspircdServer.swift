@@ -5,9 +5,10 @@ import Foundation
 ///
 /// It loads the IRCv3 modules, so it offers message-tags, server-time, account-tag, extended-join,
 /// account-notify, chghost, cap-notify, multi-prefix and userhost-in-names (not `sasl`: that needs linked
-/// services). Its flood limits are raised in `<connect>`. InspIRCd refuses to run as root, so as root it is
-/// started with `setpriv --reuid=nobody --regid=nogroup --clear-groups` and its folder is made readable and
-/// writable for that user. It completes every registration about 1 s after NICK/USER.
+/// services). By default its flood limits are raised in `<connect>`; ``ConnectClass`` gives other classes
+/// (e.g. the stock limits for the bot and relaxed ones for simulated students). InspIRCd refuses to run
+/// as root, so as root it is started with `setpriv --reuid=nobody --regid=nogroup --clear-groups` and its
+/// folder is made readable and writable for that user. It completes every registration about 1 s after NICK/USER.
 public final class InspircdServer: Sendable {
     public static let executable = "/usr/sbin/inspircd"
 
@@ -19,8 +20,62 @@ public final class InspircdServer: Sendable {
     public let directory: TemporaryDirectory
     private let daemon: IRCDaemon
 
+    /// One `<connect>` block. InspIRCd puts a client in the first block (in config order) whose `allow`
+    /// mask matches its address, so list narrower masks first.
+    public struct ConnectClass: Sendable {
+        public var name: String
+        /// An IP mask or CIDR range (`*`, `127.0.0.1`, `127.0.0.0/8`).
+        public var allow: String
+        /// The block's other attributes, written as given (`threshold`, `commandrate`, `fakelag`, `recvq`…).
+        public var attributes: [(String, String)]
+
+        public init(name: String, allow: String, attributes: [(String, String)]) {
+            self.name = name
+            self.allow = allow
+            self.attributes = attributes
+        }
+
+        /// Limits high enough that a test client is never throttled (the live tests' default class).
+        public static func relaxed(name: String = "relaxed", allow: String = "*") -> ConnectClass {
+            ConnectClass(
+                name: name, allow: allow,
+                attributes: [
+                    ("threshold", "100000"), ("hardsendq", "4194304"), ("softsendq", "1048576"),
+                    ("recvq", "1048576"), ("localmax", "1000"), ("globalmax", "1000"),
+                    ("commandrate", "10000000"), ("fakelag", "off"), ("maxchans", "50"),
+                ] + common)
+        }
+
+        /// The flood limits of Debian's stock `/etc/inspircd/inspircd.conf` (InspIRCd 3.15): threshold 10,
+        /// softsendq 8192, hardsendq 262144, recvq 8192, localmax/globalmax 3, with `commandrate` and
+        /// `fakelag` left to the built-in defaults (1000 = 1 command a second; on). Measured: a client may
+        /// send 10 commands at once, then 1 a second (JOIN counts 2); faster lines wait in the server's
+        /// receive queue, and past 8192 waiting bytes it is disconnected with "RecvQ exceeded".
+        public static func stock(name: String = "stock", allow: String = "*") -> ConnectClass {
+            ConnectClass(
+                name: name, allow: allow,
+                attributes: [
+                    ("threshold", "10"), ("hardsendq", "262144"), ("softsendq", "8192"), ("recvq", "8192"),
+                    ("localmax", "3"), ("globalmax", "3"),
+                ] + common)
+        }
+
+        /// Not flood limits: no ident or DNS lookups on 127.0.0.1 (they would only slow registration).
+        static let common = [
+            ("timeout", "60"), ("pingfreq", "120"), ("useident", "no"), ("resolvehostnames", "no"),
+        ]
+
+        var configBlock: String {
+            let rendered = attributes.map { "\($0.0)=\"\($0.1)\"" }.joined(separator: " ")
+            return "<connect name=\"\(name)\" allow=\"\(allow)\" \(rendered)>"
+        }
+    }
+
     /// Writes a config into a temporary folder, makes a certificate, picks free ports and starts the daemon.
-    public static func start(serverName: String = "irc.inspircd.test") async throws -> InspircdServer {
+    public static func start(
+        serverName: String = "irc.inspircd.test",
+        connectClasses: [ConnectClass] = [.relaxed(name: "main")]
+    ) async throws -> InspircdServer {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw IRCTestSupportError.daemonMissing(executable)
         }
@@ -45,9 +100,7 @@ public final class InspircdServer: Sendable {
             \(modules.map { "<module name=\"\($0)\">" }.joined(separator: "\n"))
             <sslprofile name="Clients" provider="gnutls" certfile="\(certificate.certificatePath)"
                 keyfile="\(certificate.keyPath)" hash="sha256" requestclientcert="no">
-            <connect allow="*" timeout="60" threshold="100000" pingfreq="120" hardsendq="4194304"
-                softsendq="1048576" recvq="1048576" localmax="1000" globalmax="1000" useident="no"
-                resolvehostnames="no" commandrate="10000000" fakelag="off" maxchans="50">
+            \(connectClasses.map(\.configBlock).joined(separator: "\n"))
             <dns server="127.0.0.1" timeout="1">
             <pid file="\(path)/inspircd.pid">
             <log method="file" type="* -USERINPUT -USEROUTPUT" level="default" target="\(path)/inspircd-file.log">
@@ -111,8 +164,12 @@ public final class InspircdServer: Sendable {
     }
 
     /// Starts a server, runs `body` with it and stops the server afterwards, also when `body` throws.
-    public static func withRunning<Result>(_ body: (InspircdServer) async throws -> Result) async throws -> Result {
-        try await withStartedServer({ try await start() }, stop: { await $0.stop() }, body)
+    public static func withRunning<Result>(
+        connectClasses: [ConnectClass] = [.relaxed(name: "main")],
+        _ body: (InspircdServer) async throws -> Result
+    ) async throws -> Result {
+        try await withStartedServer(
+            { try await start(connectClasses: connectClasses) }, stop: { await $0.stop() }, body)
     }
 
     /// Stops the daemon (killed: see ``IRCDaemon``), waiting until it has exited.

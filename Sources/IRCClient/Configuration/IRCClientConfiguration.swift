@@ -2,7 +2,7 @@
 /// which channels to join, and the timings that govern flood control, keepalive and reconnects.
 ///
 /// The defaults are safe for a public network: TLS on (plaintext only when `tls.enabled` is set to
-/// `false`), a flood gate of 4 lines of burst then 1 line per second, a ping after 100 s of silence,
+/// `false`), a flood gate of 4 lines of burst then 0.9 lines per second (under stock InspIRCd's limits), a ping after 100 s of silence,
 /// and reconnects from 10 s up to 5 min with jitter.
 public struct IRCClientConfiguration: Sendable {
     /// Server host name or IP literal.
@@ -33,7 +33,8 @@ public struct IRCClientConfiguration: Sendable {
     public var reconnect: Reconnect
     /// Delays for rejoining after a KICK or a refused JOIN, and for regaining the configured nick.
     public var retry: Retry
-    /// Maximum number of normal (non-priority) lines waiting to be sent; the oldest are dropped beyond it.
+    /// Maximum number of normal (non-priority) lines waiting to be sent; beyond it the oldest line of the
+    /// longest backlog is dropped (see ``SendQueue``).
     public var sendQueueCapacity: Int
     /// Message sent with `QUIT` on shutdown.
     public var quitMessage: String
@@ -183,10 +184,10 @@ public struct IRCClientConfiguration: Sendable {
     public struct Flood: Sendable, Hashable {
         /// Lines that may be sent back to back after a quiet period.
         public var burst: Int
-        /// Sustained rate.
+        /// Sustained rate; 0 turns the throttle off (see ``FloodGate``).
         public var linesPerSecond: Double
 
-        public init(burst: Int = 4, linesPerSecond: Double = 1) {
+        public init(burst: Int = 4, linesPerSecond: Double = 0.9) {
             self.burst = burst
             self.linesPerSecond = linesPerSecond
         }

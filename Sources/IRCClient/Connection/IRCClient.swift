@@ -182,6 +182,8 @@ public actor IRCClient {
         case "PONG", "CAP", "AUTHENTICATE", "QUIT":
             guard channel != nil else { return }
             write(message)
+        case "PRIVMSG", "NOTICE":
+            enqueue(message, fairnessKey: message.parameters.first?.lowercased())
         default:
             enqueue(message)
         }
@@ -189,16 +191,21 @@ public actor IRCClient {
 
     /// Sends `text` as one or more PRIVMSGs: split on line breaks and at word boundaries so each line fits
     /// after the server's prefix (at most `maxLines` lines); no NUL, CR or LF can be sent.
-    public func sendPrivmsg(to target: String, text: String, maxLines: Int = 10) {
+    ///
+    /// `fairnessKey` says on whose behalf the lines go (the asker's nick for a reply in a channel); when the
+    /// queue is backed up, keys are served round-robin (see ``SendQueue``). It defaults to `target`.
+    public func sendPrivmsg(to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {
+        let key = (fairnessKey ?? target).lowercased()
         for message in splitText(text, command: "PRIVMSG", target: target, maxLines: maxLines) {
-            enqueue(message)
+            enqueue(message, fairnessKey: key)
         }
     }
 
-    /// Sends `text` as one or more NOTICEs (see ``sendPrivmsg(to:text:maxLines:)``).
-    public func sendNotice(to target: String, text: String, maxLines: Int = 10) {
+    /// Sends `text` as one or more NOTICEs (see ``sendPrivmsg(to:text:maxLines:fairnessKey:)``).
+    public func sendNotice(to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {
+        let key = (fairnessKey ?? target).lowercased()
         for message in splitText(text, command: "NOTICE", target: target, maxLines: maxLines) {
-            enqueue(message)
+            enqueue(message, fairnessKey: key)
         }
     }
 
@@ -648,9 +655,10 @@ public actor IRCClient {
         }
     }
 
-    private func enqueue(_ message: IRCMessage) {
+    /// Queues a normal line; `fairnessKey` nil puts it in the control lane (JOIN, WHO, NICK…).
+    private func enqueue(_ message: IRCMessage, fairnessKey: String? = nil) {
         let line = message.serialized()
-        queue.enqueue(line)
+        queue.enqueue(line, fairnessKey: fairnessKey)
         writerWake?.yield()
     }
 
@@ -716,7 +724,9 @@ public actor IRCClient {
     private func maintenanceTick() {
         let dropped = queue.takeDroppedCount()
         if dropped > 0 {
-            logger.warning("Send queue full (\(queue.capacity) lines): dropped the \(dropped) oldest line(s)")
+            logger.warning(
+                "Send queue full (\(queue.capacity) lines): dropped \(dropped) line(s) of the longest backlog"
+            )
         }
         guard channel != nil else { return }
         let now = clock.now

@@ -55,10 +55,12 @@ public struct BotConfiguration: Sendable, Equatable {
         }
     }
 
-    /// The outgoing flood limits.
+    /// The outgoing flood limits: 4 lines of burst then 0.9 lines a second stays under stock InspIRCd 3's
+    /// limits (10 commands of penalty, 1 a second) with a margin (see `FloodGate`); `linesPerSecond` 0
+    /// turns the throttle off.
     public struct Flood: Sendable, Equatable {
         public var burst = 4
-        public var linesPerSecond = 1.0
+        public var linesPerSecond = 0.9
     }
 
     /// The `service:` section.

@@ -265,7 +265,8 @@ private struct NodeReader {
         if let node = i["flood"] {
             let f = mapping(node, at: "irc.flood", known: ["burst", "lines_per_second"])
             int(f["burst"], "irc.flood.burst", into: &irc.flood.burst, range: 1...20)
-            double(f["lines_per_second"], "irc.flood.lines_per_second", into: &irc.flood.linesPerSecond, range: 0.1...10)
+            // 0 turns the bot's own throttle off (benchmarks; a server that exempts the bot).
+            double(f["lines_per_second"], "irc.flood.lines_per_second", into: &irc.flood.linesPerSecond, range: 0...10)
         }
     }
 

@@ -10,8 +10,12 @@ struct IRCBotTransport: BotTransport {
 
     func send(_ line: OutgoingLine) async {
         switch line.kind {
-        case .message: await client.sendPrivmsg(to: line.target, text: line.text, maxLines: maxLinesPerReply)
-        case .notice: await client.sendNotice(to: line.target, text: line.text, maxLines: maxLinesPerReply)
+        case .message:
+            await client.sendPrivmsg(
+                to: line.target, text: line.text, maxLines: maxLinesPerReply, fairnessKey: line.requester)
+        case .notice:
+            await client.sendNotice(
+                to: line.target, text: line.text, maxLines: maxLinesPerReply, fairnessKey: line.requester)
         }
     }
 
