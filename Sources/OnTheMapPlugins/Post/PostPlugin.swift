@@ -105,7 +105,7 @@ public struct PostPlugin: Plugin {
         guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
             throw UserFacingError("That place is too long; try 'City, Country'.")
         }
-        let candidates = try await services.call { try await services.geocoder.geocode(typed, limit: 1) }
+        let candidates = try await services.geocode(typed, limit: 1)
         guard let place = candidates.first else {
             throw UserFacingError(
                 "No place called \"\(Formatting.clean(typed, maxBytes: 60))\" was found; try 'City, Country'."
