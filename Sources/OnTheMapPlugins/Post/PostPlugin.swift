@@ -187,15 +187,16 @@ public struct PostPlugin: Plugin {
         await call.reply(
             "\(replaced ? "Your pin is updated" : "You are on the map"): \(name) — \(place) (\(Formatting.coordinate(saved.coordinate))) — \(shownLink)"
         )
-        // Announce once, and tell the announcer so it does not announce it again.
-        if !(await services.ledger.wasAnnounced(saved)) {
-            try? await services.ledger.markAnnounced([saved])
+        // Announce once: claimed so the announcer does not announce it too; it saves the pin as
+        // announced once these lines have left (see AnnouncePlugin).
+        if !(await services.ledger.claim([saved]).isEmpty) {
             let text = Formatting.line([
                 (replaced ? "Moved pin: " : "New pin: ") + name, place, shownLink,
             ])
             for channel in services.settings.announceChannels {
                 await call.say(text, in: channel)
             }
+            await services.ledger.handedOver([saved])
         }
     }
 }
