@@ -365,8 +365,10 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
     // MARK: - Pin notifications
 
     /// Listens on ``pinChannel`` on a connection of its own; returns once listening, so every pin
-    /// saved afterwards (by any instance) arrives. Reconnects after a lost connection (notifications
-    /// sent meanwhile are lost: poll too). The stream ends at ``shutdown()`` or when dropped.
+    /// saved afterwards (by any instance) arrives. Reconnects after a lost connection (the server
+    /// restarted, the network failed): notifications sent meanwhile are lost, so once listening
+    /// again it yields an empty objectId, meaning "some may have been missed: look again". The
+    /// stream ends at ``shutdown()`` or when dropped.
     public func pinChanges() async throws -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1_000))
         let (readiness, readinessContinuation) = AsyncStream.makeStream(of: (any Error)?.self)
@@ -378,7 +380,12 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
                 do {
                     try await client.withConnection { connection in
                         try await connection.listen(on: Self.pinChannel) { notifications in
-                            readinessContinuation.yield(nil)
+                            if isFirstAttempt {
+                                readinessContinuation.yield(nil)
+                            } else {
+                                logger.info("Listening to PostgreSQL notifications again")
+                                continuation.yield("")
+                            }
                             isFirstAttempt = false
                             for try await notification in notifications {
                                 continuation.yield(notification.payload)

@@ -23,6 +23,12 @@ public struct PluginContext: Sendable {
         await transport.send(.init(kind: .message, target: channel, text: text))
     }
 
+    /// Waits until every line said so far has left for the network (see
+    /// ``BotTransport/waitUntilSent()``).
+    public func waitUntilSent() async -> Bool {
+        await transport.waitUntilSent()
+    }
+
     /// Sends `text` privately to `nick`.
     public func tell(_ nick: String, _ text: String) async {
         await transport.send(.init(kind: .message, target: nick, text: text))

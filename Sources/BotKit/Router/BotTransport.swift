@@ -29,9 +29,15 @@ public protocol BotTransport: Sendable {
     func currentNick() async -> String
     /// What the network says about a nick now (user, host, services account), when known.
     func identity(ofNick nick: String) async -> Sender?
+    /// Waits until every line sent so far has left for the network (not just been queued); false
+    /// when it may not have (the connection stopped first, or the wait was cancelled).
+    func waitUntilSent() async -> Bool
 }
 
 extension BotTransport {
     /// What the network says about a nick now (user, host, services account), when known.
     public func identity(ofNick nick: String) async -> Sender? { nil }
+
+    /// A transport that writes each line at once has nothing to wait for.
+    public func waitUntilSent() async -> Bool { true }
 }

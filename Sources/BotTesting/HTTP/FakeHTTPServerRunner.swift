@@ -19,7 +19,9 @@ actor FakeHTTPServerRunner {
     }
 
     /// Binds and starts serving; returns the bound port. Starting twice returns the same port.
-    func start() async throws -> Int {
+    /// `preferredPort` binds that port (to come back where clients expect the server after
+    /// ``stop()``); 0 lets the system choose.
+    func start(preferredPort: Int = 0) async throws -> Int {
         if let port { return port }
         var logger = Logger(label: label)
         logger.logLevel = .critical  // cancellation on stop() is reported as an error; not one here
@@ -27,7 +29,7 @@ actor FakeHTTPServerRunner {
         let handler = self.handler
         let application = Application(
             responder: CallbackResponder<BasicRequestContext> { request, _ in try await handler(request) },
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: preferredPort)),
             onServerRunning: { channel in
                 if let port = channel.localAddress?.port {
                     continuation.yield(port)

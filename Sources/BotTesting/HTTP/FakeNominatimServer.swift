@@ -88,22 +88,27 @@ public actor FakeNominatimServer {
     private let places: [Place]
     private var log: [RecordedHTTPRequest] = []
     private var failureStatus: Int?
+    private var delay: Duration?
+    private var garbage = false
     private var server: FakeHTTPServerRunner?
     private var startedURL: URL?
+    private var lastPort: Int?
 
     public init(places: [Place] = FakeNominatimServer.defaultPlaces) {
         self.places = places
     }
 
-    /// Starts listening on 127.0.0.1 (a free port) and returns the base URL
-    /// (`http://127.0.0.1:PORT`; the API is at `/search`).
+    /// Starts listening on 127.0.0.1 (a free port; after ``stop()``, the port it had) and returns
+    /// the base URL (`http://127.0.0.1:PORT`; the API is at `/search`).
     public func start() async throws -> URL {
         if let startedURL { return startedURL }
         let server = FakeHTTPServerRunner(label: "FakeNominatimServer") { [weak self] request in
             guard let self else { return Response(status: .serviceUnavailable) }
+            if let delay = await self.delay { try await Task.sleep(for: delay) }
             return await self.respond(to: request)
         }
-        let port = try await server.start()
+        let port = try await server.start(preferredPort: lastPort ?? 0)
+        lastPort = port
         self.server = server
         guard let url = URL(string: "http://127.0.0.1:\(port)") else {
             await server.stop()
@@ -128,9 +133,20 @@ public actor FakeNominatimServer {
     /// Makes every answer this HTTP status (nil: answer normally).
     public func setFailure(status: Int?) { failureStatus = status }
 
+    /// Makes every answer wait this long first (nil: answer at once).
+    public func setDelay(_ delay: Duration?) { self.delay = delay }
+
+    /// Makes every answer a 200 HTML page instead of JSON (false: answer normally).
+    public func setGarbage(_ on: Bool) { garbage = on }
+
     private func respond(to request: Request) -> Response {
         let recorded = RecordedHTTPRequest(request: request, body: nil)
         log.append(recorded)
+        if garbage {
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html"
+            return .fakeAnswer(Array("<html><body>Bad gateway</body></html>".utf8), status: .ok, headers: headers)
+        }
         if let failureStatus {
             return .fakeAnswer(
                 Array(#"{"error": {"code": \#(failureStatus), "message": "Simulated failure"}}"#.utf8),

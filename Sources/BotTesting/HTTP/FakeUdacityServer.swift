@@ -73,6 +73,10 @@ public actor FakeUdacityServer {
         case malformedJSON
         /// Hold every request (longer than any client timeout) and never answer in time.
         case neverAnswer
+        /// Wait this long, then answer normally (a slow server: state changes after the wait).
+        case slowAnswer(Duration)
+        /// Answer 200 with an HTML page instead of JSON (a proxy or captive portal in the way).
+        case htmlPage
         /// Leave out the `)]}'` security prefix on `/session` and `/users` answers.
         case prefixMissing
         /// Nest the user profile under `"user"` (older servers).
@@ -109,6 +113,8 @@ public actor FakeUdacityServer {
     private var lastTimestamp = Date(timeIntervalSince1970: 0)
     private var server: FakeHTTPServerRunner?
     private var startedURL: URL?
+    /// The port of the last start: a restarted server comes back where its clients expect it.
+    private var lastPort: Int?
 
     private struct StoredLocation {
         var location: Location
@@ -146,14 +152,17 @@ public actor FakeUdacityServer {
     // MARK: Lifecycle
 
     /// Starts listening on 127.0.0.1 (a free port) and returns the API base URL,
-    /// e.g. `http://127.0.0.1:54321/v1`. Starting a started server returns the same URL.
+    /// e.g. `http://127.0.0.1:54321/v1`. Starting a started server returns the same URL; starting
+    /// a stopped one binds the port it had (clients were refused meanwhile, like a server that was
+    /// down and came back).
     public func start() async throws -> URL {
         if let startedURL { return startedURL }
         let server = FakeHTTPServerRunner(label: "FakeUdacityServer") { [weak self] request in
             guard let self else { return Response(status: .serviceUnavailable) }
             return try await self.respond(to: request)
         }
-        let port = try await server.start()
+        let port = try await server.start(preferredPort: lastPort ?? 0)
+        lastPort = port
         self.server = server
         guard let url = URL(string: "http://127.0.0.1:\(port)\(basePath)") else {
             await server.stop()
@@ -227,10 +236,24 @@ public actor FakeUdacityServer {
         case hold(Duration)
     }
 
+    /// How long requests to the route of `path` wait before being handled (`.slowAnswer`).
+    private func slowness(ofPath path: String) -> Duration? {
+        let subpath = path.removingPercentEncoding.map { String($0.dropFirst(basePath.count)) } ?? ""
+        let route: Route =
+            subpath == "/session" ? .session : subpath.hasPrefix("/users/") ? .users : .studentLocation
+        for fault in faultsByRoute[route] ?? [] {
+            if case .slowAnswer(let delay) = fault { return delay }
+        }
+        return nil
+    }
+
     private nonisolated func respond(to request: Request) async throws -> Response {
         var request = request
         let bodyBuffer = try await request.collectBody(upTo: 1 << 20)
         let body = Data(bodyBuffer.readableBytesView)
+        if let delay = await slowness(ofPath: request.uri.path) {
+            try await Task.sleep(for: delay)
+        }
         switch await handle(request, body: body) {
         case .answer(let status, let bytes, let headers):
             return Response.fakeAnswer(bytes, status: status, headers: headers)
@@ -270,6 +293,14 @@ public actor FakeUdacityServer {
             return nil
         }).first {
             return error(HTTPResponse.Status(code: status), code: status, "Simulated server error.")
+        }
+        if faults.contains(.htmlPage) {
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            return .answer(
+                status: .ok,
+                body: Array("<!doctype html><html><body><h1>Welcome to the hotel Wi-Fi</h1></body></html>".utf8),
+                headers: headers)
         }
         let prefixed = route != .studentLocation && !faults.contains(.prefixMissing)
         if faults.contains(.malformedJSON) {

@@ -46,6 +46,7 @@ public actor IRCClient {
 
     // Sending.
     private var queue: SendQueue
+    private var receipts = WriteReceipts()
     private var floodGate: FloodGate
     private var writerWake: AsyncStream<Void>.Continuation?
 
@@ -118,6 +119,25 @@ public actor IRCClient {
     /// Normal lines waiting in the send queue.
     public var queuedLineCount: Int { queue.count }
 
+    /// Waits until every line queued so far (`send`, `sendPrivmsg`, `sendNotice`…) has been written
+    /// to the connection; true when it was, false when the client stopped first or the calling
+    /// task was cancelled. Lines dropped from a full queue count as gone.
+    public func waitUntilQueuedLinesAreWritten() async -> Bool {
+        let ticket = receipts.lastTicket
+        if receipts.isSettled(upTo: ticket) { return true }
+        guard isRunning, !stopRequested else { return false }
+        let id = receipts.makeWaiterID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                receipts.addWaiter(id: id, ticket: ticket, continuation)
+            }
+        } onCancel: {
+            Task { await self.cancelWriteWaiter(id) }
+        }
+    }
+
+    private func cancelWriteWaiter(_ id: Int) { receipts.cancelWaiter(id) }
+
     // MARK: Lifecycle
 
     /// Connects and keeps the connection up, reconnecting with backoff, until ``shutdown(quitMessage:)``,
@@ -141,6 +161,7 @@ public actor IRCClient {
         emit(.stopped(reason: fatalReason))
         eventSink.finish()
         isRunning = false
+        receipts.finishWaiters()
         let waiters = runWaiters
         runWaiters = []
         for waiter in waiters { waiter.resume() }
@@ -659,6 +680,7 @@ public actor IRCClient {
     private func enqueue(_ message: IRCMessage, fairnessKey: String? = nil) {
         let line = message.serialized()
         queue.enqueue(line, fairnessKey: fairnessKey)
+        receipts.queued(line)
         writerWake?.yield()
     }
 
@@ -703,6 +725,8 @@ public actor IRCClient {
             }
             _ = queue.removeFirst()
             writeLine(line)
+            receipts.written(line)
+            if queue.isEmpty { receipts.queueEmptied() }
         }
     }
 

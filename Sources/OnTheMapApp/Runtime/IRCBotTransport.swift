@@ -21,6 +21,8 @@ struct IRCBotTransport: BotTransport {
 
     func currentNick() async -> String { await client.currentNick }
 
+    func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
+
     func identity(ofNick nick: String) async -> Sender? {
         await client.identity(ofNick: nick).map(Sender.init)
     }

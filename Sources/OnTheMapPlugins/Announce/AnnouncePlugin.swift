@@ -5,12 +5,22 @@ import Logging
 import OnTheMapService
 
 /// Announces new pins made anywhere (another bot, the HTTP API, the Udacity backend) in the
-/// `announce_to` channels, exactly once. It polls every `pollInterval` and, with PostgreSQL, also
-/// wakes on each change notification. Each poll refreshes the class map too.
+/// `announce_to` channels. It polls every `pollInterval` and, with PostgreSQL, also wakes on each
+/// change notification. Each poll refreshes the class map too.
 ///
 /// What was announced is remembered in the state store (``AnnouncementLedger``): the very first
 /// start announces nothing old; a restart announces only pins saved while the bot was away (on
 /// the poll after it started, when it has joined its channels). A burst becomes a summary line.
+///
+/// **Across a crash, announcements are at-least-once.** A pin is saved as announced only after
+/// the transport reports that its line has left for the network (not when it was queued behind
+/// the flood limit), so a bot killed at any moment announces after its restart every current pin
+/// whose announcement had not gone out — none is skipped. It repeats one only when it dies in the
+/// instant between that line leaving and the save (a few milliseconds); a class channel would
+/// rather see a rare repeated line than silently miss a classmate's pin. Without a crash (or on a
+/// clean shutdown, which drains the queue first), every pin version is announced exactly once.
+/// Limits: a line dropped from a full send queue counts as gone; a version older than the 100
+/// most recent pins is not looked at again.
 public struct AnnouncePlugin: BackgroundPlugin {
     public let name = "announce"
     public var commands: [Command] { [] }
@@ -24,6 +34,7 @@ public struct AnnouncePlugin: BackgroundPlugin {
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let interval = services.settings.pollInterval
         let pinChanges = services.pinChanges
+        let ledger = services.ledger
         await withDiscardingTaskGroup { group in
             group.addTask {
                 while !Task.isCancelled {
@@ -51,6 +62,48 @@ public struct AnnouncePlugin: BackgroundPlugin {
                     first = false
                 }
             }
+            group.addTask {
+                // Each hand-over is waited for on its own, from the moment it happens, so that it is
+                // saved as soon as its own lines have left (not those queued after them).
+                await withDiscardingTaskGroup { confirmations in
+                    while !Task.isCancelled {
+                        await ledger.waitForHandOver()
+                        if Task.isCancelled { break }
+                        let versions = await ledger.takeAwaitingDelivery()
+                        confirmations.addTask {
+                            if !(await Self.confirmDelivery(versions, ledger: ledger, context: context)) {
+                                try? await Task.sleep(for: .seconds(1))  // stopped or failed: later
+                                await ledger.putBack(versions)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Stopping: what has left by now is saved (a clean shutdown drains the queue first).
+        await Task {
+            let versions = await ledger.takeAwaitingDelivery()
+            if !(await Self.confirmDelivery(versions, ledger: ledger, context: context)) {
+                await ledger.putBack(versions)
+            }
+        }.value
+    }
+
+    /// Saves `versions` as announced once every line said so far has left; false when that could
+    /// not be known (stopped, cancelled) or saved.
+    static func confirmDelivery(_ versions: [String], ledger: AnnouncementLedger, context: PluginContext)
+        async -> Bool
+    {
+        guard !versions.isEmpty else { return true }
+        // Stopped (or cancelled) before the lines left: not saved, so announced again later.
+        guard await context.waitUntilSent() else { return false }
+        do {
+            // Not cancelled with the announcer: the lines are out, so this must be saved.
+            try await Task { try await ledger.confirm(versions) }.value
+            return true
+        } catch {
+            context.logger.warning("could not save what was announced", metadata: ["error": "\(error)"])
+            return false
         }
     }
 
@@ -61,16 +114,14 @@ public struct AnnouncePlugin: BackgroundPlugin {
             let remembered = try await services.ledger.start()
             guard remembered else {
                 // The very first start: everything already there is old news.
-                try await services.ledger.markAnnounced(refresh.pins, save: true)
+                try await services.ledger.markKnown(refresh.pins)
                 context.logger.info("announcer started fresh", metadata: ["pins": "\(refresh.pins.count)"])
                 return
             }
             // Just started: the bot may not have joined its channels yet; announce next round.
             if isFirstRound { return }
-            let fresh = await services.ledger.unannounced(refresh.pins)
+            let fresh = await services.ledger.claim(await services.ledger.unannounced(refresh.pins))
             guard !fresh.isEmpty else { return }
-            // Remember first: a pin is announced at most once, even if sending fails half-way.
-            try await services.ledger.markAnnounced(fresh)
             let lines = Self.lines(
                 for: fresh, burstLimit: services.settings.announceBurstLimit,
                 prefix: services.settings.commandPrefix)
@@ -78,6 +129,8 @@ public struct AnnouncePlugin: BackgroundPlugin {
                 for line in lines { await context.say(line, in: channel) }
                 Counter(label: "onthemap_announcements_total").increment(by: lines.count)
             }
+            // Saved as announced once these lines have left (see the type's documentation).
+            await services.ledger.handedOver(fresh)
             context.logger.info("announced new pins", metadata: ["count": "\(fresh.count)"])
         } catch is CancellationError {
             return  // the bot is stopping

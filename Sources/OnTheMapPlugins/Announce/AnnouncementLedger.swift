@@ -4,6 +4,13 @@ import OnTheMapService
 /// What has been announced: the versions (objectId and update time) of the pins already known,
 /// kept in the bot's state store so that a restart announces nothing old. Shared by the
 /// announcer and `!post` (which announces its own saves at once).
+///
+/// A version goes through three steps: *claimed* (this process will announce it, so nobody
+/// else here does), *handed over* (its lines are in the transport's send queue) and *confirmed*
+/// (its lines have left for the network). Only confirmed versions are saved, so after a crash a
+/// pin whose announcement was still queued is announced again by the next start, while one that
+/// went out is not — except when the crash falls in the instant between the line leaving and the
+/// save (see ``AnnouncePlugin`` for the guarantee).
 public actor AnnouncementLedger {
     /// The state-store key.
     public static let stateKey = "announce.seen"
@@ -11,9 +18,16 @@ public actor AnnouncementLedger {
     static let capacity = 500
 
     private let store: (any BotStateStore)?
+    /// Claimed, handed over or confirmed in this process (or confirmed before it started).
     private var seen: [String] = []
     private var seenSet: Set<String> = []
+    /// What the state store holds: versions whose announcement is known to have gone out.
+    private var confirmed: [String] = []
+    private var confirmedSet: Set<String> = []
+    /// Handed over to the transport, not confirmed yet.
+    private var awaitingDelivery: [String] = []
     private var started = false
+    private var handOverWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(store: (any BotStateStore)?) {
         self.store = store
@@ -22,15 +36,20 @@ public actor AnnouncementLedger {
     /// Loads what was announced before; returns false on a first start (nothing stored yet).
     func start() async throws -> Bool {
         guard !started else { return true }
+        guard let store, let text = try await store.state(Self.stateKey) else {
+            started = true
+            return false
+        }
         started = true
-        guard let store, let text = try await store.state(Self.stateKey) else { return false }
-        let data = Data(text.utf8)
-        let stored = (try? JSONDecoder().decode([String].self, from: data)) ?? []
-        for version in stored where seenSet.insert(version).inserted { seen.append(version) }
+        let stored = (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+        for version in stored where confirmedSet.insert(version).inserted {
+            confirmed.append(version)
+            if seenSet.insert(version).inserted { seen.append(version) }
+        }
         return true
     }
 
-    /// The pins among `pins` not announced yet, oldest first.
+    /// The pins among `pins` not announced yet (nor being announced), oldest first.
     func unannounced(_ pins: [StudentLocation]) -> [StudentLocation] {
         // The input is newest first; reversed and stably sorted, equal times keep their order.
         pins.reversed().filter { !seenSet.contains(ClassMap.version($0)) }.sorted {
@@ -38,26 +57,98 @@ public actor AnnouncementLedger {
         }
     }
 
-    /// Whether this version of `pin` was announced.
+    /// Whether this version of `pin` was announced, or is being announced, by this bot.
     public func wasAnnounced(_ pin: StudentLocation) -> Bool {
         seenSet.contains(ClassMap.version(pin))
     }
 
-    /// Remembers `pins` as announced and saves the list when it changed (always with `save`, so
-    /// that even an empty first start is remembered).
-    func markAnnounced(_ pins: [StudentLocation], save: Bool = false) async throws {
-        var changed = save
+    /// Claims `pins` for announcement by the caller; returns those nobody claimed before (the
+    /// caller announces exactly these, then calls ``handedOver(_:)``).
+    public func claim(_ pins: [StudentLocation]) -> [StudentLocation] {
+        var claimed: [StudentLocation] = []
         for pin in pins where seenSet.insert(ClassMap.version(pin)).inserted {
             seen.append(ClassMap.version(pin))
+            claimed.append(pin)
+        }
+        trim()
+        return claimed
+    }
+
+    /// The announcement of `pins` (claimed before) is in the send queue; the announcer saves
+    /// them once it has left.
+    public func handedOver(_ pins: [StudentLocation]) {
+        guard !pins.isEmpty else { return }
+        awaitingDelivery += pins.map(ClassMap.version)
+        wakeHandOverWaiters()
+    }
+
+    /// Returns once something was handed over and awaits delivery (at once if something does),
+    /// or when the calling task is cancelled.
+    func waitForHandOver() async {
+        guard awaitingDelivery.isEmpty else { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { handOverWaiters.append($0) }
+        } onCancel: {
+            Task { await self.wakeHandOverWaiters() }
+        }
+    }
+
+    private func wakeHandOverWaiters() {
+        let waiters = handOverWaiters
+        handOverWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Takes the versions handed over so far (to confirm once their lines have left).
+    func takeAwaitingDelivery() -> [String] {
+        defer { awaitingDelivery = [] }
+        return awaitingDelivery
+    }
+
+    /// Puts back versions that could not be confirmed (to try again).
+    func putBack(_ versions: [String]) {
+        awaitingDelivery = versions + awaitingDelivery
+    }
+
+    /// Saves `versions` as announced (their lines have left).
+    func confirm(_ versions: [String]) async throws {
+        var changed = false
+        for version in versions where confirmedSet.insert(version).inserted {
+            confirmed.append(version)
             changed = true
         }
+        trim()
+        if changed { try await save() }
+    }
+
+    /// Remembers `pins` as known without announcing them (the very first start: old news) and
+    /// saves at once, even when there are none.
+    func markKnown(_ pins: [StudentLocation]) async throws {
+        for pin in pins {
+            let version = ClassMap.version(pin)
+            if seenSet.insert(version).inserted { seen.append(version) }
+            if confirmedSet.insert(version).inserted { confirmed.append(version) }
+        }
+        trim()
+        try await save()
+    }
+
+    private func save() async throws {
+        guard let store else { return }
+        let data = try JSONEncoder().encode(confirmed)
+        try await store.setState(Self.stateKey, String(decoding: data, as: UTF8.self))
+    }
+
+    private func trim() {
         if seen.count > Self.capacity {
             let dropped = seen.prefix(seen.count - Self.capacity)
             for version in dropped { seenSet.remove(version) }
             seen.removeFirst(dropped.count)
         }
-        guard changed, let store else { return }
-        let data = try JSONEncoder().encode(seen)
-        try await store.setState(Self.stateKey, String(decoding: data, as: UTF8.self))
+        if confirmed.count > Self.capacity {
+            let dropped = confirmed.prefix(confirmed.count - Self.capacity)
+            for version in dropped { confirmedSet.remove(version) }
+            confirmed.removeFirst(dropped.count)
+        }
     }
 }

@@ -85,7 +85,7 @@ public struct NearPlugin: Plugin {
                 coordinate: pin.coordinate, excludedKey: pin.uniqueKey,
                 description: "\(nick)'s pin (\(Formatting.place(pin.mapString)))")
         }
-        let candidates = try await services.call { try await services.geocoder.geocode(argument, limit: 1) }
+        let candidates = try await services.geocode(argument, limit: 1)
         guard let place = candidates.first else {
             throw UserFacingError(
                 "No place called \"\(Formatting.clean(argument, maxBytes: 60))\" was found; try 'City, Country'."

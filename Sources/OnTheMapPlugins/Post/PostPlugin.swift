@@ -112,7 +112,7 @@ public struct PostPlugin: Plugin {
             throw UserFacingError(
                 "Where are you? \(call.prefix)post <place>, e.g. \(call.prefix)post Seattle, WA — then your link.")
         }
-        let candidates = try await services.call { try await services.geocoder.geocode(typed, limit: 1) }
+        let candidates = try await services.geocode(typed, limit: 1)
         guard let place = candidates.first else {
             throw UserFacingError(
                 "No place called \"\(Formatting.clean(typed, maxBytes: 60))\" was found; try 'City, Country'."
@@ -194,15 +194,16 @@ public struct PostPlugin: Plugin {
         await call.reply(
             "\(replaced ? "Your pin is updated" : "You are on the map"): \(name) — \(place) (\(Formatting.coordinate(saved.coordinate))) — \(shownLink)"
         )
-        // Announce once, and tell the announcer so it does not announce it again.
-        if !(await services.ledger.wasAnnounced(saved)) {
-            try? await services.ledger.markAnnounced([saved])
+        // Announce once: claimed so the announcer does not announce it too; it saves the pin as
+        // announced once these lines have left (see AnnouncePlugin).
+        if !(await services.ledger.claim([saved]).isEmpty) {
             let text = Formatting.line([
                 (replaced ? "Moved pin: " : "New pin: ") + name, place, shownLink,
             ])
             for channel in services.settings.announceChannels {
                 await call.say(text, in: channel)
             }
+            await services.ledger.handedOver([saved])
         }
     }
 }

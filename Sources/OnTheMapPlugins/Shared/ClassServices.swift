@@ -1,3 +1,4 @@
+import BotKit
 import Foundation
 import OnTheMapService
 
@@ -110,6 +111,16 @@ public final class ClassServices: Sendable {
                 emailFailureLimit: settings.loginEmailFailureLimit,
                 globalFailureLimit: settings.loginGlobalFailureLimit, lockout: settings.loginLockout),
             now: now)
+    }
+
+    /// Geocodes `query`, turning a `ServiceError` into the place finder's sentence (it is not the
+    /// class directory that failed).
+    func geocode(_ query: String, limit: Int) async throws -> [PlaceCandidate] {
+        do {
+            return try await geocoder.geocode(query, limit: limit)
+        } catch let error as ServiceError {
+            throw UserFacingError(ServiceErrorWording.geocoderSentence(for: error))
+        }
     }
 
     /// Runs a service call, turning a `ServiceError` into the one sentence the user sees.

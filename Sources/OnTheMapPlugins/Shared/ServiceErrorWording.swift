@@ -31,6 +31,20 @@ public enum ServiceErrorWording {
         }
     }
 
+    /// The sentence for a failure of the place finder (geocoder), which is not the class directory.
+    public static func geocoderSentence(for error: ServiceError) -> String {
+        switch error {
+        case .networkUnreachable:
+            return "I could not reach the place finder just now; please try again in a minute."
+        case .throttled(let seconds):
+            return "The place finder is busy; please wait \(describe(seconds: seconds)) and try again."
+        case .rejectedInput(let reason):
+            return "The place finder refused that: \(detail(reason, fallback: "the place is not valid"))"
+        default:
+            return "The place finder had a problem just now; nothing was changed. Please try again later."
+        }
+    }
+
     /// A `UserFacingError` carrying the sentence for `error`.
     public static func error(for error: ServiceError) -> UserFacingError {
         UserFacingError(sentence(for: error))

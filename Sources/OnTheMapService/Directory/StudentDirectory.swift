@@ -53,6 +53,7 @@ public protocol AccountDirectory: StudentDirectory {
 /// A directory that can tell its listeners at once when any instance saves a pin
 /// (PostgreSQL LISTEN/NOTIFY). Others are polled.
 public protocol PinChangeNotifying: Sendable {
-    /// An endless stream of the objectIds of pins saved anywhere; ends when the directory closes.
+    /// An endless stream of the objectIds of pins saved anywhere (an empty one after a lost
+    /// connection: some may have been missed); ends when the directory closes.
     func pinChanges() async throws -> AsyncStream<String>
 }

@@ -1,0 +1,220 @@
+import Foundation
+import Synchronization
+
+/// A throwaway PostgreSQL cluster of the test's own (Debian's `/usr/lib/postgresql/<v>/bin`),
+/// on a free 127.0.0.1 port with trust authentication for the user `onthemap`, that the test may
+/// stop and start again on the same port — unlike the shared server of `scripts/with-postgres.sh`,
+/// which other tests use. As root, the server runs as the `postgres` user (it refuses root).
+///
+/// The server runs in the foreground as the launched process itself (not through `pg_ctl`, whose
+/// wait for readiness misbehaves under the test runner's signal setup); stopping it sends the
+/// signal of the shutdown mode, and SIGKILL if it has not exited after 15 seconds.
+///
+/// ```swift
+/// try await PostgresCluster.withRunning { cluster in
+///     // connect to cluster.url …
+///     try await cluster.stop()        // clients see the server go away
+///     try await cluster.start()       // back on the same port
+/// }
+/// ```
+public final class PostgresCluster: Sendable {
+    /// How to stop the server (PostgreSQL's shutdown modes).
+    public enum StopMode: String, Sendable {
+        /// Disconnects clients and shuts down cleanly (SIGINT).
+        case fast
+        /// Aborts at once, like a crash (SIGQUIT; recovery runs on the next start).
+        case immediate
+
+        var signal: Int32 { self == .fast ? SIGINT : SIGQUIT }
+    }
+
+    /// The folder of `initdb`, `postgres` and `psql`, when PostgreSQL is installed.
+    public static let binDirectory: String? = {
+        let root = "/usr/lib/postgresql"
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        let sorted = versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
+        return sorted.map { "\(root)/\($0)/bin" }.first {
+            FileManager.default.isExecutableFile(atPath: "\($0)/initdb")
+        }
+    }()
+
+    /// Whether a cluster can be started here.
+    public static var isAvailable: Bool { binDirectory != nil }
+
+    public let port: Int
+    public let directory: TemporaryDirectory
+    private let bin: String
+    /// `setpriv` to the `postgres` user when running as root, else nothing.
+    private let runAs: [String]
+    private let server = Mutex<Process?>(nil)
+
+    /// A connection URL for the `postgres` database.
+    public var url: String { url(database: "postgres") }
+
+    /// A connection URL for `database`.
+    public func url(database: String) -> String {
+        "postgres://onthemap@127.0.0.1:\(port)/\(database)?sslmode=disable"
+    }
+
+    private var dataDirectory: String { directory.file("data") }
+
+    private init(port: Int, directory: TemporaryDirectory, bin: String, runAs: [String]) {
+        self.port = port
+        self.directory = directory
+        self.bin = bin
+        self.runAs = runAs
+    }
+
+    /// Makes a cluster (`initdb`) and starts it on a free port.
+    public static func start() async throws -> PostgresCluster {
+        guard let bin = binDirectory else {
+            throw IRCTestSupportError.daemonMissing("/usr/lib/postgresql/*/bin/initdb (apt-get install -y postgresql)")
+        }
+        let directory = try TemporaryDirectory(prefix: "pg-cluster")
+        var runAs: [String] = []
+        if getuid() == 0 {
+            // setpriv executes the command itself (no child in between to forward signals).
+            let ids = try runCommand("/usr/bin/id", ["-u", "postgres"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let group = try runCommand("/usr/bin/id", ["-g", "postgres"]).trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            runAs = ["/usr/bin/setpriv", "--reuid=\(ids)", "--regid=\(group)", "--clear-groups", "--"]
+            try runCommand("/bin/chown", ["postgres", directory.path])
+        }
+        try await TestProcess.run(
+            runAs + [
+                "\(bin)/initdb", "-D", directory.file("data"), "-U", "onthemap", "--auth=trust",
+                "--encoding=UTF8", "--locale=C", "--no-sync",
+            ])
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            let port = try await FreePort.pick()
+            let cluster = PostgresCluster(port: port, directory: directory, bin: bin, runAs: runAs)
+            do {
+                try await cluster.start()
+                return cluster
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? IRCTestSupportError.daemonDidNotStart("postgres", log: "")
+    }
+
+    /// Starts the server (again) on its port and waits until it accepts connections.
+    public func start() async throws {
+        if server.withLock({ $0?.isRunning ?? false }) { return }
+        let command =
+            runAs + [
+                "\(bin)/postgres", "-D", dataDirectory, "-p", "\(port)", "-k", directory.path,
+                "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=100", "-c", "fsync=off",
+                "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+            ]
+        let logPath = directory.file("server.log")
+        if !FileManager.default.fileExists(atPath: logPath) {
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        server.withLock { $0 = process }
+        // Ready when it answers a query (it accepts TCP connections a little before).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { break }
+            if (try? await psql("SELECT 1")) == "1" { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await stop(.immediate)
+        throw IRCTestSupportError.daemonDidNotStart("postgres", log: self.log())
+    }
+
+    /// Stops the server; clients lose their connections. Waits until it has exited.
+    public func stop(_ mode: StopMode = .fast) async throws {
+        guard let process = server.withLock({ $0 }) else { return }
+        if process.isRunning { kill(process.processIdentifier, mode.signal) }
+        let deadline = ContinuousClock.now + .seconds(15)
+        while process.isRunning {
+            if ContinuousClock.now > deadline { kill(process.processIdentifier, SIGKILL) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        server.withLock { $0 = nil }
+    }
+
+    /// Starts a cluster, runs `body` with it, and stops it afterwards, also when `body` throws.
+    public static func withRunning<Result>(_ body: (PostgresCluster) async throws -> Result) async throws
+        -> Result
+    {
+        let cluster = try await start()
+        do {
+            let result = try await body(cluster)
+            try? await cluster.stop(.immediate)
+            return result
+        } catch {
+            try? await cluster.stop(.immediate)
+            throw error
+        }
+    }
+
+    /// Runs SQL with `psql` and returns its unaligned, tuples-only output (`|` between columns,
+    /// one row a line). Throws when psql fails (e.g. the server is down).
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") async throws -> String {
+        try await TestProcess.run([
+            "\(bin)/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-h", "127.0.0.1", "-p", "\(port)",
+            "-U", "onthemap", "-d", database, "-c", sql,
+        ]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    deinit {
+        if let process = server.withLock({ $0 }), process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
+
+    /// The server's log so far (for diagnostics).
+    public func log() -> String {
+        (try? String(contentsOfFile: directory.file("server.log"), encoding: .utf8)) ?? ""
+    }
+}
+
+/// Runs a command to its end without blocking a thread of the concurrency pool.
+enum TestProcess {
+    /// Runs `command` (executable and arguments); returns standard output and error together.
+    /// Throws `IRCTestSupportError.commandFailed` on a non-zero exit.
+    @discardableResult
+    static func run(_ command: [String], timeout: Duration = .seconds(60)) async throws -> String {
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "test-process-\(UUID().uuidString).out"
+        ).path
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        defer { try? output.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                throw IRCTestSupportError.timeout(command.joined(separator: " "))
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard process.terminationStatus == 0 else {
+            throw IRCTestSupportError.commandFailed(
+                command.joined(separator: " "), status: process.terminationStatus, output: text)
+        }
+        return text
+    }
+}

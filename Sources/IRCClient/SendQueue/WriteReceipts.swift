@@ -1,0 +1,89 @@
+/// Which queued lines have been written to the connection, so that a caller can wait until every
+/// line it queued has left (e.g. the announcer records a pin as announced only then).
+///
+/// Each queued line gets a ticket; a written line settles the oldest open ticket of the same text
+/// (the queue keeps lines of one text, hence of one target, in order). When the queue runs empty,
+/// every ticket is settled (lines dropped from a full queue included: they will never be written).
+struct WriteReceipts {
+    /// The ticket of the line queued last (0 before any).
+    private(set) var lastTicket = 0
+    private var openTicketsByLine: [String: [Int]] = [:]
+    private var openTickets: Set<Int> = []
+    private var waiters: [Waiter] = []
+    private var nextWaiterID = 0
+
+    private struct Waiter {
+        var id: Int
+        var ticket: Int
+        var continuation: CheckedContinuation<Bool, Never>
+    }
+
+    /// Whether every line up to and including `ticket` has been written (or dropped).
+    func isSettled(upTo ticket: Int) -> Bool {
+        guard let oldest = openTickets.min() else { return true }
+        return oldest > ticket
+    }
+
+    /// A line went into the queue.
+    mutating func queued(_ line: String) {
+        lastTicket += 1
+        openTicketsByLine[line, default: []].append(lastTicket)
+        openTickets.insert(lastTicket)
+    }
+
+    /// A queued line was written.
+    mutating func written(_ line: String) {
+        guard var tickets = openTicketsByLine[line], !tickets.isEmpty else { return }
+        openTickets.remove(tickets.removeFirst())
+        openTicketsByLine[line] = tickets.isEmpty ? nil : tickets
+        resumeSettledWaiters()
+    }
+
+    /// The queue is empty: every line queued so far has left (or was dropped).
+    mutating func queueEmptied() {
+        guard !openTickets.isEmpty else { return }
+        openTickets.removeAll()
+        openTicketsByLine.removeAll()
+        resumeSettledWaiters()
+    }
+
+    /// A new waiter id (for ``cancelWaiter(_:)``).
+    mutating func makeWaiterID() -> Int {
+        nextWaiterID += 1
+        return nextWaiterID
+    }
+
+    mutating func addWaiter(id: Int, ticket: Int, _ continuation: CheckedContinuation<Bool, Never>) {
+        if isSettled(upTo: ticket) {
+            continuation.resume(returning: true)
+        } else {
+            waiters.append(Waiter(id: id, ticket: ticket, continuation: continuation))
+        }
+    }
+
+    /// Resumes the waiter with `false` (its task was cancelled).
+    mutating func cancelWaiter(_ id: Int) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume(returning: false)
+    }
+
+    /// The client stopped: every waiter learns whether its lines left.
+    mutating func finishWaiters() {
+        let all = waiters
+        waiters = []
+        for waiter in all { waiter.continuation.resume(returning: isSettled(upTo: waiter.ticket)) }
+    }
+
+    private mutating func resumeSettledWaiters() {
+        guard !waiters.isEmpty else { return }
+        var open: [Waiter] = []
+        for waiter in waiters {
+            if isSettled(upTo: waiter.ticket) {
+                waiter.continuation.resume(returning: true)
+            } else {
+                open.append(waiter)
+            }
+        }
+        waiters = open
+    }
+}

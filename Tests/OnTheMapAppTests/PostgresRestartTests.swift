@@ -1,0 +1,183 @@
+import BotKit
+import BotTesting
+import Foundation
+import Logging
+import OnTheMapApp
+import OnTheMapPlugins
+import Synchronization
+import Testing
+
+/// Two bot instances (each its own service stack, plugins and announcer, from its own config)
+/// share a PostgreSQL cluster that the test stops and starts again. Posts made before the restart
+/// go through; a post made while the server is down gets a clear answer (nothing saved, the
+/// place and link kept for a retry — no silent automatic retry); after the restart both instances
+/// recover by themselves (connections and LISTEN/NOTIFY), a post made through one instance is
+/// announced in the other's channel, no post is lost and none is announced twice.
+@Suite(.serialized) struct PostgresRestartTests {
+    static let quietLogger = Logger(label: "pg-restart", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// Keeps every line the bot sends (announcements arrive between commands).
+    final class KeptLines: BotTransport {
+        let nick: String
+        private let lines = Mutex<[OutgoingLine]>([])
+
+        init(nick: String) { self.nick = nick }
+        func send(_ line: OutgoingLine) async { lines.withLock { $0.append(line) } }
+        func currentNick() async -> String { nick }
+        var all: [OutgoingLine] { lines.withLock { $0 } }
+    }
+
+    /// One bot instance without IRC: its config's service stack and plugins on a real router.
+    struct Instance {
+        let channel: String
+        let stack: ServiceStack
+        let router: CommandRouter
+        let transport: KeptLines
+        let background: Task<Void, Never>
+
+        static func start(nick: String, channel: String, postgresURL: String) async throws -> Instance {
+            let config = try ConfigLoader.parse(
+                yaml: """
+                    irc:
+                      server: 127.0.0.1
+                      nick: \(nick)
+                      channels: ["\(channel)"]
+                      announce_to: ["\(channel)"]
+                    service:
+                      backend: postgres
+                      postgres_url: "\(postgresURL)"
+                      poll_seconds: 3600
+                    """)
+            let stack = try await ServiceStack.make(config: config, logger: quietLogger)
+            let transport = KeptLines(nick: nick)
+            let router = CommandRouter(
+                plugins: PluginAssembly.plugins(config: config, stack: stack),
+                settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)),
+                transport: transport, logger: quietLogger)
+            let background = Task { await router.runBackgroundPlugins() }
+            return Instance(
+                channel: channel, stack: stack, router: router, transport: transport, background: background)
+        }
+
+        func stop() async {
+            background.cancel()
+            await background.value
+            await stack.shutdown()
+        }
+
+        /// Says `text` privately as `nick`; returns the answer and how long it took.
+        func dm(_ text: String, as nick: String) async -> (text: String, took: Duration) {
+            let start = transport.all.count
+            let started = ContinuousClock.now
+            let sender = Sender(nick: nick, user: "~" + nick, host: nick + ".example")
+            await router.handle(IncomingLine(sender: sender, origin: .privateMessage, text: text))
+            await router.waitUntilIdle()
+            let took = ContinuousClock.now - started
+            let answer = transport.all.dropFirst(start).filter { $0.target == nick }.map(\.text)
+            return (answer.joined(separator: "\n"), took)
+        }
+
+        /// The links of the pins announced in the channel, in order.
+        var announcedLinks: [String] {
+            transport.all.filter { $0.target == channel }.compactMap { line in
+                guard line.text.hasPrefix("New pin: ") || line.text.hasPrefix("Moved pin: ") else { return nil }
+                return line.text.components(separatedBy: " — ").last
+            }
+        }
+
+        /// Waits until `link` has been announced in the channel.
+        func waitForAnnouncement(of link: String, timeout: Duration = .seconds(20)) async throws {
+            let deadline = ContinuousClock.now + timeout
+            while !announcedLinks.contains(link), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(announcedLinks.contains(link), "\(channel): \(transport.all.map(\.text))")
+        }
+    }
+
+    /// Waits until `count` connections are listening for pin notifications.
+    static func waitForListeners(_ count: Int, on cluster: PostgresCluster, timeout: Duration = .seconds(30))
+        async throws
+    {
+        let deadline = ContinuousClock.now + timeout
+        var listening = ""
+        while ContinuousClock.now < deadline {
+            listening =
+                (try? await cluster.psql(
+                    "SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%onthemap_pins%'")) ?? ""
+            if listening == "\(count)" { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("\(count) listeners expected, found \(listening)")
+    }
+
+    @Test(.timeLimit(.minutes(2)), .enabled(if: PostgresCluster.isAvailable))
+    func twoInstancesRecoverFromARestartAndLoseNothing() async throws {
+        try await PostgresCluster.withRunning { cluster in
+            let first = try await Instance.start(nick: "BotA", channel: "#a", postgresURL: cluster.url)
+            let second = try await Instance.start(nick: "BotB", channel: "#b", postgresURL: cluster.url)
+            do {
+                try await Self.scenario(cluster: cluster, first: first, second: second)
+            } catch {
+                await first.stop()
+                await second.stop()
+                throw error
+            }
+            await first.stop()
+            await second.stop()
+        }
+    }
+
+    static func scenario(cluster: PostgresCluster, first: Instance, second: Instance) async throws {
+        let accounts = try #require(first.stack.accounts)
+        _ = try await accounts.addAccount(
+            email: "alice@class.test", password: "alice-pw-123", firstName: "Alice", lastName: "Liddell")
+        _ = try await accounts.addAccount(
+            email: "bob@class.test", password: "bob-pw-4567", firstName: "Bob", lastName: "Builder")
+        try await waitForListeners(2, on: cluster)
+        #expect(await first.dm("!login alice@class.test alice-pw-123", as: "alice").text.hasPrefix("Welcome, Alice"))
+        #expect(await second.dm("!login bob@class.test bob-pw-4567", as: "bob").text.hasPrefix("Welcome, Bob"))
+
+        // Before: a post through the first instance is announced by both.
+        let posted = await first.dm("!post Paris, France | https://alice.example/1", as: "alice")
+        #expect(posted.text.hasPrefix("You are on the map: Alice Liddell — Paris, France"), "\(posted.text)")
+        try await first.waitForAnnouncement(of: "https://alice.example/1")
+        try await second.waitForAnnouncement(of: "https://alice.example/1")
+        #expect(await first.dm("!post Lima, Peru", as: "alice").text.hasPrefix("Found Lima"))
+
+        // During: the server is down. A save gets a clear answer in time and keeps the post for a
+        // retry; a lookup says the directory cannot be reached. Nothing hangs.
+        try await cluster.stop(.fast)
+        let during = await first.dm("!link https://alice.example/2", as: "alice")
+        #expect(
+            during.text
+                == "I could not reach the class directory, so your pin was not saved. Your place and link are kept: send !link <link> to try again, or !cancel."
+        )
+        #expect(during.took < .seconds(15), "took \(during.took)")
+        let lookup = await second.dm("!near", as: "bob")
+        #expect(lookup.text == "I could not reach the class directory just now; please try again in a minute.")
+        #expect(lookup.took < .seconds(15), "took \(lookup.took)")
+
+        // After: both instances come back by themselves (their listeners too).
+        try await cluster.start()
+        try await waitForListeners(2, on: cluster)
+        let retried = await first.dm("!link https://alice.example/2", as: "alice")
+        #expect(retried.text.hasPrefix("Your pin is updated: Alice Liddell — Lima, Peru"), "\(retried.text)")
+        try await second.waitForAnnouncement(of: "https://alice.example/2")
+        let bobPosted = await second.dm("!post Tokyo, Japan | https://bob.example/1", as: "bob")
+        #expect(bobPosted.text.hasPrefix("You are on the map: Bob Builder — Tokyo"), "\(bobPosted.text)")
+        try await first.waitForAnnouncement(of: "https://bob.example/1")
+        try await first.waitForAnnouncement(of: "https://alice.example/2")
+        try await second.waitForAnnouncement(of: "https://bob.example/1")
+
+        // No post lost, none announced twice in either channel.
+        let pins = try await cluster.psql(
+            "SELECT a.email || ' ' || s.media_url FROM student_locations s JOIN accounts a ON a.account_key = s.unique_key ORDER BY 1"
+        )
+        #expect(pins == "alice@class.test https://alice.example/2\nbob@class.test https://bob.example/1")
+        try await Task.sleep(for: .milliseconds(500))
+        let expected = ["https://alice.example/1", "https://alice.example/2", "https://bob.example/1"]
+        #expect(first.announcedLinks.sorted() == expected, "#a: \(first.announcedLinks)")
+        #expect(second.announcedLinks.sorted() == expected, "#b: \(second.announcedLinks)")
+    }
+}
