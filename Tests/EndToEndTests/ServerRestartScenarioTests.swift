@@ -15,8 +15,12 @@ import Testing
 @Suite(.serialized) struct ServerRestartScenarioTests {
     static let botNick = "MapBot"
     static let channel = "#class"
-    static let jane = (email: "jane@class.test", password: "jane-secret-pw1", first: "Jane", last: "Doe")
-    static let tom = (email: "tom@class.test", password: "tom-secret-pw22", first: "Tom", last: "Tacoma")
+    static let jane = (
+        email: "jane@class.test", password: "jane-secret-pw1", first: "Jane", last: "Doe"
+    )
+    static let tom = (
+        email: "tom@class.test", password: "tom-secret-pw22", first: "Tom", last: "Tacoma"
+    )
     static let janePin = "New pin: Jane Doe — Seattle, WA — https://jane.example/work"
     static let tomPin = "New pin: Tom Tacoma — Portland, OR — https://tom.example"
 
@@ -63,16 +67,18 @@ import Testing
     }
 
     static func fromBot(_ message: IRCMessage, to target: String) -> Bool {
-        message.command == "PRIVMSG" && message.sourceNick == botNick && message.parameters.first == target
+        message.command == "PRIVMSG" && message.sourceNick == botNick
+            && message.parameters.first == target
     }
 
     /// Waits until `user` sees the bot in the channel: its JOIN, or its nick in the NAMES list.
     static func waitForBot(_ user: TestIRCUser) async throws {
         _ = try await user.waitForMessage(timeout: .seconds(40), "the bot in \(channel)") {
             ($0.command == "JOIN" && $0.sourceNick == botNick)
-                || ($0.command == "353" && $0.parameters.last?.split(separator: " ").contains {
-                    $0.hasSuffix(botNick)
-                } == true)
+                || ($0.command == "353"
+                    && $0.parameters.last?.split(separator: " ").contains {
+                        $0.hasSuffix(botNick)
+                    } == true)
         }
     }
 
@@ -111,7 +117,8 @@ import Testing
             let bot = try await BotAssembly.makeService(config: config, logger: Self.quietLogger) { irc in
                 // Long enough for the students to be back in the channel before the bot returns.
                 irc.reconnect = .init(
-                    minimumDelay: .seconds(3), maximumDelay: .seconds(6), jitter: 0.1, resetAfter: .seconds(60))
+                    minimumDelay: .seconds(3), maximumDelay: .seconds(6), jitter: 0.1,
+                    resetAfter: .seconds(60))
             }
             let running = Task { await bot.runUntilStopped() }
             do {
@@ -162,7 +169,8 @@ import Testing
         let saved = try await jane.waitForMessage(timeout: .seconds(15), "the saved pin") {
             fromBot($0, to: "jane") && $0.parameters.last?.hasPrefix("You are on the map") == true
         }
-        #expect(saved.parameters.last?.hasPrefix("You are on the map: Jane Doe — Seattle, WA (") == true)
+        #expect(
+            saved.parameters.last?.hasPrefix("You are on the map: Jane Doe — Seattle, WA (") == true)
         _ = try await tom.waitForMessage(timeout: .seconds(15), "jane's announcement") {
             fromBot($0, to: channel) && $0.parameters.last == janePin
         }
@@ -188,7 +196,8 @@ import Testing
         let tomSaved = try await tom.waitForMessage(timeout: .seconds(15), "tom's saved pin") {
             fromBot($0, to: "tom") && $0.parameters.last?.hasPrefix("You are on the map") == true
         }
-        #expect(tomSaved.parameters.last?.hasPrefix("You are on the map: Tom Tacoma — Portland, OR") == true)
+        #expect(
+            tomSaved.parameters.last?.hasPrefix("You are on the map: Tom Tacoma — Portland, OR") == true)
 
         // Kill 3 and 4: killed again while the bot is still reconnecting. Meanwhile tom is gone and
         // someone else takes his nick (another user name): no session for them.

@@ -25,9 +25,12 @@ struct FaultInjectionTests {
     /// A server that never says anything.
     static let silent: ScriptedIRCServer.Responder = { _, _ in [] }
 
+    /// How long a step may take on a loaded machine (the whole suite runs in parallel).
+    static let patience: Duration = .seconds(30)
+
     static func waitUntil(
         _ what: String,
-        timeout: Duration = .seconds(10),
+        timeout: Duration = patience,
         _ condition: () async -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout
@@ -46,20 +49,22 @@ struct FaultInjectionTests {
     // MARK: Killed and restarted
 
     @Test func serverKilledDuringRegistrationComesBackAndTheClientRegisters() async throws {
-        // The first server takes NICK/USER and never answers; it is killed, and a new one starts on the
-        // same port a moment later. Meanwhile the client's attempts are refused and spaced by the backoff.
+        // The server takes NICK/USER and never answers; it is killed, and comes back a moment later.
+        // Meanwhile the client's attempts fail and are spaced by the backoff.
         let log = LogRecord()
-        let first = try await ScriptedIRCServer.start(respond: Self.silent)
-        let port = first.port
-        let configuration = testConfiguration(port: port, tls: Self.plaintext, nick: "bot", channels: ["#room"])
+        let server = try await ScriptedIRCServer.start(respond: Self.silent)
+        let configuration = testConfiguration(
+            port: server.port, tls: Self.plaintext, nick: "bot", channels: ["#room"])
         let recorder = await EventRecorder.start(configuration, logger: log.logger())
-        _ = try await first.waitForLine { $0.command == "USER" }
-        await first.stop()
-        try await recorder.waitFor("the failed attempt") { $0.connectionFailureReason != nil }
+        _ = try await server.waitForLine(timeout: Self.patience) { $0.command == "USER" }
+        server.kill()
+        try await recorder.waitFor("the failed attempt", timeout: Self.patience) {
+            $0.connectionFailureReason != nil
+        }
         try await Task.sleep(for: .milliseconds(600))
-        let second = try await ScriptedIRCServer.start(port: port, respond: Self.registering)
-        try await recorder.waitFor("registration") { $0.isRegistered }
-        try await recorder.waitFor("rejoin") { $0.joinedChannel == "#room" }
+        let restarted = server.restart(respond: Self.registering)
+        try await recorder.waitFor("registration", timeout: Self.patience) { $0.isRegistered }
+        try await recorder.waitFor("rejoin", timeout: Self.patience) { $0.joinedChannel == "#room" }
 
         #expect(await recorder.count { $0.isRegistered } == 1)
         let attempts = log.times(of: "Connecting to 127.0.0.1")
@@ -67,15 +72,15 @@ struct FaultInjectionTests {
         for (earlier, later) in zip(attempts, attempts.dropFirst()) {
             #expect(earlier.duration(to: later) >= configuration.reconnect.minimumDelay)
         }
-        #expect(second.receivedLines(connection: 1).contains("JOIN #room"))
+        #expect(server.receivedLines(fromConnection: restarted).contains("JOIN #room"))
         await recorder.stop()
-        await second.stop()
+        await server.stop()
     }
 
     @Test func serverKilledDuringSASLIsRetriedWithSASLOnTheNextServer() async throws {
         // Killed after the PLAIN payload arrived, before any answer: not a SASL failure, just a lost
-        // connection. The next server completes SASL and the client logs in.
-        let first = try await ScriptedIRCServer.start { message, _ in
+        // connection. The restarted server completes SASL and the client logs in.
+        let server = try await ScriptedIRCServer.start { message, _ in
             switch (message.command, message.parameters.first ?? "") {
             case ("CAP", "LS"): return [":srv CAP * LS :sasl"]
             case ("CAP", "REQ"): return [":srv CAP * ACK :sasl"]
@@ -83,50 +88,56 @@ struct FaultInjectionTests {
             default: return []
             }
         }
-        let port = first.port
-        let sasl = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "pw", required: true)
+        let sasl = IRCClientConfiguration.SASL(
+            mechanism: .plain, username: "bot", password: "pw", required: true)
         let recorder = await EventRecorder.start(
-            testConfiguration(port: port, tls: Self.plaintext, nick: "bot", sasl: sasl)
+            testConfiguration(port: server.port, tls: Self.plaintext, nick: "bot", sasl: sasl)
         )
-        _ = try await first.waitForLine { $0.command == "AUTHENTICATE" && $0.parameters.first != "PLAIN" }
-        await first.stop()
+        _ = try await server.waitForLine(timeout: Self.patience) {
+            $0.command == "AUTHENTICATE" && $0.parameters.first != "PLAIN"
+        }
+        server.kill()
         try await Task.sleep(for: .milliseconds(300))
-        let second = try await ScriptedServerTests.saslServer(succeed: true, port: port)
-        let loggedIn = try await recorder.waitFor("SASL login on the new server") {
+        let restarted = server.restart(respond: ScriptedServerTests.saslResponder(succeed: true))
+        let loggedIn = try await recorder.waitFor(
+            "SASL login on the new server", timeout: Self.patience
+        ) {
             if case .loggedIn = $0 { true } else { false }
         }
         if case .loggedIn(let account) = loggedIn { #expect(account == "botaccount") }
-        try await recorder.waitFor("registration") { $0.isRegistered }
+        try await recorder.waitFor("registration", timeout: Self.patience) { $0.isRegistered }
         #expect(await recorder.count { $0.saslFailureReason != nil } == 0)
         #expect(await recorder.runReturned == false)
-        #expect(second.receivedLines(connection: 1).contains("AUTHENTICATE PLAIN"))
+        #expect(server.receivedLines(fromConnection: restarted).contains("AUTHENTICATE PLAIN"))
         await recorder.stop()
-        await second.stop()
+        await server.stop()
     }
 
     @Test func repliesQueuedWhenTheServerDiesAreSentOnceAfterTheRejoin() async throws {
-        let first = try await ScriptedIRCServer.start(respond: Self.registering)
-        let port = first.port
-        var configuration = testConfiguration(port: port, tls: Self.plaintext, nick: "bot", channels: ["#room"])
+        let server = try await ScriptedIRCServer.start(respond: Self.registering)
+        var configuration = testConfiguration(
+            port: server.port, tls: Self.plaintext, nick: "bot", channels: ["#room"])
         configuration.flood = .init(burst: 1, linesPerSecond: 5)
         let recorder = await EventRecorder.start(configuration)
-        try await recorder.waitFor("join") { $0.joinedChannel == "#room" }
+        try await recorder.waitFor("join", timeout: Self.patience) { $0.joinedChannel == "#room" }
         let texts = (1...15).map { "reply \($0)" }
         for text in texts { await recorder.client.sendPrivmsg(to: "#room", text: text) }
-        try await Self.waitUntil("three replies sent") { Self.privmsgTexts(first.receivedLines()).count >= 3 }
-        await first.stop()
-        try await recorder.waitFor("disconnect") { $0.isDisconnected }
+        try await Self.waitUntil("three replies sent") {
+            Self.privmsgTexts(server.receivedLines(connection: 1)).count >= 3
+        }
+        server.kill()
+        try await recorder.waitFor("disconnect", timeout: Self.patience) { $0.isDisconnected }
         let queuedAtDisconnect = await recorder.client.queuedLineCount
         #expect(queuedAtDisconnect > 0)
         try await Task.sleep(for: .milliseconds(300))
 
-        let second = try await ScriptedIRCServer.start(port: port, respond: Self.registering)
+        let restarted = server.restart()
         try await Self.waitUntil("the rest of the replies") {
-            Self.privmsgTexts(second.receivedLines()).count >= queuedAtDisconnect
+            Self.privmsgTexts(server.receivedLines(fromConnection: restarted)).count >= queuedAtDisconnect
         }
         try await Task.sleep(for: .milliseconds(300))  // nothing more may come
-        let before = Self.privmsgTexts(first.receivedLines())
-        let after = Self.privmsgTexts(second.receivedLines())
+        let before = Self.privmsgTexts(server.receivedLines(connection: 1))
+        let after = Self.privmsgTexts(server.receivedLines(fromConnection: restarted))
         // Each line at most once, in order; what was still queued arrives after the reconnect; at most
         // the one line in flight when the server died can be lost.
         #expect(after.count == queuedAtDisconnect)
@@ -135,37 +146,45 @@ struct FaultInjectionTests {
         #expect(before == Array(texts.prefix(before.count)))
         #expect(before.count + after.count >= texts.count - 1)
         // The JOIN went out before the queued channel lines.
-        let lines = second.receivedLines()
+        let lines = server.receivedLines(fromConnection: restarted)
         let join = try #require(lines.firstIndex(of: "JOIN #room"))
         let firstReply = try #require(lines.firstIndex { $0.hasPrefix("PRIVMSG") })
         #expect(join < firstReply)
         await recorder.stop()
-        await second.stop()
+        await server.stop()
     }
 
     @Test func repliesQueuedBeforeALongOutageAreDroppedWithALogLine() async throws {
         let log = LogRecord()
-        let first = try await ScriptedIRCServer.start(respond: Self.registering)
-        let port = first.port
-        var configuration = testConfiguration(port: port, tls: Self.plaintext, nick: "bot", channels: ["#room"])
+        let server = try await ScriptedIRCServer.start(respond: Self.registering)
+        var configuration = testConfiguration(
+            port: server.port, tls: Self.plaintext, nick: "bot", channels: ["#room"])
         configuration.flood = .init(burst: 1, linesPerSecond: 2)
         configuration.reconnect.keepQueuedLinesFor = .milliseconds(300)
         let recorder = await EventRecorder.start(configuration, logger: log.logger())
-        try await recorder.waitFor("join") { $0.joinedChannel == "#room" }
-        for index in 1...10 { await recorder.client.sendPrivmsg(to: "#room", text: "old reply \(index)") }
-        try await Self.waitUntil("a reply sent") { !Self.privmsgTexts(first.receivedLines()).isEmpty }
-        await first.stop()
-        try await recorder.waitFor("disconnect") { $0.isDisconnected }
+        try await recorder.waitFor("join", timeout: Self.patience) { $0.joinedChannel == "#room" }
+        for index in 1...10 {
+            await recorder.client.sendPrivmsg(to: "#room", text: "old reply \(index)")
+        }
+        try await Self.waitUntil("a reply sent") {
+            !Self.privmsgTexts(server.receivedLines(connection: 1)).isEmpty
+        }
+        server.kill()
+        try await recorder.waitFor("disconnect", timeout: Self.patience) { $0.isDisconnected }
         try await Task.sleep(for: .milliseconds(800))
-        let second = try await ScriptedIRCServer.start(port: port, respond: Self.registering)
+        let restarted = server.restart()
         let before = await recorder.events.count
-        try await recorder.waitFor("rejoin", after: before) { $0.joinedChannel == "#room" }
+        try await recorder.waitFor("rejoin", timeout: Self.patience, after: before) {
+            $0.joinedChannel == "#room"
+        }
         await recorder.client.sendPrivmsg(to: "#room", text: "fresh reply")
-        try await Self.waitUntil("the fresh reply") { Self.privmsgTexts(second.receivedLines()).count >= 1 }
-        #expect(Self.privmsgTexts(second.receivedLines()) == ["fresh reply"])
+        try await Self.waitUntil("the fresh reply") {
+            !Self.privmsgTexts(server.receivedLines(fromConnection: restarted)).isEmpty
+        }
+        #expect(Self.privmsgTexts(server.receivedLines(fromConnection: restarted)) == ["fresh reply"])
         #expect(log.contains("queued line(s): the connection was down for"))
         await recorder.stop()
-        await second.stop()
+        await server.stop()
     }
 
     // MARK: Stalled
@@ -175,9 +194,12 @@ struct FaultInjectionTests {
         let log = LogRecord()
         let server = try await ScriptedIRCServer.start(respond: Self.silent)
         var configuration = testConfiguration(port: server.port, tls: Self.plaintext, nick: "bot")
-        configuration.keepalive = .init(pingAfterSilence: .milliseconds(400), timeout: .milliseconds(300))
+        configuration.keepalive = .init(
+            pingAfterSilence: .milliseconds(400), timeout: .milliseconds(300))
         let recorder = await EventRecorder.start(configuration, logger: log.logger())
-        let failure = try await recorder.waitFor("the keepalive drop") { $0.connectionFailureReason != nil }
+        let failure = try await recorder.waitFor("the keepalive drop", timeout: Self.patience) {
+            $0.connectionFailureReason != nil
+        }
         #expect(failure.connectionFailureReason?.contains("ping timeout") == true)
         let connected = try #require(log.times(of: "Connecting to 127.0.0.1").first)
         let dropped = try #require(log.times(of: "Dropping the connection: ping timeout").first)
@@ -200,9 +222,12 @@ struct FaultInjectionTests {
             tls: .init(caFile: certificate.certificatePath, trustSystemRoots: false),
             nick: "bot"
         )
-        configuration.keepalive = .init(pingAfterSilence: .milliseconds(300), timeout: .milliseconds(300))
+        configuration.keepalive = .init(
+            pingAfterSilence: .milliseconds(300), timeout: .milliseconds(300))
         let recorder = await EventRecorder.start(configuration)
-        let failure = try await recorder.waitFor("the drop") { $0.connectionFailureReason != nil }
+        let failure = try await recorder.waitFor("the drop", timeout: Self.patience) {
+            $0.connectionFailureReason != nil
+        }
         #expect(failure.connectionFailureReason?.contains("ping timeout") == true)
         #expect(Array(server.firstBytes(connection: 1).prefix(2)) == [0x16, 0x03])
         await recorder.stop()
@@ -215,27 +240,31 @@ struct FaultInjectionTests {
         let server = try await ScriptedIRCServer.start(respond: Self.registering)
         let configuration = testConfiguration(port: server.port, tls: Self.plaintext, nick: "bot")
         let recorder = await EventRecorder.start(configuration)
-        try await recorder.waitFor("registration") { $0.isRegistered }
+        try await recorder.waitFor("registration", timeout: Self.patience) { $0.isRegistered }
         let client = recorder.client
         let residentBefore = Self.residentKilobytes()
 
         func expectPong(_ token: String) async throws {
             server.broadcast("PING :\(token)")
-            _ = try await server.waitForLine(timeout: .seconds(15)) {
+            _ = try await server.waitForLine(timeout: Self.patience) {
                 $0.command == "PONG" && $0.parameters.last == token
             }
         }
 
         // Garbage and truncated lines.
-        for line in [":::: \u{01}garbage", "@", "@a=b", ":", ":srv", ":srv 001", "PRIVMSG", ":n!u@h PRIVMSG", "\u{7F}\u{7F}"] {
+        for line in [
+            ":::: \u{01}garbage", "@", "@a=b", ":", ":srv", ":srv 001", "PRIVMSG", ":n!u@h PRIVMSG",
+            "\u{7F}\u{7F}",
+        ] {
             server.broadcast(line)
         }
         try await expectPong("after-garbage")
 
         // Invalid UTF-8 in a command and in a message text: decoded with U+FFFD.
         server.broadcast(bytes: [0xFF, 0xFE, 0xC3, 0x28, 0x0D, 0x0A])
-        server.broadcast(bytes: Array(":eve!e@h PRIVMSG bot :bad ".utf8) + [0xC3, 0x28, 0xF0, 0x9F] + [0x0D, 0x0A])
-        let bad = try await recorder.waitFor("the invalid UTF-8 message") {
+        server.broadcast(
+            bytes: Array(":eve!e@h PRIVMSG bot :bad ".utf8) + [0xC3, 0x28, 0xF0, 0x9F] + [0x0D, 0x0A])
+        let bad = try await recorder.waitFor("the invalid UTF-8 message", timeout: Self.patience) {
             $0.userMessage?.sender.nick == "eve"
         }
         #expect(bad.userMessage?.text.hasPrefix("bad \u{FFFD}") == true)
@@ -247,7 +276,9 @@ struct FaultInjectionTests {
         server.broadcast(bytes: Array("ces\r".utf8))
         try await Task.sleep(for: .milliseconds(100))
         server.broadcast(bytes: [0x0A])
-        _ = try await server.waitForLine { $0.command == "PONG" && $0.parameters.last == "pieces" }
+        _ = try await server.waitForLine(timeout: Self.patience) {
+            $0.command == "PONG" && $0.parameters.last == "pieces"
+        }
 
         // 10 MB without a line end, then a real line: the giant is dropped without being buffered.
         server.broadcast(bytes: [UInt8](repeating: UInt8(ascii: "A"), count: 10 * 1024 * 1024))
@@ -260,7 +291,9 @@ struct FaultInjectionTests {
         for index in 1...10_000 { flood += Array(":mallory!m@h PRIVMSG bot :flood \(index)\r\n".utf8) }
         server.broadcast(bytes: flood)
         try await expectPong("after-flood")
-        try await recorder.waitFor("the last flood line") { $0.userMessage?.text == "flood 10000" }
+        try await recorder.waitFor("the last flood line", timeout: Self.patience) {
+            $0.userMessage?.text == "flood 10000"
+        }
 
         // Still registered, never disconnected; the decoder never held more than its limit plus one read.
         #expect(await client.isRegistered)
@@ -277,7 +310,9 @@ struct FaultInjectionTests {
     }
 
     static func residentKilobytes() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+            return nil
+        }
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
         return line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
@@ -293,7 +328,8 @@ struct FaultInjectionTests {
         logText: String
     ) async throws {
         let log = LogRecord()
-        let server = try await ScriptedIRCServer.start(certificate: certificate, respond: Self.registering)
+        let server = try await ScriptedIRCServer.start(
+            certificate: certificate, respond: Self.registering)
         let configuration = testConfiguration(port: server.port, tls: tls, nick: "bot")
         let recorder = await EventRecorder.start(configuration, logger: log.logger())
         try await Self.waitUntil("a second failed attempt") {
@@ -314,7 +350,9 @@ struct FaultInjectionTests {
         #expect(server.firstBytes(connection: 1).count >= 2)
         for connection in 1...server.connectionCount {
             let bytes = server.firstBytes(connection: connection)
-            #expect(bytes.isEmpty || Array(bytes.prefix(2)) == [0x16, 0x03], "connection \(connection): \(bytes)")
+            #expect(
+                bytes.isEmpty || Array(bytes.prefix(2)) == [0x16, 0x03],
+                "connection \(connection): \(bytes)")
             #expect(server.receivedLines(connection: connection).isEmpty)
         }
     }

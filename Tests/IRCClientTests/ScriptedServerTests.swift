@@ -10,8 +10,12 @@ struct ScriptedServerTests {
 
     /// A SASL-capable server: multi-line LS, ACK of whatever is requested, `AUTHENTICATE +`, and the outcome
     /// once the last payload chunk (shorter than 400, or `+`) arrived.
-    static func saslServer(succeed: Bool, port: Int = 0) async throws -> ScriptedIRCServer {
-        try await ScriptedIRCServer.start(port: port) { message, _ in
+    static func saslServer(succeed: Bool) async throws -> ScriptedIRCServer {
+        try await ScriptedIRCServer.start(respond: saslResponder(succeed: succeed))
+    }
+
+    static func saslResponder(succeed: Bool) -> ScriptedIRCServer.Responder {
+        { message, _ in
             switch message.command {
             case "CAP":
                 switch message.parameters.first {

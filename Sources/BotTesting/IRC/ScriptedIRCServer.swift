@@ -27,7 +27,7 @@ public final class ScriptedIRCServer: Sendable {
         certificate: TestCertificate? = nil,
         respond: @escaping Responder
     ) async throws -> ScriptedIRCServer {
-        let state = ScriptedServerState()
+        let state = ScriptedServerState(respond: respond)
         var tlsContext: NIOSSLContext?
         if let certificate {
             let configuration = TLSConfiguration.makeServerConfiguration(
@@ -44,12 +44,16 @@ public final class ScriptedIRCServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let number = state.newConnection(channel)
+                    if state.isDown {
+                        channel.close(promise: nil)
+                        return
+                    }
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(FirstBytesRecorder(connection: number, state: state))
                     if let context { try pipeline.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(TestLineDecoder()))
                     try channel.pipeline.syncOperations.addHandler(
-                        ScriptedConnectionHandler(connection: number, state: state, respond: respond)
+                        ScriptedConnectionHandler(connection: number, state: state)
                     )
                 }
             }
@@ -105,6 +109,26 @@ public final class ScriptedIRCServer: Sendable {
         state.closeAll()
     }
 
+    /// Plays a crashed server: closes every connection and, until ``restart(respond:)``, closes each
+    /// new one at once. (The port stays bound: a real restart could lose it to another socket.)
+    public func kill() {
+        state.setDown(true)
+        state.closeAll()
+    }
+
+    /// Comes back after ``kill()``, answering with `respond` from now on when given. Returns the number
+    /// of the next connection, so `receivedLines(fromConnection:)` shows what the new server got.
+    @discardableResult
+    public func restart(respond: Responder? = nil) -> Int {
+        if let respond { state.setResponder(respond) }
+        return state.setDown(false)
+    }
+
+    /// Lines received on connection `first` and every later one, in connection order.
+    public func receivedLines(fromConnection first: Int) -> [String] {
+        (first...max(first, connectionCount)).flatMap { receivedLines(connection: $0) }
+    }
+
     /// Stops listening and closes every connection.
     public func stop() async {
         state.closeAll()
@@ -118,6 +142,29 @@ final class ScriptedServerState: @unchecked Sendable {
     private var received: [Int: [String]] = [:]
     private var first: [Int: [UInt8]] = [:]
     private var count = 0
+    private var down = false
+    private var respond: ScriptedIRCServer.Responder
+
+    init(respond: @escaping ScriptedIRCServer.Responder) {
+        self.respond = respond
+    }
+
+    var isDown: Bool { lock.withLock { down } }
+
+    /// Returns the number the next connection will get.
+    @discardableResult
+    func setDown(_ value: Bool) -> Int {
+        lock.withLock {
+            down = value
+            return count + 1
+        }
+    }
+
+    func setResponder(_ responder: @escaping ScriptedIRCServer.Responder) {
+        lock.withLock { respond = responder }
+    }
+
+    var responder: ScriptedIRCServer.Responder { lock.withLock { respond } }
 
     func newConnection(_ channel: any Channel) -> Int {
         lock.withLock {
@@ -177,19 +224,16 @@ final class ScriptedConnectionHandler: ChannelInboundHandler {
 
     let connection: Int
     let state: ScriptedServerState
-    let respond: ScriptedIRCServer.Responder
-
-    init(connection: Int, state: ScriptedServerState, respond: @escaping ScriptedIRCServer.Responder) {
+    init(connection: Int, state: ScriptedServerState) {
         self.connection = connection
         self.state = state
-        self.respond = respond
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let line = unwrapInboundIn(data)
         state.record(line, connection: connection)
         guard let message = try? IRCMessage(parsing: line, maxLineBytes: 16_384) else { return }
-        let replies = respond(message, connection)
+        let replies = state.responder(message, connection)
         guard !replies.isEmpty else { return }
         var buffer = context.channel.allocator.buffer(capacity: 256)
         var hangUp = false

@@ -503,8 +503,9 @@ public actor IRCClient {
         guard outage > configuration.reconnect.keepQueuedLinesFor, !queue.isEmpty else { return }
         let count = queue.count
         queue.removeAll()
+        let limit = Self.format(configuration.reconnect.keepQueuedLinesFor)
         logger.warning(
-            "Dropped \(count) queued line(s): the connection was down for \(Self.format(outage)), longer than \(Self.format(configuration.reconnect.keepQueuedLinesFor))"
+            "Dropped \(count) queued line(s): the connection was down for \(Self.format(outage)), longer than \(limit)"
         )
     }
 

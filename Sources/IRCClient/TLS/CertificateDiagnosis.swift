@@ -41,7 +41,9 @@ enum CertificateDiagnosis {
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
-        guard let channel = try? await bootstrap.connect(host: host, port: port).get() else { return nil }
+        guard let channel = try? await bootstrap.connect(host: host, port: port).get() else {
+            return nil
+        }
         let closer = Task {
             try? await Task.sleep(for: timeout)
             try? await channel.close()
@@ -95,7 +97,9 @@ enum CertificateDiagnosis {
                 names.append(bytes.map(String.init).joined(separator: "."))
             }
         }
-        if let common = commonName(certificate.subjectName), !names.contains(common) { names.append(common) }
+        if let common = commonName(certificate.subjectName), !names.contains(common) {
+            names.append(common)
+        }
         return names
     }
 
