@@ -58,10 +58,10 @@ struct FaultInjectionTests {
         let recorder = await EventRecorder.start(configuration, logger: log.logger())
         _ = try await server.waitForLine(timeout: Self.patience) { $0.command == "USER" }
         server.kill()
-        try await recorder.waitFor("the failed attempt", timeout: Self.patience) {
-            $0.connectionFailureReason != nil
+        // Come back only after an attempt failed while the server was down.
+        try await Self.waitUntil("two failed attempts") {
+            await recorder.count { $0.connectionFailureReason != nil } >= 2
         }
-        try await Task.sleep(for: .milliseconds(600))
         let restarted = server.restart(respond: Self.registering)
         try await recorder.waitFor("registration", timeout: Self.patience) { $0.isRegistered }
         try await recorder.waitFor("rejoin", timeout: Self.patience) { $0.joinedChannel == "#room" }
