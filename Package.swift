@@ -191,7 +191,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "OnTheMapApp", "OnTheMapPlugins", "BotKit", "BotTesting", "IRCProtocol", "OnTheMapService",
+                "OnTheMapApp", "OnTheMapPlugins", "BotKit", "BotTesting", "IRCClient", "IRCProtocol",
+                "OnTheMapService",
                 "SQLiteDirectory", "HTTPBackends",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -54,6 +54,18 @@ enum DirectorySessionFixture {
         #expect(await book.session(for: Sender(nick: "bob", user: "~bob", host: "b.example")) == nil)
     }
 
+    @Test func aQuitUnderTheNickByAnotherConnectionLeavesTheOwnersSession() async {
+        // While the bot was away, someone else used the nick and quit: the owner keeps the session;
+        // the owner's own QUIT ends it.
+        let book = SessionBook()
+        let (session, profile) = DirectorySessionFixture.make()
+        await book.bind(session, profile: profile, to: alice)
+        #expect(await book.userQuit(nick: "alice", user: "~mallory", host: "m.example").isEmpty)
+        #expect(await book.session(for: alice) != nil)
+        #expect(await book.userQuit(nick: "Alice", user: alice.user, host: alice.host).count == 1)
+        #expect(await book.session(for: alice) == nil)
+    }
+
     @Test func expiredSessionsAreDropped() async {
         let book = SessionBook()
         let (session, profile) = DirectorySessionFixture.make(expiresIn: -1)

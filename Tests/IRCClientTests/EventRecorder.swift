@@ -1,10 +1,13 @@
 import BotTesting
 import IRCClient
 import IRCProtocol
+import Logging
 
 /// Runs a client and records its events for assertions.
 actor EventRecorder {
     private(set) var events: [IRCEvent] = []
+    /// When each event of ``events`` arrived.
+    private(set) var arrivalTimes: [ContinuousClock.Instant] = []
     private var consumer: Task<Void, Never>?
     private var runner: Task<Void, Never>?
     private(set) var runReturned = false
@@ -15,8 +18,11 @@ actor EventRecorder {
     }
 
     /// Starts consuming events and `client.run()`.
-    static func start(_ configuration: IRCClientConfiguration) async -> EventRecorder {
-        let client = IRCClient(configuration: configuration)
+    static func start(
+        _ configuration: IRCClientConfiguration,
+        logger: Logger = Logger(label: "IRCClient")
+    ) async -> EventRecorder {
+        let client = IRCClient(configuration: configuration, logger: logger)
         let recorder = EventRecorder(client: client)
         await recorder.begin()
         return recorder
@@ -35,7 +41,15 @@ actor EventRecorder {
         }
     }
 
-    private func record(_ event: IRCEvent) { events.append(event) }
+    private func record(_ event: IRCEvent) {
+        events.append(event)
+        arrivalTimes.append(.now)
+    }
+
+    /// The arrival times of the events matching `predicate`.
+    func times(where predicate: (IRCEvent) -> Bool) -> [ContinuousClock.Instant] {
+        zip(events, arrivalTimes).filter { predicate($0.0) }.map(\.1)
+    }
     private func markReturned() { runReturned = true }
 
     /// Waits for an event matching `predicate` that arrived after the first `skip` events.
@@ -84,6 +98,8 @@ actor EventRecorder {
 extension IRCEvent {
     var isRegistered: Bool { if case .registered = self { true } else { false } }
     var isDisconnected: Bool { if case .disconnected = self { true } else { false } }
+    var isConnecting: Bool { if case .connecting = self { true } else { false } }
+    var isConnected: Bool { if case .connected = self { true } else { false } }
     var connectionFailureReason: String? {
         if case .connectionFailed(let reason) = self { reason } else { nil }
     }

@@ -11,7 +11,11 @@ struct ScriptedServerTests {
     /// A SASL-capable server: multi-line LS, ACK of whatever is requested, `AUTHENTICATE +`, and the outcome
     /// once the last payload chunk (shorter than 400, or `+`) arrived.
     static func saslServer(succeed: Bool) async throws -> ScriptedIRCServer {
-        try await ScriptedIRCServer.start { message, _ in
+        try await ScriptedIRCServer.start(respond: saslResponder(succeed: succeed))
+    }
+
+    static func saslResponder(succeed: Bool) -> ScriptedIRCServer.Responder {
+        { message, _ in
             switch message.command {
             case "CAP":
                 switch message.parameters.first {

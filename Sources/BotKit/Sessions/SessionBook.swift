@@ -118,10 +118,18 @@ public actor SessionBook {
     }
 
     /// The user left the network: sessions not bound to an account end. Returns the ended ones.
+    /// With `user` and `host` (from the QUIT's source), only a session of that very connection ends:
+    /// someone else who held the nick while the bot was away cannot end its owner's session.
     @discardableResult
-    public func userQuit(nick: String) -> [BoundSession] {
+    public func userQuit(nick: String, user: String? = nil, host: String? = nil) -> [BoundSession] {
         let folded = caseMapping.lowercased(nick)
-        let gone = byConnection.filter { _, bound in caseMapping.lowercased(bound.nick) == folded }
+        let gone = byConnection.filter { _, bound in
+            guard caseMapping.lowercased(bound.nick) == folded else { return false }
+            guard let user, let host, case .connection(_, let ownerUser, let ownerHost) = bound.owner else {
+                return true
+            }
+            return ownerUser == user && ownerHost.lowercased() == host.lowercased()
+        }
         for k in gone.keys { byConnection[k] = nil }
         return Array(gone.values)
     }

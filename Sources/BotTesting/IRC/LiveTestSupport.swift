@@ -51,11 +51,13 @@ public struct TestCertificate: Sendable {
     /// SHA-256 fingerprint of the certificate's DER, OpenSSL style (`AB:CD:…`).
     public let sha256Fingerprint: String
 
-    /// Creates `name.pem` and `name.key` in `directory`.
+    /// Creates `name.pem` and `name.key` in `directory`, valid for two days from now, for the names of
+    /// `subjectAltName` (OpenSSL syntax).
     public static func make(
         in directory: String,
         name: String = "server",
-        commonName: String = "localhost"
+        commonName: String = "localhost",
+        subjectAltName: String = "DNS:localhost,IP:127.0.0.1"
     )
         throws -> TestCertificate
     {
@@ -66,10 +68,57 @@ public struct TestCertificate: Sendable {
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
                 "-subj", "/CN=\(commonName)",
-                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                "-addext", "subjectAltName=\(subjectAltName)",
                 "-keyout", key, "-out", certificate,
             ]
         )
+        return try withFingerprint(certificate: certificate, key: key)
+    }
+
+    /// Creates a self-signed `name.pem`/`name.key` for localhost and 127.0.0.1 that was valid only in
+    /// January 2020 (`openssl ca -selfsign` with explicit dates: `req -x509` cannot backdate).
+    public static func makeExpired(in directory: String, name: String = "expired") throws -> TestCertificate {
+        let folder = "\(directory)/\(name)-ca"
+        try FileManager.default.createDirectory(
+            atPath: "\(folder)/issued", withIntermediateDirectories: true)
+        try "".write(toFile: "\(folder)/index.txt", atomically: true, encoding: .utf8)
+        try "1000\n".write(toFile: "\(folder)/serial", atomically: true, encoding: .utf8)
+        let config = """
+            [ca]
+            default_ca = expired_ca
+            [expired_ca]
+            database = \(folder)/index.txt
+            new_certs_dir = \(folder)/issued
+            serial = \(folder)/serial
+            default_md = sha256
+            policy = any_name
+            unique_subject = no
+            copy_extensions = copy
+            [any_name]
+            commonName = supplied
+            """
+        try config.write(toFile: "\(folder)/ca.cnf", atomically: true, encoding: .utf8)
+        let certificate = "\(directory)/\(name).pem"
+        let key = "\(directory)/\(name).key"
+        let request = "\(folder)/request.csr"
+        try runCommand(
+            "/usr/bin/openssl",
+            [
+                "req", "-new", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", request,
+            ]
+        )
+        try runCommand(
+            "/usr/bin/openssl",
+            [
+                "ca", "-batch", "-config", "\(folder)/ca.cnf", "-selfsign", "-keyfile", key, "-in", request,
+                "-startdate", "20200101000000Z", "-enddate", "20200201000000Z", "-notext", "-out", certificate,
+            ]
+        )
+        return try withFingerprint(certificate: certificate, key: key)
+    }
+
+    private static func withFingerprint(certificate: String, key: String) throws -> TestCertificate {
         let output = try runCommand(
             "/usr/bin/openssl",
             [

@@ -2,11 +2,17 @@ import Foundation
 import IRCProtocol
 import NIOCore
 import NIOPosix
+import NIOSSL
 
-/// A scripted plaintext IRC server on 127.0.0.1 for protocol tests a real ircd cannot play (SASL without
-/// services, odd CAP replies, errors). For every line a client sends, `respond` returns the lines to send
-/// back (without CRLF). Every received line is recorded, per connection, for assertions.
+/// A scripted IRC server on 127.0.0.1 (plaintext, or TLS with a given certificate) for protocol and fault
+/// tests a real ircd cannot play (SASL without services, odd CAP replies, errors, hang-ups, garbage). For
+/// every line a client sends, `respond` returns the lines to send back (without CRLF); a reply equal to
+/// ``hangUp`` closes the connection after the lines before it. Every received line is recorded, per
+/// connection, for assertions, and so are the first raw bytes of each connection (before TLS).
 public final class ScriptedIRCServer: Sendable {
+    /// A reply that makes the server close the connection (after sending the replies before it).
+    public static let hangUp = "\u{0}hang up"
+
     /// Returns the reply lines for one received message; `connection` counts connections from 1.
     public typealias Responder = @Sendable (_ message: IRCMessage, _ connection: Int) -> [String]
 
@@ -15,21 +21,43 @@ public final class ScriptedIRCServer: Sendable {
     private let serverChannel: any Channel
     private let state: ScriptedServerState
 
-    /// Starts listening on a free port.
-    public static func start(respond: @escaping Responder) async throws -> ScriptedIRCServer {
-        let state = ScriptedServerState()
+    /// Starts listening on `port` (a free one when 0), speaking TLS with `certificate` when given.
+    public static func start(
+        port: Int = 0,
+        certificate: TestCertificate? = nil,
+        respond: @escaping Responder
+    ) async throws -> ScriptedIRCServer {
+        let state = ScriptedServerState(respond: respond)
+        var tlsContext: NIOSSLContext?
+        if let certificate {
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.certificatePath).map {
+                    .certificate($0)
+                },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: certificate.keyPath, format: .pem))
+            )
+            tlsContext = try NIOSSLContext(configuration: configuration)
+        }
+        let context = tlsContext
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let number = state.newConnection(channel)
+                    if state.isDown {
+                        channel.close(promise: nil)
+                        return
+                    }
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(FirstBytesRecorder(connection: number, state: state))
+                    if let context { try pipeline.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(TestLineDecoder()))
                     try channel.pipeline.syncOperations.addHandler(
-                        ScriptedConnectionHandler(connection: number, state: state, respond: respond)
+                        ScriptedConnectionHandler(connection: number, state: state)
                     )
                 }
             }
-            .bind(host: "127.0.0.1", port: 0)
+            .bind(host: "127.0.0.1", port: port)
             .get()
         return ScriptedIRCServer(port: channel.localAddress?.port ?? 0, serverChannel: channel, state: state)
     }
@@ -63,14 +91,42 @@ public final class ScriptedIRCServer: Sendable {
         throw IRCTestSupportError.timeout("scripted server waiting for a line; got:\n\(state.allLines())")
     }
 
+    /// The first bytes (up to 16) received on `connection`, before any TLS decryption.
+    public func firstBytes(connection: Int = 1) -> [UInt8] { state.firstBytes(connection: connection) }
+
     /// Sends a raw line to every open connection.
     public func broadcast(_ line: String) {
         state.broadcast(line)
     }
 
+    /// Sends raw bytes (no line end added) to every open connection, in one write.
+    public func broadcast(bytes: [UInt8]) {
+        state.broadcast(bytes: bytes)
+    }
+
     /// Closes every client connection (the listener stays open).
     public func dropConnections() {
         state.closeAll()
+    }
+
+    /// Plays a crashed server: closes every connection and, until ``restart(respond:)``, closes each
+    /// new one at once. (The port stays bound: a real restart could lose it to another socket.)
+    public func kill() {
+        state.setDown(true)
+        state.closeAll()
+    }
+
+    /// Comes back after ``kill()``, answering with `respond` from now on when given. Returns the number
+    /// of the next connection, so `receivedLines(fromConnection:)` shows what the new server got.
+    @discardableResult
+    public func restart(respond: Responder? = nil) -> Int {
+        if let respond { state.setResponder(respond) }
+        return state.setDown(false)
+    }
+
+    /// Lines received on connection `first` and every later one, in connection order.
+    public func receivedLines(fromConnection first: Int) -> [String] {
+        (first...max(first, connectionCount)).flatMap { receivedLines(connection: $0) }
     }
 
     /// Stops listening and closes every connection.
@@ -84,7 +140,31 @@ final class ScriptedServerState: @unchecked Sendable {
     private let lock = NSLock()
     private var channels: [Int: any Channel] = [:]
     private var received: [Int: [String]] = [:]
+    private var first: [Int: [UInt8]] = [:]
     private var count = 0
+    private var down = false
+    private var respond: ScriptedIRCServer.Responder
+
+    init(respond: @escaping ScriptedIRCServer.Responder) {
+        self.respond = respond
+    }
+
+    var isDown: Bool { lock.withLock { down } }
+
+    /// Returns the number the next connection will get.
+    @discardableResult
+    func setDown(_ value: Bool) -> Int {
+        lock.withLock {
+            down = value
+            return count + 1
+        }
+    }
+
+    func setResponder(_ responder: @escaping ScriptedIRCServer.Responder) {
+        lock.withLock { respond = responder }
+    }
+
+    var responder: ScriptedIRCServer.Responder { lock.withLock { respond } }
 
     func newConnection(_ channel: any Channel) -> Int {
         lock.withLock {
@@ -102,6 +182,17 @@ final class ScriptedServerState: @unchecked Sendable {
 
     func lines(connection: Int) -> [String] { lock.withLock { received[connection] ?? [] } }
 
+    func recordFirstBytes(_ bytes: some Collection<UInt8>, connection: Int) -> Bool {
+        lock.withLock {
+            let have = first[connection, default: []]
+            guard have.count < 16 else { return false }
+            first[connection] = have + bytes.prefix(16 - have.count)
+            return first[connection, default: []].count < 16
+        }
+    }
+
+    func firstBytes(connection: Int) -> [UInt8] { lock.withLock { first[connection] ?? [] } }
+
     func allLines() -> [String] {
         lock.withLock { received.keys.sorted().flatMap { received[$0] ?? [] } }
     }
@@ -110,6 +201,14 @@ final class ScriptedServerState: @unchecked Sendable {
         for channel in lock.withLock({ Array(channels.values) }) {
             var buffer = channel.allocator.buffer(capacity: line.utf8.count + 2)
             buffer.writeString(line + "\r\n")
+            channel.writeAndFlush(buffer, promise: nil)
+        }
+    }
+
+    func broadcast(bytes: [UInt8]) {
+        for channel in lock.withLock({ Array(channels.values) }) {
+            var buffer = channel.allocator.buffer(capacity: bytes.count)
+            buffer.writeBytes(bytes)
             channel.writeAndFlush(buffer, promise: nil)
         }
     }
@@ -125,26 +224,57 @@ final class ScriptedConnectionHandler: ChannelInboundHandler {
 
     let connection: Int
     let state: ScriptedServerState
-    let respond: ScriptedIRCServer.Responder
-
-    init(connection: Int, state: ScriptedServerState, respond: @escaping ScriptedIRCServer.Responder) {
+    init(connection: Int, state: ScriptedServerState) {
         self.connection = connection
         self.state = state
-        self.respond = respond
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let line = unwrapInboundIn(data)
         state.record(line, connection: connection)
         guard let message = try? IRCMessage(parsing: line, maxLineBytes: 16_384) else { return }
-        let replies = respond(message, connection)
+        let replies = state.responder(message, connection)
         guard !replies.isEmpty else { return }
         var buffer = context.channel.allocator.buffer(capacity: 256)
-        for reply in replies { buffer.writeString(reply + "\r\n") }
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        var hangUp = false
+        for reply in replies {
+            if reply == ScriptedIRCServer.hangUp {
+                hangUp = true
+                break
+            }
+            buffer.writeString(reply + "\r\n")
+        }
+        let channel = context.channel
+        let closeAfterwards = hangUp
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in
+            if closeAfterwards { channel.close(promise: nil) }
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+}
+
+/// Records the first bytes of a connection as they arrive on the socket, then passes everything on.
+final class FirstBytesRecorder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    let connection: Int
+    let state: ScriptedServerState
+    private var recording = true
+
+    init(connection: Int, state: ScriptedServerState) {
+        self.connection = connection
+        self.state = state
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if recording {
+            let buffer = unwrapInboundIn(data)
+            recording = state.recordFirstBytes(buffer.readableBytesView, connection: connection)
+        }
+        context.fireChannelRead(data)
     }
 }

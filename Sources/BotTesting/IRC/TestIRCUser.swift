@@ -14,12 +14,14 @@ public actor TestIRCUser {
     private var closed = false
     private var readerTask: Task<Void, Never>?
 
-    /// Connects and registers (NICK/USER, waits for 001). `caFile` enables TLS trusting that PEM file.
+    /// Connects and registers (NICK/USER, waits for 001). `caFile` enables TLS trusting that PEM file;
+    /// `username` (the `USER` name, so the user@host others see) defaults to the nick.
     public static func connect(
         host: String = "127.0.0.1",
         port: Int,
         caFile: String? = nil,
         nick: String,
+        username: String? = nil,
         capabilities: [String] = [],
         timeout: Duration = .seconds(10)
     ) async throws -> TestIRCUser {
@@ -51,7 +53,7 @@ public actor TestIRCUser {
         await user.startReading(lines)
         if !capabilities.isEmpty { try await user.send("CAP REQ :\(capabilities.joined(separator: " "))") }
         try await user.send("NICK \(nick)")
-        try await user.send("USER \(nick) 0 * :Test user \(nick)")
+        try await user.send("USER \(username ?? nick) 0 * :Test user \(nick)")
         if !capabilities.isEmpty { try await user.send("CAP END") }
         _ = try await user.waitForMessage(timeout: timeout, "001 for \(nick)") { $0.command == "001" }
         return user

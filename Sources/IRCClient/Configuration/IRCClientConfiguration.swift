@@ -40,6 +40,9 @@ public struct IRCClientConfiguration: Sendable {
     public var quitMessage: String
     /// Maximum length of one received line in bytes (tags 8191 + message 512 + slack); longer lines are dropped.
     public var maximumLineLength: Int
+    /// Maximum number of received lines waiting for the client to handle them; past it the client stops
+    /// reading from the socket until it has caught up (memory stays bounded under a flood).
+    public var inboundBacklogLimit: Int
     /// Maximum number of events buffered for a slow consumer of ``IRCClient/events``; the oldest are dropped.
     public var eventBufferSize: Int
     /// Time allowed for the TCP connection (and TLS handshake) to be established.
@@ -67,6 +70,7 @@ public struct IRCClientConfiguration: Sendable {
         sendQueueCapacity: Int = 500,
         quitMessage: String = "Goodbye",
         maximumLineLength: Int = 8191 + 512 + 512,
+        inboundBacklogLimit: Int = 1_000,
         eventBufferSize: Int = 10_000,
         connectTimeout: Duration = .seconds(20),
         registrationTimeout: Duration = .seconds(90),
@@ -89,6 +93,7 @@ public struct IRCClientConfiguration: Sendable {
         self.sendQueueCapacity = sendQueueCapacity
         self.quitMessage = quitMessage
         self.maximumLineLength = maximumLineLength
+        self.inboundBacklogLimit = inboundBacklogLimit
         self.eventBufferSize = eventBufferSize
         self.connectTimeout = connectTimeout
         self.registrationTimeout = registrationTimeout
@@ -217,19 +222,25 @@ public struct IRCClientConfiguration: Sendable {
         public var jitter: Double
         /// A registration that stayed up this long resets the backoff to ``minimumDelay``.
         public var resetAfter: Duration
+        /// Lines still queued when the connection is lost are sent after the next registration (after the
+        /// channels are rejoined) when the outage lasted at most this long; otherwise they are dropped.
+        /// Lines already written to the lost connection are never sent again.
+        public var keepQueuedLinesFor: Duration
 
         public init(
             minimumDelay: Duration = .seconds(10),
             maximumDelay: Duration = .seconds(300),
             multiplier: Double = 2,
             jitter: Double = 0.2,
-            resetAfter: Duration = .seconds(60)
+            resetAfter: Duration = .seconds(60),
+            keepQueuedLinesFor: Duration = .seconds(120)
         ) {
             self.minimumDelay = minimumDelay
             self.maximumDelay = maximumDelay
             self.multiplier = multiplier
             self.jitter = jitter
             self.resetAfter = resetAfter
+            self.keepQueuedLinesFor = keepQueuedLinesFor
         }
     }
 

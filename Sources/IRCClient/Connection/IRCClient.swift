@@ -20,6 +20,8 @@ public actor IRCClient {
     /// ``IRCClientConfiguration/eventBufferSize`` events the oldest are dropped.
     public nonisolated let events: AsyncStream<IRCEvent>
     public nonisolated let configuration: IRCClientConfiguration
+    /// What the inbound line decoders have seen (buffer high-water mark, dropped overlong lines).
+    public nonisolated let inboundStatistics = InboundLineStatistics()
 
     /// The nick in use (the configured one until the server says otherwise).
     public private(set) var currentNick: String
@@ -55,6 +57,7 @@ public actor IRCClient {
     private var connectionID = 0
     private var closeReason: String?
     private var connectedAt: ContinuousClock.Instant?
+    private var disconnectedAt: ContinuousClock.Instant?
     private var registeredAt: ContinuousClock.Instant?
     private var lastReceivedAt: ContinuousClock.Instant?
     private var pingSentAt: ContinuousClock.Instant?
@@ -264,6 +267,8 @@ public actor IRCClient {
         let (signals, signalSink) = AsyncStream.makeStream(of: ConnectionSignal.self)
         let maximumLineLength = configuration.maximumLineLength
         let decoderLogger = logger
+        let statistics = inboundStatistics
+        let backlog = InboundBacklog(limit: configuration.inboundBacklogLimit)
         let bootstrap = ClientBootstrap(group: eventLoopGroup)
             .connectTimeout(.nanoseconds(Self.nanoseconds(configuration.connectTimeout)))
             .channelInitializer { channel in
@@ -272,10 +277,14 @@ public actor IRCClient {
                     if let tlsSetup { try pipeline.addHandler(try tlsSetup.makeHandler()) }
                     try pipeline.addHandler(
                         ByteToMessageHandler(
-                            IRCLineDecoder(maximumLineLength: maximumLineLength, logger: decoderLogger)
+                            IRCLineDecoder(
+                                maximumLineLength: maximumLineLength,
+                                logger: decoderLogger,
+                                statistics: statistics
+                            )
                         )
                     )
-                    try pipeline.addHandler(IRCLineForwarder(continuation: signalSink))
+                    try pipeline.addHandler(IRCLineForwarder(continuation: signalSink, backlog: backlog))
                 }
             }
         let channel: any Channel
@@ -305,6 +314,7 @@ public actor IRCClient {
                 switch signal {
                 case .line(let line):
                     handleLine(line)
+                    backlog.lineHandled()
                 case .closed(let error):
                     if closeReason == nil { closeReason = error }
                 }
@@ -314,6 +324,9 @@ public actor IRCClient {
         if channel.isActive { try? await channel.close() }
         var reason = closeReason ?? "connection closed by the server"
         if let pinFailure = tlsSetup?.lastPinFailure { reason = pinFailure.description }
+        if let tlsSetup, !isRegistered, reason.hasPrefix(IRCLineForwarder.certificateRefused) {
+            reason = await explainRefusedCertificate(tlsSetup, fallback: reason)
+        }
         let registeredFor = registeredAt.map { $0.duration(to: clock.now) }
         let wasRegistered = isRegistered
         endConnection()
@@ -324,6 +337,31 @@ public actor IRCClient {
         }
         emit(wasRegistered ? .disconnected(reason: reason) : .connectionFailed(reason: reason))
         return registeredFor
+    }
+
+    /// The reason for refusing a server certificate, in words (expired, wrong name, untrusted), logged
+    /// as an error: a refused certificate is never a reason to connect without TLS.
+    private func explainRefusedCertificate(_ tlsSetup: IRCTLSSetup, fallback: String) async -> String {
+        let server = "\(configuration.host):\(configuration.port)"
+        var reason = fallback
+        if let leaf = await CertificateDiagnosis.probe(
+            host: configuration.host,
+            port: configuration.port,
+            serverHostname: tlsSetup.serverHostname,
+            group: eventLoopGroup,
+            timeout: configuration.connectTimeout
+        )?.first {
+            let problems = CertificateDiagnosis.problems(
+                leaf: leaf,
+                expectedName: tlsSetup.expectedName,
+                trusted: tlsSetup.trustedCertificates
+            )
+            if !problems.isEmpty {
+                reason = "TLS certificate refused: \(problems.joined(separator: "; "))"
+            }
+        }
+        logger.error("Refusing the TLS connection to \(server): \(reason) (no plaintext fallback)")
+        return reason
     }
 
     private func startConnection(_ channel: any Channel) {
@@ -351,6 +389,7 @@ public actor IRCClient {
 
     private func endConnection() {
         channel = nil
+        disconnectedAt = clock.now
         isRegistered = false
         registeredAt = nil
         writerWake?.finish()
@@ -469,13 +508,34 @@ public actor IRCClient {
         currentNick = nick
         logger.info("Registered on \(configuration.host) as \(nick)")
         emit(.registered(nick: nick))
+        dropStaleQueuedLines()
+        // The JOINs go out before anything queued, so replies queued for a channel while the connection
+        // was down reach it after the rejoin (the server handles a client's lines in order).
         for join in desiredChannels.values.sorted(by: { $0.name < $1.name }) {
-            enqueue(.join(join.name, key: join.key))
+            write(.join(join.name, key: join.key))
         }
         if !namesEqual(nick, configuration.nick) {
             nextNickRegain = clock.now + configuration.retry.nickRegainInterval
         }
         writerWake?.yield()
+    }
+
+    /// Lines queued before (or during) an outage are sent after the reconnect only if the outage was
+    /// shorter than ``IRCClientConfiguration/Reconnect/keepQueuedLinesFor``; older replies would only
+    /// confuse. Lines already written to the lost socket are never sent again (nobody knows which of
+    /// them reached the server), so nothing is said twice.
+    private func dropStaleQueuedLines() {
+        guard let disconnectedAt else { return }
+        self.disconnectedAt = nil
+        let outage = disconnectedAt.duration(to: clock.now)
+        guard outage > configuration.reconnect.keepQueuedLinesFor, !queue.isEmpty else { return }
+        let count = queue.count
+        queue.removeAll()
+        receipts.queueEmptied()
+        let limit = Self.format(configuration.reconnect.keepQueuedLinesFor)
+        logger.warning(
+            "Dropped \(count) queued line(s): the connection was down for \(Self.format(outage)), longer than \(limit)"
+        )
     }
 
     private func nickRefused(_ message: IRCMessage) {

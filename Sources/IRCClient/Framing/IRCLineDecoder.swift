@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import Synchronization
 
 /// Splits the inbound byte stream into IRC lines.
 ///
@@ -7,19 +8,26 @@ import NIOCore
 /// bytes is dropped, and without buffering it: once the limit is passed with no line end in sight, the
 /// decoder throws away what it has and skips bytes until the next line end, so memory stays bounded by the
 /// limit plus one read. Bytes are decoded as UTF-8, invalid sequences becoming U+FFFD.
+/// An ``InboundLineStatistics`` given at creation records the most bytes ever buffered.
 public struct IRCLineDecoder: ByteToMessageDecoder {
     public typealias InboundOut = String
 
     public let maximumLineLength: Int
     private let logger: Logger?
+    private let statistics: InboundLineStatistics?
     /// `true` while skipping the rest of an overlong line.
     public private(set) var isDiscarding = false
     /// Number of overlong lines dropped so far.
     public private(set) var droppedLineCount = 0
 
-    public init(maximumLineLength: Int = 8191 + 512 + 512, logger: Logger? = nil) {
+    public init(
+        maximumLineLength: Int = 8191 + 512 + 512,
+        logger: Logger? = nil,
+        statistics: InboundLineStatistics? = nil
+    ) {
         self.maximumLineLength = max(16, maximumLineLength)
         self.logger = logger
+        self.statistics = statistics
     }
 
     public mutating func decode(
@@ -53,6 +61,7 @@ public struct IRCLineDecoder: ByteToMessageDecoder {
     /// Extracts the next complete line (without its terminator), or `nil` when more bytes are needed.
     /// Exposed for tests, which drive the decoder without a channel.
     public mutating func nextLine(from buffer: inout ByteBuffer) -> String? {
+        statistics?.observeBuffered(byteCount: buffer.readableBytes)
         while true {
             let view = buffer.readableBytesView
             guard let end = view.firstIndex(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
@@ -60,6 +69,7 @@ public struct IRCLineDecoder: ByteToMessageDecoder {
                 if buffer.readableBytes > maximumLineLength {
                     if !isDiscarding {
                         droppedLineCount += 1
+                        statistics?.countDroppedLine()
                         logger?.warning("Dropping an inbound line longer than \(maximumLineLength) bytes")
                     }
                     isDiscarding = true
@@ -80,6 +90,7 @@ public struct IRCLineDecoder: ByteToMessageDecoder {
             }
             if length > maximumLineLength {
                 droppedLineCount += 1
+                statistics?.countDroppedLine()
                 logger?.warning("Dropping an inbound line of \(length) bytes (limit \(maximumLineLength))")
                 buffer.moveReaderIndex(forwardBy: length + 1)
                 continue
@@ -88,6 +99,28 @@ public struct IRCLineDecoder: ByteToMessageDecoder {
             buffer.moveReaderIndex(forwardBy: length + 1)
             return line
         }
+    }
+}
+
+/// What the line decoders of a client have seen, readable from any thread: the most bytes one of them
+/// ever held waiting for a line end (its memory high-water mark) and how many overlong lines were dropped.
+public final class InboundLineStatistics: Sendable {
+    private let highWater = Atomic<Int>(0)
+    private let dropped = Atomic<Int>(0)
+
+    public init() {}
+
+    /// The most bytes a decoder held at once.
+    public var bufferedBytesHighWaterMark: Int { highWater.load(ordering: .relaxed) }
+    /// Overlong lines dropped so far.
+    public var droppedLineCount: Int { dropped.load(ordering: .relaxed) }
+
+    func observeBuffered(byteCount: Int) {
+        highWater.max(byteCount, ordering: .relaxed)
+    }
+
+    func countDroppedLine() {
+        dropped.add(1, ordering: .relaxed)
     }
 }
 

@@ -40,6 +40,10 @@ final class IRCTLSSetup: Sendable {
     let context: NIOSSLContext
     let serverHostname: String?
     let pinnedFingerprint: CertificateFingerprint?
+    /// The name the certificate must be for (the server name, else the host).
+    let expectedName: String
+    /// The certificates of the CA file (for the diagnosis of a refused certificate).
+    let trustedCertificates: [NIOSSLCertificate]
     private let pinFailure = NIOLockedValueBox<IRCTLSError?>(nil)
     private let logger: Logger
 
@@ -47,9 +51,11 @@ final class IRCTLSSetup: Sendable {
         self.logger = logger
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
+        var trusted: [NIOSSLCertificate] = []
         if let caFile = configuration.caFile, !caFile.isEmpty {
             do {
                 let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
+                trusted = certificates
                 if configuration.trustSystemRoots {
                     tls.trustRoots = .default
                     tls.additionalTrustRoots = [.certificates(certificates)]
@@ -93,6 +99,8 @@ final class IRCTLSSetup: Sendable {
         context = try NIOSSLContext(configuration: tls)
         let name = configuration.serverName ?? host
         serverHostname = Self.isIPLiteral(name) ? nil : name
+        expectedName = name
+        trustedCertificates = trusted
     }
 
     /// The pin mismatch of the most recent handshake, if that is why it failed.

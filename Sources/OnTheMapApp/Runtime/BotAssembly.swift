@@ -13,19 +13,25 @@ public enum BotAssembly {
     ]
 
     /// Builds the service stack (backend, geocoder), the plugins and the IRC client of `config`.
-    /// Throws a `ServiceError` when the backend cannot be opened.
-    public static func makeService(config: BotConfiguration, logger: Logger) async throws -> BotService {
+    /// Throws a `ServiceError` when the backend cannot be opened. `tuneIRC` may change connection
+    /// settings the config does not expose (tests shorten the reconnect backoff with it).
+    public static func makeService(
+        config: BotConfiguration, logger: Logger,
+        tuneIRC: (inout IRCClientConfiguration) -> Void = { _ in }
+    ) async throws -> BotService {
         let stack = try await ServiceStack.make(config: config, logger: logger)
-        return makeService(config: config, stack: stack, logger: logger)
+        return makeService(config: config, stack: stack, logger: logger, tuneIRC: tuneIRC)
     }
 
     /// Builds the plugins and the IRC client of `config` over a service stack made beforehand
     /// (shared with the web map); the bot shuts the stack down when it stops.
-    public static func makeService(config: BotConfiguration, stack: ServiceStack, logger: Logger)
-        -> BotService
-    {
-        let client = IRCClient(
-            configuration: IRCClientConfiguration(config.irc), logger: logger.withLabel("onthemap.irc"))
+    public static func makeService(
+        config: BotConfiguration, stack: ServiceStack, logger: Logger,
+        tuneIRC: (inout IRCClientConfiguration) -> Void = { _ in }
+    ) -> BotService {
+        var ircConfiguration = IRCClientConfiguration(config.irc)
+        tuneIRC(&ircConfiguration)
+        let client = IRCClient(configuration: ircConfiguration, logger: logger.withLabel("onthemap.irc"))
         let router = makeRouter(
             config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger)
         let directory = stack.directory

@@ -122,8 +122,10 @@ public final class BotService: Service {
         return .shutDown
     }
 
-    /// Keeps sessions in step with the network: nick changes move them, a QUIT or a services
-    /// logout ends them.
+    /// Keeps sessions in step with the network: nick changes move them, a QUIT or a services logout
+    /// ends them. The bot's own reconnects end none: a lost connection is not the users' QUIT, and
+    /// sessions stay bound to nick + user@host (or the account), so only the same person gets them
+    /// back.
     private func track(_ message: IRCMessage) async {
         switch message.command {
         case "005":
@@ -133,8 +135,8 @@ public final class BotService: Service {
                 await router.sessions.nickChanged(from: old, to: new)
             }
         case "QUIT":
-            if let nick = message.sourceIdentity?.nick {
-                await router.sessions.userQuit(nick: nick)
+            if let source = message.sourceIdentity {
+                await router.sessions.userQuit(nick: source.nick, user: source.user, host: source.host)
             }
         case "ACCOUNT":
             // A services logout (ACCOUNT *) or switch ends the account-bound session.
