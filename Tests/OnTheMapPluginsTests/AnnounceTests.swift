@@ -40,7 +40,7 @@ import Testing
 
     /// Waits until the announcer has made its first round (and saved what it knows).
     static func waitUntilStarted(_ fixture: ClassFixture) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while try await fixture.sqlite.state(AnnouncementLedger.stateKey) == nil,
             ContinuousClock.now < deadline
         {

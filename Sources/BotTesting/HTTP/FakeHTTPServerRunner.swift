@@ -3,8 +3,12 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Runs a Hummingbird responder on 127.0.0.1 at a port chosen by the system, for tests.
-/// `start()` returns once the socket is bound; `stop()` ends the server and its pending requests.
+/// Runs a Hummingbird responder on 127.0.0.1 for tests. `start()` returns once the socket is bound;
+/// `stop()` ends the server and its pending requests.
+///
+/// The first start picks a free port below the system's ephemeral range (32768–60999 on Linux), so
+/// that after a ``stop()`` no outgoing connection of another test can take the port before the
+/// server comes back on it.
 actor FakeHTTPServerRunner {
     typealias Handler = @Sendable (Request) async throws -> Response
 
@@ -20,9 +24,17 @@ actor FakeHTTPServerRunner {
 
     /// Binds and starts serving; returns the bound port. Starting twice returns the same port.
     /// `preferredPort` binds that port (to come back where clients expect the server after
-    /// ``stop()``); 0 lets the system choose.
+    /// ``stop()``); 0 picks a free one.
     func start(preferredPort: Int = 0) async throws -> Int {
         if let port { return port }
+        guard preferredPort == 0 else { return try await bind(port: preferredPort) }
+        for _ in 0..<50 {
+            if let bound = try? await bind(port: Int.random(in: 20_000..<32_000)) { return bound }
+        }
+        return try await bind(port: 0)
+    }
+
+    private func bind(port preferredPort: Int) async throws -> Int {
         var logger = Logger(label: label)
         logger.logLevel = .critical  // cancellation on stop() is reported as an error; not one here
         let (ports, continuation) = AsyncThrowingStream.makeStream(of: Int.self)
@@ -49,9 +61,14 @@ actor FakeHTTPServerRunner {
             }
         }
         runTask = task
-        for try await bound in ports {
-            port = bound
-            return bound
+        do {
+            for try await bound in ports {
+                port = bound
+                return bound
+            }
+        } catch {
+            runTask = nil
+            throw error
         }
         task.cancel()
         runTask = nil
