@@ -1,3 +1,5 @@
+import IRCProtocol
+
 /// The commands every bot has: `!help`, `!help <command>` (generated from the declarations)
 /// and `!ping`.
 public struct CorePlugin: Plugin {
@@ -33,7 +35,8 @@ public struct CorePlugin: Plugin {
         }
         if let asked {
             guard let entry = call.catalog.lookup(asked) else {
-                throw UserFacingError("There is no command \"\(p)\(asked.prefix(32))\". Try \(p)help for the list.")
+                throw UserFacingError(
+                    "There is no command \"\(p)\(TextSanitizer.untrusted(asked.prefix(32)))\". Try \(p)help for the list.")
             }
             let command = entry.command
             var notes: [String] = []
