@@ -35,8 +35,8 @@ public struct CorePlugin: Plugin {
         }
         if let asked {
             guard let entry = call.catalog.lookup(asked) else {
-                throw UserFacingError(
-                    "There is no command \"\(p)\(TextSanitizer.untrusted(asked.prefix(32)))\". Try \(p)help for the list.")
+                let shown = TextSanitizer.untrusted(asked.prefix(32))
+                throw UserFacingError("There is no command \"\(p)\(shown)\". Try \(p)help for the list.")
             }
             let command = entry.command
             var notes: [String] = []

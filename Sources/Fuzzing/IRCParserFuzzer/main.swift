@@ -5,14 +5,14 @@ import Foundation
 import FuzzingSupport
 
 #if FUZZING
-/// libFuzzer's per-input entry point (its `main` refers to it by this name).
-@_cdecl("LLVMFuzzerTestOneInput")
-func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    ParserProperties.check(fuzzInputBytes(data, size))
-    return 0
-}
+    /// libFuzzer's per-input entry point (its `main` refers to it by this name).
+    @_cdecl("LLVMFuzzerTestOneInput")
+    func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        ParserProperties.check(fuzzInputBytes(data, size))
+        return 0
+    }
 
-exit(runLibFuzzer(fuzzOneInput))
+    exit(runLibFuzzer(fuzzOneInput))
 #else
     exit(
         FuzzInputReplay.run(
