@@ -128,6 +128,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Fuzz targets (libFuzzer with `scripts/fuzz`; a plain build replays input files).
+        .target(name: "FuzzingSupport", path: "Sources/Fuzzing/FuzzingSupport", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "IRCParserFuzzer",
+            dependencies: [
+                "FuzzingSupport", "IRCProtocol", "IRCClient", .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/Fuzzing/IRCParserFuzzer",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "CommandArgumentFuzzer",
+            dependencies: [
+                "FuzzingSupport", "BotKit", "OnTheMapPlugins", "OnTheMapService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/Fuzzing/CommandArgumentFuzzer",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Testing support (real servers for live tests).
         .target(
             name: "BotTesting",

@@ -1,0 +1,147 @@
+import BotKit
+import Foundation
+import FuzzingSupport
+import Logging
+import OnTheMapPlugins
+import OnTheMapService
+import Synchronization
+
+/// One chat line through the real router and class plugins, from a logged-in student, in a
+/// private message and in a channel. Afterwards: every reply is printable (CTCP delimiters
+/// aside) and every saved pin has a valid place and an acceptable link.
+enum RouterRun {
+    static let botNick = "OnTheMapBot"
+    static let student = Sender(nick: "student", user: "s", host: "school.example")
+    static let quiet = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    static func run(_ text: String) {
+        let directory = MemoryDirectory()
+        let transport = RecordingTransport()
+        let services = ClassServices(
+            directory: directory, geocoder: ArgumentProperties.geocoder,
+            settings: ClassSettings(announceChannels: ["#class"]))
+        let plugins = ClassPlugins.make(
+            enabled: ["login", "where", "near", "post", "list"], services: services)
+        let router = CommandRouter(
+            plugins: plugins + [CorePlugin()],
+            settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 1_000)),
+            transport: transport, logger: quiet)
+        blocking {
+            await router.sessions.bind(
+                MemoryDirectory.session,
+                profile: StudentProfile(
+                    accountKey: MemoryDirectory.session.accountKey, firstName: "Ada", lastName: "Lovelace"),
+                to: Self.student)
+            await router.handle(IncomingLine(sender: Self.student, origin: .privateMessage, text: text))
+            await router.handle(IncomingLine(sender: Self.student, origin: .channel("#class"), text: text))
+            await router.waitUntilIdle()
+        }
+        for line in transport.sent {
+            fuzzRequire([student.nick, "#class"].contains(line.target), "reply to \(line.target)")
+            var reply = Substring(line.text)
+            if line.kind == .notice, reply.hasPrefix("\u{01}"), reply.hasSuffix("\u{01}"), reply.count > 1 {
+                reply = reply.dropFirst().dropLast()
+            }
+            fuzzRequire(!reply.isEmpty, "empty reply")
+            ArgumentProperties.requireSafeReply(String(reply))
+        }
+        for pin in directory.saved {
+            ArgumentProperties.checkAcceptedLink(pin.mediaURL)
+            fuzzRequire(
+                !DirectoryInput.containsControlCharacters(pin.mapString), "pin place has control characters")
+            fuzzRequire(pin.coordinate.isValid, "pin off the globe")
+        }
+    }
+
+    /// Waits for async work from libFuzzer's synchronous callback (never from a task).
+    static func blocking(_ body: @escaping @Sendable () async -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await body()
+            done.signal()
+        }
+        done.wait()
+    }
+}
+
+/// Records the router's replies.
+final class RecordingTransport: BotTransport {
+    private let lines = Mutex<[OutgoingLine]>([])
+    var sent: [OutgoingLine] { lines.withLock { $0 } }
+
+    func send(_ line: OutgoingLine) async { lines.withLock { $0.append(line) } }
+    func currentNick() async -> String { RouterRun.botNick }
+}
+
+/// An in-memory class directory for the fuzzer: two classmates' pins, the student's login, and
+/// the same input checks (``DirectoryInput``) as the local directories.
+final class MemoryDirectory: StudentDirectory {
+    static let session = DirectorySession(
+        accountKey: "acct-ada", sessionId: "fuzz-session", expiresAt: Date(timeIntervalSinceNow: 86_400))
+    private let pins: Mutex<[StudentLocation]>
+    private let changed = Mutex<[StudentLocation]>([])
+
+    init() {
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        pins = Mutex([
+            StudentLocation(
+                objectId: "p1", uniqueKey: "acct-grace", firstName: "Grace", lastName: "Hopper",
+                mapString: "Arlington, VA", mediaURL: "https://grace.example/",
+                coordinate: .init(latitude: 38.88, longitude: -77.1),
+                createdAt: date, updatedAt: date),
+            StudentLocation(
+                objectId: "p2", uniqueKey: "acct-alan", firstName: "Alan", lastName: "Turing",
+                mapString: "Wilmslow, England", mediaURL: "https://alan.example/",
+                coordinate: .init(latitude: 53.33, longitude: -2.23),
+                createdAt: date, updatedAt: date),
+        ])
+    }
+
+    /// Pins created or updated during the run.
+    var saved: [StudentLocation] { changed.withLock { $0 } }
+
+    var backendName: String { "fuzz-memory" }
+    var signUpURL: String? { nil }
+
+    func logIn(email: String, password: String) async throws -> DirectorySession {
+        try DirectoryInput.requireCredentials(email: email, password: password)
+        _ = try DirectoryInput.normalizedEmail(email)
+        throw ServiceError.invalidCredentials
+    }
+    func logOut(_ session: DirectorySession) async throws {}
+    func profile(accountKey: String, session: DirectorySession?) async throws -> StudentProfile {
+        StudentProfile(accountKey: accountKey, firstName: "Ada", lastName: "Lovelace")
+    }
+    func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation] {
+        pins.withLock { Array($0.dropFirst(skip).prefix(limit)) }
+    }
+    func location(ofAccount accountKey: String) async throws -> StudentLocation? {
+        pins.withLock { $0.first { $0.uniqueKey == accountKey } }
+    }
+    func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
+        try save(draft, objectId: "p\(pins.withLock { $0.count } + 1)")
+    }
+    func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+        -> StudentLocation
+    {
+        try save(draft, objectId: objectId)
+    }
+    func checkHealth() async throws {}
+
+    private func save(_ draft: PinDraft, objectId: String) throws -> StudentLocation {
+        try DirectoryInput.validatePin(draft)
+        let now = Date()
+        let pin = StudentLocation(
+            objectId: objectId, uniqueKey: draft.uniqueKey, firstName: draft.firstName,
+            lastName: draft.lastName,
+            mapString: draft.mapString, mediaURL: draft.mediaURL, coordinate: draft.coordinate,
+            createdAt: now,
+            updatedAt: now)
+        pins.withLock { pins in
+            pins.removeAll { $0.objectId == objectId }
+            pins.insert(pin, at: 0)
+        }
+        changed.withLock { $0.append(pin) }
+        return pin
+    }
+}
