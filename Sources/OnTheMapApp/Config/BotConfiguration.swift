@@ -57,6 +57,8 @@ public struct BotConfiguration: Sendable, Equatable {
 
     /// The outgoing flood limits.
     public struct Flood: Sendable, Equatable {
+        /// `false` sends every line at once (load tests against a private server only).
+        public var enabled = true
         public var burst = 4
         public var linesPerSecond = 1.0
     }
@@ -88,6 +90,9 @@ public struct BotConfiguration: Sendable, Equatable {
         public var enabled: [String] = all
         /// Channel → plugins turned off there.
         public var disabledIn: [String: [String]] = [:]
+        /// `false` turns off the per-user command flood rule and the commands' cooldowns (load
+        /// tests against a private server only).
+        public var userLimits = true
     }
 
     /// The `web:` section.
