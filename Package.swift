@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "onthemap-bot", targets: ["OnTheMapBotCLI"]),
         .executable(name: "onthemap-bench", targets: ["Benchmarks"]),
+        .executable(name: "onthemap-load", targets: ["LoadTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
@@ -125,6 +126,17 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["IRCProtocol", "OnTheMapService", "SQLiteDirectory"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "LoadTool",
+            dependencies: [
+                "IRCProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
 

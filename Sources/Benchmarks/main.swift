@@ -1,8 +1,11 @@
 // onthemap-bench: prints throughput and latency figures. Build in release:
 //   swift run -c release onthemap-bench [irc|nearest|gazetteer|sqlite|all]
 //   swift run -c release onthemap-bench --profile <parse|serialize|roundtrip> N   (for callgrind)
+//   swift run -c release onthemap-bench seed-pins FILE COUNT   (synthetic pins for scripts/bench-irc)
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.count == 3, arguments[0] == "--profile", let passes = Int(arguments[2]) {
+if arguments.count == 3, arguments[0] == "seed-pins", let count = Int(arguments[2]) {
+    await PinSeeder.run(path: arguments[1], count: count)
+} else if arguments.count == 3, arguments[0] == "--profile", let passes = Int(arguments[2]) {
     print(IRCParseBenchmark.profile(phase: arguments[1], passes: passes))
 } else {
     let selected = Set(arguments.isEmpty ? ["all"] : arguments)

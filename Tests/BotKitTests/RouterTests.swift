@@ -78,6 +78,26 @@ import Synchronization
         #expect(await bot.say("OtherBot: echo no", in: "#class", as: "bob").isEmpty)
     }
 
+    @Test func chatterIsIgnoredButEveryWayOfAddressingStillWorks() async {
+        let bot = makeBot()
+        for chatter in ["hello all", "re: the map", "well, maybe", "see you at 10:30", "  spaced: out"] {
+            #expect(await bot.say(chatter, in: "#class", as: "bob").isEmpty)
+        }
+        #expect(await bot.say("  !echo padded", in: "#class", as: "bob").map(\.text) == ["bob: padded"])
+        #expect(await bot.say("MapBot,echo tight", in: "#class", as: "bob").map(\.text) == ["bob: tight"])
+        #expect(await bot.say("MapBot: nosuch", in: "#class", as: "bob").first?.text.contains("nosuch") == true)
+        #expect(probe.log.all == ["echo:padded", "echo:tight"])
+    }
+
+    @Test func userLimitsCanBeTurnedOffForLoadTests() async {
+        var settings = CommandRouter.Settings()
+        settings.enforcesUserLimits = false
+        let bot = makeBot(settings)
+        for _ in 0..<20 {
+            #expect(await bot.dm("!slowish", as: "kim").map(\.text) == ["done"])
+        }
+    }
+
     @Test func privateMessagesAcceptBareCommandsAndReplyPrivately() async {
         let bot = makeBot()
         let replies = await bot.dm("echo psst", as: "carol")

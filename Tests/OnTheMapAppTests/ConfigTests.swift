@@ -47,6 +47,17 @@ import Testing
         #expect(!config.web.enabled)
     }
 
+    @Test func floodPacingAndUserLimitsAreOnUnlessTurnedOff() throws {
+        let defaults = try ConfigLoader.parse(yaml: Self.minimal)
+        #expect(defaults.irc.flood.enabled)
+        #expect(defaults.plugins.userLimits)
+        let load = try ConfigLoader.parse(
+            yaml: Self.minimal + "\n  flood: {enabled: false}\nplugins:\n  user_limits: false\n")
+        #expect(!load.irc.flood.enabled)
+        #expect(!load.plugins.userLimits)
+        #expect(problems(Self.minimal + "\n  flood: {enabled: maybe}\n").map(\.key) == ["irc.flood.enabled"])
+    }
+
     @Test func unknownKeysAreNamedWithASuggestion() {
         let found = problems(Self.minimal + "\n  nickname: Foo\n  alt-nicks: [x]\nextra: 1\n")
         #expect(found.contains { $0.key == "irc.nickname" && $0.message.contains("unknown key") })

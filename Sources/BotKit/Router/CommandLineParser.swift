@@ -37,6 +37,18 @@ struct CommandLineParser: Sendable {
         return split(line, addressed: true, bare: true)
     }
 
+    /// False when `parse` would find no command in `text` whatever the bot's nick: a channel line
+    /// that neither starts with the prefix nor with one word followed by ":" or ",".
+    func mayBeCommand(_ text: String, isPrivate: Bool) -> Bool {
+        if isPrivate { return true }
+        let line = text.drop { $0 == " " || $0 == "\t" }
+        if !prefix.isEmpty, line.hasPrefix(prefix) { return true }
+        guard let separator = line.firstIndex(where: { $0 == ":" || $0 == "," }) else { return false }
+        // A nick has no spaces, so "some words: text" cannot address the bot.
+        let name = line[..<separator]
+        return !name.isEmpty && !name.contains(where: { $0 == " " || $0 == "\t" })
+    }
+
     private func split(_ rest: Substring, addressed: Bool, bare: Bool) -> Parsed? {
         let wordEnd = rest.firstIndex { $0 == " " || $0 == "\t" } ?? rest.endIndex
         // IRC formatting (a bold or coloured `!near`) and control characters are not part of

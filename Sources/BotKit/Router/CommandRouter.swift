@@ -22,6 +22,8 @@ public actor CommandRouter {
         public var floodGuard: CommandFloodGuard
         /// The CTCP VERSION reply.
         public var version: String
+        /// `false` skips ``floodGuard`` and the commands' rate limits (load tests only).
+        public var enforcesUserLimits = true
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -74,11 +76,13 @@ public actor CommandRouter {
     /// Handles one line said to the bot or in one of its channels. Returns once the line is
     /// checked; the handler itself may still be running (see ``waitUntilIdle()``).
     public func handle(_ line: IncomingLine) async {
-        let botNick = await transport.currentNick()
         if line.text.hasPrefix("\u{01}") {
             await answerCTCP(line)
             return
         }
+        // Most channel lines are chatter: they leave here, before the nick is asked for.
+        guard parser.mayBeCommand(line.text, isPrivate: line.origin == .privateMessage) else { return }
+        let botNick = await transport.currentNick()
         let mapping = caseMapping
         guard
             let parsed = parser.parse(
@@ -89,7 +93,7 @@ public actor CommandRouter {
         if parsed.bare && entry == nil { return await replyUnknown(parsed, line: line) }
 
         let userKey = floodKey(for: line.sender)
-        switch settings.floodGuard.register(userKey, at: clock.now()) {
+        switch settings.enforcesUserLimits ? settings.floodGuard.register(userKey, at: clock.now()) : .allow {
         case .allow: break
         case .ignore: return
         case .startIgnoring(let duration):
@@ -134,7 +138,7 @@ public actor CommandRouter {
             return await reply(
                 "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>", to: line)
         }
-        if let limit = command.rateLimit, let wait = checkRateLimit(limit, command: command, line: line) {
+        if settings.enforcesUserLimits, let limit = command.rateLimit, let wait = checkRateLimit(limit, command: command, line: line) {
             return await reply(
                 "Please wait \(Self.describe(wait)) before using \(settings.prefix)\(command.name) again.", to: line)
         }

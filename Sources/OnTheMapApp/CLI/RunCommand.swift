@@ -48,7 +48,8 @@ struct RunCommand: AsyncParsableCommand {
                 "server": "\(config.irc.server):\(config.irc.port)", "tls": "\(config.irc.tls)",
                 "nick": "\(config.irc.nick)", "backend": "\(config.service.backend.rawValue)",
             ])
-        let stack = try await ServiceStack.make(config: config, logger: logger)
+        // The gazetteer loads on the other core while the bot connects and registers.
+        let stack = try await ServiceStack.make(config: config, logger: logger, loadGazetteerInBackground: true)
         let bot = BotAssembly.makeService(config: config, stack: stack, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: bot, successTerminationBehavior: .gracefullyShutdownGroup)

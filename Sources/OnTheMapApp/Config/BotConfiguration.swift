@@ -59,6 +59,8 @@ public struct BotConfiguration: Sendable, Equatable {
     /// limits (10 commands of penalty, 1 a second) with a margin (see `FloodGate`); `linesPerSecond` 0
     /// turns the throttle off.
     public struct Flood: Sendable, Equatable {
+        /// `false` sends every line at once (load tests against a private server only).
+        public var enabled = true
         public var burst = 4
         public var linesPerSecond = 0.9
     }
@@ -90,6 +92,9 @@ public struct BotConfiguration: Sendable, Equatable {
         public var enabled: [String] = all
         /// Channel → plugins turned off there.
         public var disabledIn: [String: [String]] = [:]
+        /// `false` turns off the per-user command flood rule and the commands' cooldowns (load
+        /// tests against a private server only).
+        public var userLimits = true
     }
 
     /// The `web:` section.

@@ -201,8 +201,9 @@ private struct NodeReader {
         }
         choice(top["units"], "units", into: &config.units)
         if let node = top["plugins"] {
-            let p = mapping(node, at: "plugins", known: ["enabled", "disabled_in"])
+            let p = mapping(node, at: "plugins", known: ["enabled", "disabled_in", "user_limits"])
             strings(p["enabled"], "plugins.enabled", into: &config.plugins.enabled)
+            bool(p["user_limits"], "plugins.user_limits", into: &config.plugins.userLimits)
             if let disabled = p["disabled_in"] {
                 if case .mapping(let channels) = disabled {
                     for (channel, list) in channels {
@@ -263,7 +264,8 @@ private struct NodeReader {
             irc.sasl = sasl
         }
         if let node = i["flood"] {
-            let f = mapping(node, at: "irc.flood", known: ["burst", "lines_per_second"])
+            let f = mapping(node, at: "irc.flood", known: ["enabled", "burst", "lines_per_second"])
+            bool(f["enabled"], "irc.flood.enabled", into: &irc.flood.enabled)
             int(f["burst"], "irc.flood.burst", into: &irc.flood.burst, range: 1...20)
             // 0 turns the bot's own throttle off (benchmarks; a server that exempts the bot).
             double(f["lines_per_second"], "irc.flood.lines_per_second", into: &irc.flood.linesPerSecond, range: 0...10)

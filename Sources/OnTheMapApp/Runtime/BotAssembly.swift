@@ -49,8 +49,9 @@ public enum BotAssembly {
         let disabled = Dictionary(
             config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
             uniquingKeysWith: { a, b in a.union(b) })
-        let settings = CommandRouter.Settings(
+        var settings = CommandRouter.Settings(
             prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
+        settings.enforcesUserLimits = config.plugins.userLimits
         return CommandRouter(
             plugins: PluginAssembly.plugins(config: config, stack: stack), settings: settings,
             transport: transport, logger: logger.withLabel("onthemap.router"))

@@ -27,7 +27,9 @@ extension IRCClientConfiguration {
             realname: irc.realname,
             sasl: sasl,
             channels: irc.channels.map { ChannelJoin($0.name, key: $0.key) },
-            flood: Flood(burst: irc.flood.burst, linesPerSecond: irc.flood.linesPerSecond),
+            flood: irc.flood.enabled
+                ? Flood(burst: irc.flood.burst, linesPerSecond: irc.flood.linesPerSecond)
+                : Flood(burst: 1_000_000, linesPerSecond: 1_000_000_000),
             quitMessage: irc.quitMessage
         )
     }

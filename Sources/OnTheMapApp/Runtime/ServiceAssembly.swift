@@ -23,9 +23,11 @@ public struct ServiceStack: Sendable {
     }
 
     /// Builds the backend and geocoder of `config`. Throws a `ServiceError` a person can read.
-    public static func make(config: BotConfiguration, logger: Logger, loadGeocoder: Bool = true) async throws
-        -> ServiceStack
-    {
+    /// `loadGazetteerInBackground` lets the caller go on (connect to IRC) while the gazetteer loads;
+    /// otherwise this returns once it is loaded and throws when it cannot be.
+    public static func make(
+        config: BotConfiguration, logger: Logger, loadGeocoder: Bool = true, loadGazetteerInBackground: Bool = false
+    ) async throws -> ServiceStack {
         let service = config.service
         let options = LocalDirectoryOptions(signUpURL: service.signupURL.isEmpty ? nil : service.signupURL)
         var closers: [@Sendable () async -> Void] = []
@@ -57,7 +59,19 @@ public struct ServiceStack: Sendable {
         case _ where !loadGeocoder:
             geocoder = NoGeocoder()
         case .gazetteer:
-            geocoder = try GazetteerGeocoder.loadBundled()
+            // Loads on another core while the bot connects; a broken bundle is still reported at start.
+            let background = BackgroundLoadedGeocoder { try GazetteerGeocoder.loadBundled() }
+            if loadGazetteerInBackground {
+                let gazetteerLogger = logger
+                Task {
+                    do { _ = try await background.loaded() } catch {
+                        gazetteerLogger.error("the gazetteer could not be loaded", metadata: ["error": "\(error)"])
+                    }
+                }
+            } else {
+                _ = try await background.loaded()
+            }
+            geocoder = background
         case .nominatim:
             let nominatim = try NominatimGeocoder(
                 configuration: .init(baseURL: config.geocoder.nominatimURL, userAgent: config.geocoder.userAgent),

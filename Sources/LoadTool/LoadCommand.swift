@@ -1,0 +1,208 @@
+import ArgumentParser
+import Foundation
+import IRCProtocol
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// `onthemap-load`: plays the test client against a bot on an IRC server and prints one table
+/// of round trips, start-up time, burst recovery, CPU and memory (see BENCHMARKS.md).
+@main
+struct LoadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "onthemap-load",
+        abstract: "Measures an IRC bot the way a user sees it: round trips, start-up, burst recovery, memory.",
+        discussion: """
+            Either give the running bot's pid (--bot-pid) or the command that starts it after `--`:
+              onthemap-load --port 6697 --ca-file cert.pem --runs 5 -- .build/release/onthemap-bot run --config bench.yaml
+            With a command, each run starts the bot, times process start → its JOIN, measures, and stops it (SIGTERM).
+            """)
+
+    @Option(help: "IRC server host.") var host = "127.0.0.1"
+    @Option(help: "IRC server port.") var port = 6697
+    @Flag(help: "Plaintext instead of TLS.") var plaintext = false
+    @Option(help: "CA certificate (PEM) that signs the server's certificate.") var caFile: String?
+    @Flag(help: "Do not verify the server's certificate.") var insecure = false
+    @Option(help: "The channel the bot joins.") var channel = "#bench"
+    @Option(help: "The bot's nick.") var botNick = "MapBot"
+    @Option(help: "Command prefix.") var prefix = "!"
+    @Option(help: "Sequential !ping round trips per run.") var pings = 1000
+    @Option(help: "Sequential !near <place> round trips per run (0: skip).") var nears = 200
+    @Option(help: "The places for !near (comma-separated, used in turn).") var nearPlaces = "Paris,Seattle,Tokyo,Lagos"
+    @Option(help: "Sequential !where <name> round trips per run (0: skip).") var wheres = 200
+    @Option(help: "The names for !where (comma-separated, used in turn).") var whereNames = "Ada Lovelace,Grace Hopper"
+    @Option(help: "Channel lines in the burst (0: skip).") var burst = 2000
+    @Option(help: "Runs (each starts the bot afresh when a command is given).") var runs = 1
+    @Option(help: "The running bot's pid (for CPU and memory), when no command is given.") var botPid: Int32?
+    @Option(help: "Where the started bot's output goes (default: discarded).") var botLog: String?
+    @Option(help: "Scenario label for the table and JSON.") var label = "bot"
+    @Option(help: "Write the figures as JSON to this file.") var json: String?
+    @Argument(parsing: .postTerminator, help: "The command that starts the bot.") var botCommand: [String] = []
+
+    func validate() throws {
+        if botCommand.isEmpty && runs > 1 { throw ValidationError("--runs > 1 needs the bot's command after --") }
+        if !plaintext && caFile == nil && !insecure { throw ValidationError("give --ca-file, --insecure or --plaintext") }
+    }
+
+    func run() async throws {
+        let tls = try makeTLSContext()
+        var results: [RunFigures] = []
+        for number in 1...runs {
+            let figures = try await runOnce(number: number, tls: tls)
+            results.append(figures)
+            FileHandle.standardError.write(Data("run \(number)/\(runs) done\n".utf8))
+        }
+        let report = Report(label: label, runs: results)
+        print(report.table())
+        if let json {
+            try report.json().write(to: URL(fileURLWithPath: json))
+        }
+    }
+
+    private func makeTLSContext() throws -> NIOSSLContext? {
+        guard !plaintext else { return nil }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if insecure {
+            configuration.certificateVerification = .none
+        } else if let caFile {
+            configuration.trustRoots = .file(caFile)
+            configuration.certificateVerification = .noHostnameVerification
+        }
+        return try NIOSSLContext(configuration: configuration)
+    }
+
+    private func runOnce(number: Int, tls: NIOSSLContext?) async throws -> RunFigures {
+        var figures = RunFigures()
+        figures.loadAverage = Self.loadAverage()
+        let group = MultiThreadedEventLoopGroup.singleton
+        let tag = "\(getpid() % 10_000)r\(number)"
+        async let probeConnection = ProbeConnection.connect(
+            host: host, port: port, tls: tls, nick: "probe\(tag)", group: group)
+        async let bursterConnection = ProbeConnection.connect(
+            host: host, port: port, tls: tls, nick: "chat\(tag)", group: group)
+        let probe = try await probeConnection
+        let burster = try await bursterConnection
+        figures.rawConnectToWelcome = Double(probe.connectToWelcome) / 1e9
+        let channel = self.channel
+        let botNick = self.botNick
+        for connection in [probe, burster] {
+            let nick = connection.nick
+            _ = try await connection.send(["JOIN \(channel)"], timeout: .seconds(10)) {
+                $0.command == "JOIN" && $0.sourceNick?.lowercased() == nick.lowercased()
+            }
+        }
+
+        var bot: LaunchedBot?
+        let process: ProcessFigures?
+        if !botCommand.isEmpty {
+            let joined = try await probe.arm(timeout: .seconds(120)) {
+                $0.command == "JOIN" && $0.sourceNick?.lowercased() == botNick.lowercased()
+                    && $0.parameters.first?.lowercased() == channel.lowercased()
+            }
+            let launched = try LaunchedBot(command: botCommand, logPath: botLog)
+            bot = launched
+            let arrival = try await joined.value()
+            figures.startToJoin = Double(arrival.firstAt &- launched.startedAt) / 1e9
+            process = launched.figures
+        } else {
+            process = botPid.map(ProcessFigures.init(pid:))
+        }
+        do {
+            try await measure(probe: probe, burster: burster, process: process, into: &figures)
+        } catch {
+            await bot?.stop()
+            await probe.close()
+            await burster.close()
+            throw error
+        }
+        figures.peakRSSKiB = process?.statusKiB("VmHWM")
+        figures.rssKiB = process?.statusKiB("VmRSS")
+        figures.threads = process?.threadCount()
+        figures.totalCPU = process?.cpuNanoseconds().map { Double($0) / 1e9 }
+        await bot?.stop()
+        await probe.close()
+        await burster.close()
+        return figures
+    }
+
+    private func measure(
+        probe: ProbeConnection, burster: ProbeConnection, process: ProcessFigures?, into figures: inout RunFigures
+    ) async throws {
+        let channel = self.channel
+        let botNick = self.botNick
+        let fromBot: @Sendable (IRCMessage) -> Bool = { $0.isMessage(from: botNick, to: channel) }
+        let ping = "PRIVMSG \(channel) :\(prefix)ping"
+        // The bot answers once it has joined; the first answers warm caches up.
+        _ = try await probe.send([ping], timeout: .seconds(30), match: fromBot)
+        for _ in 0..<20 { _ = try await probe.send([ping], match: fromBot) }
+
+        var samples: [Double] = []
+        samples.reserveCapacity(pings)
+        for _ in 0..<pings {
+            samples.append(Double(try await probe.send([ping], match: fromBot).roundTrip) / 1e9)
+        }
+        figures.ping = Distribution(samples)
+
+        figures.near = try await measureCommand(
+            "near", arguments: nearPlaces, count: nears, probe: probe, match: fromBot)
+        figures.whereFigures = try await measureCommand(
+            "where", arguments: whereNames, count: wheres, probe: probe, match: fromBot)
+
+        if burst > 0 {
+            let bursterNick = burster.nick
+            let marker = "burst-end-\(UInt32.random(in: 0...UInt32.max))"
+            let lines = (0..<burst).map { index in
+                index == burst - 1
+                    ? "PRIVMSG \(channel) :\(marker)"
+                    : "PRIVMSG \(channel) :chatter \(index): the quick brown fox jumps over the lazy dog near Lisbon"
+            }
+            let cpuBefore = process?.cpuNanoseconds()
+            let relayed = try await probe.arm(timeout: .seconds(60)) {
+                $0.command == "PRIVMSG" && $0.sourceNick?.lowercased() == bursterNick.lowercased()
+                    && $0.parameters.last == marker
+            }
+            let burstStarted = monotonicNanoseconds()
+            try await burster.write(lines)
+            let seen = try await relayed.value()
+            let answer = try await probe.send([ping], timeout: .seconds(60), match: fromBot)
+            let cpuAfter = process?.cpuNanoseconds()
+            figures.burstRelay = Double(seen.firstAt &- burstStarted) / 1e9
+            figures.burstAnswer = Double(answer.firstAt &- seen.firstAt) / 1e9
+            if let cpuBefore, let cpuAfter { figures.burstCPU = Double(cpuAfter &- cpuBefore) / 1e9 }
+        }
+    }
+
+    /// Times `count` sequential `!command argument` round trips (to the first answer line), the
+    /// arguments used in turn. A warm-up of each argument learns how many lines its answer has.
+    private func measureCommand(
+        _ command: String, arguments list: String, count: Int, probe: ProbeConnection,
+        match: @escaping @Sendable (IRCMessage) -> Bool
+    ) async throws -> Distribution? {
+        let arguments = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard count > 0, !arguments.isEmpty else { return nil }
+        var lineCounts: [Int] = []
+        for argument in arguments {
+            let answer = try await probe.send(
+                ["PRIVMSG \(channel) :\(prefix)\(command) \(argument)"], expecting: 100,
+                timeout: .milliseconds(500), match: match)
+            lineCounts.append(answer.lines.count)
+            let first = answer.lines.first?.parameters.last ?? ""
+            FileHandle.standardError.write(Data("  \(prefix)\(command) \(argument) → \(answer.lines.count) line(s): \(first)\n".utf8))
+        }
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        for index in 0..<count {
+            let which = index % arguments.count
+            let answer = try await probe.send(
+                ["PRIVMSG \(channel) :\(prefix)\(command) \(arguments[which])"], expecting: lineCounts[which],
+                match: match)
+            samples.append(Double(answer.roundTrip) / 1e9)
+        }
+        return Distribution(samples)
+    }
+
+    static func loadAverage() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "?" }
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+}

@@ -1,0 +1,250 @@
+import IRCProtocol
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// A monotonic clock reading in nanoseconds (the same clock NIO's deadlines use).
+func monotonicNanoseconds() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
+
+/// What a sent line brought back: when it went out (taken on the event loop just before the write)
+/// and when the first and last expected lines came in (taken on the event loop as they were read).
+struct Arrival: Sendable {
+    var sentAt: UInt64
+    var firstAt: UInt64
+    var lastAt: UInt64
+    var lines: [IRCMessage]
+
+    /// Send → first expected line, in nanoseconds.
+    var roundTrip: UInt64 { firstAt &- sentAt }
+}
+
+/// Why a probe gave up.
+struct ProbeError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The connection's inbound end: splits lines, answers PING, and hands lines that match the
+/// current expectation to its promise. Runs only on the channel's event loop; timestamps are taken
+/// there, so the Swift-concurrency hops of the driver never enter a measurement.
+final class ProbeHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    struct Expectation {
+        var match: @Sendable (IRCMessage) -> Bool
+        var remaining: Int
+        var sentAt: UInt64
+        var firstAt: UInt64?
+        var lastAt: UInt64?
+        var lines: [IRCMessage] = []
+        var promise: EventLoopPromise<Arrival>
+    }
+
+    private var partial: [UInt8] = []
+    private var expectation: Expectation?
+    private var closed = false
+
+    func expect(
+        _ count: Int, sentAt: UInt64, promise: EventLoopPromise<Arrival>,
+        match: @escaping @Sendable (IRCMessage) -> Bool
+    ) {
+        expectation?.promise.fail(ProbeError(description: "replaced by a newer expectation"))
+        if closed {
+            promise.fail(ProbeError(description: "the server closed the connection"))
+            return
+        }
+        expectation = Expectation(match: match, remaining: max(1, count), sentAt: sentAt, promise: promise)
+    }
+
+    /// Ends the current expectation at its timeout: with the lines that did arrive, if any.
+    func cancelExpectation() {
+        guard let current = expectation else { return }
+        expectation = nil
+        if let firstAt = current.firstAt {
+            current.promise.succeed(
+                Arrival(
+                    sentAt: current.sentAt, firstAt: firstAt, lastAt: current.lastAt ?? firstAt,
+                    lines: current.lines))
+        } else {
+            current.promise.fail(ProbeError(description: "timed out"))
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let now = monotonicNanoseconds()
+        let buffer = unwrapInboundIn(data)
+        buffer.withUnsafeReadableBytes { bytes in
+            var start = 0
+            for index in 0..<bytes.count where bytes[index] == 0x0A {
+                partial.append(contentsOf: bytes[start..<index])
+                handleLine(context: context, now: now)
+                partial.removeAll(keepingCapacity: true)
+                start = index + 1
+            }
+            partial.append(contentsOf: bytes[start..<bytes.count])
+        }
+    }
+
+    private func handleLine(context: ChannelHandlerContext, now: UInt64) {
+        if partial.last == 0x0D { partial.removeLast() }
+        guard !partial.isEmpty,
+            let message = try? IRCMessage(parsing: String(decoding: partial, as: UTF8.self), maxLineBytes: 16_384)
+        else { return }
+        if message.command == "PING" {
+            var reply = context.channel.allocator.buffer(capacity: 64)
+            reply.writeString(IRCMessage(command: "PONG", parameters: message.parameters).serialized() + "\r\n")
+            context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+            return
+        }
+        guard var current = expectation, current.match(message) else { return }
+        if current.firstAt == nil { current.firstAt = now }
+        current.lastAt = now
+        current.lines.append(message)
+        current.remaining -= 1
+        if current.remaining == 0 {
+            expectation = nil
+            current.promise.succeed(
+                Arrival(sentAt: current.sentAt, firstAt: current.firstAt ?? now, lastAt: now, lines: current.lines))
+        } else {
+            expectation = current
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed = true
+        expectation?.promise.fail(ProbeError(description: "the server closed the connection"))
+        expectation = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
+/// One IRC client connection of the load tool (TLS or plaintext), driven from async code.
+struct ProbeConnection: Sendable {
+    let channel: any Channel
+    let handler: NIOLoopBound<ProbeHandler>
+    let nick: String
+    /// TCP connect started → 001 received, in nanoseconds.
+    let connectToWelcome: UInt64
+
+    /// Connects, registers as `nick` and returns once the server has sent 001.
+    static func connect(
+        host: String, port: Int, tls: NIOSSLContext?, nick: String, group: any EventLoopGroup,
+        timeout: Duration = .seconds(30)
+    ) async throws -> ProbeConnection {
+        let started = monotonicNanoseconds()
+        let bootstrap = ClientBootstrap(group: group)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(
+                            try NIOSSLClientHandler(context: tls, serverHostname: nil))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(ProbeHandler())
+                }
+            }
+        let channel = try await bootstrap.connect(host: host, port: port).get()
+        let handler = try await channel.eventLoop.submit {
+            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ProbeHandler.self), eventLoop: channel.eventLoop)
+        }.get()
+        var connection = ProbeConnection(channel: channel, handler: handler, nick: nick, connectToWelcome: 0)
+        let welcome = try await connection.send(
+            ["NICK \(nick)", "USER \(nick) 0 * :onthemap-load"], timeout: timeout
+        ) { $0.command == "001" || $0.command == "433" || $0.command == "ERROR" }
+        guard welcome.lines.first?.command == "001" else {
+            try? await channel.close()
+            throw ProbeError(description: "registration as \(nick) refused: \(welcome.lines.first?.serialized() ?? "")")
+        }
+        connection = ProbeConnection(
+            channel: channel, handler: handler, nick: nick, connectToWelcome: welcome.firstAt &- started)
+        return connection
+    }
+
+    /// Writes `lines` in one flush and waits for `count` lines matching `match`.
+    func send(
+        _ lines: [String], expecting count: Int = 1, timeout: Duration = .seconds(10),
+        match: @escaping @Sendable (IRCMessage) -> Bool
+    ) async throws -> Arrival {
+        try await arm(sending: lines, expecting: count, timeout: timeout, match: match).value()
+    }
+
+    /// Sets up the expectation and writes `lines` (in one event-loop turn); the answer is awaited
+    /// with ``PendingArrival/value()``, so something may happen in between (e.g. starting the bot).
+    func arm(
+        sending lines: [String] = [], expecting count: Int = 1, timeout: Duration = .seconds(10),
+        match: @escaping @Sendable (IRCMessage) -> Bool
+    ) async throws -> PendingArrival {
+        let channel = self.channel
+        let handler = self.handler
+        let promise = channel.eventLoop.makePromise(of: Arrival.self)
+        try await channel.eventLoop.submit {
+            var buffer = channel.allocator.buffer(capacity: lines.reduce(0) { $0 + $1.utf8.count + 2 })
+            for line in lines {
+                buffer.writeString(line)
+                buffer.writeStaticString("\r\n")
+            }
+            handler.value.expect(count, sentAt: monotonicNanoseconds(), promise: promise, match: match)
+            if !lines.isEmpty { channel.writeAndFlush(buffer, promise: nil) }
+        }.get()
+        let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {
+            handler.value.cancelExpectation()
+        }
+        return PendingArrival(future: promise.futureResult, timer: timer, what: "\(nick): \(lines.first ?? "wait")")
+    }
+
+    /// Waits for `count` lines matching `match` without sending anything.
+    func wait(
+        for count: Int = 1, timeout: Duration = .seconds(10), match: @escaping @Sendable (IRCMessage) -> Bool
+    ) async throws -> Arrival {
+        try await send([], expecting: count, timeout: timeout, match: match)
+    }
+
+    /// Writes lines without waiting for anything.
+    func write(_ lines: [String]) async throws {
+        var buffer = channel.allocator.buffer(capacity: lines.reduce(0) { $0 + $1.utf8.count + 2 })
+        for line in lines {
+            buffer.writeString(line)
+            buffer.writeStaticString("\r\n")
+        }
+        try await channel.writeAndFlush(buffer)
+    }
+
+    /// Says QUIT and closes.
+    func close() async {
+        try? await write(["QUIT :done"])
+        try? await channel.close()
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+}
+
+/// An expectation set up by ``ProbeConnection/arm(sending:expecting:timeout:match:)``.
+struct PendingArrival: Sendable {
+    let future: EventLoopFuture<Arrival>
+    let timer: Scheduled<Void>
+    let what: String
+
+    func value() async throws -> Arrival {
+        defer { timer.cancel() }
+        do {
+            return try await future.get()
+        } catch {
+            throw ProbeError(description: "\(what): no answer (\(error))")
+        }
+    }
+}
+
+extension IRCMessage {
+    /// Whether this is a PRIVMSG or NOTICE from `nick` to `target` (case-insensitive).
+    func isMessage(from nick: String, to target: String) -> Bool {
+        (command == "PRIVMSG" || command == "NOTICE")
+            && sourceNick?.lowercased() == nick.lowercased()
+            && parameters.first?.lowercased() == target.lowercased()
+    }
+}

@@ -1,0 +1,26 @@
+/// A geocoder whose data loads on another thread while the bot starts (the offline gazetteer
+/// takes a tenth of a second or so): queries made before it is ready wait for it. When loading
+/// fails, every query throws a `ServiceError.backendFailure` that names the reason.
+public final class BackgroundLoadedGeocoder: Geocoder {
+    private let loading: Task<Result<any Geocoder, any Error>, Never>
+
+    /// Starts `load` at once, off the caller's task.
+    public init(priority: TaskPriority? = nil, load: @escaping @Sendable () throws -> any Geocoder) {
+        loading = Task.detached(priority: priority) { Result { try load() } }
+    }
+
+    /// Waits until the geocoder is loaded; throws what loading threw.
+    public func loaded() async throws -> any Geocoder {
+        try await loading.value.get()
+    }
+
+    public func geocode(_ query: String, limit: Int) async throws -> [PlaceCandidate] {
+        let geocoder: any Geocoder
+        do {
+            geocoder = try await loaded()
+        } catch {
+            throw ServiceError.backendFailure(status: nil, message: "the geocoder could not be loaded: \(error)")
+        }
+        return try await geocoder.geocode(query, limit: limit)
+    }
+}
