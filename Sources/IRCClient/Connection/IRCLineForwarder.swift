@@ -1,6 +1,6 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
-import Synchronization
 
 /// What the channel pipeline reports to the client actor.
 enum ConnectionSignal: Sendable {
@@ -12,9 +12,13 @@ enum ConnectionSignal: Sendable {
 /// stops reading from the socket (TCP then slows the server down); it reads again once the actor has
 /// caught up to half of that. So a server that floods faster than the client can follow costs at most
 /// `limit` lines plus one read of memory, never an unbounded queue.
+///
+/// The state sits behind NIO's pthread lock rather than `Synchronization.Mutex`: ThreadSanitizer sees
+/// a pthread lock's ordering, but not that of the standard library's uninstrumented `Mutex`, and
+/// reported the event loop's and the actor's accesses as a race.
 final class InboundBacklog: Sendable {
     let limit: Int
-    private let state = Mutex<State>(State())
+    private let state = NIOLockedValueBox<State>(State())
 
     private struct State {
         var pending = 0
@@ -27,16 +31,16 @@ final class InboundBacklog: Sendable {
     }
 
     /// Lines forwarded and not yet handled.
-    var pendingCount: Int { state.withLock { $0.pending } }
+    var pendingCount: Int { state.withLockedValue { $0.pending } }
 
     func lineForwarded() {
-        state.withLock { $0.pending += 1 }
+        state.withLockedValue { $0.pending += 1 }
     }
 
     /// Whether the pipeline may read from the socket now; when not, the read is held until
     /// ``lineHandled()`` releases it.
     func mayRead() -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.pending >= limit {
                 state.readHeld = true
                 return false
@@ -46,7 +50,7 @@ final class InboundBacklog: Sendable {
     }
 
     func lineHandled() {
-        let resume: (@Sendable () -> Void)? = state.withLock { state in
+        let resume: (@Sendable () -> Void)? = state.withLockedValue { state in
             state.pending -= 1
             guard state.readHeld, state.pending <= limit / 2 else { return nil }
             state.readHeld = false
@@ -57,7 +61,7 @@ final class InboundBacklog: Sendable {
 
     /// What resumes a held read (set by the pipeline; `nil` when the connection is gone).
     func setResume(_ resume: (@Sendable () -> Void)?) {
-        state.withLock { $0.resume = resume }
+        state.withLockedValue { $0.resume = resume }
     }
 }
 
