@@ -152,7 +152,7 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
         try DirectoryInput.requireCredentials(email: email, password: password)
         let hasher = options.passwordHasher
         guard let normalized = try? DirectoryInput.normalizedEmail(email) else {
-            hasher.dummyVerify(password)
+            await hasher.dummyVerifyInBackground(password)
             throw ServiceError.invalidCredentials
         }
         let account = try await guarded { [client, logger] in
@@ -161,11 +161,11 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
             ).decode((String, String).self).first { _ in true }
         }
         guard let (accountKey, storedHash) = account else {
-            hasher.dummyVerify(password)
+            await hasher.dummyVerifyInBackground(password)
             throw ServiceError.invalidCredentials
         }
-        guard hasher.verify(password, against: storedHash) else { throw ServiceError.invalidCredentials }
-        let newHash = hasher.needsRehash(storedHash) ? try hasher.hash(password) : nil
+        guard await hasher.verifyInBackground(password, against: storedHash) else { throw ServiceError.invalidCredentials }
+        let newHash = hasher.needsRehash(storedHash) ? try await hasher.hashInBackground(password) : nil
 
         let sessionId = SessionToken.make()
         let digest = SessionToken.digest(sessionId)
@@ -433,7 +433,7 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
         let normalized = try DirectoryInput.normalizedEmail(email)
         try DirectoryInput.validateNewPassword(password)
         let (first, last) = try DirectoryInput.validateNames(firstName: firstName, lastName: lastName)
-        let hash = try options.passwordHasher.hash(password)
+        let hash = try await options.passwordHasher.hashInBackground(password)
         let key = RandomID.make()
         let now = options.clock()
         do {

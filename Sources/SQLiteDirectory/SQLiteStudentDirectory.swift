@@ -91,7 +91,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         try DirectoryInput.requireCredentials(email: email, password: password)
         let hasher = options.passwordHasher
         guard let normalized = try? DirectoryInput.normalizedEmail(email) else {
-            hasher.dummyVerify(password)
+            await hasher.dummyVerifyInBackground(password)
             throw ServiceError.invalidCredentials
         }
         let account = try await read { db -> (String, String)? in
@@ -100,11 +100,11 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
             ).map { ($0["account_key"], $0["password_hash"]) }
         }
         guard let (accountKey, storedHash) = account else {
-            hasher.dummyVerify(password)
+            await hasher.dummyVerifyInBackground(password)
             throw ServiceError.invalidCredentials
         }
-        guard hasher.verify(password, against: storedHash) else { throw ServiceError.invalidCredentials }
-        let newHash = hasher.needsRehash(storedHash) ? try hasher.hash(password) : nil
+        guard await hasher.verifyInBackground(password, against: storedHash) else { throw ServiceError.invalidCredentials }
+        let newHash = hasher.needsRehash(storedHash) ? try await hasher.hashInBackground(password) : nil
 
         let sessionId = SessionToken.make()
         let now = options.clock()
@@ -262,7 +262,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         let normalized = try DirectoryInput.normalizedEmail(email)
         try DirectoryInput.validateNewPassword(password)
         let (first, last) = try DirectoryInput.validateNames(firstName: firstName, lastName: lastName)
-        let hash = try options.passwordHasher.hash(password)
+        let hash = try await options.passwordHasher.hashInBackground(password)
         let account = LocalAccount(
             accountKey: RandomID.make(), email: normalized, firstName: first, lastName: last,
             createdAt: Self.millisecondDate(options.clock()))

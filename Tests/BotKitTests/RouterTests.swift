@@ -206,6 +206,33 @@ import Synchronization
         #expect(replies.first?.text.contains("took too long") == true)
     }
 
+    @Test func twoHandlersThatHangAreEachStoppedAtTheirOwnTimeout() async {
+        let bot = makeBot(.init(commandTimeout: .milliseconds(150)))
+        let started = ContinuousClock.now
+        await bot.router.handle(IncomingLine(sender: bot.user("ned"), origin: .privateMessage, text: "!hang"))
+        try? await Task.sleep(for: .milliseconds(60))
+        await bot.router.handle(IncomingLine(sender: bot.user("oli"), origin: .privateMessage, text: "!hang"))
+        var sent = await bot.dm("!echo still here", as: "pia")
+        await bot.router.waitUntilIdle()
+        sent += bot.transport.takeSent()
+        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(sent.contains { $0.text == "still here" && $0.target == "pia" })
+        let stopped = sent.filter { $0.text.contains("took too long") }.map(\.target)
+        #expect(stopped.sorted() == ["ned", "oli"])
+    }
+
+    @Test func commandsRunOnTheCommandExecutorWhenOneIsSet() async {
+        let executor = CountingTaskExecutor()
+        var settings = CommandRouter.Settings()
+        settings.commandExecutor = executor
+        let bot = makeBot(settings)
+        #expect(await bot.dm("!echo hi", as: "rae").map(\.text) == ["hi"])
+        #expect(executor.jobs > 0)
+        let unset = CountingTaskExecutor()
+        #expect(await makeBot().dm("!echo hi", as: "rae").map(\.text) == ["hi"])
+        #expect(unset.jobs == 0)
+    }
+
     @Test func channelRepliesAreCappedAtThreeLines() async {
         let bot = makeBot()
         let replies = await bot.say("!many", in: "#class", as: "ola")
@@ -266,5 +293,17 @@ import Synchronization
         let texts = bot.transport.sent.map(\.text).filter { Int($0) != nil }
         #expect(texts == texts.sorted { Int($0)! < Int($1)! })
         #expect(texts.count >= 12)
+    }
+}
+
+/// A task executor that counts the jobs it runs (on Dispatch's global queue).
+final class CountingTaskExecutor: TaskExecutor {
+    private let count = Mutex(0)
+    var jobs: Int { count.withLock { $0 } }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        count.withLock { $0 += 1 }
+        let job = UnownedJob(job)
+        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -61,6 +61,25 @@ import Testing
         #expect(log.take() == [4_096])
     }
 
+    /// A derivation takes tens of milliseconds: it must never hold the caller's thread (in the bot, the
+    /// IRC connection's event loop runs the commands).
+    @Test func everyDerivationRunsOnTheDerivationThreads() async throws {
+        let places = Mutex<[Bool]>([])
+        let hasher = PasswordHasher.forTesting(rounds: 2_048).observingDerivations { _ in
+            places.withLock { $0.append(PasswordHasher.isOnDerivationThread) }
+        }
+        let folder = try TemporaryDirectory(prefix: "derive")
+        let directory = try Self.directory(folder, hasher: hasher)
+        _ = try await directory.addAccount(
+            email: "jane@class.test", password: "the-right-one", firstName: "Jane", lastName: "Doe")
+        _ = try await directory.logIn(email: "jane@class.test", password: "the-right-one")
+        for (email, password) in [("jane@class.test", "wrong-one"), ("ghost@class.test", "any-one"), ("no", "x")] {
+            await #expect(throws: ServiceError.self) { try await directory.logIn(email: email, password: password) }
+        }
+        #expect(!PasswordHasher.isOnDerivationThread)
+        #expect(places.withLock { $0 } == Array(repeating: true, count: 5))
+    }
+
     @Test func throughTheBotUnknownAndKnownEmailsCostTheSame() async throws {
         let log = DerivationLog()
         let fixture = try ClassFixture(

@@ -64,18 +64,18 @@ public struct Invocation: Sendable {
     public func reply(lines: [String]) async {
         switch origin {
         case .privateMessage:
-            for line in lines { await transport.send(.init(kind: .message, target: sender.nick, text: line)) }
+            await transport.send(lines: lines.map { .init(kind: .message, target: sender.nick, text: $0) })
         case .channel(let channel):
             let allowed = budget.take(lines.count, cap: channelLineCap)
-            for line in lines.prefix(allowed) {
-                let text = "\(sender.nick): \(line)"
-                await transport.send(.init(kind: .message, target: channel, text: text, requester: sender.nick))
+            var outgoing = lines.prefix(allowed).map {
+                OutgoingLine(kind: .message, target: channel, text: "\(sender.nick): \($0)", requester: sender.nick)
             }
             let dropped = lines.count - allowed
             if dropped > 0, budget.takeOverflowNotice() {
                 let hint = "\(sender.nick): (\(dropped) more line\(dropped == 1 ? "" : "s") — ask me in a private message: /msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …"))"
-                await transport.send(.init(kind: .message, target: channel, text: hint, requester: sender.nick))
+                outgoing.append(.init(kind: .message, target: channel, text: hint, requester: sender.nick))
             }
+            await transport.send(lines: outgoing)
         }
     }
 
@@ -86,7 +86,7 @@ public struct Invocation: Sendable {
 
     /// Several private lines.
     public func replyPrivately(lines: [String]) async {
-        for line in lines { await transport.send(.init(kind: .message, target: sender.nick, text: line)) }
+        await transport.send(lines: lines.map { .init(kind: .message, target: sender.nick, text: $0) })
     }
 
     /// A NOTICE to the sender.

@@ -25,6 +25,8 @@ public struct OutgoingLine: Sendable, Hashable {
 /// terminal in console mode.
 public protocol BotTransport: Sendable {
     func send(_ line: OutgoingLine) async
+    /// Sends several lines in order, in one go where the transport can (one write to the network).
+    func send(lines: [OutgoingLine]) async
     /// The bot's current nick (for "BotNick: command" and "/msg BotNick …" hints).
     func currentNick() async -> String
     /// What the network says about a nick now (user, host, services account), when known.
@@ -35,6 +37,11 @@ public protocol BotTransport: Sendable {
 }
 
 extension BotTransport {
+    /// One line after the other.
+    public func send(lines: [OutgoingLine]) async {
+        for line in lines { await send(line) }
+    }
+
     /// What the network says about a nick now (user, host, services account), when known.
     public func identity(ofNick nick: String) async -> Sender? { nil }
 

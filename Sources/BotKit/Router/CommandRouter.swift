@@ -24,6 +24,9 @@ public actor CommandRouter {
         public var version: String
         /// `false` skips ``floodGuard`` and the commands' rate limits (load tests only).
         public var enforcesUserLimits = true
+        /// Where command tasks run: the IRC connection's event loop in the bot (no thread switch
+        /// between reading a command and writing its answer), the default executor when `nil`.
+        public var commandExecutor: (any TaskExecutor)?
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -50,7 +53,12 @@ public actor CommandRouter {
     private let clock: any BotClock
     private var caseMapping: CaseMapping = .rfc1459
     private var cooldowns = CommandCooldowns()
-    private var inFlight: [String: Task<Void, Never>] = [:]
+    /// The last command started per user (the next one of that user waits for it).
+    private var inFlight: [String: (id: Int, task: Task<Void, Never>)] = [:]
+    private var lastCommandID = 0
+    /// Running handlers' time limits; one watchdog task enforces them all.
+    private var deadlines = CommandDeadlines()
+    private var watchdog: Task<Void, Never>?
 
     public init(
         plugins: [any Plugin], settings: Settings = Settings(), transport: any BotTransport,
@@ -147,17 +155,18 @@ public actor CommandRouter {
             sender: line.sender, origin: line.origin, commandName: command.name, argument: parsed.argument,
             prefix: settings.prefix, botNick: botNick, session: session, sessions: sessions,
             channelLineCap: settings.channelLineCap, transport: transport, catalog: catalog)
-        let previous = inFlight[userKey]
+        let previous = inFlight[userKey]?.task
         let timeout = settings.commandTimeout
-        let task = Task {
+        lastCommandID += 1
+        let id = lastCommandID
+        // One task per command: the handler runs in it, its time limit is kept by the watchdog.
+        let task = Task(executorPreference: settings.commandExecutor) {
             await previous?.value
-            await self.execute(command, invocation: invocation, timeout: timeout)
+            await self.execute(command, invocation: invocation, id: id, timeout: timeout)
+            await self.finished(id, key: userKey)
         }
-        inFlight[userKey] = task
-        Task {
-            await task.value
-            self.finished(task, key: userKey)
-        }
+        inFlight[userKey] = (id, task)
+        deadlines.register(id, task: task)
     }
 
     /// Runs every background plugin until the calling task is cancelled.
@@ -172,17 +181,37 @@ public actor CommandRouter {
 
     /// Waits until every command started so far has finished (tests, shutdown).
     public func waitUntilIdle() async {
-        while let task = inFlight.values.first {
-            await task.value
+        while let running = inFlight.values.first {
+            await running.task.value
             await Task.yield()
         }
     }
 
-    private func finished(_ task: Task<Void, Never>, key: String) {
-        if inFlight[key] == task { inFlight[key] = nil }
+    private func finished(_ id: Int, key: String) {
+        deadlines.finished(id)
+        if inFlight[key]?.id == id { inFlight[key] = nil }
     }
 
-    private func execute(_ command: Command, invocation: Invocation, timeout: Duration) async {
+    /// Starts the watchdog unless it runs: it sleeps until the earliest deadline, cancels the handlers
+    /// that passed theirs, and ends when no handler is running.
+    private func armWatchdog() {
+        guard watchdog == nil else { return }
+        watchdog = Task { await self.runWatchdog() }
+    }
+
+    private func runWatchdog() async {
+        while let next = deadlines.earliest {
+            let now = ContinuousClock.now
+            if next > now {
+                try? await Task.sleep(for: now.duration(to: next))
+            } else {
+                deadlines.expire(at: now)
+            }
+        }
+        watchdog = nil
+    }
+
+    private func execute(_ command: Command, invocation: Invocation, id: Int, timeout: Duration) async {
         let started = clock.now()
         var metadata: Logger.Metadata = [
             "command": "\(command.name)", "user": "\(invocation.sender.mask)",
@@ -192,20 +221,17 @@ public actor CommandRouter {
             metadata["argument"] = "\(Self.loggable(invocation.argument))"
         }
         let outcome: String
+        deadlines.start(id, deadline: ContinuousClock.now + timeout)
+        armWatchdog()
         do {
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await command.handler(invocation)
-                    return true
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return false
-                }
-                let completed = try await group.next() ?? false
-                group.cancelAll()
-                if !completed { throw CommandTimedOut() }
+            // A handler stopped by the watchdog ends with its reply "took too long", however it ended.
+            do {
+                try await command.handler(invocation)
+            } catch {
+                if deadlines.hasTimedOut(id) { throw CommandTimedOut() }
+                throw error
             }
+            if deadlines.hasTimedOut(id) { throw CommandTimedOut() }
             outcome = "ok"
         } catch let error as UserFacingError {
             outcome = "refused"

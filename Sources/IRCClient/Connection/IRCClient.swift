@@ -1,5 +1,6 @@
 import IRCProtocol
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -7,11 +8,13 @@ import NIOSSL
 /// A persistent IRC connection over SwiftNIO (+ NIOSSL): registration with CAP/SASL, keepalive,
 /// reconnects with backoff, a flood-controlled send queue, and channel/identity tracking.
 ///
-/// Concurrency: the client is an actor; all protocol state lives in it. The NIO pipeline (TLS → line
-/// decoder → forwarder) runs on an event loop and hands each line to the actor through an `AsyncStream`;
-/// the actor writes through `Channel.writeAndFlush`, which is thread-safe and keeps the order of writes.
-/// Per connection, two child tasks run beside the reader: the writer (drains the normal queue through the
-/// ``FloodGate``) and a maintenance tick (keepalive, registration timeout, rejoins, nick regain).
+/// Concurrency: the client is an actor; all protocol state lives in it. The actor runs on one NIO event
+/// loop (its executor is that loop) and every connection is made on the same loop, so the pipeline (TLS →
+/// line decoder → forwarder) and the actor share a thread: a line read from the socket reaches the actor
+/// through an `AsyncStream` without a thread switch, and a line the actor writes goes to the socket at once.
+/// A line queued while the ``FloodGate`` allows it is written directly; per connection, two child tasks run
+/// beside the reader: the writer (drains what had to wait) and a maintenance tick (keepalive, registration
+/// timeout, rejoins, nick regain).
 ///
 /// Call ``run()`` once (it returns only after ``shutdown(quitMessage:)``, a fatal error, or cancellation of
 /// its task) and consume ``events``. The event stream finishes when `run()` returns.
@@ -24,7 +27,12 @@ public actor IRCClient {
     public nonisolated let inboundStatistics = InboundLineStatistics()
 
     /// The nick in use (the configured one until the server says otherwise).
-    public private(set) var currentNick: String
+    public private(set) var currentNick: String {
+        didSet { nickSnapshot.withLockedValue { $0 = currentNick } }
+    }
+    /// ``currentNick`` without waiting for the actor (the router asks for it on every command).
+    public nonisolated var nick: String { nickSnapshot.withLockedValue { $0 } }
+    private nonisolated let nickSnapshot: NIOLockedValueBox<String>
     /// `true` between the server's 001 and the end of that connection.
     public private(set) var isRegistered = false
     /// Capabilities enabled on the current connection.
@@ -37,7 +45,19 @@ public actor IRCClient {
     private let eventSink: AsyncStream<IRCEvent>.Continuation
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
+    /// The loop the actor and all its connections run on.
+    private nonisolated let eventLoop: any EventLoop
+    private nonisolated let loopExecutor: any SerialExecutor
     private let clock = ContinuousClock()
+
+    /// Runs tasks on the client's event loop: a task that prefers it talks to the client without a
+    /// thread switch (the bot's event pump and command handlers use it; see ``EventLoopTaskExecutor``).
+    public nonisolated let taskExecutor: EventLoopTaskExecutor
+
+    /// The actor's jobs run on ``eventLoop`` (see the type's concurrency note).
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        loopExecutor.asUnownedSerialExecutor()
+    }
 
     // Lifetime.
     private var isRunning = false
@@ -84,6 +104,10 @@ public actor IRCClient {
         self.configuration = configuration
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
+        eventLoop = eventLoopGroup.next()
+        loopExecutor = eventLoop.executor
+        taskExecutor = EventLoopTaskExecutor(eventLoop: eventLoop)
+        nickSnapshot = NIOLockedValueBox(configuration.nick)
         let (stream, sink) = AsyncStream.makeStream(
             of: IRCEvent.self,
             bufferingPolicy: .bufferingNewest(max(16, configuration.eventBufferSize))
@@ -119,6 +143,9 @@ public actor IRCClient {
     /// Channels the client is in.
     public var joinedChannels: [String] { identityTracker.channelNames }
 
+    /// Whether the actor's code runs on its event loop now (tests check the executor wiring).
+    func isOnItsEventLoop() -> Bool { eventLoop.inEventLoop }
+
     /// Normal lines waiting in the send queue.
     public var queuedLineCount: Int { queue.count }
 
@@ -148,6 +175,12 @@ public actor IRCClient {
     public func run() async {
         guard !isRunning, !stopRequested else { return }
         isRunning = true
+        // The reading loop and its child tasks prefer the client's event loop too: a line read from the
+        // socket then reaches the actor without passing through the global executor (a thread wake-up).
+        await withTaskExecutorPreference(taskExecutor) { await self.runConnections() }
+    }
+
+    private func runConnections() async {
         var backoff = ReconnectBackoff(configuration.reconnect)
         var attempt = 0
         while !stopRequested, fatalReason == nil, !Task.isCancelled {
@@ -219,18 +252,25 @@ public actor IRCClient {
     /// `fairnessKey` says on whose behalf the lines go (the asker's nick for a reply in a channel); when the
     /// queue is backed up, keys are served round-robin (see ``SendQueue``). It defaults to `target`.
     public func sendPrivmsg(to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {
-        let key = (fairnessKey ?? target).lowercased()
-        for message in splitText(text, command: "PRIVMSG", target: target, maxLines: maxLines) {
-            enqueue(message, fairnessKey: key)
-        }
+        send(texts: [OutgoingText(.privmsg, to: target, text: text, maxLines: maxLines, fairnessKey: fairnessKey)])
     }
 
     /// Sends `text` as one or more NOTICEs (see ``sendPrivmsg(to:text:maxLines:fairnessKey:)``).
     public func sendNotice(to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {
-        let key = (fairnessKey ?? target).lowercased()
-        for message in splitText(text, command: "NOTICE", target: target, maxLines: maxLines) {
-            enqueue(message, fairnessKey: key)
+        send(texts: [OutgoingText(.notice, to: target, text: text, maxLines: maxLines, fairnessKey: fairnessKey)])
+    }
+
+    /// Queues several texts at once (each split like ``sendPrivmsg(to:text:maxLines:fairnessKey:)``);
+    /// the lines the flood gate lets through now leave in one write to the socket.
+    public func send(texts: [OutgoingText]) {
+        for outgoing in texts {
+            let key = (outgoing.fairnessKey ?? outgoing.target).lowercased()
+            let command = outgoing.kind == .notice ? "NOTICE" : "PRIVMSG"
+            for message in splitText(outgoing.text, command: command, target: outgoing.target, maxLines: outgoing.maxLines) {
+                queueLine(message, fairnessKey: key)
+            }
         }
+        if writeReadyLines() { writerWake?.yield() }
     }
 
     /// Joins `channel` now (if registered) and after every reconnect.
@@ -269,7 +309,7 @@ public actor IRCClient {
         let decoderLogger = logger
         let statistics = inboundStatistics
         let backlog = InboundBacklog(limit: configuration.inboundBacklogLimit)
-        let bootstrap = ClientBootstrap(group: eventLoopGroup)
+        let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(Self.nanoseconds(configuration.connectTimeout)))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -738,10 +778,31 @@ public actor IRCClient {
 
     /// Queues a normal line; `fairnessKey` nil puts it in the control lane (JOIN, WHO, NICK…).
     private func enqueue(_ message: IRCMessage, fairnessKey: String? = nil) {
+        queueLine(message, fairnessKey: fairnessKey)
+        if writeReadyLines() { writerWake?.yield() }
+    }
+
+    private func queueLine(_ message: IRCMessage, fairnessKey: String?) {
         let line = message.serialized()
         queue.enqueue(line, fairnessKey: fairnessKey)
         receipts.queued(line)
-        writerWake?.yield()
+    }
+
+    /// Writes the queued lines the flood gate lets through now, in queue order and with one flush;
+    /// true when lines remain that have to wait (the writer task sends those).
+    private func writeReadyLines() -> Bool {
+        guard isRegistered, let channel else { return !queue.isEmpty }
+        var wrote = false
+        defer { if wrote { channel.flush() } }
+        while let line = queue.first {
+            if floodGate.delay(beforeSendingLineOf: line.utf8.count + 2, at: clock.now) > .zero { return true }
+            _ = queue.removeFirst()
+            writeLine(line, flush: false)
+            wrote = true
+            receipts.written(line)
+            if queue.isEmpty { receipts.queueEmptied() }
+        }
+        return false
     }
 
     /// Writes a line now (priority lane), bypassing the queue but not the flood accounting.
@@ -749,7 +810,7 @@ public actor IRCClient {
         writeLine(message.serialized(), message: message)
     }
 
-    private func writeLine(_ line: String, message: IRCMessage? = nil) {
+    private func writeLine(_ line: String, message: IRCMessage? = nil, flush: Bool = true) {
         guard let channel else { return }
         // `serialized()` never emits NUL/CR/LF; this is the last line of defence for every path.
         let safe = String(
@@ -763,7 +824,11 @@ public actor IRCClient {
         buffer.writeString(safe)
         buffer.writeStaticString("\r\n")
         floodGate.recordSend(ofLineWithByteCount: buffer.readableBytes, at: clock.now)
-        channel.writeAndFlush(buffer, promise: nil)
+        if flush {
+            channel.writeAndFlush(buffer, promise: nil)
+        } else {
+            channel.write(buffer, promise: nil)
+        }
     }
 
     private func runWriter(connectionID id: Int) async {

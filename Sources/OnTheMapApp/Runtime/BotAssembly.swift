@@ -33,7 +33,8 @@ public enum BotAssembly {
         tuneIRC(&ircConfiguration)
         let client = IRCClient(configuration: ircConfiguration, logger: logger.withLabel("onthemap.irc"))
         let router = makeRouter(
-            config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger)
+            config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger,
+            commandExecutor: client.taskExecutor)
         let directory = stack.directory
         return BotService(
             client: client, router: router, quitMessage: config.irc.quitMessage, logger: logger,
@@ -42,9 +43,11 @@ public enum BotAssembly {
     }
 
     /// The command router of `config`: the plugins it enables on `stack`, replying through
-    /// `transport` (the IRC client when running, the terminal in console mode).
+    /// `transport` (the IRC client when running, the terminal in console mode); command tasks run on
+    /// `commandExecutor` when given (the IRC client's event loop).
     public static func makeRouter(
-        config: BotConfiguration, stack: ServiceStack, transport: any BotTransport, logger: Logger
+        config: BotConfiguration, stack: ServiceStack, transport: any BotTransport, logger: Logger,
+        commandExecutor: (any TaskExecutor)? = nil
     ) -> CommandRouter {
         let disabled = Dictionary(
             config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
@@ -52,6 +55,7 @@ public enum BotAssembly {
         var settings = CommandRouter.Settings(
             prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
         settings.enforcesUserLimits = config.plugins.userLimits
+        settings.commandExecutor = commandExecutor
         return CommandRouter(
             plugins: PluginAssembly.plugins(config: config, stack: stack), settings: settings,
             transport: transport, logger: logger.withLabel("onthemap.router"))

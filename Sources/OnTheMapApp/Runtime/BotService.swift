@@ -69,7 +69,8 @@ public final class BotService: Service {
                     await client.run()
                     return nil
                 }
-                group.addTask { await self.pumpEvents() }
+                // The events are handled on the connection's own thread (see IRCClient.taskExecutor).
+                group.addTask(executorPreference: client.taskExecutor) { await self.pumpEvents() }
                 // Background plugins (the announcer) run until the bot stops.
                 let background = Task { await router.runBackgroundPlugins() }
                 var outcome = Outcome.shutDown

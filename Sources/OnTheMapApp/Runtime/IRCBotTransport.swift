@@ -19,7 +19,16 @@ struct IRCBotTransport: BotTransport {
         }
     }
 
-    func currentNick() async -> String { await client.currentNick }
+    func send(lines: [OutgoingLine]) async {
+        await client.send(
+            texts: lines.map { line in
+                OutgoingText(
+                    line.kind == .notice ? .notice : .privmsg, to: line.target, text: line.text,
+                    maxLines: maxLinesPerReply, fairnessKey: line.requester)
+            })
+    }
+
+    func currentNick() async -> String { client.nick }
 
     func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
 

@@ -76,6 +76,40 @@ public struct PasswordHasher: Sendable {
         return parsed.rounds < rounds
     }
 
+    // MARK: - In the background
+
+    /// ``hash(_:)`` on a thread of its own: a derivation takes tens of milliseconds, too long to hold
+    /// a cooperative thread or the IRC connection's event loop, where the bot's commands run.
+    public func hashInBackground(_ password: String) async throws -> String {
+        try await Self.inBackground { try hash(password) }
+    }
+
+    /// ``verify(_:against:)`` on a thread of its own (see ``hashInBackground(_:)``).
+    public func verifyInBackground(_ password: String, against stored: String) async -> Bool {
+        (try? await Self.inBackground { verify(password, against: stored) }) ?? false
+    }
+
+    /// ``dummyVerify(_:)`` on a thread of its own (see ``hashInBackground(_:)``).
+    public func dummyVerifyInBackground(_ password: String) async {
+        _ = try? await Self.inBackground { dummyVerify(password) }
+    }
+
+    /// Whether the caller runs on the threads that ``hashInBackground(_:)`` and its siblings use.
+    public static var isOnDerivationThread: Bool { DispatchQueue.getSpecific(key: derivationQueueKey) == true }
+
+    private static let derivationQueueKey = DispatchSpecificKey<Bool>()
+    private static let derivationQueue: DispatchQueue = {
+        let queue = DispatchQueue(label: "onthemap.password-derivation", qos: .userInitiated, attributes: .concurrent)
+        queue.setSpecific(key: derivationQueueKey, value: true)
+        return queue
+    }()
+
+    private static func inBackground<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            derivationQueue.async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     // MARK: - Internals
 
     private static let dummySalt: [UInt8] = Array(repeating: 0x5A, count: saltByteCount)

@@ -1,0 +1,23 @@
+/// A text for ``IRCClient/send(texts:)``: a PRIVMSG or NOTICE, split to fit like
+/// ``IRCClient/sendPrivmsg(to:text:maxLines:fairnessKey:)``.
+public struct OutgoingText: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case privmsg, notice
+    }
+
+    public var kind: Kind
+    public var target: String
+    public var text: String
+    /// The most IRC lines the text may become after splitting.
+    public var maxLines: Int
+    /// On whose behalf the lines go (see ``SendQueue``); `nil` means the target.
+    public var fairnessKey: String?
+
+    public init(_ kind: Kind, to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {
+        self.kind = kind
+        self.target = target
+        self.text = text
+        self.maxLines = maxLines
+        self.fairnessKey = fairnessKey
+    }
+}

@@ -1,0 +1,64 @@
+import BotTesting
+import IRCProtocol
+import Testing
+
+@testable import IRCClient
+
+/// The client runs on one event loop, so a line read from the socket reaches it, and its answer
+/// goes out, without a thread switch; several texts queued together leave in order.
+@Suite("Event-loop affinity", .timeLimit(.minutes(1)))
+struct EventLoopAffinityTests {
+    static func registeringServer() async throws -> ScriptedIRCServer {
+        try await ScriptedIRCServer.start { message, _ in
+            if message.command == "CAP", message.parameters.first == "LS" { return [":srv CAP * LS :"] }
+            if message.command == "CAP", message.parameters.first == "END" { return [":srv 001 bot :Welcome"] }
+            return []
+        }
+    }
+
+    @Test func theActorAndTasksPreferringItsExecutorRunOnTheClientsEventLoop() async throws {
+        let server = try await Self.registeringServer()
+        let recorder = await EventRecorder.start(
+            testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot"))
+        let client = recorder.client
+        try await recorder.waitFor("registered") { if case .registered = $0 { true } else { false } }
+        #expect(await client.isOnItsEventLoop())
+        let loop = client.taskExecutor.eventLoop
+        let onLoop = await Task(executorPreference: client.taskExecutor) { loop.inEventLoop }.value
+        #expect(onLoop)
+        let elsewhere = await Task { loop.inEventLoop }.value
+        #expect(!elsewhere)
+        await recorder.stop()
+        await server.stop()
+    }
+
+    @Test func textsQueuedTogetherLeaveInOrderAndSplit() async throws {
+        let server = try await Self.registeringServer()
+        var configuration = testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot")
+        configuration.flood = .init(burst: 4, linesPerSecond: 0)  // all five at once
+        let recorder = await EventRecorder.start(configuration)
+        let client = recorder.client
+        try await recorder.waitFor("registered") { if case .registered = $0 { true } else { false } }
+        let long = String(repeating: "word ", count: 120)
+        await client.send(texts: [
+            OutgoingText(.privmsg, to: "#class", text: "first\r\nsecond", fairnessKey: "ada"),
+            OutgoingText(.notice, to: "ada", text: "third"),
+            OutgoingText(.privmsg, to: "#class", text: long, maxLines: 2),
+        ])
+        var sent: [String] = []
+        for _ in 0..<100 {
+            sent = server.receivedLines().filter { $0.hasPrefix("PRIVMSG") || $0.hasPrefix("NOTICE") }
+            if sent.count >= 5 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(sent.count == 5)
+        // In order per asker; the send queue takes turns between askers ("ada" and "#class").
+        #expect(sent.filter { !$0.contains("word") } == ["PRIVMSG #class first", "PRIVMSG #class second", "NOTICE ada third"])
+        let words = sent.filter { $0.contains("word") }
+        #expect(words.count == 2)
+        #expect(words.allSatisfy { $0.hasPrefix("PRIVMSG #class :word") && $0.utf8.count <= 512 })
+        #expect(await client.waitUntilQueuedLinesAreWritten())
+        await recorder.stop()
+        await server.stop()
+    }
+}
