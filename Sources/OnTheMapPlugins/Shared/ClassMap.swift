@@ -17,6 +17,8 @@ public actor ClassMap {
     private let limit: Int
     private var pins: [StudentLocation] = []
     private var index = NearestIndex<StudentLocation>(locations: [])
+    /// The pins' names folded for `!where`, in the order of ``pins``.
+    private var names: [NameMatcher.FoldedName] = []
     private var loaded = false
 
     public init(directory: any StudentDirectory, limit: Int = 100) {
@@ -41,6 +43,12 @@ public actor ClassMap {
         return pins
     }
 
+    /// ``recent()`` with each pin's names folded for matching (folded once per download).
+    func recentWithNames() async throws -> [(pin: StudentLocation, name: NameMatcher.FoldedName)] {
+        if !loaded { try await refresh() }
+        return Array(zip(pins, names))
+    }
+
     /// The nearest-neighbour index over ``recent()``.
     public func nearestIndex() async throws -> NearestIndex<StudentLocation> {
         if !loaded { try await refresh() }
@@ -62,6 +70,7 @@ public actor ClassMap {
     private func replace(with downloaded: [StudentLocation]) {
         pins = downloaded
         index = NearestIndex(locations: downloaded)
+        names = downloaded.map(NameMatcher.FoldedName.init)
         loaded = true
     }
 

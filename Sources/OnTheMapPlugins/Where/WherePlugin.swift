@@ -49,8 +49,8 @@ public struct WherePlugin: Plugin {
             }
         }
 
-        let pins = try await services.call { try await services.classMap.recent() }
-        let matches = NameMatcher(query: query).matches(in: pins).filter { !shownKeys.contains($0.uniqueKey) }
+        let named = try await services.call { try await services.classMap.recentWithNames() }
+        let matches = NameMatcher(query: query).matches(in: named).filter { !shownKeys.contains($0.uniqueKey) }
         lines += matches.map { Formatting.student($0, now: now) }
 
         guard !lines.isEmpty else {
@@ -87,31 +87,44 @@ enum NickLookup {
 /// Matches a query against students' names: first, last or full name, ignoring case and accents.
 /// When nothing matches exactly, names that start with the query (3 letters or more) count.
 struct NameMatcher {
+    /// A pin's names folded for matching (computed once per class-map download, see ``ClassMap``).
+    struct FoldedName: Sendable {
+        var first: String
+        var last: String
+        var full: String
+
+        init(_ pin: StudentLocation) {
+            first = NameMatcher.fold(pin.firstName)
+            last = NameMatcher.fold(pin.lastName)
+            full = NameMatcher.fold("\(pin.firstName) \(pin.lastName)")
+        }
+    }
+
     let folded: String
 
     init(query: String) {
         folded = Self.fold(query)
     }
 
+    /// Case, accents and width removed, words separated by one space (dots count as spaces).
     static func fold(_ text: String) -> String {
-        TextSanitizer.untrusted(text)
-            .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-            .split(whereSeparator: { $0.isWhitespace || $0 == "." })
-            .joined(separator: " ")
+        let clean = TextSanitizer.untrusted(text)
+        // Plain ASCII needs no Unicode folding (most names); the result is the same either way.
+        let lowered =
+            clean.utf8.allSatisfy({ $0 < 0x80 })
+            ? clean.lowercased()
+            : clean.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        return lowered.split(whereSeparator: { $0.isWhitespace || $0 == "." }).joined(separator: " ")
     }
 
     func matches(in pins: [StudentLocation]) -> [StudentLocation] {
+        matches(in: pins.map { ($0, FoldedName($0)) })
+    }
+
+    func matches(in named: [(pin: StudentLocation, name: FoldedName)]) -> [StudentLocation] {
         guard !folded.isEmpty else { return [] }
-        let exact = pins.filter { pin in
-            let first = Self.fold(pin.firstName)
-            let last = Self.fold(pin.lastName)
-            return folded == first || folded == last
-                || folded == Self.fold("\(pin.firstName) \(pin.lastName)")
-        }
-        if !exact.isEmpty || folded.count < 3 { return exact }
-        return pins.filter { pin in
-            let full = Self.fold("\(pin.firstName) \(pin.lastName)")
-            return full.hasPrefix(folded) || Self.fold(pin.lastName).hasPrefix(folded)
-        }
+        let exact = named.filter { folded == $0.name.first || folded == $0.name.last || folded == $0.name.full }
+        if !exact.isEmpty || folded.count < 3 { return exact.map(\.pin) }
+        return named.filter { $0.name.full.hasPrefix(folded) || $0.name.last.hasPrefix(folded) }.map(\.pin)
     }
 }
