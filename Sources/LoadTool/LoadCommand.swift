@@ -143,6 +143,23 @@ struct LoadCommand: AsyncParsableCommand {
         }
         figures.ping = Distribution(samples)
 
+        // The floor: the same round trip answered by a trivial responder (the chatter connection,
+        // answering on its event loop), right after the bot's, on the same server and machine.
+        if pings > 0 {
+            let trigger = "\(prefix)floor"
+            let responder = burster.nick
+            try await burster.answerAtOnce(to: trigger)
+            let fromResponder: @Sendable (IRCMessage) -> Bool = { $0.isMessage(from: responder, to: channel) }
+            let floor = "PRIVMSG \(channel) :\(trigger)"
+            for _ in 0..<20 { _ = try await probe.send([floor], match: fromResponder) }
+            var floorSamples: [Double] = []
+            floorSamples.reserveCapacity(pings)
+            for _ in 0..<pings {
+                floorSamples.append(Double(try await probe.send([floor], match: fromResponder).roundTrip) / 1e9)
+            }
+            figures.floor = Distribution(floorSamples)
+        }
+
         figures.near = try await measureCommand(
             "near", arguments: nearPlaces, count: nears, probe: probe, match: fromBot)
         figures.whereFigures = try await measureCommand(

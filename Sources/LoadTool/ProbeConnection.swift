@@ -43,6 +43,9 @@ final class ProbeHandler: ChannelInboundHandler {
     private var partial: [UInt8] = []
     private var expectation: Expectation?
     private var closed = false
+    /// A channel line that this connection answers at once with "pong", on the event loop: the
+    /// trivial responder whose round trip is the floor the server allows.
+    var instantAnswerTrigger: String?
 
     func expect(
         _ count: Int, sentAt: UInt64, promise: EventLoopPromise<Arrival>,
@@ -93,6 +96,14 @@ final class ProbeHandler: ChannelInboundHandler {
         if message.command == "PING" {
             var reply = context.channel.allocator.buffer(capacity: 64)
             reply.writeString(IRCMessage(command: "PONG", parameters: message.parameters).serialized() + "\r\n")
+            context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+            return
+        }
+        if let trigger = instantAnswerTrigger, message.command == "PRIVMSG", message.parameters.count == 2,
+            message.parameters[1] == trigger
+        {
+            var reply = context.channel.allocator.buffer(capacity: 64)
+            reply.writeString("PRIVMSG \(message.parameters[0]) :pong\r\n")
             context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
             return
         }
@@ -194,6 +205,12 @@ struct ProbeConnection: Sendable {
             handler.value.cancelExpectation()
         }
         return PendingArrival(future: promise.futureResult, timer: timer, what: "\(nick): \(lines.first ?? "wait")")
+    }
+
+    /// From now on, answers the channel line `trigger` at once (see ``ProbeHandler/instantAnswerTrigger``).
+    func answerAtOnce(to trigger: String) async throws {
+        let handler = self.handler
+        try await channel.eventLoop.submit { handler.value.instantAnswerTrigger = trigger }.get()
     }
 
     /// Waits for `count` lines matching `match` without sending anything.

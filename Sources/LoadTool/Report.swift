@@ -23,6 +23,8 @@ struct RunFigures: Sendable, Codable {
     var rawConnectToWelcome: Double?
     var startToJoin: Double?
     var ping: Distribution?
+    /// The same round trip answered by a trivial responder in the test client (the floor).
+    var floor: Distribution?
     var near: Distribution?
     var whereFigures: Distribution?
     /// Burst start → the probe saw the burst's last line (the server's relay time).
@@ -62,6 +64,8 @@ struct Report {
             Row(name: "!ping median", unit: "ms") { $0.ping.map { $0.median * 1e3 } },
             Row(name: "!ping p99", unit: "ms") { $0.ping.map { $0.p99 * 1e3 } },
             Row(name: "!ping max", unit: "ms") { $0.ping.map { $0.max * 1e3 } },
+            Row(name: "floor: trivial responder median", unit: "ms") { $0.floor.map { $0.median * 1e3 } },
+            Row(name: "floor: trivial responder p99", unit: "ms") { $0.floor.map { $0.p99 * 1e3 } },
             Row(name: "!near median", unit: "ms") { $0.near.map { $0.median * 1e3 } },
             Row(name: "!near p99", unit: "ms") { $0.near.map { $0.p99 * 1e3 } },
             Row(name: "!where median", unit: "ms") { $0.whereFigures.map { $0.median * 1e3 } },
