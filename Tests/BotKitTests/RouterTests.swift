@@ -207,10 +207,11 @@ import Synchronization
     }
 
     @Test func twoHandlersThatHangAreEachStoppedAtTheirOwnTimeout() async {
-        let bot = makeBot(.init(commandTimeout: .milliseconds(150)))
+        // Long enough for the echo to finish in time even under a sanitizer on a loaded machine.
+        let bot = makeBot(.init(commandTimeout: .seconds(2)))
         let started = ContinuousClock.now
         await bot.router.handle(IncomingLine(sender: bot.user("ned"), origin: .privateMessage, text: "!hang"))
-        try? await Task.sleep(for: .milliseconds(60))
+        try? await Task.sleep(for: .milliseconds(300))
         await bot.router.handle(IncomingLine(sender: bot.user("oli"), origin: .privateMessage, text: "!hang"))
         var sent = await bot.dm("!echo still here", as: "pia")
         await bot.router.waitUntilIdle()
