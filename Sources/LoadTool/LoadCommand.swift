@@ -33,6 +33,8 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "The names for !where (comma-separated, used in turn).") var whereNames = "Ada Lovelace,Grace Hopper"
     @Option(help: "Channel lines in the burst (0: skip).") var burst = 2000
     @Option(help: "Runs (each starts the bot afresh when a command is given).") var runs = 1
+    @Flag(help: "The test connections acknowledge every read at once (TCP_QUICKACK), so a server's Nagle delay does not stall multi-line answers.")
+    var quickAck = false
     @Option(help: "The running bot's pid (for CPU and memory), when no command is given.") var botPid: Int32?
     @Option(help: "Where the started bot's output goes (default: discarded).") var botLog: String?
     @Option(help: "Scenario label for the table and JSON.") var label = "bot"
@@ -83,6 +85,10 @@ struct LoadCommand: AsyncParsableCommand {
         let probe = try await probeConnection
         let burster = try await bursterConnection
         figures.rawConnectToWelcome = Double(probe.connectToWelcome) / 1e9
+        if quickAck {
+            try await probe.acknowledgeAtOnce()
+            try await burster.acknowledgeAtOnce()
+        }
         let channel = self.channel
         let botNick = self.botNick
         for connection in [probe, burster] {

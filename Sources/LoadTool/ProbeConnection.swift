@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import IRCProtocol
 import NIOCore
 import NIOPosix
@@ -46,6 +49,11 @@ final class ProbeHandler: ChannelInboundHandler {
     /// A channel line that this connection answers at once with "pong", on the event loop: the
     /// trivial responder whose round trip is the floor the server allows.
     var instantAnswerTrigger: String?
+    /// Acknowledge every read at once (TCP_QUICKACK) instead of after the kernel's 40 ms delay.
+    /// Without it, a server that uses Nagle's algorithm holds the 2nd and later lines of a
+    /// multi-line answer until the delayed ACK: every such command then takes ≈ 44 ms, and the
+    /// machine idles in between (see BENCHMARKS.md).
+    var quickAck = false
 
     func expect(
         _ count: Int, sentAt: UInt64, promise: EventLoopPromise<Arrival>,
@@ -75,6 +83,10 @@ final class ProbeHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let now = monotonicNanoseconds()
+        if quickAck {
+            try? context.channel.syncOptions?.setOption(
+                ChannelOptions.socket(SocketOptionLevel(IPPROTO_TCP), SocketOptionName(TCP_QUICKACK)), value: 1)
+        }
         let buffer = unwrapInboundIn(data)
         buffer.withUnsafeReadableBytes { bytes in
             var start = 0
@@ -205,6 +217,12 @@ struct ProbeConnection: Sendable {
             handler.value.cancelExpectation()
         }
         return PendingArrival(future: promise.futureResult, timer: timer, what: "\(nick): \(lines.first ?? "wait")")
+    }
+
+    /// Acknowledges every read at once from now on (see ``ProbeHandler/quickAck``).
+    func acknowledgeAtOnce() async throws {
+        let handler = self.handler
+        try await channel.eventLoop.submit { handler.value.quickAck = true }.get()
     }
 
     /// From now on, answers the channel line `trigger` at once (see ``ProbeHandler/instantAnswerTrigger``).
