@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Runs a Hummingbird responder on 127.0.0.1 for tests. `start()` returns once the socket is bound;
 /// `stop()` ends the server and its pending requests.
@@ -15,6 +16,7 @@ actor FakeHTTPServerRunner {
     private let handler: Handler
     private let label: String
     private var runTask: Task<Void, any Error>?
+    private var serviceGroup: ServiceGroup?
     private(set) var port: Int?
 
     init(label: String, handler: @escaping Handler) {
@@ -51,9 +53,14 @@ actor FakeHTTPServerRunner {
             },
             logger: logger
         )
+        // Run in a service group so that stop() can shut the server down gracefully: cancelling it
+        // while an accepted connection still waits to be handled traps in NIO ("Deinited
+        // NIOAsyncWriter without calling finish()").
+        let group = ServiceGroup(
+            configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
         let task = Task {
             do {
-                try await application.run()
+                try await group.run()
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -61,6 +68,7 @@ actor FakeHTTPServerRunner {
             }
         }
         runTask = task
+        serviceGroup = group
         do {
             for try await bound in ports {
                 port = bound
@@ -76,12 +84,21 @@ actor FakeHTTPServerRunner {
     }
 
     /// Stops the server: cancels pending handlers and closes the listening socket.
+    /// Stops accepting, lets the connections already accepted finish (at most 2 seconds: a handler
+    /// that sleeps on purpose is then cancelled), and waits until the server is gone.
     func stop() async {
         guard let task = runTask else { return }
+        let group = serviceGroup
         runTask = nil
+        serviceGroup = nil
         port = nil
-        task.cancel()
+        await group?.triggerGracefulShutdown()
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(2))
+            task.cancel()
+        }
         _ = await task.result
+        deadline.cancel()
     }
 }
 
