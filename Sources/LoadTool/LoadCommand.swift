@@ -140,14 +140,7 @@ struct LoadCommand: AsyncParsableCommand {
         let ping = "PRIVMSG \(channel) :\(prefix)ping"
         // The bot answers once it has joined; the first answers warm caches up.
         _ = try await probe.send([ping], timeout: .seconds(30), match: fromBot)
-        for _ in 0..<20 { _ = try await probe.send([ping], match: fromBot) }
-
-        var samples: [Double] = []
-        samples.reserveCapacity(pings)
-        for _ in 0..<pings {
-            samples.append(Double(try await probe.send([ping], match: fromBot).roundTrip) / 1e9)
-        }
-        figures.ping = Distribution(samples)
+        figures.ping = try await Self.roundTrips(of: ping, count: pings, probe: probe, match: fromBot)
 
         // The floor: the same round trip answered by a trivial responder (the chatter connection,
         // answering on its event loop), right after the bot's, on the same server and machine.
@@ -155,15 +148,9 @@ struct LoadCommand: AsyncParsableCommand {
             let trigger = "\(prefix)floor"
             let responder = burster.nick
             try await burster.answerAtOnce(to: trigger)
-            let fromResponder: @Sendable (IRCMessage) -> Bool = { $0.isMessage(from: responder, to: channel) }
-            let floor = "PRIVMSG \(channel) :\(trigger)"
-            for _ in 0..<20 { _ = try await probe.send([floor], match: fromResponder) }
-            var floorSamples: [Double] = []
-            floorSamples.reserveCapacity(pings)
-            for _ in 0..<pings {
-                floorSamples.append(Double(try await probe.send([floor], match: fromResponder).roundTrip) / 1e9)
-            }
-            figures.floor = Distribution(floorSamples)
+            figures.floor = try await Self.roundTrips(
+                of: "PRIVMSG \(channel) :\(trigger)", count: pings, probe: probe,
+                match: { $0.isMessage(from: responder, to: channel) })
         }
 
         figures.near = try await measureCommand(
@@ -193,6 +180,19 @@ struct LoadCommand: AsyncParsableCommand {
             figures.burstAnswer = Double(answer.firstAt &- seen.firstAt) / 1e9
             if let cpuBefore, let cpuAfter { figures.burstCPU = Double(cpuAfter &- cpuBefore) / 1e9 }
         }
+    }
+
+    /// Times `count` sequential round trips of `line` (to the first matching line), after 20 not timed.
+    private static func roundTrips(
+        of line: String, count: Int, probe: ProbeConnection, match: @escaping @Sendable (IRCMessage) -> Bool
+    ) async throws -> Distribution? {
+        for _ in 0..<20 { _ = try await probe.send([line], match: match) }
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        for _ in 0..<count {
+            samples.append(Double(try await probe.send([line], match: match).roundTrip) / 1e9)
+        }
+        return Distribution(samples)
     }
 
     /// Times `count` sequential `!command argument` round trips (to the first answer line), the

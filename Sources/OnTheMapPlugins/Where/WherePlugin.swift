@@ -117,10 +117,6 @@ struct NameMatcher {
         return lowered.split(whereSeparator: { $0.isWhitespace || $0 == "." }).joined(separator: " ")
     }
 
-    func matches(in pins: [StudentLocation]) -> [StudentLocation] {
-        matches(in: pins.map { ($0, FoldedName($0)) })
-    }
-
     func matches(in named: [(pin: StudentLocation, name: FoldedName)]) -> [StudentLocation] {
         guard !folded.isEmpty else { return [] }
         let exact = named.filter { folded == $0.name.first || folded == $0.name.last || folded == $0.name.full }
