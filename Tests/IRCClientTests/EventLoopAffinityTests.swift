@@ -5,7 +5,8 @@ import Testing
 @testable import IRCClient
 
 /// The client runs on one event loop, so a line read from the socket reaches it, and its answer
-/// goes out, without a thread switch; several texts queued together leave in order.
+/// goes out, without a thread switch; several texts queued together leave in order, in one TLS
+/// record.
 @Suite("Event-loop affinity", .timeLimit(.minutes(1)))
 struct EventLoopAffinityTests {
     static func registeringServer() async throws -> ScriptedIRCServer {
@@ -58,6 +59,44 @@ struct EventLoopAffinityTests {
         #expect(words.count == 2)
         #expect(words.allSatisfy { $0.hasPrefix("PRIVMSG #class :word") && $0.utf8.count <= 512 })
         #expect(await client.waitUntilQueuedLinesAreWritten())
+        await recorder.stop()
+        await server.stop()
+    }
+
+    @Test func linesTheFloodGateLetsThroughTogetherLeaveInOneTLSRecord() async throws {
+        // One record per reply, not one per line: a server reading record by record (InspIRCd)
+        // would otherwise relay the lines in separate segments, and Nagle would hold the later ones
+        // until the client acknowledges the first (≈ 40 ms with delayed ACK).
+        let folder = try TemporaryDirectory(prefix: "one-record")
+        let certificate = try TestCertificate.make(in: folder.path)
+        let server = try await ScriptedIRCServer.start(certificate: certificate) { message, _ in
+            if message.command == "CAP", message.parameters.first == "LS" { return [":srv CAP * LS :"] }
+            if message.command == "CAP", message.parameters.first == "END" { return [":srv 001 bot :Welcome"] }
+            return []
+        }
+        var configuration = testConfiguration(
+            port: server.port, tls: .init(caFile: certificate.certificatePath, trustSystemRoots: false), nick: "bot")
+        configuration.flood = .init(burst: 4, linesPerSecond: 0)
+        let recorder = await EventRecorder.start(configuration)
+        let client = recorder.client
+        try await recorder.waitFor("registered") { if case .registered = $0 { true } else { false } }
+        #expect(await client.waitUntilQueuedLinesAreWritten())
+        try await Task.sleep(for: .milliseconds(100))  // registration traffic has arrived
+        let recordsBefore = server.tlsRecordCount()
+        #expect(recordsBefore > 0)
+        await client.send(texts: [
+            OutgoingText(.privmsg, to: "#class", text: "Nearest to Lyon:"),
+            OutgoingText(.privmsg, to: "#class", text: "Ada — 2 km"),
+            OutgoingText(.privmsg, to: "#class", text: "Grace — 5 km"),
+        ])
+        var sent: [String] = []
+        for _ in 0..<100 {
+            sent = server.receivedLines().filter { $0.hasPrefix("PRIVMSG") }
+            if sent.count >= 3 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(sent.count == 3)
+        #expect(server.tlsRecordCount() == recordsBefore + 1)
         await recorder.stop()
         await server.stop()
     }

@@ -94,6 +94,12 @@ public final class ScriptedIRCServer: Sendable {
     /// The first bytes (up to 16) received on `connection`, before any TLS decryption.
     public func firstBytes(connection: Int = 1) -> [UInt8] { state.firstBytes(connection: connection) }
 
+    /// The number of TLS records of `contentType` the client has sent on a TLS connection so far
+    /// (23: application data, which after the handshake is every record TLS 1.3 sends).
+    public func tlsRecordCount(contentType: UInt8 = 23, connection: Int = 1) -> Int {
+        state.tlsRecordCount(contentType: contentType, connection: connection)
+    }
+
     /// Sends a raw line to every open connection.
     public func broadcast(_ line: String) {
         state.broadcast(line)
@@ -141,6 +147,7 @@ final class ScriptedServerState: @unchecked Sendable {
     private var channels: [Int: any Channel] = [:]
     private var received: [Int: [String]] = [:]
     private var first: [Int: [UInt8]] = [:]
+    private var tlsRecords: [Int: [UInt8: Int]] = [:]
     private var count = 0
     private var down = false
     private var respond: ScriptedIRCServer.Responder
@@ -192,6 +199,14 @@ final class ScriptedServerState: @unchecked Sendable {
     }
 
     func firstBytes(connection: Int) -> [UInt8] { lock.withLock { first[connection] ?? [] } }
+
+    func recordTLSRecord(contentType: UInt8, connection: Int) {
+        lock.withLock { tlsRecords[connection, default: [:]][contentType, default: 0] += 1 }
+    }
+
+    func tlsRecordCount(contentType: UInt8, connection: Int) -> Int {
+        lock.withLock { tlsRecords[connection]?[contentType] ?? 0 }
+    }
 
     func allLines() -> [String] {
         lock.withLock { received.keys.sorted().flatMap { received[$0] ?? [] } }
@@ -256,7 +271,8 @@ final class ScriptedConnectionHandler: ChannelInboundHandler {
     }
 }
 
-/// Records the first bytes of a connection as they arrive on the socket, then passes everything on.
+/// Records the first bytes of a connection as they arrive on the socket and, on TLS connections,
+/// counts the client's TLS records by content type; then passes everything on.
 final class FirstBytesRecorder: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -264,6 +280,7 @@ final class FirstBytesRecorder: ChannelInboundHandler {
     let connection: Int
     let state: ScriptedServerState
     private var recording = true
+    private var records = TLSRecordCounter()
 
     init(connection: Int, state: ScriptedServerState) {
         self.connection = connection
@@ -271,10 +288,41 @@ final class FirstBytesRecorder: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
         if recording {
-            let buffer = unwrapInboundIn(data)
             recording = state.recordFirstBytes(buffer.readableBytesView, connection: connection)
         }
+        for contentType in records.consume(buffer.readableBytesView) {
+            state.recordTLSRecord(contentType: contentType, connection: connection)
+        }
         context.fireChannelRead(data)
+    }
+}
+
+/// Splits a raw TLS byte stream into records (5-byte header: content type, version, length) and
+/// reports the content type of each record whose header it has read.
+struct TLSRecordCounter {
+    private var header: [UInt8] = []
+    private var bodyLeft = 0
+
+    mutating func consume(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        var types: [UInt8] = []
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            if bodyLeft > 0 {
+                let skip = min(bodyLeft, bytes.distance(from: index, to: bytes.endIndex))
+                index = bytes.index(index, offsetBy: skip)
+                bodyLeft -= skip
+                continue
+            }
+            header.append(bytes[index])
+            index = bytes.index(after: index)
+            if header.count == 5 {
+                types.append(header[0])
+                bodyLeft = Int(header[3]) << 8 | Int(header[4])
+                header.removeAll(keepingCapacity: true)
+            }
+        }
+        return types
     }
 }

@@ -788,17 +788,19 @@ public actor IRCClient {
         receipts.queued(line)
     }
 
-    /// Writes the queued lines the flood gate lets through now, in queue order and with one flush;
-    /// true when lines remain that have to wait (the writer task sends those).
+    /// Writes the queued lines the flood gate lets through now, in queue order, as one buffer (so
+    /// one TLS record and one segment: a server relays the lines together instead of holding the
+    /// later ones back for Nagle); true when lines remain that have to wait (the writer task sends
+    /// those).
     private func writeReadyLines() -> Bool {
         guard isRegistered, let channel else { return !queue.isEmpty }
-        var wrote = false
-        defer { if wrote { channel.flush() } }
+        var batch: ByteBuffer?
+        defer { if let batch { channel.writeAndFlush(batch, promise: nil) } }
         while let line = queue.first {
             if floodGate.delay(beforeSendingLineOf: line.utf8.count + 2, at: clock.now) > .zero { return true }
             _ = queue.removeFirst()
-            writeLine(line, flush: false)
-            wrote = true
+            if batch == nil { batch = channel.allocator.buffer(capacity: 512) }
+            encodeLine(line, into: &batch!)
             receipts.written(line)
             if queue.isEmpty { receipts.queueEmptied() }
         }
@@ -810,8 +812,15 @@ public actor IRCClient {
         writeLine(message.serialized(), message: message)
     }
 
-    private func writeLine(_ line: String, message: IRCMessage? = nil, flush: Bool = true) {
+    private func writeLine(_ line: String, message: IRCMessage? = nil) {
         guard let channel else { return }
+        var buffer = channel.allocator.buffer(capacity: line.utf8.count + 2)
+        encodeLine(line, message: message, into: &buffer)
+        channel.writeAndFlush(buffer, promise: nil)
+    }
+
+    /// Appends `line` and CR LF to `buffer`, logs it at trace level and charges the flood gate.
+    private func encodeLine(_ line: String, message: IRCMessage? = nil, into buffer: inout ByteBuffer) {
         // `serialized()` never emits NUL/CR/LF; this is the last line of defence for every path.
         let safe = String(
             decoding: line.utf8.map { $0 == 0 || $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 },
@@ -820,15 +829,10 @@ public actor IRCClient {
         if logger.logLevel <= .trace {
             logger.trace(">> \((message.flatMap(LogRedaction.redact)) ?? LogRedaction.redact(safe))")
         }
-        var buffer = channel.allocator.buffer(capacity: safe.utf8.count + 2)
+        let start = buffer.writerIndex
         buffer.writeString(safe)
         buffer.writeStaticString("\r\n")
-        floodGate.recordSend(ofLineWithByteCount: buffer.readableBytes, at: clock.now)
-        if flush {
-            channel.writeAndFlush(buffer, promise: nil)
-        } else {
-            channel.write(buffer, promise: nil)
-        }
+        floodGate.recordSend(ofLineWithByteCount: buffer.writerIndex - start, at: clock.now)
     }
 
     private func runWriter(connectionID id: Int) async {
