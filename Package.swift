@@ -55,7 +55,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Geocoding/Resources/gazetteer.tsv.gz")],
+            resources: [.copy("Geocoding/Resources/gazetteer.tsv")],
             swiftSettings: swiftSettings
         ),
         .target(

