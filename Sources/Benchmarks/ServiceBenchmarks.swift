@@ -47,7 +47,8 @@ enum NearestBenchmark {
 /// Times the SQLite directory's writes and reads on a temporary file (WAL mode).
 enum SQLiteBenchmark {
     static func run() async {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-bench-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "onthemap-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         do {
             let directory = try SQLiteStudentDirectory(path: folder.appendingPathComponent("bench.sqlite").path)

@@ -33,7 +33,10 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "The names for !where (comma-separated, used in turn).") var whereNames = "Ada Lovelace,Grace Hopper"
     @Option(help: "Channel lines in the burst (0: skip).") var burst = 2000
     @Option(help: "Runs (each starts the bot afresh when a command is given).") var runs = 1
-    @Flag(help: "The test connections acknowledge every read at once (TCP_QUICKACK), so a server's Nagle delay does not stall multi-line answers.")
+    @Flag(
+        help:
+            "The test connections acknowledge every read at once (TCP_QUICKACK), so a server's Nagle delay does not stall multi-line answers."
+    )
     var quickAck = false
     @Option(help: "The running bot's pid (for CPU and memory), when no command is given.") var botPid: Int32?
     @Option(help: "Where the started bot's output goes (default: discarded).") var botLog: String?
@@ -43,7 +46,9 @@ struct LoadCommand: AsyncParsableCommand {
 
     func validate() throws {
         if botCommand.isEmpty && runs > 1 { throw ValidationError("--runs > 1 needs the bot's command after --") }
-        if !plaintext && caFile == nil && !insecure { throw ValidationError("give --ca-file, --insecure or --plaintext") }
+        if !plaintext && caFile == nil && !insecure {
+            throw ValidationError("give --ca-file, --insecure or --plaintext")
+        }
     }
 
     func run() async throws {
@@ -210,7 +215,8 @@ struct LoadCommand: AsyncParsableCommand {
                 timeout: .milliseconds(500), match: match)
             lineCounts.append(answer.lines.count)
             let first = answer.lines.first?.parameters.last ?? ""
-            FileHandle.standardError.write(Data("  \(prefix)\(command) \(argument) → \(answer.lines.count) line(s): \(first)\n".utf8))
+            FileHandle.standardError.write(
+                Data("  \(prefix)\(command) \(argument) → \(answer.lines.count) line(s): \(first)\n".utf8))
         }
         var samples: [Double] = []
         samples.reserveCapacity(count)

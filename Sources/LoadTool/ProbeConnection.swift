@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IRCProtocol
 import NIOCore
 import NIOPosix
 import NIOSSL
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A monotonic clock reading in nanoseconds (the same clock NIO's deadlines use).
 func monotonicNanoseconds() -> UInt64 { NIODeadline.now().uptimeNanoseconds }
@@ -172,7 +173,8 @@ struct ProbeConnection: Sendable {
             }
         let channel = try await bootstrap.connect(host: host, port: port).get()
         let handler = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ProbeHandler.self), eventLoop: channel.eventLoop)
+            NIOLoopBound(
+                try channel.pipeline.syncOperations.handler(type: ProbeHandler.self), eventLoop: channel.eventLoop)
         }.get()
         var connection = ProbeConnection(channel: channel, handler: handler, nick: nick, connectToWelcome: 0)
         let welcome = try await connection.send(

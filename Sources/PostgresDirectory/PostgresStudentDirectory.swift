@@ -164,7 +164,9 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
             await hasher.dummyVerifyInBackground(password)
             throw ServiceError.invalidCredentials
         }
-        guard await hasher.verifyInBackground(password, against: storedHash) else { throw ServiceError.invalidCredentials }
+        guard await hasher.verifyInBackground(password, against: storedHash) else {
+            throw ServiceError.invalidCredentials
+        }
         let newHash = hasher.needsRehash(storedHash) ? try await hasher.hashInBackground(password) : nil
 
         let sessionId = SessionToken.make()

@@ -103,7 +103,9 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
             await hasher.dummyVerifyInBackground(password)
             throw ServiceError.invalidCredentials
         }
-        guard await hasher.verifyInBackground(password, against: storedHash) else { throw ServiceError.invalidCredentials }
+        guard await hasher.verifyInBackground(password, against: storedHash) else {
+            throw ServiceError.invalidCredentials
+        }
         let newHash = hasher.needsRehash(storedHash) ? try await hasher.hashInBackground(password) : nil
 
         let sessionId = SessionToken.make()
@@ -119,7 +121,8 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
                 arguments: [digest, accountKey, Self.milliseconds(now), Self.milliseconds(expiresAt)])
             if let newHash {
                 try db.execute(
-                    sql: "UPDATE accounts SET password_hash = ? WHERE account_key = ?", arguments: [newHash, accountKey])
+                    sql: "UPDATE accounts SET password_hash = ? WHERE account_key = ?",
+                    arguments: [newHash, accountKey])
             }
         }
         return DirectorySession(accountKey: accountKey, sessionId: sessionId, expiresAt: expiresAt)

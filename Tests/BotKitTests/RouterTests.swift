@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// A plugin with one command of each kind, recording what ran.
@@ -15,8 +16,10 @@ struct ProbePlugin: Plugin {
                 log.append("echo:\(call.argument)")
                 await call.reply(call.argument.isEmpty ? "(nothing)" : call.argument)
             },
-            Command("secret", usage: "!secret <email> <password>", help: "Takes a password.",
-                    allowed: .privateMessage, hasSecretArguments: true) { call in
+            Command(
+                "secret", usage: "!secret <email> <password>", help: "Takes a password.",
+                allowed: .privateMessage, hasSecretArguments: true
+            ) { call in
                 log.append("secret")
                 await call.reply("ok")
             },
@@ -26,7 +29,8 @@ struct ProbePlugin: Plugin {
             Command("mine", usage: "!mine", help: "Needs login.", requiresLogin: true) { call in
                 await call.reply("yours, \(call.session?.profile.firstName ?? "?")")
             },
-            Command("slowish", usage: "!slowish", help: "Rate limited.", rateLimit: .perUser(every: .seconds(10))) { call in
+            Command("slowish", usage: "!slowish", help: "Rate limited.", rateLimit: .perUser(every: .seconds(10))) {
+                call in
                 await call.reply("done")
             },
             Command("boom", usage: "!boom", help: "Fails.") { _ in
@@ -51,8 +55,6 @@ final class CallLog: Sendable {
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
 }
-
-import Synchronization
 
 @Suite struct RouterTests {
     let probe = ProbePlugin()
@@ -195,7 +197,8 @@ import Synchronization
     @Test func handlerErrorsBecomeOneHumanLine() async {
         let bot = makeBot()
         let boom = await bot.say("!boom", in: "#class", as: "max")
-        #expect(boom.map(\.text) == ["max: Sorry, !boom failed on my side; the operator can see the details in the log."])
+        #expect(
+            boom.map(\.text) == ["max: Sorry, !boom failed on my side; the operator can see the details in the log."])
         let refused = await bot.dm("!refuse", as: "max")
         #expect(refused.map(\.text) == ["No place called that was found."])
     }

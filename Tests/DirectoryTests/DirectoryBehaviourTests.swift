@@ -55,14 +55,16 @@ struct DirectoryBehaviourTests {
                 try await directory.addAccount(email: "a@example.com", password: "short", firstName: "A", lastName: "B")
             }
             await expectRejected {
-                try await directory.addAccount(email: "a@example.com", password: "long enough", firstName: " ", lastName: "")
+                try await directory.addAccount(
+                    email: "a@example.com", password: "long enough", firstName: " ", lastName: "")
             }
             await expectRejected {
                 try await directory.addAccount(
                     email: "a@example.com", password: "long enough", firstName: "A\u{3}4", lastName: "B")
             }
             await expectRejected {
-                try await directory.addAccount(email: "no-at-sign", password: "long enough", firstName: "A", lastName: "B")
+                try await directory.addAccount(
+                    email: "no-at-sign", password: "long enough", firstName: "A", lastName: "B")
             }
             let accounts = try await directory.listAccounts()
             #expect(accounts.isEmpty)
@@ -189,8 +191,9 @@ struct DirectoryBehaviourTests {
             fixture.clock.advance(by: 90)
             let updated = try await directory.updateLocation(
                 objectId: created.objectId,
-                with: draft("student-1", place: "  Paris, France ", link: "https://example.org", latitude: 48.8566,
-                            longitude: 2.3522),
+                with: draft(
+                    "student-1", place: "  Paris, France ", link: "https://example.org", latitude: 48.8566,
+                    longitude: 2.3522),
                 session: nil)
             #expect(updated.objectId == created.objectId)
             #expect(updated.mapString == "Paris, France")
@@ -286,7 +289,8 @@ struct DirectoryBehaviourTests {
             let saved = try await directory.createLocation(draft("k", first: "", link: longest), session: nil)
             #expect(saved.mediaURL == longest)
             await expectRejected {
-                try await directory.updateLocation(objectId: saved.objectId, with: draft("k", latitude: 100), session: nil)
+                try await directory.updateLocation(
+                    objectId: saved.objectId, with: draft("k", latitude: 100), session: nil)
             }
             #expect(try await directory.location(ofAccount: "k") == saved)
         }
@@ -371,7 +375,10 @@ struct DirectoryBehaviourTests {
             #expect(session.accountKey == grace.accountKey)
 
             #expect(results[2].outcome == .skippedDuplicate(email: "existing@example.com"))
-            guard case .failed = results[3].outcome else { Issue.record("line 6: \(results[3].outcome)"); return }
+            guard case .failed = results[3].outcome else {
+                Issue.record("line 6: \(results[3].outcome)")
+                return
+            }
             #expect(results[4].outcome == .skippedDuplicate(email: "ada@example.com"))
             guard case .failed(let fieldCount) = results[5].outcome else {
                 Issue.record("line 8: \(results[5].outcome)")
@@ -390,7 +397,10 @@ struct DirectoryBehaviourTests {
                 return
             }
             #expect(!tooShort.contains("abc"))
-            guard case .failed = results[8].outcome else { Issue.record("line 12: \(results[8].outcome)"); return }
+            guard case .failed = results[8].outcome else {
+                Issue.record("line 12: \(results[8].outcome)")
+                return
+            }
 
             #expect(
                 try await directory.listAccounts().map(\.email) == [
@@ -399,7 +409,8 @@ struct DirectoryBehaviourTests {
             _ = try await directory.logIn(email: "ada@example.com", password: "analytical engine")
 
             // Without a password column every account gets a generated password.
-            let noPasswords = try await directory.importRoster(csv: "first_name,last_name,email\r\nBob,B,bob@example.com\r\n")
+            let noPasswords = try await directory.importRoster(
+                csv: "first_name,last_name,email\r\nBob,B,bob@example.com\r\n")
             guard case .added(_, let bobPassword?) = noPasswords.first?.outcome else {
                 Issue.record("no generated password: \(noPasswords)")
                 return

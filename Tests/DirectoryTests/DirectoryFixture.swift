@@ -40,9 +40,10 @@ final class DirectoryFixture: @unchecked Sendable {
 
     static let cheapHasher = PasswordHasher.forTesting(rounds: 1_000)
 
-    private init(kind: DirectoryKind, sqlitePath: String, postgresURL: String?, clock: TestClock,
-                 options: LocalDirectoryOptions, first: any LocalDirectory)
-    {
+    private init(
+        kind: DirectoryKind, sqlitePath: String, postgresURL: String?, clock: TestClock,
+        options: LocalDirectoryOptions, first: any LocalDirectory
+    ) {
         self.kind = kind
         self.sqlitePath = sqlitePath
         self.postgresURL = postgresURL
@@ -131,7 +132,8 @@ final class DirectoryFixture: @unchecked Sendable {
         case .postgres:
             guard let server = postgresServerURL() else { return }
             try await withTestDatabase(server: server) { databaseURL in
-                let first = try await open(.postgres, sqlitePath: sqlitePath, postgresURL: databaseURL, options: options)
+                let first = try await open(
+                    .postgres, sqlitePath: sqlitePath, postgresURL: databaseURL, options: options)
                 let fixture = DirectoryFixture(
                     kind: kind, sqlitePath: sqlitePath, postgresURL: databaseURL, clock: clock, options: options,
                     first: first)

@@ -54,7 +54,8 @@ struct PostgresOnlyTests {
                 for _ in 0..<4 {
                     group.addTask {
                         try await PostgresStudentDirectory.connect(
-                            url: url, options: LocalDirectoryOptions(passwordHasher: PasswordHasher.forTesting(rounds: 1_000)))
+                            url: url,
+                            options: LocalDirectoryOptions(passwordHasher: PasswordHasher.forTesting(rounds: 1_000)))
                     }
                 }
                 return try await group.reduce(into: [PostgresStudentDirectory]()) { $0.append($1) }
@@ -104,7 +105,8 @@ struct PostgresOnlyTests {
     @Test func onlyPostgresNotifiesChanges() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("otm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let sqlite: any StudentDirectory = try SQLiteStudentDirectory(path: folder.appendingPathComponent("d.sqlite").path)
+        let sqlite: any StudentDirectory = try SQLiteStudentDirectory(
+            path: folder.appendingPathComponent("d.sqlite").path)
         #expect(!(sqlite is any PinChangeNotifying))
         #expect(sqlite is any BotStateStore)
     }

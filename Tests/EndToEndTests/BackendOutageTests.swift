@@ -199,7 +199,8 @@ import Testing
         let school = try await OutageClass.start()
         defer { Task { await school.shutdown() } }
         // Healthy: alice logs in and opens a post (place found); carol has not logged in.
-        #expect(await school.dm("!login alice@class.test alice-pw-123").texts.first?.hasPrefix("Welcome, Alice") == true)
+        #expect(
+            await school.dm("!login alice@class.test alice-pw-123").texts.first?.hasPrefix("Welcome, Alice") == true)
         #expect(await school.dm("!post Tokyo").texts.first?.hasPrefix("Found Tokyo") == true)
         let sessionsBefore = await school.udacity.activeSessionCount
         let pinsBefore = await school.udacity.locations()
@@ -245,7 +246,9 @@ import Testing
         try await school.healDirectory()
         let saved = await school.dm("!link https://alice.example/tokyo").texts
         #expect(saved.first?.hasPrefix("You are on the map: Alice Liddell — Tokyo") == true, "\(saved)")
-        #expect(await school.dm("!login bob@class.test bob-pw-456", as: "bob").texts.first?.hasPrefix("Welcome, Bob") == true)
+        #expect(
+            await school.dm("!login bob@class.test bob-pw-456", as: "bob").texts.first?.hasPrefix("Welcome, Bob")
+                == true)
         #expect(await school.say("!where Builder").texts.first?.hasPrefix("Bob Builder — Paris, France") == true)
         #expect(await school.say("!near Paris").texts.first?.hasPrefix("Bob Builder") == true)
         #expect(await school.dm("!near").texts.first == "Nearest to your pin (Tokyo):")

@@ -14,8 +14,7 @@ enum UdacityFixtures {
         lastName: "Hopper")
 
     /// Five pins updated one minute apart: pin-1 oldest … pin-5 newest.
-    static func pins(base: Date = Date(timeIntervalSince1970: 1_700_000_000)) -> [FakeUdacityServer.Location]
-    {
+    static func pins(base: Date = Date(timeIntervalSince1970: 1_700_000_000)) -> [FakeUdacityServer.Location] {
         (1...5).map { index in
             FakeUdacityServer.Location(
                 objectId: "pin-\(index)", uniqueKey: "key-\(index)", firstName: "First\(index)",

@@ -54,7 +54,10 @@ struct EventLoopAffinityTests {
         }
         #expect(sent.count == 5)
         // In order per asker; the send queue takes turns between askers ("ada" and "#class").
-        #expect(sent.filter { !$0.contains("word") } == ["PRIVMSG #class first", "PRIVMSG #class second", "NOTICE ada third"])
+        #expect(
+            sent.filter { !$0.contains("word") } == [
+                "PRIVMSG #class first", "PRIVMSG #class second", "NOTICE ada third",
+            ])
         let words = sent.filter { $0.contains("word") }
         #expect(words.count == 2)
         #expect(words.allSatisfy { $0.hasPrefix("PRIVMSG #class :word") && $0.utf8.count <= 512 })

@@ -215,8 +215,11 @@ import Testing
         for marker in ["Reconnecting", "ended:", "server error", "Excess Flood", "RecvQ exceeded"] {
             #expect(!botLog.contains(marker), "bot log: \(marker)")
         }
-        let serverLog = server.log() + ((try? String(contentsOfFile: server.directory.file("inspircd-file.log"),
-            encoding: .utf8)) ?? "")
+        let serverLog =
+            server.log()
+            + ((try? String(
+                contentsOfFile: server.directory.file("inspircd-file.log"),
+                encoding: .utf8)) ?? "")
         for marker in ["Excess Flood", "RecvQ exceeded", "SendQ exceeded"] {
             #expect(!serverLog.contains(marker), "server log: \(marker)")
         }
@@ -302,22 +305,34 @@ import Testing
         let place = index % 2 == 0 ? "Seattle, WA" : "Portland, OR"
         let nick = student.nick
         let steps: [(command: String, target: String, expect: @Sendable (IRCMessage) -> Bool)] = [
-            ("!login \(who.email) \(who.password)", botNick, {
-                $0.parameters.first == nick && $0.parameters.last?.hasPrefix("Welcome, \(who.first) Load") == true
-            }),
-            ("!post \(place) | https://\(nick).example", botNick, {
-                $0.parameters.first == nick
-                    && $0.parameters.last?.hasPrefix("You are on the map: \(who.first) Load — \(place)") == true
-            }),
-            ("!near", channel, {
-                $0.parameters.first == channel && $0.parameters.last?.hasPrefix("\(nick): ") == true
-                    && $0.parameters.last?.contains(" km — ") == true
-            }),
-            ("!where \(who.first) Load", channel, {
-                $0.parameters.first == channel
-                    && $0.parameters.last?.hasPrefix(
-                        "\(nick): \(who.first) Load — \(place) — https://\(nick).example") == true
-            }),
+            (
+                "!login \(who.email) \(who.password)", botNick,
+                {
+                    $0.parameters.first == nick && $0.parameters.last?.hasPrefix("Welcome, \(who.first) Load") == true
+                }
+            ),
+            (
+                "!post \(place) | https://\(nick).example", botNick,
+                {
+                    $0.parameters.first == nick
+                        && $0.parameters.last?.hasPrefix("You are on the map: \(who.first) Load — \(place)") == true
+                }
+            ),
+            (
+                "!near", channel,
+                {
+                    $0.parameters.first == channel && $0.parameters.last?.hasPrefix("\(nick): ") == true
+                        && $0.parameters.last?.contains(" km — ") == true
+                }
+            ),
+            (
+                "!where \(who.first) Load", channel,
+                {
+                    $0.parameters.first == channel
+                        && $0.parameters.last?.hasPrefix(
+                            "\(nick): \(who.first) Load — \(place) — https://\(nick).example") == true
+                }
+            ),
         ]
         var results: [CommandResult] = []
         for step in steps {

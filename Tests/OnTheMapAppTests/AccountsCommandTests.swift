@@ -33,7 +33,8 @@ import Testing
         let database = folder.file("class.sqlite")
         let config = folder.file("bot.yaml")
         // Only the service section matters to the accounts tools; the irc section may be incomplete.
-        try "service:\n  backend: local\n  database: \(database)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "service:\n  backend: local\n  database: \(database)\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         return (config, database)
     }
 
@@ -41,7 +42,10 @@ import Testing
         let folder = try TemporaryDirectory(prefix: "accounts-cli")
         let (config, database) = try Self.makeConfig(in: folder)
         let add = try Self.run(
-            ["accounts", "add", "--config", config, "--email", "Jane.Doe@Example.org", "--first", "Jane", "--last", "Doe"],
+            [
+                "accounts", "add", "--config", config, "--email", "Jane.Doe@Example.org", "--first", "Jane", "--last",
+                "Doe",
+            ],
             input: "correct horse battery\n")
         #expect(add.status == 0, "\(add.output)")
         #expect(add.output.contains("Added Jane Doe <jane.doe@example.org>"))
@@ -53,7 +57,8 @@ import Testing
         #expect(duplicate.status != 0)
 
         let noPassword = try Self.run(
-            ["accounts", "add", "--config", config, "--email", "x@example.org", "--first", "X", "--last", "Y"], input: "")
+            ["accounts", "add", "--config", config, "--email", "x@example.org", "--first", "X", "--last", "Y"],
+            input: "")
         #expect(noPassword.status != 0)
         #expect(noPassword.output.contains("standard input"))
 

@@ -120,7 +120,8 @@ import Testing
         while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!process.isRunning)
         #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0, "bot log: \((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "")")
+        #expect(
+            process.terminationStatus == 0, "bot log: \((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "")")
         // JSON lines, one object each, and never the SASL password (ngircd offers no SASL: the
         // bot says so and goes on, as `required: false` asks).
         let logText = try String(contentsOfFile: logFile, encoding: .utf8)

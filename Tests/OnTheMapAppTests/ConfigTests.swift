@@ -121,8 +121,9 @@ import Testing
     @Test func plaintextMustBeExplicit() throws {
         let config = try ConfigLoader.parse(yaml: Self.minimal + "\n  tls: false\n  port: 6667\n")
         #expect(!config.irc.tls)
-        #expect(problems(Self.minimal + "\n  tls: false\n  tls_fingerprint: \(String(repeating: "a", count: 64))\n")
-            .contains { $0.key == "irc.tls" })
+        #expect(
+            problems(Self.minimal + "\n  tls: false\n  tls_fingerprint: \(String(repeating: "a", count: 64))\n")
+                .contains { $0.key == "irc.tls" })
     }
 
     @Test func nominatimNeedsAUserAgent() {

@@ -155,19 +155,30 @@ import Testing
         let index = { (predicate: (String) -> Bool) in run.lines.firstIndex(where: predicate) }
         let refused = try #require(
             index { $0.hasPrefix("[#class] <MapBot> alice: never type a password in a channel") }, "\(run.output)")
-        let notYet = try #require(index { $0 == "[#class] <MapBot> alice: You are not logged in. Log in privately: /msg MapBot !login <email> <password>" })
+        let notYet = try #require(
+            index {
+                $0
+                    == "[#class] <MapBot> alice: You are not logged in. Log in privately: /msg MapBot !login <email> <password>"
+            })
         let moved = try #require(index { $0.hasPrefix("* Now talking privately to MapBot") })
         let welcome = try #require(index { $0.hasPrefix("[private] <MapBot> Welcome, Alice") }, "\(run.output)")
         let whoamiPrivate = try #require(
-            index { $0.hasPrefix("[private] <MapBot> You are logged in as Alice") && $0.contains("alice!alice@alice.console") })
+            index {
+                $0.hasPrefix("[private] <MapBot> You are logged in as Alice")
+                    && $0.contains("alice!alice@alice.console")
+            })
         let back = try #require(index { $0 == "* Now talking in #class." })
         let whoamiChannel = try #require(index { $0.hasPrefix("[#class] <MapBot> alice: You are logged in as Alice") })
-        #expect([refused, notYet, moved, welcome, whoamiPrivate, back, whoamiChannel] == [refused, notYet, moved, welcome, whoamiPrivate, back, whoamiChannel].sorted())
+        #expect(
+            [refused, notYet, moved, welcome, whoamiPrivate, back, whoamiChannel]
+                == [refused, notYet, moved, welcome, whoamiPrivate, back, whoamiChannel].sorted())
         // The two steps of !post follow each other at once (no rate limit between them), and the
         // announcement reaches the channel.
-        #expect(run.lines.contains { $0.hasPrefix("[private] <MapBot> You are on the map: Alice Martin — Lyon, France") },
+        #expect(
+            run.lines.contains { $0.hasPrefix("[private] <MapBot> You are on the map: Alice Martin — Lyon, France") },
             "\(run.output)")
-        #expect(run.lines.contains("[#class] <MapBot> New pin: Alice Martin — Lyon, France — https://alice.example/work"),
+        #expect(
+            run.lines.contains("[#class] <MapBot> New pin: Alice Martin — Lyon, France — https://alice.example/work"),
             "\(run.output)")
         // Where the session is bound is said only privately.
         #expect(!run.lines[whoamiChannel].contains("@alice.console"))
@@ -180,7 +191,8 @@ import Testing
             config: config, arguments: ["--as", "bob"], input: ["/help", "!ping", "/quit", "!ping"], in: folder)
         #expect(run.status == 0, "stderr: \(run.errors)")
         for command in ["/as", "/dm", "/channel", "/help", "/quit"] {
-            #expect(run.lines.contains { $0.hasPrefix("*  \(command) ") || $0.hasPrefix("*  \(command)") }, "\(command)")
+            #expect(
+                run.lines.contains { $0.hasPrefix("*  \(command) ") || $0.hasPrefix("*  \(command)") }, "\(command)")
         }
         // Nick MapBot and channel #class by default; nothing is read after /quit.
         #expect(run.lines.filter { $0 == "[#class] <MapBot> bob: pong" }.count == 1, "\(run.output)")
@@ -211,15 +223,24 @@ import Testing
         #expect(console.prompt == "[#class] you> ")
         #expect(
             console.interpret("!near Paris")
-                == .say(IncomingLine(sender: ConsoleInterpreter.sender(nick: "you"), origin: .channel("#class"), text: "!near Paris")))
-        guard case .note = console.interpret("/as 9bad") else { Issue.record("a bad nick is refused"); return }
+                == .say(
+                    IncomingLine(
+                        sender: ConsoleInterpreter.sender(nick: "you"), origin: .channel("#class"), text: "!near Paris")
+                ))
+        guard case .note = console.interpret("/as 9bad") else {
+            Issue.record("a bad nick is refused")
+            return
+        }
         #expect(console.user == "you")
         _ = console.interpret("/AS carol")
         _ = console.interpret("/dm")
         #expect(console.prompt == "[private] carol> ")
         #expect(
             console.interpret("//slash at the start")
-                == .say(IncomingLine(sender: ConsoleInterpreter.sender(nick: "carol"), origin: .privateMessage, text: "/slash at the start")))
+                == .say(
+                    IncomingLine(
+                        sender: ConsoleInterpreter.sender(nick: "carol"), origin: .privateMessage,
+                        text: "/slash at the start")))
         _ = console.interpret("/channel lounge")
         #expect(console.origin == .channel("#lounge"))
         _ = console.interpret("/dm")

@@ -34,7 +34,10 @@ import Testing
                     #expect(integrity.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
                     let rows = try runCommand(
                         "/usr/bin/sqlite3",
-                        [database, "SELECT a.email, s.media_url FROM student_locations s JOIN accounts a ON a.account_key = s.unique_key;"])
+                        [
+                            database,
+                            "SELECT a.email, s.media_url FROM student_locations s JOIN accounts a ON a.account_key = s.unique_key;",
+                        ])
                     return Self.parsePins(rows)
                 })
         }
@@ -53,15 +56,19 @@ import Testing
                         // Consistent tables: no pin without its account, one pin per account, unique
                         // revisions, and the announcer's memory is a JSON list.
                         let orphans = try await cluster.psql(
-                            "SELECT count(*) FROM student_locations s LEFT JOIN accounts a ON a.account_key = s.unique_key WHERE a.account_key IS NULL")
+                            "SELECT count(*) FROM student_locations s LEFT JOIN accounts a ON a.account_key = s.unique_key WHERE a.account_key IS NULL"
+                        )
                         #expect(orphans == "0")
                         let duplicates = try await cluster.psql(
-                            "SELECT count(*) - count(DISTINCT unique_key) + count(*) - count(DISTINCT revision) FROM student_locations")
+                            "SELECT count(*) - count(DISTINCT unique_key) + count(*) - count(DISTINCT revision) FROM student_locations"
+                        )
                         #expect(duplicates == "0")
-                        let state = try await cluster.psql("SELECT json_typeof(value::json) FROM bot_state WHERE key = 'announce.seen'")
+                        let state = try await cluster.psql(
+                            "SELECT json_typeof(value::json) FROM bot_state WHERE key = 'announce.seen'")
                         #expect(state == "array")
                         let rows = try await cluster.psql(
-                            "SELECT a.email, s.media_url FROM student_locations s JOIN accounts a ON a.account_key = s.unique_key")
+                            "SELECT a.email, s.media_url FROM student_locations s JOIN accounts a ON a.account_key = s.unique_key"
+                        )
                         return Self.parsePins(rows)
                     })
             }
@@ -84,7 +91,9 @@ import Testing
             ([:], [:], []))
 
         func sent(_ link: String, by email: String) { state.withLock { $0.sent[email] = link } }
-        func confirmed(_ link: String, by email: String) { state.withLock { $0.confirmed[email, default: []].append(link) } }
+        func confirmed(_ link: String, by email: String) {
+            state.withLock { $0.confirmed[email, default: []].append(link) }
+        }
         func odd(_ text: String) { state.withLock { $0.odd.append(text) } }
         var confirmedCount: Int { state.withLock { $0.confirmed.values.reduce(0) { $0 + $1.count } } }
         var confirmedLinks: [String: [String]] { state.withLock { $0.confirmed } }
@@ -110,7 +119,8 @@ import Testing
           poll_seconds: 10
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
         let roster = folder.file("roster.csv")
-        try (["email,first_name,last_name,password"]
+        try
+            (["email,first_name,last_name,password"]
             + students.map { "\($0.email),\($0.nick.capitalized),Crash,\(password)" })
             .joined(separator: "\n").write(toFile: roster, atomically: true, encoding: .utf8)
         let imported = try runCommand(executable, ["accounts", "import", "--config", configPath, roster])

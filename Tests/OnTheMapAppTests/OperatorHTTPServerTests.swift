@@ -69,7 +69,8 @@ enum TestMetrics {
         _ = await bot.say("!ping", in: "#class", as: "alice")
         _ = await bot.dm("!ping", as: "bob")
         try await withServer(
-            health: Self.report(registered: true, reachable: true), beforeScrape: { Gauge(label: "onthemap_send_queue_lines").record(7) }
+            health: Self.report(registered: true, reachable: true),
+            beforeScrape: { Gauge(label: "onthemap_send_queue_lines").record(7) }
         ) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(response.status == .ok)

@@ -104,7 +104,8 @@ func vincentyKilometres(_ p: Coordinate, _ q: Coordinate) -> Double? {
     for _ in 0..<200 {
         let sinLambda = sin(lambda)
         let cosLambda = cos(lambda)
-        let sinSigma = ((cosU2 * sinLambda) * (cosU2 * sinLambda)
+        let sinSigma =
+            ((cosU2 * sinLambda) * (cosU2 * sinLambda)
             + (cosU1 * sinU2 - sinU1 * cosU2 * cosLambda) * (cosU1 * sinU2 - sinU1 * cosU2 * cosLambda)).squareRoot()
         if sinSigma == 0 { return 0 }
         let cosSigma = sinU1 * sinU2 + cosU1 * cosU2 * cosLambda
@@ -114,13 +115,15 @@ func vincentyKilometres(_ p: Coordinate, _ q: Coordinate) -> Double? {
         let cos2SigmaM = cos2Alpha == 0 ? 0 : cosSigma - 2 * sinU1 * sinU2 / cos2Alpha
         let c = f / 16 * cos2Alpha * (4 + f * (4 - 3 * cos2Alpha))
         let previous = lambda
-        lambda = l + (1 - c) * f * sinAlpha
+        lambda =
+            l + (1 - c) * f * sinAlpha
             * (sigma + c * sinSigma * (cos2SigmaM + c * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
         if abs(lambda - previous) < 1e-12 {
             let uSquared = cos2Alpha * (a * a - b * b) / (b * b)
             let bigA = 1 + uSquared / 16384 * (4096 + uSquared * (-768 + uSquared * (320 - 175 * uSquared)))
             let bigB = uSquared / 1024 * (256 + uSquared * (-128 + uSquared * (74 - 47 * uSquared)))
-            let deltaSigma = bigB * sinSigma
+            let deltaSigma =
+                bigB * sinSigma
                 * (cos2SigmaM + bigB / 4
                     * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM) - bigB / 6 * cos2SigmaM
                         * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))

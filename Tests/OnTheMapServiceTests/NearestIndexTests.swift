@@ -49,7 +49,8 @@ struct NearestIndexTests {
                 // And the poles.
                 coordinate = Coordinate(
                     latitude: Bool.random(using: &generator)
-                        ? Double.random(in: 89...90, using: &generator) : Double.random(in: -90 ... -89, using: &generator),
+                        ? Double.random(in: 89...90, using: &generator)
+                        : Double.random(in: -90 ... -89, using: &generator),
                     longitude: Double.random(in: -180...180, using: &generator))
             default:
                 // Uniform on the sphere.
@@ -86,7 +87,8 @@ struct NearestIndexTests {
         var generator = SplitMix64(seed: seed)
         let pins = randomPins(count: pinCount, using: &generator)
         let index = NearestIndex(
-            entries: pins.map { .init(coordinate: $0.coordinate, payload: $0.id, key: $0.key, updatedAt: $0.updatedAt) })
+            entries: pins.map { .init(coordinate: $0.coordinate, payload: $0.id, key: $0.key, updatedAt: $0.updatedAt) }
+        )
         #expect(index.count == pinCount)
         for (number, origin) in queries(using: &generator, pins: pins).enumerated() {
             let k = [1, 5, 10, 25][number % 4]

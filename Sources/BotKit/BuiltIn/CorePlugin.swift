@@ -39,7 +39,8 @@ public struct CorePlugin: Plugin {
         if let asked {
             guard let entry = call.catalog.lookup(asked) else {
                 throw UserFacingError(
-                    "There is no command \"\(p)\(TextSanitizer.truncated(asked, maxBytes: 32))\". Try \(p)help for the list.")
+                    "There is no command \"\(p)\(TextSanitizer.truncated(asked, maxBytes: 32))\". Try \(p)help for the list."
+                )
             }
             let command = entry.command
             var notes: [String] = []
@@ -49,7 +50,9 @@ public struct CorePlugin: Plugin {
             case .anywhere: break
             }
             if command.requiresLogin { notes.append("needs \(p)login") }
-            if !command.aliases.isEmpty { notes.append("also " + command.aliases.map { p + $0 }.joined(separator: ", ")) }
+            if !command.aliases.isEmpty {
+                notes.append("also " + command.aliases.map { p + $0 }.joined(separator: ", "))
+            }
             let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
             await call.reply("\(command.usage(withPrefix: p)) — \(command.help)\(suffix)")
             return

@@ -72,7 +72,8 @@ public struct Invocation: Sendable {
             }
             let dropped = lines.count - allowed
             if dropped > 0, budget.takeOverflowNotice() {
-                let hint = "\(sender.nick): (\(dropped) more line\(dropped == 1 ? "" : "s") — ask me in a private message: /msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …"))"
+                let hint =
+                    "\(sender.nick): (\(dropped) more line\(dropped == 1 ? "" : "s") — ask me in a private message: /msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …"))"
                 outgoing.append(.init(kind: .message, target: channel, text: hint, requester: sender.nick))
             }
             await transport.send(lines: outgoing)

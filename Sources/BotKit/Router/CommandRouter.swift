@@ -146,7 +146,9 @@ public actor CommandRouter {
             return await reply(
                 "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>", to: line)
         }
-        if settings.enforcesUserLimits, let limit = command.rateLimit, let wait = checkRateLimit(limit, command: command, line: line) {
+        if settings.enforcesUserLimits, let limit = command.rateLimit,
+            let wait = checkRateLimit(limit, command: command, line: line)
+        {
             return await reply(
                 "Please wait \(Self.describe(wait)) before using \(settings.prefix)\(command.name) again.", to: line)
         }
@@ -239,12 +241,14 @@ public actor CommandRouter {
         } catch is CommandTimedOut {
             outcome = "timeout"
             await invocation.reply(
-                "Sorry, \(invocation.prefix)\(command.name) took too long and was stopped; please try again in a moment.")
+                "Sorry, \(invocation.prefix)\(command.name) took too long and was stopped; please try again in a moment."
+            )
         } catch {
             outcome = "error"
             metadata["error"] = "\(String(describing: error))"
             await invocation.reply(
-                "Sorry, \(invocation.prefix)\(command.name) failed on my side; the operator can see the details in the log.")
+                "Sorry, \(invocation.prefix)\(command.name) failed on my side; the operator can see the details in the log."
+            )
         }
         let elapsed = clock.now() - started
         metadata["outcome"] = "\(outcome)"
@@ -252,7 +256,8 @@ public actor CommandRouter {
         Counter(label: "onthemap_commands_total", dimensions: [("command", command.name), ("outcome", outcome)])
             .increment()
         Metrics.Timer(label: "onthemap_command_duration_seconds", dimensions: [("command", command.name)])
-            .recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            .recordNanoseconds(
+                elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         if outcome == "error" {
             logger.error("command failed", metadata: metadata)
         } else {
@@ -339,7 +344,8 @@ public actor CommandRouter {
     }
 
     static func describe(_ duration: Duration) -> String {
-        let seconds = max(1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
+        let seconds = max(
+            1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
         if seconds >= 120 { return "\((seconds + 59) / 60) minutes" }
         return seconds == 1 ? "1 second" : "\(seconds) seconds"
     }

@@ -76,7 +76,12 @@ public actor SessionBook {
             if let account = sender.account, !account.isEmpty, account != "*" {
                 keys.append((key(for: .account(account)), true))
             }
-            keys.append((key(for: SessionOwner.connection(nick: sender.nick, user: sender.user ?? "", host: sender.host ?? "")), false))
+            keys.append(
+                (
+                    key(
+                        for: SessionOwner.connection(
+                            nick: sender.nick, user: sender.user ?? "", host: sender.host ?? "")), false
+                ))
             return keys
         }()
         for (k, isAccount) in candidates {

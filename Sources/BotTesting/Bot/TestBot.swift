@@ -67,7 +67,8 @@ public struct TestBot: Sendable {
 
     /// A sender with a predictable user and host.
     public func user(_ nick: String, account: String? = nil, host: String? = nil) -> Sender {
-        Sender(nick: nick, user: "~" + nick.lowercased(), host: host ?? nick.lowercased() + hostSuffix, account: account)
+        Sender(
+            nick: nick, user: "~" + nick.lowercased(), host: host ?? nick.lowercased() + hostSuffix, account: account)
     }
 
     /// Says `text` in a channel as `nick`; returns everything the bot sent in answer.

@@ -56,8 +56,7 @@ enum ISO8601Timestamp {
         var offsetSeconds = 0
         if expect(UInt8(ascii: "Z")) || expect(UInt8(ascii: "z")) {
             offsetSeconds = 0
-        } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
-        {
+        } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
             guard let offsetHours = number(digits: 2) else { return nil }

@@ -174,8 +174,7 @@ public final class UdacityStudentDirectory: StudentDirectory {
         return records.filter { $0.uniqueKey == accountKey }.max { $0.updatedAt < $1.updatedAt }
     }
 
-    public func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation
-    {
+    public func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
         try Self.validate(draft)
         let reply = try await send(
             "POST", path: "/StudentLocation", body: try JSONEncoder().encode(LocationBody(draft)))

@@ -266,7 +266,9 @@ public actor IRCClient {
         for outgoing in texts {
             let key = (outgoing.fairnessKey ?? outgoing.target).lowercased()
             let command = outgoing.kind == .notice ? "NOTICE" : "PRIVMSG"
-            for message in splitText(outgoing.text, command: command, target: outgoing.target, maxLines: outgoing.maxLines) {
+            for message in splitText(
+                outgoing.text, command: command, target: outgoing.target, maxLines: outgoing.maxLines)
+            {
                 queueLine(message, fairnessKey: key)
             }
         }

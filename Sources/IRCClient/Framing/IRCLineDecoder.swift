@@ -49,8 +49,7 @@ public struct IRCLineDecoder: ByteToMessageDecoder {
             return .continue
         }
         // An unterminated final line is delivered if it is complete enough to be useful.
-        if !isDiscarding, buffer.readableBytes > 0, let rest = buffer.readString(length: buffer.readableBytes)
-        {
+        if !isDiscarding, buffer.readableBytes > 0, let rest = buffer.readString(length: buffer.readableBytes) {
             let trimmed = rest.trimmingLineEnds()
             if !trimmed.isEmpty { context.fireChannelRead(Self.wrapInboundOut(trimmed)) }
         }

@@ -19,12 +19,14 @@ struct AccountsCommand: AsyncParsableCommand {
         do {
             stack = try await ServiceStack.make(config: config, logger: logger, loadGeocoder: false)
         } catch {
-            throw ValidationError("cannot open the \(config.service.backend.rawValue) directory: \(ServiceErrorText.describe(error))")
+            throw ValidationError(
+                "cannot open the \(config.service.backend.rawValue) directory: \(ServiceErrorText.describe(error))")
         }
         guard let accounts = stack.accounts else {
             await stack.shutdown()
             throw ValidationError(
-                "the \(config.service.backend.rawValue) backend keeps its own accounts; accounts are managed only for the local and postgres backends")
+                "the \(config.service.backend.rawValue) backend keeps its own accounts; accounts are managed only for the local and postgres backends"
+            )
         }
         return (accounts, stack)
     }
@@ -39,12 +41,15 @@ struct AccountsCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                throw ValidationError("no password on standard input: pipe it in, e.g. `read -s pw; echo \"$pw\" | onthemap-bot accounts add …`")
+                throw ValidationError(
+                    "no password on standard input: pipe it in, e.g. `read -s pw; echo \"$pw\" | onthemap-bot accounts add …`"
+                )
             }
             let (accounts, stack) = try await AccountsCommand.openAccounts(options)
             defer { Task { await stack.shutdown() } }
             do {
-                let account = try await accounts.addAccount(email: email, password: line, firstName: first, lastName: last)
+                let account = try await accounts.addAccount(
+                    email: email, password: line, firstName: first, lastName: last)
                 print("Added \(account.firstName) \(account.lastName) <\(account.email)>.")
             } catch {
                 throw ValidationError(ServiceErrorText.describe(error))
@@ -54,7 +59,9 @@ struct AccountsCommand: AsyncParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Imports a roster CSV: email,first_name,last_name[,password]. Missing passwords are generated and printed once.")
+            abstract:
+                "Imports a roster CSV: email,first_name,last_name[,password]. Missing passwords are generated and printed once."
+        )
         @OptionGroup var options: ConfigOptions
         @Argument(help: "The roster file (CSV with a header line).") var roster: String
 

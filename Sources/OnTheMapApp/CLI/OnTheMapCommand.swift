@@ -63,8 +63,12 @@ struct CheckConfigCommand: AsyncParsableCommand {
         print(
             "  IRC: \(irc.nick) on \(irc.server):\(irc.port) \(irc.tls ? "over TLS" : "WITHOUT TLS (plaintext)")"
                 + (irc.sasl.map { ", SASL \($0.mechanism.rawValue) as \($0.username)" } ?? ""))
-        print("  channels: \(irc.channels.map(\.name).joined(separator: ", ")); announces to: \(irc.announceTo.joined(separator: ", "))")
-        print("  backend: \(config.service.backend.rawValue); geocoder: \(config.geocoder.kind.rawValue); units: \(config.units.rawValue)")
+        print(
+            "  channels: \(irc.channels.map(\.name).joined(separator: ", ")); announces to: \(irc.announceTo.joined(separator: ", "))"
+        )
+        print(
+            "  backend: \(config.service.backend.rawValue); geocoder: \(config.geocoder.kind.rawValue); units: \(config.units.rawValue)"
+        )
         print("  plugins: \(config.plugins.enabled.joined(separator: ", "))")
     }
 }

@@ -35,7 +35,9 @@ struct SeedDemoCommand: AsyncParsableCommand {
         for place in outcome.placesNotFound { print("  (no pin: the gazetteer does not know \(place))") }
         print("Demo logins (send them to the bot in a private message):")
         for account in DemoClass.accounts {
-            print("  /msg \(config.irc.nick.isEmpty ? "MapBot" : config.irc.nick) !login \(account.email) \(account.password)")
+            print(
+                "  /msg \(config.irc.nick.isEmpty ? "MapBot" : config.irc.nick) !login \(account.email) \(account.password)"
+            )
         }
     }
 }

@@ -36,7 +36,10 @@ public struct BotConfiguration: Sendable, Equatable {
 
     /// SASL login to the network's services.
     public struct SASL: Sendable, Equatable {
-        public enum Mechanism: String, Sendable, Equatable, CaseIterable { case plain = "PLAIN", external = "EXTERNAL" }
+        public enum Mechanism: String, Sendable, Equatable, CaseIterable {
+            case plain = "PLAIN"
+            case external = "EXTERNAL"
+        }
         public var mechanism: Mechanism = .plain
         public var username = ""
         public var password = ""

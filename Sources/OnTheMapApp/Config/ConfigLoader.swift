@@ -41,7 +41,9 @@ public enum ConfigLoader {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ConfigError(problems: [.init(key: "", message: "cannot read the config file \(path): \(error.localizedDescription)")])
+            throw ConfigError(problems: [
+                .init(key: "", message: "cannot read the config file \(path): \(error.localizedDescription)")
+            ])
         }
         return try parse(yaml: text, environment: environment, requireIRC: requireIRC)
     }
@@ -92,7 +94,11 @@ private struct NodeReader {
                 result[key] = value
             } else {
                 let suggestion = Self.closest(to: key, in: known)
-                problem(full, "unknown key" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? "; known keys here: " + known.joined(separator: ", ")))
+                problem(
+                    full,
+                    "unknown key"
+                        + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? "; known keys here: "
+                            + known.joined(separator: ", ")))
             }
         }
         return result
@@ -124,7 +130,10 @@ private struct NodeReader {
 
     mutating func string(_ node: Node?, _ path: String, into value: inout String) {
         guard let node else { return }
-        if node.null != nil { value = ""; return }
+        if node.null != nil {
+            value = ""
+            return
+        }
         guard case .scalar = node, let text = node.string else { return problem(path, "must be text") }
         value = text
     }
@@ -138,7 +147,9 @@ private struct NodeReader {
     mutating func int(_ node: Node?, _ path: String, into value: inout Int, range: ClosedRange<Int>) {
         guard let node else { return }
         guard case .scalar = node, let number = node.int else {
-            return problem(path, "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(node.string ?? "?")\"")
+            return problem(
+                path,
+                "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(node.string ?? "?")\"")
         }
         guard range.contains(number) else {
             return problem(path, "must be from \(range.lowerBound) to \(range.upperBound), not \(number)")
@@ -156,7 +167,10 @@ private struct NodeReader {
 
     mutating func strings(_ node: Node?, _ path: String, into value: inout [String]) {
         guard let node else { return }
-        if node.null != nil { value = []; return }
+        if node.null != nil {
+            value = []
+            return
+        }
         guard case .sequence(let sequence) = node else { return problem(path, "must be a list, like [a, b]") }
         var result: [String] = []
         for (index, item) in sequence.enumerated() {
@@ -173,7 +187,9 @@ private struct NodeReader {
     where T.RawValue == String {
         guard let node else { return }
         let allowed = T.allCases.map(\.rawValue)
-        guard let text = node.string, let parsed = T(rawValue: text) ?? T(rawValue: text.lowercased()) ?? T(rawValue: text.uppercased()) else {
+        guard let text = node.string,
+            let parsed = T(rawValue: text) ?? T(rawValue: text.lowercased()) ?? T(rawValue: text.uppercased())
+        else {
             return problem(path, "must be one of \(allowed.joined(separator: ", ")), not \"\(node.string ?? "?")\"")
         }
         value = parsed
@@ -183,7 +199,12 @@ private struct NodeReader {
         let top = mapping(root, at: "", known: ["irc", "service", "geocoder", "units", "plugins", "web"])
         if let irc = top["irc"] { readIRC(irc, into: &config.irc) }
         if let node = top["service"] {
-            let s = mapping(node, at: "service", known: ["backend", "database", "postgres_url", "udacity_url", "signup_url", "poll_seconds", "allow_registration", "post_flow_minutes"])
+            let s = mapping(
+                node, at: "service",
+                known: [
+                    "backend", "database", "postgres_url", "udacity_url", "signup_url", "poll_seconds",
+                    "allow_registration", "post_flow_minutes",
+                ])
             choice(s["backend"], "service.backend", into: &config.service.backend)
             string(s["database"], "service.database", into: &config.service.database)
             string(s["postgres_url"], "service.postgres_url", into: &config.service.postgresURL)
@@ -191,7 +212,9 @@ private struct NodeReader {
             string(s["signup_url"], "service.signup_url", into: &config.service.signupURL)
             int(s["poll_seconds"], "service.poll_seconds", into: &config.service.pollSeconds, range: 10...86_400)
             bool(s["allow_registration"], "service.allow_registration", into: &config.service.allowRegistration)
-            int(s["post_flow_minutes"], "service.post_flow_minutes", into: &config.service.postFlowMinutes, range: 1...1440)
+            int(
+                s["post_flow_minutes"], "service.post_flow_minutes", into: &config.service.postFlowMinutes,
+                range: 1...1440)
         }
         if let node = top["geocoder"] {
             let g = mapping(node, at: "geocoder", known: ["kind", "nominatim_url", "user_agent"])
@@ -226,11 +249,13 @@ private struct NodeReader {
     }
 
     mutating func readIRC(_ node: Node, into irc: inout BotConfiguration.IRCSection) {
-        let i = mapping(node, at: "irc", known: [
-            "server", "port", "tls", "tls_ca_file", "tls_fingerprint", "tls_client_cert", "tls_client_key",
-            "server_password", "nick", "alt_nicks", "username", "realname", "sasl", "channels", "announce_to",
-            "command_prefix", "flood", "quit_message",
-        ])
+        let i = mapping(
+            node, at: "irc",
+            known: [
+                "server", "port", "tls", "tls_ca_file", "tls_fingerprint", "tls_client_cert", "tls_client_key",
+                "server_password", "nick", "alt_nicks", "username", "realname", "sasl", "channels", "announce_to",
+                "command_prefix", "flood", "quit_message",
+            ])
         string(i["server"], "irc.server", into: &irc.server)
         int(i["port"], "irc.port", into: &irc.port, range: 1...65535)
         bool(i["tls"], "irc.tls", into: &irc.tls)
@@ -293,7 +318,9 @@ private struct NodeReader {
         if irc.nick.isEmpty {
             problem("irc.nick", "is missing: the bot's nick, like OnTheMapBot")
         } else if !Self.isValidNick(irc.nick) {
-            problem("irc.nick", "\"\(irc.nick)\" is not a valid nick (letters, digits and []\\`_^{|}-, not starting with a digit or -)")
+            problem(
+                "irc.nick",
+                "\"\(irc.nick)\" is not a valid nick (letters, digits and []\\`_^{|}-, not starting with a digit or -)")
         }
         for (index, nick) in irc.altNicks.enumerated() where !Self.isValidNick(nick) {
             problem("irc.alt_nicks[\(index)]", "\"\(nick)\" is not a valid nick")
@@ -302,11 +329,14 @@ private struct NodeReader {
             problem("irc.username", "must be one word without spaces or @")
         }
         for (index, channel) in irc.channels.enumerated() where !Self.isValidChannel(channel.name) {
-            problem("irc.channels[\(index)]", "\"\(channel.name)\" is not a channel name (it starts with # or &, without spaces or commas)")
+            problem(
+                "irc.channels[\(index)]",
+                "\"\(channel.name)\" is not a channel name (it starts with # or &, without spaces or commas)")
         }
         let joined = Set(irc.channels.map { $0.name.lowercased() })
         for channel in irc.announceTo where !joined.contains(channel.lowercased()) {
-            problem("irc.announce_to", "\(channel) is not in irc.channels: the bot can only announce in channels it joins")
+            problem(
+                "irc.announce_to", "\(channel) is not in irc.channels: the bot can only announce in channels it joins")
         }
         if irc.commandPrefix.isEmpty || irc.commandPrefix.count > 3 || irc.commandPrefix.contains(" ") {
             problem("irc.command_prefix", "must be 1 to 3 characters without spaces, like !")
@@ -320,7 +350,10 @@ private struct NodeReader {
         if !irc.tls && (!irc.tlsCAFile.isEmpty || !irc.tlsFingerprint.isEmpty) {
             problem("irc.tls", "is false, but tls_ca_file or tls_fingerprint is set: turn TLS on or remove them")
         }
-        for (key, file) in [("irc.tls_ca_file", irc.tlsCAFile), ("irc.tls_client_cert", irc.tlsClientCert), ("irc.tls_client_key", irc.tlsClientKey)]
+        for (key, file) in [
+            ("irc.tls_ca_file", irc.tlsCAFile), ("irc.tls_client_cert", irc.tlsClientCert),
+            ("irc.tls_client_key", irc.tlsClientKey),
+        ]
         where !file.isEmpty && !FileManager.default.isReadableFile(atPath: file) {
             problem(key, "the file \(file) cannot be read")
         }
@@ -336,35 +369,55 @@ private struct NodeReader {
                 }
             case .external:
                 if irc.tlsClientCert.isEmpty {
-                    problem("irc.sasl.mechanism", "EXTERNAL needs a client certificate: set irc.tls_client_cert and tls_client_key")
+                    problem(
+                        "irc.sasl.mechanism",
+                        "EXTERNAL needs a client certificate: set irc.tls_client_cert and tls_client_key")
                 }
             }
         }
         switch config.service.backend {
         case .local:
-            if config.service.database.isEmpty { problem("service.database", "is missing: the SQLite file for the local backend") }
+            if config.service.database.isEmpty {
+                problem("service.database", "is missing: the SQLite file for the local backend")
+            }
         case .postgres:
-            if !config.service.postgresURL.hasPrefix("postgres://") && !config.service.postgresURL.hasPrefix("postgresql://") {
-                problem("service.postgres_url", "must be a postgres:// URL (or set ONTHEMAP_POSTGRES_URL) for the postgres backend")
+            if !config.service.postgresURL.hasPrefix("postgres://")
+                && !config.service.postgresURL.hasPrefix("postgresql://")
+            {
+                problem(
+                    "service.postgres_url",
+                    "must be a postgres:// URL (or set ONTHEMAP_POSTGRES_URL) for the postgres backend")
             }
         case .udacity:
             if !Self.isHTTPURL(config.service.udacityURL) { problem("service.udacity_url", "must be an http(s) URL") }
         }
         if config.geocoder.kind == .nominatim {
-            if !Self.isHTTPURL(config.geocoder.nominatimURL) { problem("geocoder.nominatim_url", "must be an http(s) URL for the nominatim geocoder") }
+            if !Self.isHTTPURL(config.geocoder.nominatimURL) {
+                problem("geocoder.nominatim_url", "must be an http(s) URL for the nominatim geocoder")
+            }
             if config.geocoder.userAgent.isEmpty {
-                problem("geocoder.user_agent", "is required by Nominatim's usage policy: name the bot and a contact, like \"OnTheMapBot/1.0 (teacher@school.edu)\"")
+                problem(
+                    "geocoder.user_agent",
+                    "is required by Nominatim's usage policy: name the bot and a contact, like \"OnTheMapBot/1.0 (teacher@school.edu)\""
+                )
             }
         }
         let known = Set(BotConfiguration.PluginsSection.all)
         for name in config.plugins.enabled where !known.contains(name) {
-            problem("plugins.enabled", "there is no plugin \"\(name)\"; the plugins are \(BotConfiguration.PluginsSection.all.joined(separator: ", "))")
+            problem(
+                "plugins.enabled",
+                "there is no plugin \"\(name)\"; the plugins are \(BotConfiguration.PluginsSection.all.joined(separator: ", "))"
+            )
         }
         for (channel, names) in config.plugins.disabledIn {
-            for name in names where !known.contains(name) { problem("plugins.disabled_in.\(channel)", "there is no plugin \"\(name)\"") }
+            for name in names where !known.contains(name) {
+                problem("plugins.disabled_in.\(channel)", "there is no plugin \"\(name)\"")
+            }
         }
         if config.web.enabled {
-            if Self.hostAndPort(config.web.listen) == nil { problem("web.listen", "must be host:port, like 127.0.0.1:8080") }
+            if Self.hostAndPort(config.web.listen) == nil {
+                problem("web.listen", "must be host:port, like 127.0.0.1:8080")
+            }
             if !Self.isHTTPURL(config.web.publicURL) { problem("web.public_url", "must be an http(s) URL") }
         }
     }
@@ -379,19 +432,23 @@ private struct NodeReader {
     }
 
     static func isValidChannel(_ name: String) -> Bool {
-        guard let first = name.first, first == "#" || first == "&", name.count > 1, name.utf8.count <= 50 else { return false }
+        guard let first = name.first, first == "#" || first == "&", name.count > 1, name.utf8.count <= 50 else {
+            return false
+        }
         return !name.contains { $0 == " " || $0 == "," || $0 == "\u{07}" || $0.isNewline }
     }
 
     static func isHTTPURL(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty
+        else {
             return false
         }
         return scheme == "http" || scheme == "https"
     }
 
     static func hostAndPort(_ text: String) -> (String, Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port)
         else { return nil }
         let host = String(text[..<colon])
         return host.isEmpty ? nil : (host, port)

@@ -84,7 +84,7 @@ public struct ConsoleInterpreter: Sendable {
         default:
             let shown = TextSanitizer.untrusted("/" + word, maxBytes: 60)
             return .note([
-                "\(shown) is not a console command. Type /help for the console commands, or !help for the bot's.",
+                "\(shown) is not a console command. Type /help for the console commands, or !help for the bot's."
             ])
         }
     }

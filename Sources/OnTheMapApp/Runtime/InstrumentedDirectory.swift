@@ -65,7 +65,9 @@ struct InstrumentedDirectory: StudentDirectory {
     func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
         -> StudentLocation
     {
-        try await measured("update") { try await base.updateLocation(objectId: objectId, with: draft, session: session) }
+        try await measured("update") {
+            try await base.updateLocation(objectId: objectId, with: draft, session: session)
+        }
     }
 
     func checkHealth() async throws {

@@ -80,7 +80,8 @@ public struct ServiceStack: Sendable {
             closers.append { await nominatim.shutdown() }
         }
         return ServiceStack(
-            directory: InstrumentedDirectory(base: directory), accounts: accounts, state: state, pinChanges: pinChanges, geocoder: geocoder,
+            directory: InstrumentedDirectory(base: directory), accounts: accounts, state: state, pinChanges: pinChanges,
+            geocoder: geocoder,
             closers: closers)
     }
 }

@@ -1,7 +1,7 @@
 import BotKit
-import Metrics
 import Foundation
 import Logging
+import Metrics
 import OnTheMapService
 
 /// Announces new pins made anywhere (another bot, the HTTP API, the Udacity backend) in the
@@ -141,8 +141,7 @@ public struct AnnouncePlugin: BackgroundPlugin {
 
     /// The announcement of `fresh` (oldest first): one line each, or when there are more than
     /// `burstLimit`, the newest few and one summary line.
-    public static func lines(for fresh: [StudentLocation], burstLimit: Int, prefix: String = "!") -> [String]
-    {
+    public static func lines(for fresh: [StudentLocation], burstLimit: Int, prefix: String = "!") -> [String] {
         let limit = max(1, burstLimit)
         if fresh.count <= limit { return fresh.map(line) }
         let shown = Array(fresh.suffix(limit - 1))

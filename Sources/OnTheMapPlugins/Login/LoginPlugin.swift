@@ -117,7 +117,8 @@ public struct LoginPlugin: Plugin {
             return (justFailed ? "Wrong email or password. " : "")
                 + "Too many wrong passwords were tried for that email; please wait \(wait) before trying again."
         case .everyone:
-            return "Too many wrong passwords are being tried on this bot just now; please wait \(wait) before trying again."
+            return
+                "Too many wrong passwords are being tried on this bot just now; please wait \(wait) before trying again."
         }
     }
 
@@ -170,7 +171,9 @@ public struct LoginPlugin: Plugin {
         let lastName = words.dropFirst(3).joined(separator: " ")
         // What the class will read must be plain text: no colours, control or direction marks.
         for (field, value) in [("email", email), ("name", firstName + " " + lastName)]
-        where TextSanitizer.untrusted(value) != value || value.unicodeScalars.contains(where: { $0.value == 0x200E || $0.value == 0x200F }) {
+        where TextSanitizer.untrusted(value) != value
+            || value.unicodeScalars.contains(where: { $0.value == 0x200E || $0.value == 0x200F })
+        {
             throw UserFacingError(
                 "Your \(field) has control, colour or text-direction characters in it; please type it plainly.")
         }

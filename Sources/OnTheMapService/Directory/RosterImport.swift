@@ -49,7 +49,8 @@ public enum CSVReader {
 
         func finishRecord() {
             fields.append(field)
-            let isBlank = fields.count == 1 && fields[0].trimmingCharacters(in: .whitespaces).isEmpty
+            let isBlank =
+                fields.count == 1 && fields[0].trimmingCharacters(in: .whitespaces).isEmpty
                 && !fieldWasQuoted
             if !isBlank || recordError != nil {
                 records.append(Record(line: recordLine, fields: fields, error: recordError))

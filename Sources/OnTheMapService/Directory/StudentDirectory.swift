@@ -31,7 +31,8 @@ public protocol StudentDirectory: Sendable {
 extension StudentDirectory {
     /// Creates the pin of `draft.uniqueKey`, or updates it when the account already has one.
     /// Returns the saved pin and whether an existing one was replaced.
-    public func savePin(_ draft: PinDraft, session: DirectorySession?) async throws -> (StudentLocation, replaced: Bool) {
+    public func savePin(_ draft: PinDraft, session: DirectorySession?) async throws -> (StudentLocation, replaced: Bool)
+    {
         if let existing = try await location(ofAccount: draft.uniqueKey) {
             let saved = try await updateLocation(objectId: existing.objectId, with: draft, session: session)
             return (saved, true)

@@ -338,8 +338,7 @@ struct GazetteerMatcher {
         for end in (from + 1)...count {
             for first in max(from, end - Self.maximumSpanTokens)..<end where reachable[first - from] {
                 let key = spanKeys[index][first * Self.maximumSpanTokens + end - first - 1]
-                if key >= 0 && postings(ofKey: Int(key)).contains(where: { store.isAdministrative($0.place) })
-                {
+                if key >= 0 && postings(ofKey: Int(key)).contains(where: { store.isAdministrative($0.place) }) {
                     reachable[end - from] = true
                     break
                 }
