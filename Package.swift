@@ -5,6 +5,20 @@ let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6)
 ]
 
+/// How the release bot is linked on Linux, for a smaller resident set (BENCHMARKS.md, "Memory"):
+/// the Swift runtime and Foundation linked in statically, by lld, with packed relative relocations
+/// (glibc 2.36 or later) and without exporting every symbol to the dynamic loader.
+let releaseBotLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(
+        [
+            "-use-ld=lld",
+            "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            "-Xlinker", "--no-export-dynamic",
+        ],
+        .when(platforms: [.linux], configuration: .release)
+    )
+]
+
 let package = Package(
     name: "OnTheMapBot",
     platforms: [.macOS(.v14)],
@@ -121,7 +135,8 @@ let package = Package(
         .executableTarget(
             name: "OnTheMapBotCLI",
             dependencies: ["OnTheMapApp"],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: releaseBotLinkerSettings
         ),
         .executableTarget(
             name: "Benchmarks",

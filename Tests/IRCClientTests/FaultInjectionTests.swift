@@ -138,13 +138,14 @@ struct FaultInjectionTests {
         try await Task.sleep(for: .milliseconds(300))  // nothing more may come
         let before = Self.privmsgTexts(server.receivedLines(connection: 1))
         let after = Self.privmsgTexts(server.receivedLines(fromConnection: restarted))
-        // Each line at most once, in order; what was still queued arrives after the reconnect; at most
-        // the one line in flight when the server died can be lost.
+        // Each line at most once, in order; what was still queued arrives after the reconnect; lost
+        // can be the line in flight when the server died and, on a loaded machine, one more written
+        // to the dead socket before the client saw the hang-up (seen once with both cores busy).
         #expect(after.count == queuedAtDisconnect)
         #expect(after == Array(texts.suffix(queuedAtDisconnect)))
         #expect(Set(before).isDisjoint(with: after))
         #expect(before == Array(texts.prefix(before.count)))
-        #expect(before.count + after.count >= texts.count - 1)
+        #expect(before.count + after.count >= texts.count - 2)
         // The JOIN went out before the queued channel lines.
         let lines = server.receivedLines(fromConnection: restarted)
         let join = try #require(lines.firstIndex(of: "JOIN #room"))
