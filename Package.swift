@@ -14,6 +14,9 @@ let releaseBotLinkerSettings: [LinkerSetting] = [
             "-use-ld=lld",
             "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
             "-Xlinker", "--no-export-dynamic",
+            // Startup code first, so fewer 64 KiB code windows get faulted in (scripts/make-link-order).
+            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/OnTheMapBotCLI/link-order.txt",
+            "-Xlinker", "--no-warn-symbol-ordering",
         ],
         .when(platforms: [.linux], configuration: .release)
     )
