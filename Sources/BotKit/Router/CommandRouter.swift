@@ -336,11 +336,8 @@ public actor CommandRouter {
     /// An argument as it may be logged: one clean line of at most 200 bytes, with the user name
     /// and password of any link (`https://user:password@host`) replaced.
     static func loggable(_ argument: String) -> String {
-        var text = TextSanitizer.untrusted(argument)
-        if text.contains("://"), text.contains("@") {
-            text = text.replacing(/([A-Za-z][A-Za-z0-9+.\-]*:\/\/)[^\/\s@]+@/) { "\($0.output.1)<redacted>@" }
-        }
-        return TextSanitizer.truncated(text, maxBytes: 200)
+        let text = TextSanitizer.untrusted(argument)
+        return TextSanitizer.truncated(LinkCredentials.redacting(text) ?? text, maxBytes: 200)
     }
 
     static func describe(_ duration: Duration) -> String {

@@ -56,9 +56,6 @@ public enum LogRedaction {
     /// `text` with the user name and password of any `scheme://user:password@host` link replaced,
     /// or `nil` when it has none.
     public static func redactingLinkCredentials(_ text: String) -> String? {
-        guard text.contains("://"), text.contains("@") else { return nil }
-        let pattern = /([A-Za-z][A-Za-z0-9+.\-]*:\/\/)[^\/\s@]+@/
-        let redacted = text.replacing(pattern) { match in "\(match.output.1)<redacted>@" }
-        return redacted == text ? nil : redacted
+        LinkCredentials.redacting(text)
     }
 }
