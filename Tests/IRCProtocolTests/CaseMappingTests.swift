@@ -71,4 +71,22 @@ struct CaseMappingTests {
         #expect(!Hostname.isValid("."))
         #expect(!Hostname.isValid("irc.example.com-"))
     }
+
+    /// The byte-wise folding agrees with folding every byte on its own, for strings and substrings.
+    @Test func foldingAgreesWithFoldingEachByte() {
+        let pieces = ["a", "Q", "[", "]", "\\", "~", "^", "{", "é", "É", "🌍", "_", "9"]
+        var generator = RobustnessTests.SplitMix64(state: 33)
+        for _ in 0..<5_000 {
+            let count = Int(generator.next() % 12)
+            let text = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            for mapping in CaseMapping.allCases {
+                let expected = String(decoding: text.utf8.map { mapping.lowercased(byte: $0) }, as: UTF8.self)
+                #expect(mapping.lowercased(text) == expected)
+                #expect(mapping.lowercased(text.dropFirst(0)) == expected)
+                #expect(mapping.equals(text, expected))
+                #expect(mapping.equals(text[...], expected[...]))
+                #expect(!mapping.equals(text, expected + "x"))
+            }
+        }
+    }
 }

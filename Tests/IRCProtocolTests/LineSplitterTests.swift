@@ -128,4 +128,23 @@ struct LineSplitterTests {
             #expect(relayed.utf8.count <= 512)
         }
     }
+
+    /// Text that already fits skips the splitting by characters; both ways give the same lines.
+    @Test func shortcutForTextThatFitsAgreesWithSplittingByCharacters() {
+        let pieces = ["a", "b", " ", "  ", "\n", "\r", "\r\n", "\0", "\t", "é", "e\u{301}", "\u{301}", "🌍", "word"]
+        var generator = RobustnessTests.SplitMix64(state: 12)
+        let splitter = LineSplitter(maxLines: 3)
+        for _ in 0..<20_000 {
+            let count = Int(generator.next() % 24)
+            let text = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            let budget = 32 + Int(generator.next() % 16)
+            #expect(
+                splitter.split(text, budget: budget) == splitter.splitByCharacters(text, budget: budget),
+                "\(text.debugDescription) budget \(budget)")
+        }
+        #expect(LineSplitter.fitsAsIs("pong", budget: 40))
+        #expect(!LineSplitter.fitsAsIs("", budget: 40))
+        #expect(!LineSplitter.fitsAsIs("a  b", budget: 40))
+        #expect(!LineSplitter.fitsAsIs(String(repeating: "x", count: 41), budget: 40))
+    }
 }

@@ -63,4 +63,24 @@ struct TextSanitizerTests {
         #expect(TextSanitizer.truncated(family, maxBytes: 25) == "👩‍👩‍👧…")
         #expect(TextSanitizer.truncated("abc", maxBytes: 2) == "")
     }
+
+    /// Printable ASCII skips the scan by scalars; both ways give the same text.
+    @Test func shortcutForPrintableASCIIAgreesWithTheScanByScalars() {
+        let pieces = ["a", "Z", " ", "~", "!", "\u{02}", "\u{03}4,5", "\u{7F}", "\t", "\n", "é", "\u{202E}", "\u{0}"]
+        var generator = RobustnessTests.SplitMix64(state: 21)
+        for _ in 0..<20_000 {
+            let count = Int(generator.next() % 20)
+            let text = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            let maxBytes: Int? = generator.next() % 2 == 0 ? nil : Int(generator.next() % 24)
+            #expect(
+                TextSanitizer.untrusted(text, maxBytes: maxBytes)
+                    == TextSanitizer.untrustedByScalars(text, maxBytes: maxBytes),
+                "\(text.debugDescription)")
+            let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
+            #expect(TextSanitizer.isPrintableASCII(text) == plain)
+            let expected = String(decoding: text.utf8.map { [0, 0x0A, 0x0D].contains($0) ? 0x20 : $0 }, as: UTF8.self)
+            #expect(TextSanitizer.singleLine(text) == expected)
+            #expect(TextSanitizer.singleLine(text[...]) == expected)
+        }
+    }
 }

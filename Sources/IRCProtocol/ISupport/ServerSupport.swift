@@ -122,6 +122,11 @@ public struct ServerSupport: Sendable, Hashable {
         caseMapping.equals(lhs, rhs)
     }
 
+    /// Whether two nicks or channel names are equal under the server's casemapping.
+    public func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
+        caseMapping.equals(lhs, rhs)
+    }
+
     // MARK: Token handling
 
     private mutating func update(_ name: String, value: String?) {

@@ -34,28 +34,48 @@ public enum CaseMapping: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The lower-case (folded) form of `string` under this mapping.
-    public func lowercased(_ string: some StringProtocol) -> String {
-        let utf8 = string.utf8
-        if !utf8.contains(where: { lowercased(byte: $0) != $0 }) { return String(string) }
-        return String(
-            unsafeUninitializedCapacity: utf8.count,
-            initializingUTF8With: { buffer in
-                var index = 0
-                for byte in utf8 {
-                    buffer[index] = lowercased(byte: byte)
-                    index += 1
+    ///
+    /// Works on the contiguous UTF-8 bytes: it runs for every nick and channel lookup of every
+    /// line, and a generic version over `StringProtocol` (not specialised across modules) cost
+    /// thousands of instructions per call.
+    public func lowercased(_ string: String) -> String {
+        var string = string
+        let folded: String? = string.withUTF8 { bytes in
+            guard let first = bytes.firstIndex(where: { lowercased(byte: $0) != $0 }) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for index in 0..<bytes.count {
+                    buffer[index] = index < first ? bytes[index] : lowercased(byte: bytes[index])
                 }
-                return index
+                return bytes.count
             }
-        )
+        }
+        return folded ?? string
+    }
+
+    /// The lower-case (folded) form of `string` under this mapping.
+    public func lowercased(_ string: some StringProtocol) -> String {
+        lowercased(String(string))
+    }
+
+    /// Whether two names are equal under this mapping.
+    public func equals(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs
+        var right = rhs
+        return left.withUTF8 { leftBytes in
+            right.withUTF8 { rightBytes in
+                guard leftBytes.count == rightBytes.count else { return false }
+                for index in 0..<leftBytes.count
+                where lowercased(byte: leftBytes[index]) != lowercased(byte: rightBytes[index]) {
+                    return false
+                }
+                return true
+            }
+        }
     }
 
     /// Whether two names are equal under this mapping.
     public func equals(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
-        let left = lhs.utf8
-        let right = rhs.utf8
-        guard left.count == right.count else { return false }
-        return zip(left, right).allSatisfy { lowercased(byte: $0) == lowercased(byte: $1) }
+        equals(String(lhs), String(rhs))
     }
 
     /// A dictionary key for `name` that compares and hashes under this mapping.

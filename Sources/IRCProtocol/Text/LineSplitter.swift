@@ -87,6 +87,13 @@ public struct LineSplitter: Sendable, Hashable {
     /// Splits `text` into at most ``maxLines`` pieces of at most `budget` UTF-8 bytes each.
     public func split(_ text: String, budget: Int) -> [String] {
         let budget = max(budget, Self.minimumBudget)
+        if Self.fitsAsIs(text, budget: budget) { return [text] }
+        return splitByCharacters(text, budget: budget)
+    }
+
+    /// ``split(_:budget:)`` without its shortcut for text that already fits.
+    func splitByCharacters(_ text: String, budget: Int) -> [String] {
+        let budget = max(budget, Self.minimumBudget)
         var lines: [String] = []
         var truncated = false
         let paragraphs = text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
@@ -132,6 +139,23 @@ public struct LineSplitter: Sendable, Hashable {
             lines.append(Self.withEllipsis(last, budget: budget))
         }
         return lines
+    }
+
+    /// Whether `text` is already one line as ``split(_:budget:)`` would make it: not empty, within
+    /// the budget, no line break, NUL or CR, no space at either end and no run of spaces. Most
+    /// replies are; they skip the splitting by characters.
+    static func fitsAsIs(_ text: String, budget: Int) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let first = bytes.first, let last = bytes.last, bytes.count <= budget, first != 0x20, last != 0x20
+            else { return false }
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte == 0x0A || byte == 0x0D || byte == 0 || (byte == 0x20 && previous == 0x20) { return false }
+                previous = byte
+            }
+            return true
+        }
     }
 
     /// Cuts an overlong word between grapheme clusters (or between scalars when one cluster alone

@@ -10,13 +10,31 @@ public enum TextSanitizer {
     public static let ellipsis = "…"
 
     /// Replaces NUL, CR and LF with spaces.
+    public static func singleLine(_ text: String) -> String {
+        var text = text
+        let cleaned: String? = text.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for index in 0..<bytes.count {
+                    let byte = bytes[index]
+                    buffer[index] = byte == 0 || byte == 0x0A || byte == 0x0D ? 0x20 : byte
+                }
+                return bytes.count
+            }
+        }
+        return cleaned ?? text
+    }
+
+    /// Replaces NUL, CR and LF with spaces.
     public static func singleLine(_ text: some StringProtocol) -> String {
-        let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) else { return String(text) }
-        return String(
-            decoding: utf8.map { $0 == 0 || $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 },
-            as: UTF8.self
-        )
+        singleLine(String(text))
+    }
+
+    /// Whether every byte of `text` is printable ASCII (space to `~`): such text has nothing for
+    /// ``untrusted(_:maxBytes:)`` to remove, and each of its characters is one byte.
+    public static func isPrintableASCII(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in !bytes.contains { $0 < 0x20 || $0 > 0x7E } }
     }
 
     /// Text the bot did not write, made safe to embed in a message: mIRC formatting codes
@@ -27,6 +45,16 @@ public enum TextSanitizer {
     /// removed. With `maxBytes`, the result is cut to at most that many UTF-8 bytes (see
     /// ``truncated(_:maxBytes:)``).
     public static func untrusted(_ text: some StringProtocol, maxBytes: Int? = nil) -> String {
+        let string = String(text)
+        if isPrintableASCII(string) {
+            guard let maxBytes else { return string }
+            return truncated(string, maxBytes: maxBytes)
+        }
+        return untrustedByScalars(string, maxBytes: maxBytes)
+    }
+
+    /// ``untrusted(_:maxBytes:)`` without its shortcut for printable ASCII.
+    static func untrustedByScalars(_ text: String, maxBytes: Int?) -> String {
         var output = String.UnicodeScalarView()
         let scalars = Array(text.unicodeScalars)
         var index = 0
