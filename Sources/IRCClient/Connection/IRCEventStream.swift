@@ -72,7 +72,10 @@ public final class IRCEventStream: AsyncSequence, Sendable {
                 state.finished = true
                 return .some(nil)
             }
-            if let continuation { state.waiting = continuation }
+            if let continuation {
+                precondition(state.waiting == nil, "IRCClient.events has one consumer; two tasks are waiting on it")
+                state.waiting = continuation
+            }
             return nil
         }
     }
