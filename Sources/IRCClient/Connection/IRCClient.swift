@@ -92,6 +92,9 @@ public actor IRCClient {
     private var desiredChannels: [String: IRCClientConfiguration.ChannelJoin] = [:]
     private var pendingJoins: [String: ContinuousClock.Instant] = [:]
     private var nextNickRegain: ContinuousClock.Instant?
+    /// Lines read before the actor has taken up their connection (between the socket's connect and
+    /// the actor's resuming after it); handled, in order, once registration has begun.
+    private var earlyLines: [String]?
 
     private enum SASLProgress {
         case idle, awaitingContinuation, payloadSent, finished
@@ -308,8 +311,9 @@ public actor IRCClient {
         let statistics = inboundStatistics
         // The pipeline runs on the actor's own executor (the event loop), so a decoded line is handled
         // in the actor right away, without a task switch (see IRCLineForwarder).
+        earlyLines = []
         let deliverLine: @Sendable (String) -> Void = { line in
-            self.assumeIsolated { client in client.handleLine(line) }
+            self.assumeIsolated { client in client.receiveLine(line) }
         }
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(Self.nanoseconds(configuration.connectTimeout)))
@@ -348,6 +352,9 @@ public actor IRCClient {
         startConnection(channel)
         emit(.connected(host: configuration.host, port: configuration.port))
         beginRegistration()
+        let early = earlyLines ?? []
+        earlyLines = nil
+        for line in early { handleLine(line) }
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.runWriter(connectionID: id) }
@@ -597,6 +604,15 @@ public actor IRCClient {
     }
 
     // MARK: Inbound
+
+    /// A line from the pipeline: handled now, or kept until the connection is taken up.
+    private func receiveLine(_ line: String) {
+        if earlyLines != nil {
+            earlyLines?.append(line)
+        } else {
+            handleLine(line)
+        }
+    }
 
     private func handleLine(_ line: String) {
         let now = clock.now
