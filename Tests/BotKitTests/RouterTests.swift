@@ -16,9 +16,6 @@ struct ProbePlugin: Plugin {
                 log.append("echo:\(call.argument)")
                 await call.reply(call.argument.isEmpty ? "(nothing)" : call.argument)
             },
-            Command("offloop", usage: "!offloop", help: "Awaits work that runs off the router.") { call in
-                await call.reply(await workOffTheRouter())
-            },
             Command(
                 "secret", usage: "!secret <email> <password>", help: "Takes a password.",
                 allowed: .privateMessage, hasSecretArguments: true
@@ -228,14 +225,12 @@ final class CallLog: Sendable {
         #expect(stopped.sorted() == ["ned", "oli"])
     }
 
-    /// A handler runs on the router's executor; async work it awaits that is not isolated to
-    /// anything runs on the command executor.
     @Test func commandsRunOnTheCommandExecutorWhenOneIsSet() async {
         let executor = CountingTaskExecutor()
         var settings = CommandRouter.Settings()
         settings.commandExecutor = executor
         let bot = makeBot(settings)
-        #expect(await bot.dm("!offloop", as: "rae").map(\.text) == ["done off the router"])
+        #expect(await bot.dm("!echo hi", as: "rae").map(\.text) == ["hi"])
         #expect(executor.jobs > 0)
         let unset = CountingTaskExecutor()
         #expect(await makeBot().dm("!echo hi", as: "rae").map(\.text) == ["hi"])
@@ -306,9 +301,6 @@ final class CallLog: Sendable {
 }
 
 /// A task executor that counts the jobs it runs (on Dispatch's global queue).
-/// Work a handler awaits that is isolated to nothing (it runs on the task's preferred executor).
-func workOffTheRouter() async -> String { "done off the router" }
-
 final class CountingTaskExecutor: TaskExecutor, @unchecked Sendable {
     private let lock = NSLock()  // a pthread lock: ThreadSanitizer sees its ordering
     private var count = 0

@@ -27,10 +27,6 @@ public actor CommandRouter {
         /// Where command tasks run: the IRC connection's event loop in the bot (no thread switch
         /// between reading a command and writing its answer), the default executor when `nil`.
         public var commandExecutor: (any TaskExecutor)?
-        /// The serial executor of the router and of the session book it makes: in the bot the one
-        /// of the IRC client actor (its event loop), so that calls between the three run inline,
-        /// without a task switch; a private queue when `nil`.
-        public var actorExecutor: (any SerialExecutor)?
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -63,32 +59,21 @@ public actor CommandRouter {
     /// Running handlers' time limits; one watchdog task enforces them all.
     private var deadlines = CommandDeadlines()
     private var watchdog: Task<Void, Never>?
-    /// The command whose task `handle` is starting now, and whether it already ended.
-    private var startingCommandID: Int?
-    private var startedCommandFinished = false
     /// Metric handles per command (and outcome), made on first use.
     private var outcomeCounters: [String: Counter] = [:]
     private var durationTimers: [String: Metrics.Timer] = [:]
 
-    private nonisolated let executor: any SerialExecutor
-
-    /// The router's jobs run on ``Settings/actorExecutor`` (see there).
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    /// `sessions` nil: a new, empty book on the router's executor.
     public init(
         plugins: [any Plugin], settings: Settings = Settings(), transport: any BotTransport,
-        sessions: SessionBook? = nil, logger: Logger = Logger(label: "onthemap.router"),
+        sessions: SessionBook = SessionBook(), logger: Logger = Logger(label: "onthemap.router"),
         clock: any BotClock = SystemBotClock()
     ) {
-        let executor = settings.actorExecutor ?? SerialQueueExecutor(label: "onthemap.router")
-        self.executor = executor
         self.catalog = CommandCatalog(plugins: plugins)
         self.backgroundPlugins = plugins.compactMap { $0 as? any BackgroundPlugin }
         self.settings = settings
         self.parser = CommandLineParser(prefix: settings.prefix)
         self.transport = transport
-        self.sessions = sessions ?? SessionBook(executor: executor)
+        self.sessions = sessions
         self.logger = logger
         self.clock = clock
     }
@@ -179,19 +164,12 @@ public actor CommandRouter {
         let timeout = settings.commandTimeout
         lastCommandID += 1
         let id = lastCommandID
-        // One task per command: the handler runs in it, its time limit is kept by the watchdog. The
-        // task is isolated to the router (a plain `Task(executorPreference:)` would not be, and would
-        // switch to get here). `Task.immediate` may run it up to its first suspension before it
-        // returns: a command that never suspends (`!ping`) may have ended by then.
-        startingCommandID = id
-        startedCommandFinished = false
-        let task = Task.immediate(executorPreference: settings.commandExecutor) {
+        // One task per command: the handler runs in it, its time limit is kept by the watchdog.
+        let task = Task(executorPreference: settings.commandExecutor) {
             await previous?.value
             await self.execute(command, invocation: invocation, id: id, timeout: timeout)
-            self.finished(id, key: userKey)
+            await self.finished(id, key: userKey)
         }
-        startingCommandID = nil
-        if startedCommandFinished { return }
         inFlight[userKey] = (id, task)
         deadlines.register(id, task: task)
     }
@@ -215,37 +193,24 @@ public actor CommandRouter {
     }
 
     private func finished(_ id: Int, key: String) {
-        if id == startingCommandID { startedCommandFinished = true }
         deadlines.finished(id)
         if inFlight[key]?.id == id { inFlight[key] = nil }
     }
 
-    /// Starts the watchdog unless it runs: it sleeps until the earliest deadline and cancels the
-    /// handlers that passed theirs. With no handler running it waits one more time limit before it
-    /// ends, so commands in quick succession (most take microseconds) do not each start a watchdog
-    /// task. Every deadline is "start + the same time limit", so one that begins during that wait
-    /// is never earlier than the wait's end.
+    /// Starts the watchdog unless it runs: it sleeps until the earliest deadline, cancels the handlers
+    /// that passed theirs, and ends when no handler is running.
     private func armWatchdog() {
         guard watchdog == nil else { return }
         watchdog = Task { await self.runWatchdog() }
     }
 
     private func runWatchdog() async {
-        var idleUntil: ContinuousClock.Instant?
-        while !Task.isCancelled {
+        while let next = deadlines.earliest {
             let now = ContinuousClock.now
-            if let next = deadlines.earliest {
-                idleUntil = nil
-                if next > now {
-                    try? await Task.sleep(for: now.duration(to: next))
-                } else {
-                    deadlines.expire(at: now)
-                }
-            } else if let end = idleUntil {
-                if now >= end { break }
-                try? await Task.sleep(for: now.duration(to: end))
+            if next > now {
+                try? await Task.sleep(for: now.duration(to: next))
             } else {
-                idleUntil = now + settings.commandTimeout
+                deadlines.expire(at: now)
             }
         }
         watchdog = nil

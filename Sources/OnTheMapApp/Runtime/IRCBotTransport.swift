@@ -8,7 +8,7 @@ struct IRCBotTransport: BotTransport {
     /// The most IRC lines one reply line may become after splitting.
     var maxLinesPerReply = 3
 
-    nonisolated(nonsending) func send(_ line: OutgoingLine) async {
+    func send(_ line: OutgoingLine) async {
         switch line.kind {
         case .message:
             await client.sendPrivmsg(
@@ -19,7 +19,7 @@ struct IRCBotTransport: BotTransport {
         }
     }
 
-    nonisolated(nonsending) func send(lines: [OutgoingLine]) async {
+    func send(lines: [OutgoingLine]) async {
         await client.send(
             texts: lines.map { line in
                 OutgoingText(
@@ -28,11 +28,11 @@ struct IRCBotTransport: BotTransport {
             })
     }
 
-    nonisolated(nonsending) func currentNick() async -> String { client.nick }
+    func currentNick() async -> String { client.nick }
 
-    nonisolated(nonsending) func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
+    func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
 
-    nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
+    func identity(ofNick nick: String) async -> Sender? {
         await client.identity(ofNick: nick).map(Sender.init)
     }
 }
