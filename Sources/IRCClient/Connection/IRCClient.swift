@@ -159,7 +159,12 @@ public actor IRCClient {
         let id = receipts.makeWaiterID()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                receipts.addWaiter(id: id, ticket: ticket, continuation)
+                // The client may have stopped, or the task been cancelled, before this runs.
+                if isRunning, !stopRequested, !Task.isCancelled {
+                    receipts.addWaiter(id: id, ticket: ticket, continuation)
+                } else {
+                    continuation.resume(returning: receipts.isSettled(upTo: ticket))
+                }
             }
         } onCancel: {
             Task { await self.cancelWriteWaiter(id) }
@@ -227,7 +232,11 @@ public actor IRCClient {
             }
         }
         guard isRunning else { return }
-        await withCheckedContinuation { runWaiters.append($0) }
+        // Checked again inside: the call may suspend before the closure runs (a task that does not
+        // prefer the client's executor switches even to re-enter it), and `run()` may end meanwhile.
+        await withCheckedContinuation { continuation in
+            if isRunning { runWaiters.append(continuation) } else { continuation.resume() }
+        }
     }
 
     // MARK: Sending

@@ -87,7 +87,14 @@ public actor AnnouncementLedger {
     func waitForHandOver() async {
         guard awaitingDelivery.isEmpty else { return }
         await withTaskCancellationHandler {
-            await withCheckedContinuation { handOverWaiters.append($0) }
+            await withCheckedContinuation { continuation in
+                // Something may have been handed over, or the task cancelled, before this runs.
+                if awaitingDelivery.isEmpty, !Task.isCancelled {
+                    handOverWaiters.append(continuation)
+                } else {
+                    continuation.resume()
+                }
+            }
         } onCancel: {
             Task { await self.wakeHandOverWaiters() }
         }
