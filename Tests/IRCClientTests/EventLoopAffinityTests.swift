@@ -1,4 +1,6 @@
 import BotTesting
+import NIOCore
+import NIOPosix
 import IRCProtocol
 import Testing
 
@@ -102,5 +104,60 @@ struct EventLoopAffinityTests {
         #expect(server.tlsRecordCount() == recordsBefore + 1)
         await recorder.stop()
         await server.stop()
+    }
+
+    /// A server that refuses a connection at once ("ERROR" as soon as it accepts): its reason is the
+    /// one the client reports. (Such a line can be read before the client actor has taken up the
+    /// connection; it is then kept until it has. This test does not force that ordering.)
+    @Test func aServerThatRefusesAtOnceIsReportedWithItsReason() async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RefuseAtOnce())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let configuration = testConfiguration(
+            port: server.localAddress?.port ?? 0, tls: ScriptedServerTests.plaintext, nick: "bot")
+        let recorder = await EventRecorder.start(configuration)
+        let failure = try await recorder.waitFor("the refusal") { $0.connectionFailureReason != nil }
+        #expect(failure.connectionFailureReason?.contains("too many connections from your host") == true)
+        await recorder.stop()
+        try await server.close()
+    }
+
+    /// `shutdown` called from a task that does not prefer the client's executor (a test, the bot's
+    /// service) switches even to re-enter the client, so `run()` can end between its check and its
+    /// wait: it must return all the same. Each round stops the client just as a refused connection
+    /// ends and the reconnect wait begins (a hang here ends at the suite's time limit).
+    @Test func shutdownReturnsWhenRunEndsAtTheSameMoment() async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RefuseAtOnce())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let configuration = testConfiguration(
+            port: server.localAddress?.port ?? 0, tls: ScriptedServerTests.plaintext, nick: "bot")
+        for _ in 1...30 {
+            let recorder = await EventRecorder.start(configuration)
+            try await recorder.waitFor("the refusal") { $0.connectionFailureReason != nil }
+            await recorder.stop()
+            #expect(await recorder.runReturned)
+        }
+        try await server.close()
+    }
+}
+
+/// Sends ERROR and closes as soon as a client connects.
+private final class RefuseAtOnce: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    func channelActive(context: ChannelHandlerContext) {
+        var buffer = context.channel.allocator.buffer(capacity: 64)
+        buffer.writeString("ERROR :Closing link: too many connections from your host\r\n")
+        context.writeAndFlush(NIOAny(buffer), promise: nil)
+        context.close(promise: nil)
     }
 }

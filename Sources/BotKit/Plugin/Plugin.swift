@@ -36,7 +36,9 @@ public enum RateLimit: Sendable, Hashable {
 
 /// One command: its declarations and its handler.
 public struct Command: Sendable {
-    public typealias Handler = @Sendable (Invocation) async throws -> Void
+    /// Runs on the router's executor (the IRC connection's event loop in the bot) until it awaits
+    /// something that runs elsewhere, such as a database query.
+    public typealias Handler = nonisolated(nonsending) @Sendable (Invocation) async throws -> Void
 
     /// The command word, lowercase, without prefix ("near").
     public var name: String

@@ -23,28 +23,32 @@ public struct OutgoingLine: Sendable, Hashable {
 
 /// Where the router sends replies: the IRC client in production, a recorder in tests, the
 /// terminal in console mode.
+///
+/// The methods run on their caller's executor (`nonisolated(nonsending)`): the router calls them
+/// from the IRC connection's event loop, and leaving it for the global executor and coming back
+/// would cost two task switches per reply.
 public protocol BotTransport: Sendable {
-    func send(_ line: OutgoingLine) async
+    nonisolated(nonsending) func send(_ line: OutgoingLine) async
     /// Sends several lines in order, in one go where the transport can (one write to the network).
-    func send(lines: [OutgoingLine]) async
+    nonisolated(nonsending) func send(lines: [OutgoingLine]) async
     /// The bot's current nick (for "BotNick: command" and "/msg BotNick …" hints).
-    func currentNick() async -> String
+    nonisolated(nonsending) func currentNick() async -> String
     /// What the network says about a nick now (user, host, services account), when known.
-    func identity(ofNick nick: String) async -> Sender?
+    nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender?
     /// Waits until every line sent so far has left for the network (not just been queued); false
     /// when it may not have (the connection stopped first, or the wait was cancelled).
-    func waitUntilSent() async -> Bool
+    nonisolated(nonsending) func waitUntilSent() async -> Bool
 }
 
 extension BotTransport {
     /// One line after the other.
-    public func send(lines: [OutgoingLine]) async {
+    public nonisolated(nonsending) func send(lines: [OutgoingLine]) async {
         for line in lines { await send(line) }
     }
 
     /// What the network says about a nick now (user, host, services account), when known.
-    public func identity(ofNick nick: String) async -> Sender? { nil }
+    public nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? { nil }
 
     /// A transport that writes each line at once has nothing to wait for.
-    public func waitUntilSent() async -> Bool { true }
+    public nonisolated(nonsending) func waitUntilSent() async -> Bool { true }
 }

@@ -27,6 +27,10 @@ public actor CommandRouter {
         /// Where command tasks run: the IRC connection's event loop in the bot (no thread switch
         /// between reading a command and writing its answer), the default executor when `nil`.
         public var commandExecutor: (any TaskExecutor)?
+        /// The serial executor of the router and of the session book it makes: in the bot the one
+        /// of the IRC client actor (its event loop), so that calls between the three run inline,
+        /// without a task switch; a private queue when `nil`.
+        public var actorExecutor: (any SerialExecutor)?
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -63,17 +67,25 @@ public actor CommandRouter {
     private var outcomeCounters: [String: Counter] = [:]
     private var durationTimers: [String: Metrics.Timer] = [:]
 
+    private nonisolated let executor: any SerialExecutor
+
+    /// The router's jobs run on ``Settings/actorExecutor`` (see there).
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// `sessions` nil: a new, empty book on the router's executor.
     public init(
         plugins: [any Plugin], settings: Settings = Settings(), transport: any BotTransport,
-        sessions: SessionBook = SessionBook(), logger: Logger = Logger(label: "onthemap.router"),
+        sessions: SessionBook? = nil, logger: Logger = Logger(label: "onthemap.router"),
         clock: any BotClock = SystemBotClock()
     ) {
+        let executor = settings.actorExecutor ?? SerialQueueExecutor(label: "onthemap.router")
+        self.executor = executor
         self.catalog = CommandCatalog(plugins: plugins)
         self.backgroundPlugins = plugins.compactMap { $0 as? any BackgroundPlugin }
         self.settings = settings
         self.parser = CommandLineParser(prefix: settings.prefix)
         self.transport = transport
-        self.sessions = sessions
+        self.sessions = sessions ?? SessionBook(executor: executor)
         self.logger = logger
         self.clock = clock
     }
@@ -164,7 +176,9 @@ public actor CommandRouter {
         let timeout = settings.commandTimeout
         lastCommandID += 1
         let id = lastCommandID
-        // One task per command: the handler runs in it, its time limit is kept by the watchdog.
+        // One task per command: the handler runs in it, its time limit is kept by the watchdog. It
+        // starts on the command executor, which in the bot is also the router's executor, so its
+        // calls into the router run inline.
         let task = Task(executorPreference: settings.commandExecutor) {
             await previous?.value
             await self.execute(command, invocation: invocation, id: id, timeout: timeout)
@@ -197,20 +211,32 @@ public actor CommandRouter {
         if inFlight[key]?.id == id { inFlight[key] = nil }
     }
 
-    /// Starts the watchdog unless it runs: it sleeps until the earliest deadline, cancels the handlers
-    /// that passed theirs, and ends when no handler is running.
+    /// Starts the watchdog unless it runs: it sleeps until the earliest deadline and cancels the
+    /// handlers that passed theirs. With no handler running it waits one more time limit before it
+    /// ends, so commands in quick succession (most take microseconds) do not each start a watchdog
+    /// task. Every deadline is "start + the same time limit", so one that begins during that wait
+    /// is never earlier than the wait's end.
     private func armWatchdog() {
         guard watchdog == nil else { return }
         watchdog = Task { await self.runWatchdog() }
     }
 
     private func runWatchdog() async {
-        while let next = deadlines.earliest {
+        var idleUntil: ContinuousClock.Instant?
+        while !Task.isCancelled {
             let now = ContinuousClock.now
-            if next > now {
-                try? await Task.sleep(for: now.duration(to: next))
+            if let next = deadlines.earliest {
+                idleUntil = nil
+                if next > now {
+                    try? await Task.sleep(for: now.duration(to: next))
+                } else {
+                    deadlines.expire(at: now)
+                }
+            } else if let end = idleUntil {
+                if now >= end { break }
+                try? await Task.sleep(for: now.duration(to: end))
             } else {
-                deadlines.expire(at: now)
+                idleUntil = now + settings.commandTimeout
             }
         }
         watchdog = nil

@@ -40,9 +40,6 @@ public struct IRCClientConfiguration: Sendable {
     public var quitMessage: String
     /// Maximum length of one received line in bytes (tags 8191 + message 512 + slack); longer lines are dropped.
     public var maximumLineLength: Int
-    /// Maximum number of received lines waiting for the client to handle them; past it the client stops
-    /// reading from the socket until it has caught up (memory stays bounded under a flood).
-    public var inboundBacklogLimit: Int
     /// Maximum number of events buffered for a slow consumer of ``IRCClient/events``; the oldest are dropped.
     public var eventBufferSize: Int
     /// Time allowed for the TCP connection (and TLS handshake) to be established.
@@ -70,7 +67,6 @@ public struct IRCClientConfiguration: Sendable {
         sendQueueCapacity: Int = 500,
         quitMessage: String = "Goodbye",
         maximumLineLength: Int = 8191 + 512 + 512,
-        inboundBacklogLimit: Int = 1_000,
         eventBufferSize: Int = 10_000,
         connectTimeout: Duration = .seconds(20),
         registrationTimeout: Duration = .seconds(90),
@@ -93,7 +89,6 @@ public struct IRCClientConfiguration: Sendable {
         self.sendQueueCapacity = sendQueueCapacity
         self.quitMessage = quitMessage
         self.maximumLineLength = maximumLineLength
-        self.inboundBacklogLimit = inboundBacklogLimit
         self.eventBufferSize = eventBufferSize
         self.connectTimeout = connectTimeout
         self.registrationTimeout = registrationTimeout

@@ -10,8 +10,8 @@ import NIOSSL
 ///
 /// Concurrency: the client is an actor; all protocol state lives in it. The actor runs on one NIO event
 /// loop (its executor is that loop) and every connection is made on the same loop, so the pipeline (TLS →
-/// line decoder → forwarder) and the actor share a thread: a line read from the socket reaches the actor
-/// through an `AsyncStream` without a thread switch, and a line the actor writes goes to the socket at once.
+/// line decoder → forwarder) and the actor share a thread: a line read from the socket is handled by the
+/// actor inside the read event, without a task switch, and a line the actor writes goes to the socket at once.
 /// A line queued while the ``FloodGate`` allows it is written directly; per connection, two child tasks run
 /// beside the reader: the writer (drains what had to wait) and a maintenance tick (keepalive, registration
 /// timeout, rejoins, nick regain).
@@ -21,7 +21,7 @@ import NIOSSL
 public actor IRCClient {
     /// Events for the layer above. Single consumer; when the consumer lags by more than
     /// ``IRCClientConfiguration/eventBufferSize`` events the oldest are dropped.
-    public nonisolated let events: AsyncStream<IRCEvent>
+    public nonisolated let events: IRCEventStream
     public nonisolated let configuration: IRCClientConfiguration
     /// What the inbound line decoders have seen (buffer high-water mark, dropped overlong lines).
     public nonisolated let inboundStatistics = InboundLineStatistics()
@@ -42,22 +42,24 @@ public actor IRCClient {
     /// Channels and user identities seen on the current connection.
     public private(set) var identityTracker = IdentityTracker()
 
-    private let eventSink: AsyncStream<IRCEvent>.Continuation
     private let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     /// The loop the actor and all its connections run on.
     private nonisolated let eventLoop: any EventLoop
-    private nonisolated let loopExecutor: any SerialExecutor
     private let clock = ContinuousClock()
 
     /// Runs tasks on the client's event loop: a task that prefers it talks to the client without a
-    /// thread switch (the bot's event pump and command handlers use it; see ``EventLoopTaskExecutor``).
-    public nonisolated let taskExecutor: EventLoopTaskExecutor
+    /// thread switch (the bot's event pump and command handlers use it; see ``EventLoopExecutor``).
+    public nonisolated let taskExecutor: EventLoopExecutor
 
     /// The actor's jobs run on ``eventLoop`` (see the type's concurrency note).
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        loopExecutor.asUnownedSerialExecutor()
+        taskExecutor.asUnownedSerialExecutor()
     }
+
+    /// The actor's serial executor (the same ``EventLoopExecutor``): an actor that shares it calls
+    /// the client, and is called back, inline, without a task switch (the bot's command router does).
+    public nonisolated var serialExecutor: any SerialExecutor { taskExecutor }
 
     // Lifetime.
     private var isRunning = false
@@ -90,6 +92,9 @@ public actor IRCClient {
     private var desiredChannels: [String: IRCClientConfiguration.ChannelJoin] = [:]
     private var pendingJoins: [String: ContinuousClock.Instant] = [:]
     private var nextNickRegain: ContinuousClock.Instant?
+    /// Lines read before the actor has taken up their connection (between the socket's connect and
+    /// the actor's resuming after it); handled, in order, once registration has begun.
+    private var earlyLines: [String]?
 
     private enum SASLProgress {
         case idle, awaitingContinuation, payloadSent, finished
@@ -105,15 +110,9 @@ public actor IRCClient {
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         eventLoop = eventLoopGroup.next()
-        loopExecutor = eventLoop.executor
-        taskExecutor = EventLoopTaskExecutor(eventLoop: eventLoop)
+        taskExecutor = EventLoopExecutor(eventLoop: eventLoop)
         nickSnapshot = NIOLockedValueBox(configuration.nick)
-        let (stream, sink) = AsyncStream.makeStream(
-            of: IRCEvent.self,
-            bufferingPolicy: .bufferingNewest(max(16, configuration.eventBufferSize))
-        )
-        events = stream
-        eventSink = sink
+        events = IRCEventStream(limit: max(16, configuration.eventBufferSize))
         currentNick = configuration.nick
         queue = SendQueue(capacity: configuration.sendQueueCapacity)
         floodGate = FloodGate(
@@ -200,7 +199,7 @@ public actor IRCClient {
         }
         if let fatalReason { logger.error("IRC client stopped: \(fatalReason)") }
         emit(.stopped(reason: fatalReason))
-        eventSink.finish()
+        events.finish()
         isRunning = false
         receipts.finishWaiters()
         let waiters = runWaiters
@@ -319,7 +318,12 @@ public actor IRCClient {
         let maximumLineLength = configuration.maximumLineLength
         let decoderLogger = logger
         let statistics = inboundStatistics
-        let backlog = InboundBacklog(limit: configuration.inboundBacklogLimit)
+        // The pipeline runs on the actor's own executor (the event loop), so a decoded line is handled
+        // in the actor right away, without a task switch (see IRCLineForwarder).
+        earlyLines = []
+        let deliverLine: @Sendable (String) -> Void = { line in
+            self.assumeIsolated { client in client.receiveLine(line) }
+        }
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(.nanoseconds(Self.nanoseconds(configuration.connectTimeout)))
             .channelInitializer { channel in
@@ -335,7 +339,7 @@ public actor IRCClient {
                             )
                         )
                     )
-                    try pipeline.addHandler(IRCLineForwarder(continuation: signalSink, backlog: backlog))
+                    try pipeline.addHandler(IRCLineForwarder(continuation: signalSink, deliver: deliverLine))
                 }
             }
         let channel: any Channel
@@ -357,15 +361,15 @@ public actor IRCClient {
         startConnection(channel)
         emit(.connected(host: configuration.host, port: configuration.port))
         beginRegistration()
+        let early = earlyLines ?? []
+        earlyLines = nil
+        for line in early { handleLine(line) }
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.runWriter(connectionID: id) }
             group.addTask { await self.runMaintenance(connectionID: id) }
             for await signal in signals {
                 switch signal {
-                case .line(let line):
-                    handleLine(line)
-                    backlog.lineHandled()
                 case .closed(let error):
                     if closeReason == nil { closeReason = error }
                 }
@@ -609,6 +613,15 @@ public actor IRCClient {
     }
 
     // MARK: Inbound
+
+    /// A line from the pipeline: handled now, or kept until the connection is taken up.
+    private func receiveLine(_ line: String) {
+        if earlyLines != nil {
+            earlyLines?.append(line)
+        } else {
+            handleLine(line)
+        }
+    }
 
     private func handleLine(_ line: String) {
         let now = clock.now
@@ -929,7 +942,7 @@ public actor IRCClient {
     // MARK: Helpers
 
     private func emit(_ event: IRCEvent) {
-        eventSink.yield(event)
+        events.yield(event)
     }
 
     private func namesEqual(_ lhs: String, _ rhs: String) -> Bool {

@@ -4,102 +4,57 @@ import NIOSSL
 
 /// What the channel pipeline reports to the client actor.
 enum ConnectionSignal: Sendable {
-    case line(String)
     case closed(String?)
 }
 
-/// The lines handed to the client actor and not handled yet. While ``limit`` are waiting, the pipeline
-/// stops reading from the socket (TCP then slows the server down); it reads again once the actor has
-/// caught up to half of that. So a server that floods faster than the client can follow costs at most
-/// `limit` lines plus one read of memory, never an unbounded queue.
+/// The last inbound handler: hands each decoded line straight to the client actor, on the event loop
+/// that is the actor's executor (see ``IRCClient``), and reports the close (with the first error seen)
+/// through an `AsyncStream` the actor consumes.
 ///
-/// The state sits behind NIO's pthread lock rather than `Synchronization.Mutex`: ThreadSanitizer sees
-/// a pthread lock's ordering, but not that of the standard library's uninstrumented `Mutex`, and
-/// reported the event loop's and the actor's accesses as a race.
-final class InboundBacklog: Sendable {
-    let limit: Int
-    private let state = NIOLockedValueBox<State>(State())
-
-    private struct State {
-        var pending = 0
-        var readHeld = false
-        var resume: (@Sendable () -> Void)?
-    }
-
-    init(limit: Int) {
-        self.limit = max(2, limit)
-    }
-
-    /// Lines forwarded and not yet handled.
-    var pendingCount: Int { state.withLockedValue { $0.pending } }
-
-    func lineForwarded() {
-        state.withLockedValue { $0.pending += 1 }
-    }
-
-    /// Whether the pipeline may read from the socket now; when not, the read is held until
-    /// ``lineHandled()`` releases it.
-    func mayRead() -> Bool {
-        state.withLockedValue { state in
-            if state.pending >= limit {
-                state.readHeld = true
-                return false
-            }
-            return true
-        }
-    }
-
-    func lineHandled() {
-        let resume: (@Sendable () -> Void)? = state.withLockedValue { state in
-            state.pending -= 1
-            guard state.readHeld, state.pending <= limit / 2 else { return nil }
-            state.readHeld = false
-            return state.resume
-        }
-        resume?()
-    }
-
-    /// What resumes a held read (set by the pipeline; `nil` when the connection is gone).
-    func setResume(_ resume: (@Sendable () -> Void)?) {
-        state.withLockedValue { $0.resume = resume }
-    }
-}
-
-/// The last inbound handler: forwards decoded lines, TLS completion and the close (with the first error
-/// seen) into an `AsyncStream` consumed by the ``IRCClient`` actor, holding socket reads while the
-/// actor is behind (see ``InboundBacklog``).
-final class IRCLineForwarder: ChannelDuplexHandler {
+/// A line read from the socket is handled before the next read, inside the read event: no task is
+/// woken and no queue grows, so a server that floods faster than the client can follow is slowed down
+/// by TCP. A line decoded while the actor itself is running on this thread (the decoder flushes its
+/// last partial line when the actor closes the connection) cannot enter the actor there; it waits in
+/// ``deferred`` and is handed over right after, in order.
+final class IRCLineForwarder: ChannelInboundHandler {
     typealias InboundIn = String
-    typealias OutboundIn = ByteBuffer
 
     private let continuation: AsyncStream<ConnectionSignal>.Continuation
-    private let backlog: InboundBacklog
+    /// Handles one line inside the client actor (only called on the event loop).
+    private let deliver: @Sendable (String) -> Void
     private var firstError: String?
+    /// Lines waiting for the actor to be free (see the type's note).
+    private var deferred: [String] = []
+    /// True while ``deliver`` runs (a line it handles may close the connection, which decodes more).
+    private var delivering = false
 
-    init(continuation: AsyncStream<ConnectionSignal>.Continuation, backlog: InboundBacklog) {
+    init(continuation: AsyncStream<ConnectionSignal>.Continuation, deliver: @escaping @Sendable (String) -> Void) {
         self.continuation = continuation
-        self.backlog = backlog
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let eventLoop = context.eventLoop
-        let boundContext = NIOLoopBound(context, eventLoop: eventLoop)
-        backlog.setResume {
-            eventLoop.execute { boundContext.value.read() }
-        }
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        backlog.setResume(nil)
+        self.deliver = deliver
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        backlog.lineForwarded()
-        continuation.yield(.line(unwrapInboundIn(data)))
+        let line = unwrapInboundIn(data)
+        // Inside a task, the actor may be the one running: defer. Outside (a socket read), it is not.
+        if deferred.isEmpty, !delivering, withUnsafeCurrentTask(body: { $0 == nil }) {
+            delivering = true
+            deliver(line)
+            delivering = false
+            return
+        }
+        deferred.append(line)
+        if deferred.count == 1 {
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.execute { loopBound.value.deliverDeferred() }
+        }
     }
 
-    func read(context: ChannelHandlerContext) {
-        if backlog.mayRead() { context.read() }
+    private func deliverDeferred() {
+        let lines = deferred
+        deferred = []
+        delivering = true
+        for line in lines { deliver(line) }
+        delivering = false
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -108,7 +63,6 @@ final class IRCLineForwarder: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        backlog.setResume(nil)
         continuation.yield(.closed(firstError))
         continuation.finish()
         context.fireChannelInactive()

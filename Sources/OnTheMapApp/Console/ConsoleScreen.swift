@@ -75,13 +75,13 @@ struct ConsoleTransport: BotTransport {
     let screen: ConsoleScreen
     let botNick: String
 
-    func send(_ line: OutgoingLine) async {
+    nonisolated(nonsending) func send(_ line: OutgoingLine) async {
         await screen.show(line)
     }
 
-    func currentNick() async -> String { botNick }
+    nonisolated(nonsending) func currentNick() async -> String { botNick }
 
-    func identity(ofNick nick: String) async -> Sender? {
+    nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
         ConsoleInterpreter.sender(nick: nick)
     }
 }

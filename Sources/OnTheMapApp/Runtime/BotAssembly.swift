@@ -34,7 +34,7 @@ public enum BotAssembly {
         let client = IRCClient(configuration: ircConfiguration, logger: logger.withLabel("onthemap.irc"))
         let router = makeRouter(
             config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger,
-            commandExecutor: client.taskExecutor)
+            commandExecutor: client.taskExecutor, actorExecutor: client.serialExecutor)
         let directory = stack.directory
         return BotService(
             client: client, router: router, quitMessage: config.irc.quitMessage, logger: logger,
@@ -44,10 +44,10 @@ public enum BotAssembly {
 
     /// The command router of `config`: the plugins it enables on `stack`, replying through
     /// `transport` (the IRC client when running, the terminal in console mode); command tasks run on
-    /// `commandExecutor` when given (the IRC client's event loop).
+    /// `commandExecutor` and the router on `actorExecutor` when given (the IRC client's event loop).
     public static func makeRouter(
         config: BotConfiguration, stack: ServiceStack, transport: any BotTransport, logger: Logger,
-        commandExecutor: (any TaskExecutor)? = nil
+        commandExecutor: (any TaskExecutor)? = nil, actorExecutor: (any SerialExecutor)? = nil
     ) -> CommandRouter {
         let disabled = Dictionary(
             config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
@@ -56,6 +56,7 @@ public enum BotAssembly {
             prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
         settings.enforcesUserLimits = config.plugins.userLimits
         settings.commandExecutor = commandExecutor
+        settings.actorExecutor = actorExecutor
         return CommandRouter(
             plugins: PluginAssembly.plugins(config: config, stack: stack), settings: settings,
             transport: transport, logger: logger.withLabel("onthemap.router"))

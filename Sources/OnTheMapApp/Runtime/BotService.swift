@@ -69,8 +69,9 @@ public final class BotService: Service {
                     await client.run()
                     return nil
                 }
-                // The events are handled on the connection's own thread (see IRCClient.taskExecutor).
-                group.addTask(executorPreference: client.taskExecutor) { await self.pumpEvents() }
+                // The events are handled on the connection's own thread (see IRCClient.taskExecutor),
+                // isolated to the router, which shares the client's executor in the bot.
+                group.addTask(executorPreference: client.taskExecutor) { await self.pumpEvents(into: router) }
                 // Background plugins (the announcer) run until the bot stops.
                 let background = Task { await router.runBackgroundPlugins() }
                 var outcome = Outcome.shutDown
@@ -93,7 +94,9 @@ public final class BotService: Service {
         await client.shutdown(quitMessage: quitMessage)
     }
 
-    private func pumpEvents() async -> Outcome {
+    /// Feeds the client's events to `router`, isolated to it: a command goes from the client through
+    /// the router to its handler without leaving the router's executor.
+    private func pumpEvents(into router: isolated CommandRouter) async -> Outcome {
         for await event in client.events {
             switch event {
             case .privmsg(let message):
@@ -101,7 +104,7 @@ public final class BotService: Service {
                 await router.handle(
                     IncomingLine(sender: Sender(message.sender), origin: origin, text: message.text))
             case .message(let message):
-                await track(message)
+                if Self.trackedCommands.contains(message.command) { await track(message) }
             case .registered(let nick):
                 logger.info("registered", metadata: ["nick": "\(nick)"])
             case .joined(let channel):
@@ -122,6 +125,9 @@ public final class BotService: Service {
         }
         return .shutDown
     }
+
+    /// The commands ``track(_:)`` looks at (every other line skips it).
+    private static let trackedCommands: Set<String> = ["005", "NICK", "QUIT", "ACCOUNT"]
 
     /// Keeps sessions in step with the network: nick changes move them, a QUIT or a services logout
     /// ends them. The bot's own reconnects end none: a lost connection is not the users' QUIT, and

@@ -8,7 +8,7 @@ struct IRCBotTransport: BotTransport {
     /// The most IRC lines one reply line may become after splitting.
     var maxLinesPerReply = 3
 
-    func send(_ line: OutgoingLine) async {
+    nonisolated(nonsending) func send(_ line: OutgoingLine) async {
         switch line.kind {
         case .message:
             await client.sendPrivmsg(
@@ -19,7 +19,7 @@ struct IRCBotTransport: BotTransport {
         }
     }
 
-    func send(lines: [OutgoingLine]) async {
+    nonisolated(nonsending) func send(lines: [OutgoingLine]) async {
         await client.send(
             texts: lines.map { line in
                 OutgoingText(
@@ -28,11 +28,11 @@ struct IRCBotTransport: BotTransport {
             })
     }
 
-    func currentNick() async -> String { client.nick }
+    nonisolated(nonsending) func currentNick() async -> String { client.nick }
 
-    func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
+    nonisolated(nonsending) func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
 
-    func identity(ofNick nick: String) async -> Sender? {
+    nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
         await client.identity(ofNick: nick).map(Sender.init)
     }
 }
