@@ -77,8 +77,7 @@ struct CaseMappingTests {
         let pieces = ["a", "Q", "[", "]", "\\", "~", "^", "{", "é", "É", "🌍", "_", "9"]
         var generator = RobustnessTests.SplitMix64(state: 33)
         for _ in 0..<5_000 {
-            let count = Int(generator.next() % 12)
-            let text = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            let text = generator.text(of: pieces, fewerThan: 12)
             for mapping in CaseMapping.allCases {
                 let expected = String(decoding: text.utf8.map { mapping.lowercased(byte: $0) }, as: UTF8.self)
                 #expect(mapping.lowercased(text) == expected)

@@ -135,8 +135,7 @@ struct LineSplitterTests {
         var generator = RobustnessTests.SplitMix64(state: 12)
         let splitter = LineSplitter(maxLines: 3)
         for _ in 0..<20_000 {
-            let count = Int(generator.next() % 24)
-            let text = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            let text = generator.text(of: pieces, fewerThan: 24)
             let budget = 32 + Int(generator.next() % 16)
             #expect(
                 splitter.split(text, budget: budget) == splitter.splitByCharacters(text, budget: budget),

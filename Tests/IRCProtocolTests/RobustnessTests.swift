@@ -15,6 +15,13 @@ struct RobustnessTests {
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
+
+        /// Fewer than `limit` of `pieces`, picked at random and joined: the random texts the
+        /// shortcut tests compare a fast path with the full one on.
+        mutating func text(of pieces: [String], fewerThan limit: UInt64) -> String {
+            let count = Int(next() % limit)
+            return (0..<count).map { _ in pieces[Int(next() % UInt64(pieces.count))] }.joined()
+        }
     }
 
     /// Bytes biased towards IRC syntax characters.

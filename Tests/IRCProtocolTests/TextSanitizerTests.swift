@@ -69,8 +69,7 @@ struct TextSanitizerTests {
         let pieces = ["a", "Z", " ", "~", "!", "\u{02}", "\u{03}4,5", "\u{7F}", "\t", "\n", "é", "\u{202E}", "\u{0}"]
         var generator = RobustnessTests.SplitMix64(state: 21)
         for _ in 0..<20_000 {
-            let count = Int(generator.next() % 20)
-            let text = (0..<count).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
+            let text = generator.text(of: pieces, fewerThan: 20)
             let maxBytes: Int? = generator.next() % 2 == 0 ? nil : Int(generator.next() % 24)
             #expect(
                 TextSanitizer.untrusted(text, maxBytes: maxBytes)
