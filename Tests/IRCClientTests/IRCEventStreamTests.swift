@@ -1,3 +1,4 @@
+import NIOPosix
 import Testing
 
 @testable import IRCClient
@@ -33,6 +34,29 @@ struct IRCEventStreamTests {
         }
         stream.finish()
         #expect(Self.nicks(await consumer.value) == (1...50).map { "n\($0)" })
+    }
+
+    /// Events yielded on an event loop reach a consumer on another thread, every one and in order.
+    /// The producer pauses a little between events, so the consumer keeps catching up and waiting:
+    /// most events are handed over to a waiting consumer across threads.
+    @Test func eventsFromAnEventLoopReachAConsumerOnAnotherThread() async throws {
+        let count = 20_000
+        let stream = IRCEventStream(limit: count)
+        let consumer = Task {
+            var nicks: [String] = []
+            for await event in stream { nicks += Self.nicks([event]) }
+            return nicks
+        }
+        _ = try await MultiThreadedEventLoopGroup.singleton.next().submit {
+            var pause = 0
+            for index in 0..<count {
+                stream.yield(.registered(nick: "n\(index)"))
+                for step in 0..<(index % 7) * 300 { pause &+= step }
+            }
+            stream.finish()
+            return pause
+        }.get()
+        #expect(await consumer.value == (0..<count).map { "n\($0)" })
     }
 
     @Test func cancellingTheConsumerEndsTheStream() async {
