@@ -110,13 +110,7 @@ struct EventLoopAffinityTests {
     /// one the client reports. (Such a line can be read before the client actor has taken up the
     /// connection; it is then kept until it has. This test does not force that ordering.)
     @Test func aServerThatRefusesAtOnceIsReportedWithItsReason() async throws {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(RefuseAtOnce())
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let server = try await RefuseAtOnce.startServer()
         let configuration = testConfiguration(
             port: server.localAddress?.port ?? 0, tls: ScriptedServerTests.plaintext, nick: "bot")
         let recorder = await EventRecorder.start(configuration)
@@ -131,13 +125,7 @@ struct EventLoopAffinityTests {
     /// wait: it must return all the same. Each round stops the client just as a refused connection
     /// ends and the reconnect wait begins (a hang here ends at the suite's time limit).
     @Test func shutdownReturnsWhenRunEndsAtTheSameMoment() async throws {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(RefuseAtOnce())
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let server = try await RefuseAtOnce.startServer()
         let configuration = testConfiguration(
             port: server.localAddress?.port ?? 0, tls: ScriptedServerTests.plaintext, nick: "bot")
         for _ in 1...30 {
@@ -153,6 +141,17 @@ struct EventLoopAffinityTests {
 /// Sends ERROR and closes as soon as a client connects.
 private final class RefuseAtOnce: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
+
+    /// A server on 127.0.0.1 (any free port) that refuses every connection this way.
+    static func startServer() async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RefuseAtOnce())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
 
     func channelActive(context: ChannelHandlerContext) {
         var buffer = context.channel.allocator.buffer(capacity: 64)
