@@ -156,6 +156,7 @@ let package = Package(
             dependencies: [
                 "IRCProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -224,6 +225,15 @@ let package = Package(
             dependencies: [
                 "OnTheMapService", "SQLiteDirectory", "PostgresDirectory",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LoadToolTests",
+            dependencies: [
+                "LoadTool", "IRCProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

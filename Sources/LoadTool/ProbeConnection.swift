@@ -1,4 +1,5 @@
 import IRCProtocol
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -27,8 +28,57 @@ struct ProbeError: Error, CustomStringConvertible {
     var description: String
 }
 
+/// Where an expectation's outcome waits for the async driver. The event loop fills it and resumes
+/// the waiting task directly: no future callback or timer is registered from another thread, so
+/// nothing crosses threads between a timed write and its answer (each such hop wakes the event
+/// loop through its eventfd, and on two cores that work lands inside the figure).
+final class ArrivalMailbox: Sendable {
+    private enum State {
+        case empty
+        case waiting(CheckedContinuation<Arrival, any Error>)
+        case delivered(Result<Arrival, any Error>)
+    }
+
+    private let state = NIOLockedValueBox(State.empty)
+
+    /// Hands over the outcome; the first one counts.
+    func deliver(_ result: Result<Arrival, any Error>) {
+        let waiter: CheckedContinuation<Arrival, any Error>? = state.withLockedValue { state in
+            switch state {
+            case .empty:
+                state = .delivered(result)
+                return nil
+            case .waiting(let continuation):
+                state = .delivered(result)
+                return continuation
+            case .delivered:
+                return nil
+            }
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// Waits for the outcome (one waiter only).
+    func value() async throws -> Arrival {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<Arrival, any Error>? = state.withLockedValue { state in
+                switch state {
+                case .empty:
+                    state = .waiting(continuation)
+                    return nil
+                case .delivered(let result):
+                    return result
+                case .waiting:
+                    return .failure(ProbeError(description: "an arrival has one waiter"))
+                }
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}
+
 /// The connection's inbound end: splits lines, answers PING, and hands lines that match the
-/// current expectation to its promise. Runs only on the channel's event loop; timestamps are taken
+/// current expectation to its mailbox. Runs only on the channel's event loop; timestamps are taken
 /// there, so the Swift-concurrency hops of the driver never enter a measurement.
 final class ProbeHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
@@ -38,15 +88,19 @@ final class ProbeHandler: ChannelInboundHandler {
         var match: @Sendable (IRCMessage) -> Bool
         var remaining: Int
         var sentAt: UInt64
+        var deadline: UInt64
         var firstAt: UInt64?
         var lastAt: UInt64?
         var lines: [IRCMessage] = []
-        var promise: EventLoopPromise<Arrival>
+        var mailbox: ArrivalMailbox
     }
 
     private var partial: [UInt8] = []
     private var expectation: Expectation?
     private var closed = false
+    /// Ends overdue expectations, once a second: one timer for the connection's life rather than one
+    /// scheduled (and re-armed in the kernel) for every command while it is being timed.
+    private var watchdog: RepeatedTask?
     /// A channel line that this connection answers at once with "pong", on the event loop: the
     /// trivial responder whose round trip is the floor the server allows.
     var instantAnswerTrigger: String?
@@ -56,30 +110,46 @@ final class ProbeHandler: ChannelInboundHandler {
     /// machine idles in between (see BENCHMARKS.md).
     var quickAck = false
 
+    /// Expects `count` lines matching `match` within `timeout` nanoseconds from now (the send time).
     func expect(
-        _ count: Int, sentAt: UInt64, promise: EventLoopPromise<Arrival>,
-        match: @escaping @Sendable (IRCMessage) -> Bool
+        _ count: Int, within timeout: UInt64, mailbox: ArrivalMailbox, match: @escaping @Sendable (IRCMessage) -> Bool
     ) {
-        expectation?.promise.fail(ProbeError(description: "replaced by a newer expectation"))
+        expectation?.mailbox.deliver(.failure(ProbeError(description: "replaced by a newer expectation")))
+        expectation = nil
         if closed {
-            promise.fail(ProbeError(description: "the server closed the connection"))
+            mailbox.deliver(.failure(ProbeError(description: "the server closed the connection")))
             return
         }
-        expectation = Expectation(match: match, remaining: max(1, count), sentAt: sentAt, promise: promise)
+        let now = monotonicNanoseconds()
+        expectation = Expectation(
+            match: match, remaining: max(1, count), sentAt: now, deadline: now &+ timeout, mailbox: mailbox)
     }
 
-    /// Ends the current expectation at its timeout: with the lines that did arrive, if any.
-    func cancelExpectation() {
-        guard let current = expectation else { return }
+    /// Ends the current expectation if its time is up: with the lines that did arrive, if any.
+    private func expireIfOverdue(now: UInt64) {
+        guard let current = expectation, now >= current.deadline else { return }
         expectation = nil
         if let firstAt = current.firstAt {
-            current.promise.succeed(
-                Arrival(
-                    sentAt: current.sentAt, firstAt: firstAt, lastAt: current.lastAt ?? firstAt,
-                    lines: current.lines))
+            current.mailbox.deliver(
+                .success(
+                    Arrival(
+                        sentAt: current.sentAt, firstAt: firstAt, lastAt: current.lastAt ?? firstAt,
+                        lines: current.lines)))
         } else {
-            current.promise.fail(ProbeError(description: "timed out"))
+            current.mailbox.deliver(.failure(ProbeError(description: "timed out")))
         }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        watchdog = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+            handler.value.expireIfOverdue(now: monotonicNanoseconds())
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        watchdog?.cancel()
+        watchdog = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -127,8 +197,10 @@ final class ProbeHandler: ChannelInboundHandler {
         current.remaining -= 1
         if current.remaining == 0 {
             expectation = nil
-            current.promise.succeed(
-                Arrival(sentAt: current.sentAt, firstAt: current.firstAt ?? now, lastAt: now, lines: current.lines))
+            current.mailbox.deliver(
+                .success(
+                    Arrival(sentAt: current.sentAt, firstAt: current.firstAt ?? now, lastAt: now, lines: current.lines))
+            )
         } else {
             expectation = current
         }
@@ -136,7 +208,7 @@ final class ProbeHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         closed = true
-        expectation?.promise.fail(ProbeError(description: "the server closed the connection"))
+        expectation?.mailbox.deliver(.failure(ProbeError(description: "the server closed the connection")))
         expectation = nil
         context.fireChannelInactive()
     }
@@ -199,26 +271,34 @@ struct ProbeConnection: Sendable {
 
     /// Sets up the expectation and writes `lines` (in one event-loop turn); the answer is awaited
     /// with ``PendingArrival/value()``, so something may happen in between (e.g. starting the bot).
+    /// With nothing to send, this returns once the expectation is in place.
     func arm(
         sending lines: [String] = [], expecting count: Int = 1, timeout: Duration = .seconds(10),
         match: @escaping @Sendable (IRCMessage) -> Bool
     ) async throws -> PendingArrival {
         let channel = self.channel
         let handler = self.handler
-        let promise = channel.eventLoop.makePromise(of: Arrival.self)
-        try await channel.eventLoop.submit {
+        let mailbox = ArrivalMailbox()
+        let timeoutNanoseconds = UInt64(Self.nanoseconds(timeout))
+        if lines.isEmpty {
+            try await channel.eventLoop.submit {
+                handler.value.expect(count, within: timeoutNanoseconds, mailbox: mailbox, match: match)
+            }.get()
+        } else {
             var buffer = channel.allocator.buffer(capacity: lines.reduce(0) { $0 + $1.utf8.count + 2 })
             for line in lines {
                 buffer.writeString(line)
                 buffer.writeStaticString("\r\n")
             }
-            handler.value.expect(count, sentAt: monotonicNanoseconds(), promise: promise, match: match)
-            if !lines.isEmpty { channel.writeAndFlush(buffer, promise: nil) }
-        }.get()
-        let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {
-            handler.value.cancelExpectation()
+            let bytes = buffer
+            // Not awaited: the expectation and the write happen in one turn of the loop, and the
+            // driver next hears from the loop when the answer is in.
+            channel.eventLoop.execute {
+                handler.value.expect(count, within: timeoutNanoseconds, mailbox: mailbox, match: match)
+                channel.writeAndFlush(bytes, promise: nil)
+            }
         }
-        return PendingArrival(future: promise.futureResult, timer: timer, what: "\(nick): \(lines.first ?? "wait")")
+        return PendingArrival(mailbox: mailbox, what: "\(nick): \(lines.first ?? "wait")")
     }
 
     /// Acknowledges every read at once from now on (see ``ProbeHandler/quickAck``).
@@ -263,14 +343,12 @@ struct ProbeConnection: Sendable {
 
 /// An expectation set up by ``ProbeConnection/arm(sending:expecting:timeout:match:)``.
 struct PendingArrival: Sendable {
-    let future: EventLoopFuture<Arrival>
-    let timer: Scheduled<Void>
+    let mailbox: ArrivalMailbox
     let what: String
 
     func value() async throws -> Arrival {
-        defer { timer.cancel() }
         do {
-            return try await future.get()
+            return try await mailbox.value()
         } catch {
             throw ProbeError(description: "\(what): no answer (\(error))")
         }
