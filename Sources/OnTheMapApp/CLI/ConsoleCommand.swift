@@ -38,7 +38,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         let config = try options.loadForService()
         let level = logLevel
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = TextLogHandler(label: label)
             handler.logLevel = level
             return handler
         }

@@ -27,7 +27,7 @@ struct RunCommand: AsyncParsableCommand {
         switch logFormat {
         case .text:
             LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
+                var handler = TextLogHandler(label: label)
                 handler.logLevel = level
                 return handler
             }
