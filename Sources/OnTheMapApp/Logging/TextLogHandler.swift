@@ -1,5 +1,5 @@
-import Foundation
 import Logging
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
     import Glibc
@@ -87,7 +87,7 @@ final class TextLogOutput: @unchecked Sendable {
     static let standardError = TextLogOutput(fileDescriptor: STDERR_FILENO)
 
     private let fileDescriptor: Int32
-    private let lock = NSLock()
+    private let lock = NIOLock()
     // Guarded by `lock`.
     private var stampedSecond = Int.min
     private var stamp: [UInt8] = []
