@@ -32,6 +32,11 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "Sequential !where <name> round trips per run (0: skip).") var wheres = 200
     @Option(help: "The names for !where (comma-separated, used in turn).") var whereNames = "Ada Lovelace,Grace Hopper"
     @Option(help: "Channel lines in the burst (0: skip).") var burst = 2000
+    @Flag(
+        help:
+            "The chatter connection sits in the bot's channel through the timed round trips too (the layout before session 8), and the floor is timed there."
+    )
+    var chatterInChannel = false
     @Option(help: "Runs (each starts the bot afresh when a command is given).") var runs = 1
     @Flag(
         help:
@@ -96,12 +101,12 @@ struct LoadCommand: AsyncParsableCommand {
         }
         let channel = self.channel
         let botNick = self.botNick
-        for connection in [probe, burster] {
-            let nick = connection.nick
-            _ = try await connection.send(["JOIN \(channel)"], timeout: .seconds(10)) {
-                $0.command == "JOIN" && $0.sourceNick?.lowercased() == nick.lowercased()
-            }
-        }
+        // Each timed round trip has just its two ends in the channel: the probe and the bot in the
+        // bot's channel, the probe and the trivial responder in the floor channel. A third member
+        // would make the server relay every line twice and wake its client for each.
+        try await Self.join(channel, probe)
+        if floorChannel != channel { try await Self.join(floorChannel, probe) }
+        try await Self.join(chatterInChannel ? channel : floorChannel, burster)
 
         var bot: LaunchedBot?
         let process: ProcessFigures?
@@ -136,6 +141,18 @@ struct LoadCommand: AsyncParsableCommand {
         return figures
     }
 
+    /// Where the floor is timed: a channel of the probe and the responder only (the bot's own
+    /// channel with `--chatter-in-channel`).
+    private var floorChannel: String { chatterInChannel ? channel : channel + "-floor" }
+
+    private static func join(_ channel: String, _ connection: ProbeConnection) async throws {
+        let nick = connection.nick
+        _ = try await connection.send(["JOIN \(channel)"], timeout: .seconds(10)) {
+            $0.command == "JOIN" && $0.sourceNick?.lowercased() == nick.lowercased()
+                && $0.parameters.first?.lowercased() == channel.lowercased()
+        }
+    }
+
     private func measure(
         probe: ProbeConnection, burster: ProbeConnection, process: ProcessFigures?, into figures: inout RunFigures
     ) async throws {
@@ -152,10 +169,11 @@ struct LoadCommand: AsyncParsableCommand {
         if pings > 0 {
             let trigger = "\(prefix)floor"
             let responder = burster.nick
+            let floorChannel = self.floorChannel
             try await burster.answerAtOnce(to: trigger)
             figures.floor = try await Self.roundTrips(
-                of: "PRIVMSG \(channel) :\(trigger)", count: pings, probe: probe,
-                match: { $0.isMessage(from: responder, to: channel) })
+                of: "PRIVMSG \(floorChannel) :\(trigger)", count: pings, probe: probe,
+                match: { $0.isMessage(from: responder, to: floorChannel) })
         }
 
         figures.near = try await measureCommand(
@@ -164,6 +182,7 @@ struct LoadCommand: AsyncParsableCommand {
             "where", arguments: whereNames, count: wheres, probe: probe, match: fromBot)
 
         if burst > 0 {
+            if !chatterInChannel { try await Self.join(channel, burster) }
             let bursterNick = burster.nick
             let marker = "burst-end-\(UInt32.random(in: 0...UInt32.max))"
             let lines = (0..<burst).map { index in
