@@ -168,11 +168,11 @@ import Testing
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// The `onthemap-bot` binary SwiftPM built beside the test bundle.
-    static func builtExecutable() -> String? {
+    /// A binary of this package (`onthemap-bot` unless named) that SwiftPM built beside the test bundle.
+    static func builtExecutable(_ name: String = "onthemap-bot") -> String? {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("onthemap-bot").path
+            let candidate = folder.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             folder.deleteLastPathComponent()
         }

@@ -23,19 +23,10 @@ import Testing
         var runs: [Run]
     }
 
-    private static func builtExecutable(_ name: String) -> String? {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent(name).path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            folder.deleteLastPathComponent()
-        }
-        return nil
-    }
-
     @Test func theToolTimesTheBotAndTheFloorAndWritesItsFigures() async throws {
-        let load = try #require(Self.builtExecutable("onthemap-load"), "onthemap-load was not built next to the tests")
-        let bot = try #require(Self.builtExecutable("onthemap-bot"), "onthemap-bot was not built next to the tests")
+        let load = try #require(
+            BotLiveTests.builtExecutable("onthemap-load"), "onthemap-load was not built next to the tests")
+        let bot = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
         try await InspircdServer.withRunning { server in try await measure(load: load, bot: bot, on: server) }
     }
 
