@@ -58,16 +58,21 @@ struct RecordingLogHandler: LogHandler {
     final class Harness: Sendable {
         let server: ScriptedIRCServer
         let bot: BotService
+        let network: PlayedNetwork
         let running: Task<BotService.Outcome, Never>
         private let seen = Mutex<Int>(0)
 
-        init(server: ScriptedIRCServer, bot: BotService) {
+        init(server: ScriptedIRCServer, bot: BotService, network: PlayedNetwork) {
             self.server = server
             self.bot = bot
+            self.network = network
             self.running = Task { await bot.runUntilStopped() }
         }
 
-        func send(_ line: String) { server.broadcast(line) }
+        func send(_ line: String) {
+            network.played(line)
+            server.broadcast(line)
+        }
 
         /// The texts the bot sent to `target` since the last call (waiting for at least one).
         func replies(to target: String, timeout: Duration = .seconds(20)) async throws -> [String] {
@@ -121,8 +126,11 @@ struct RecordingLogHandler: LogHandler {
             email: tom.email, password: tom.password, firstName: "Tom", lastName: "Tacoma")
         try setup.close()
 
+        let network = PlayedNetwork()
         let server = try await ScriptedIRCServer.start { message, _ in
             switch message.command {
+            case "WHOIS":
+                return network.whoisReply(for: message.parameters.last ?? "")
             case "CAP":
                 switch message.parameters.first {
                 case "LS": return [":srv CAP * LS :account-tag extended-join account-notify multi-prefix"]
@@ -161,7 +169,7 @@ struct RecordingLogHandler: LogHandler {
                   database: \(database)
                 """)
         let bot = try await BotAssembly.makeService(config: config, logger: logger)
-        let harness = Harness(server: server, bot: bot)
+        let harness = Harness(server: server, bot: bot, network: network)
         do {
             _ = try await server.waitForLine(timeout: .seconds(20)) { $0.command == "JOIN" }
             try await Task.sleep(for: .milliseconds(300))
@@ -171,6 +179,49 @@ struct RecordingLogHandler: LogHandler {
             throw error
         }
         await harness.stop()
+    }
+
+    /// Who is connected, as the lines the test plays say: each new `nick!user@host` is a new connection
+    /// with its own sign-on time, a QUIT ends it, a NICK moves it; WHOIS is answered from it.
+    final class PlayedNetwork: Sendable {
+        private let connections = Mutex<(byNick: [String: (mask: String, signon: Int)], signons: Int)>(([:], 0))
+
+        func played(_ line: String) {
+            guard let message = try? IRCMessage(parsing: line.split(separator: "\n").first.map(String.init) ?? line),
+                let source = message.sourceIdentity, source.user != nil
+            else { return }
+            let mask = "\(source.nick)!\(source.user ?? "")@\(source.host ?? "")"
+            connections.withLock { state in
+                let key = source.nick.lowercased()
+                switch message.command {
+                case "QUIT":
+                    state.byNick[key] = nil
+                case "NICK":
+                    let old = state.byNick.removeValue(forKey: key)
+                    let new = message.parameters.first ?? source.nick
+                    let newMask = "\(new)!\(source.user ?? "")@\(source.host ?? "")"
+                    state.byNick[new.lowercased()] = (newMask, old?.signon ?? 1_700_000_000 + state.signons)
+                default:
+                    if state.byNick[key]?.mask != mask {
+                        state.signons += 1
+                        state.byNick[key] = (mask, 1_700_000_000 + state.signons)
+                    }
+                }
+            }
+        }
+
+        func whoisReply(for nick: String) -> [String] {
+            let found = connections.withLock { $0.byNick[nick.lowercased()] }
+            guard let found else {
+                return [":srv 401 MapBot \(nick) :No such nick", ":srv 318 MapBot \(nick) :End of /WHOIS list."]
+            }
+            let source = IRCSource(parsing: found.mask)
+            return [
+                ":srv 311 MapBot \(source.nick) \(source.user ?? "") \(source.host ?? "") * :Student",
+                ":srv 317 MapBot \(source.nick) 0 \(found.signon) :seconds idle, signon time",
+                ":srv 318 MapBot \(source.nick) :End of /WHOIS list.",
+            ]
+        }
     }
 
     @Test func logRedactionCoversAddressedFormattedAndAliasedLogins() {
@@ -309,7 +360,8 @@ struct RecordingLogHandler: LogHandler {
             }
             h.privately("eve!~eve@e.example", "!register eve@class.test \(wrong[0]) Eve Evans")
             #expect(try await h.replies(to: "eve").first?.contains("Registration is turned off") == true)
-            // Tom logs in and out too.
+            // Tom logs in and out too (from the channel, so that the bot sees him all along).
+            h.send(":tom!~tom@t.example JOIN #class * :Tom")
             h.privately("tom!~tom@t.example", "login \(Self.tom.email) \(Self.tom.password)")
             #expect(try await h.replies(to: "tom").first?.hasPrefix("Welcome, Tom Tacoma!") == true)
             sessionIds += [

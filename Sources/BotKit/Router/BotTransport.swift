@@ -38,6 +38,25 @@ public protocol BotTransport: Sendable {
     /// Waits until every line sent so far has left for the network (not just been queued); false
     /// when it may not have (the connection stopped first, or the wait was cancelled).
     nonisolated(nonsending) func waitUntilSent() async -> Bool
+    /// Asks the network about the connection that uses `nick` now (WHOIS).
+    nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup
+    /// Asks the network to report when nobody uses `nick` any more (MONITOR, WATCH); false when it
+    /// cannot. Reports arrive as the transport's owner feeds them to ``SessionBook/wentOffline(nick:)``.
+    nonisolated(nonsending) func watchPresence(ofNick nick: String) async -> Bool
+    /// Stops ``watchPresence(ofNick:)``.
+    nonisolated(nonsending) func unwatchPresence(ofNick nick: String) async
+    /// Whether the bot shares a channel with `nick` now (it then sees their QUIT and NICK).
+    nonisolated(nonsending) func sharesChannel(withNick nick: String) async -> Bool
+}
+
+/// What the network says about the connection that uses a nick now.
+public enum ConnectionLookup: Sendable, Hashable {
+    /// The transport cannot ask (a console, a test transport): sessions are taken as they are.
+    case notAsked
+    /// Nobody uses the nick, or the network did not answer.
+    case nobody
+    /// The connection's user@host, services account, and sign-on time when the network says.
+    case found(user: String?, host: String?, account: String?, signedOnAt: Int?)
 }
 
 extension BotTransport {
@@ -51,4 +70,10 @@ extension BotTransport {
 
     /// A transport that writes each line at once has nothing to wait for.
     public nonisolated(nonsending) func waitUntilSent() async -> Bool { true }
+
+    /// A transport without a network to ask.
+    public nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }
+    public nonisolated(nonsending) func watchPresence(ofNick nick: String) async -> Bool { false }
+    public nonisolated(nonsending) func unwatchPresence(ofNick nick: String) async {}
+    public nonisolated(nonsending) func sharesChannel(withNick nick: String) async -> Bool { false }
 }

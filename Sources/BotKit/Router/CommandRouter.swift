@@ -156,11 +156,6 @@ public actor CommandRouter {
                 "\(settings.prefix)\(command.name) is turned off in \(channel); try it in a private message: \(hint)",
                 to: line)
         }
-        let session = await sessions.session(for: line.sender)
-        if command.requiresLogin && session == nil {
-            return await reply(
-                "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>", to: line)
-        }
         if settings.enforcesUserLimits, let limit = command.rateLimit,
             let wait = checkRateLimit(limit, command: command, line: line)
         {
@@ -168,10 +163,17 @@ public actor CommandRouter {
                 "Please wait \(Self.describe(wait)) before using \(settings.prefix)\(command.name) again.", to: line)
         }
 
-        let invocation = Invocation(
-            sender: line.sender, origin: line.origin, commandName: command.name, argument: parsed.argument,
-            prefix: settings.prefix, botNick: botNick, session: session, sessions: sessions,
-            channelLineCap: settings.channelLineCap, transport: transport, catalog: catalog)
+        let (prefix, lineCap, sessions, transport, catalog) = (
+            settings.prefix, settings.channelLineCap, sessions, transport, catalog
+        )
+        let makeInvocation = { (session: BoundSession?) in
+            Invocation(
+                sender: line.sender, origin: line.origin, commandName: command.name, argument: parsed.argument,
+                prefix: prefix, botNick: botNick, session: session, sessions: sessions, channelLineCap: lineCap,
+                transport: transport, catalog: catalog)
+        }
+        let keeper = SessionKeeper(sessions: sessions, transport: transport)
+        let loginHint = "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>"
         let previous = inFlight[userKey]?.task
         let timeout = settings.commandTimeout
         lastCommandID += 1
@@ -181,7 +183,14 @@ public actor CommandRouter {
         // calls into the router run inline.
         let task = Task(executorPreference: settings.commandExecutor) {
             await previous?.value
-            await self.execute(command, invocation: invocation, id: id, timeout: timeout)
+            // The session is looked up once the user's earlier commands are done (one of them may be a
+            // login); checking an unwatched one asks the server, which must not hold up other users.
+            let session = await keeper.session(for: line.sender)
+            if command.requiresLogin && session == nil {
+                await self.reply(loginHint, to: line)
+            } else {
+                await self.execute(command, invocation: makeInvocation(session), id: id, timeout: timeout)
+            }
             await self.finished(id, key: userKey)
         }
         inFlight[userKey] = (id, task)

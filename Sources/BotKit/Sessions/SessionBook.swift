@@ -10,13 +10,34 @@ public struct BoundSession: Sendable, Hashable {
     public var owner: SessionOwner
     /// The nick its owner was last seen using (follows NICK changes).
     public var nick: String
+    /// When the owner's connection signed on (the server's WHOIS), for a connection-bound session:
+    /// another connection that later uses the same nick and user@host has another sign-on time.
+    public var signedOnAt: Int?
+    /// How the bot would learn that the owner's connection ended.
+    public var watch: SessionWatch
 
-    public init(session: DirectorySession, profile: StudentProfile, owner: SessionOwner, nick: String) {
+    public init(
+        session: DirectorySession, profile: StudentProfile, owner: SessionOwner, nick: String,
+        signedOnAt: Int? = nil, watch: SessionWatch = .channel
+    ) {
         self.session = session
         self.profile = profile
         self.owner = owner
         self.nick = nick
+        self.signedOnAt = signedOnAt
+        self.watch = watch
     }
+}
+
+/// How the bot would see a connection-bound session's owner leave.
+public enum SessionWatch: Sendable, Hashable {
+    /// The server reports when the owner's nick goes offline (MONITOR or WATCH).
+    case server
+    /// The bot shares a channel with the owner and sees their QUIT or NICK there.
+    case channel
+    /// It would not: before the session acts again, the owner's connection is checked (see
+    /// ``SessionBook/reclaim(for:signedOnAt:user:host:watch:ifUnchangedSince:)``).
+    case none
 }
 
 /// Who a session belongs to: a services account when the server reported one at login,
@@ -37,10 +58,19 @@ public enum SessionOwner: Sendable, Hashable {
 
 /// The sessions of every logged-in IRC user. Sessions follow nick changes, end on QUIT when
 /// they are not bound to a services account, and never pass to someone who later takes a nick.
+///
+/// A connection-bound session acts only while the bot watches its owner without a gap (the server's
+/// MONITOR/WATCH, or a shared channel). When the bot loses sight of the owner (the nick went offline,
+/// they left the last shared channel, the bot's own connection dropped) the session is kept but
+/// unwatched: before it acts again, the connection using the nick must prove to be the owner's (same
+/// user@host and sign-on time), else the session ends.
 public actor SessionBook {
     private var caseMapping: CaseMapping
     private var byAccount: [String: BoundSession] = [:]
     private var byConnection: [String: BoundSession] = [:]
+    /// Counts every loss of sight: per folded nick, and for everyone at once (the bot's reconnects).
+    private var sightLosses: [String: Int] = [:]
+    private var everyoneSightLosses = 0
     private let clock: @Sendable () -> Date
     private nonisolated let executor: any SerialExecutor
 
@@ -65,11 +95,19 @@ public actor SessionBook {
             byConnection.values.map { (key(for: $0.owner), $0) }, uniquingKeysWith: { a, _ in a })
     }
 
-    /// Binds a new session to the sender (replacing any earlier one of theirs).
+    /// Binds a new session to the sender (replacing any earlier one of theirs). `signedOnAt` and
+    /// `watch` describe the sender's connection (see ``BoundSession``); with `ifUnchangedSince`, a
+    /// loss of sight of the sender after that ``sightMark(of:)`` leaves the session unwatched.
     @discardableResult
-    public func bind(_ session: DirectorySession, profile: StudentProfile, to sender: Sender) -> BoundSession {
+    public func bind(
+        _ session: DirectorySession, profile: StudentProfile, to sender: Sender, signedOnAt: Int? = nil,
+        watch: SessionWatch = .channel, ifUnchangedSince mark: SightMark? = nil
+    ) -> BoundSession {
         let owner = SessionOwner(sender)
-        let bound = BoundSession(session: session, profile: profile, owner: owner, nick: sender.nick)
+        let unchanged = mark.map { $0 == sightMark(of: sender.nick) } ?? true
+        let bound = BoundSession(
+            session: session, profile: profile, owner: owner, nick: sender.nick, signedOnAt: signedOnAt,
+            watch: unchanged ? watch : .none)
         switch owner {
         case .account: byAccount[key(for: owner)] = bound
         case .connection: byConnection[key(for: owner)] = bound
@@ -98,15 +136,141 @@ public actor SessionBook {
                 if isAccount { byAccount[k] = nil } else { byConnection[k] = nil }
                 continue
             }
+            if !isAccount && bound.watch == .none { continue }
             return bound
         }
         return nil
     }
 
+    /// Where the bot's sight of `nick` stands: compare two marks to know whether it lost sight in between.
+    public struct SightMark: Sendable, Hashable {
+        fileprivate var nick: Int
+        fileprivate var everyone: Int
+    }
+
+    /// The current ``SightMark`` of `nick`.
+    public func sightMark(of nick: String) -> SightMark {
+        SightMark(nick: sightLosses[caseMapping.lowercased(nick)] ?? 0, everyone: everyoneSightLosses)
+    }
+
+    /// Whether an unwatched connection-bound session might be the sender's: one bound to the sender's
+    /// nick and user@host, or (after a nick change the bot did not see) to their user@host alone.
+    public func hasUnwatchedSession(for sender: Sender) -> Bool {
+        !unwatchedCandidates(for: sender).isEmpty
+    }
+
+    /// Takes back an unwatched session for the sender, whose connection the server has just described
+    /// (`signedOnAt`, `user`, `host`; nil `signedOnAt` when nobody uses the nick or the server does not
+    /// say): the session bound to the sender's nick, or to their user@host under another nick (its
+    /// owner changed nick unseen), whose connection it is — same user@host and sign-on time. It moves
+    /// to the sender's nick; `watch` is how the bot watches it from now on, unless it lost sight of the
+    /// sender since `mark`. A session that does not match stays unwatched: it never acts for another
+    /// connection, and its owner, wherever they are now, can still take it back. Returns the session,
+    /// or nil.
+    public func reclaim(
+        for sender: Sender, signedOnAt: Int?, user: String?, host: String?, watch: SessionWatch,
+        ifUnchangedSince mark: SightMark
+    ) -> BoundSession? {
+        let candidates = unwatchedCandidates(for: sender)
+        var reclaimed: BoundSession?
+        for (k, bound) in candidates {
+            guard case .connection(_, let ownerUser, let ownerHost) = bound.owner else { continue }
+            let matches =
+                signedOnAt != nil && bound.signedOnAt == signedOnAt && Self.sameUser(user, ownerUser)
+                && host?.lowercased() == ownerHost.lowercased()
+            if matches, reclaimed == nil {
+                var moved = bound
+                byConnection[k] = nil
+                moved.owner = .connection(nick: sender.nick, user: ownerUser, host: ownerHost)
+                moved.nick = sender.nick
+                moved.watch = mark == sightMark(of: sender.nick) ? watch : .none
+                byConnection[key(for: moved.owner)] = moved
+                reclaimed = moved
+            }
+        }
+        return reclaimed
+    }
+
+    /// Takes back, unchecked, the unwatched session bound to the sender's nick and user@host, for a
+    /// transport that cannot ask the server who uses a nick (a console, a test transport).
+    public func trustUnwatchedSession(of sender: Sender) -> BoundSession? {
+        let k = key(for: SessionOwner(sender))
+        guard var bound = byConnection[k], bound.watch == .none, bound.session.expiresAt > clock() else { return nil }
+        bound.watch = .channel
+        byConnection[k] = bound
+        return bound
+    }
+
+    /// Sets how the bot watches the connection-bound session of `sender`, unless it lost sight of
+    /// them since `mark`.
+    public func setWatch(_ watch: SessionWatch, for sender: Sender, ifUnchangedSince mark: SightMark) {
+        let k = key(for: SessionOwner(sender))
+        guard byConnection[k] != nil else { return }
+        byConnection[k]?.watch = mark == sightMark(of: sender.nick) ? watch : .none
+    }
+
+    /// The bot no longer shares a channel with `nick`: a session watched through a channel is unwatched.
+    public func lostSight(ofNick nick: String) {
+        let folded = loseSight(of: nick)
+        for (k, bound) in byConnection where bound.watch == .channel && caseMapping.lowercased(bound.nick) == folded {
+            byConnection[k]?.watch = .none
+        }
+    }
+
+    /// The server says nobody uses `nick` now (MONITOR/WATCH): its sessions are unwatched (the owner
+    /// quit, or changed nick; a check tells which if they come back).
+    public func wentOffline(nick: String) {
+        let folded = loseSight(of: nick)
+        for (k, bound) in byConnection where caseMapping.lowercased(bound.nick) == folded {
+            byConnection[k]?.watch = .none
+        }
+    }
+
+    /// The bot's own connection ended: it saw nothing while it was away, so every connection-bound
+    /// session is unwatched.
+    public func connectionLost() {
+        everyoneSightLosses += 1
+        for k in byConnection.keys { byConnection[k]?.watch = .none }
+    }
+
+    /// Whether two user names are the same user, whether or not each shows the `~` of an ident the
+    /// server could not verify (a WHOIS and a message prefix may differ in it).
+    static func sameUser(_ a: String?, _ b: String?) -> Bool {
+        func bare(_ name: String?) -> Substring? { name.map { $0.drop { $0 == "~" } } }
+        return bare(a) != nil && bare(a) == bare(b)
+    }
+
+    private func loseSight(of nick: String) -> String {
+        let folded = caseMapping.lowercased(nick)
+        sightLosses[folded, default: 0] += 1
+        return folded
+    }
+
+    private func unwatchedCandidates(for sender: Sender) -> [(String, BoundSession)] {
+        let now = clock()
+        let user = sender.user ?? ""
+        let host = (sender.host ?? "").lowercased()
+        let ownKey = key(for: SessionOwner(sender))
+        var found: [(String, BoundSession)] = []
+        for (k, bound) in byConnection where bound.watch == .none {
+            guard bound.session.expiresAt > now else {
+                byConnection[k] = nil
+                continue
+            }
+            guard case .connection(_, let ownerUser, let ownerHost) = bound.owner else { continue }
+            if k == ownKey || (ownerUser == user && ownerHost.lowercased() == host) { found.append((k, bound)) }
+        }
+        // The session of the sender's own nick first.
+        return found.filter { $0.0 == ownKey } + found.filter { $0.0 != ownKey }
+    }
+
     /// Ends the sender's session; returns it so the caller can log out of the backend.
     @discardableResult
     public func unbind(_ sender: Sender) -> BoundSession? {
-        guard let bound = session(for: sender) else { return nil }
+        // A connection-bound session is found watched or not: the router checked the sender's
+        // connection before the command that ends it ran.
+        let connectionKey = key(for: .connection(nick: sender.nick, user: sender.user ?? "", host: sender.host ?? ""))
+        guard let bound = session(for: sender) ?? byConnection[connectionKey] else { return nil }
         remove(bound)
         return bound
     }
@@ -114,7 +278,7 @@ public actor SessionBook {
     /// The nick `old` is now `new`: connection-bound sessions follow it, and every session
     /// remembers the new nick.
     public func nickChanged(from old: String, to new: String) {
-        let oldFolded = caseMapping.lowercased(old)
+        let oldFolded = loseSight(of: old)
         for (k, var bound) in byAccount where caseMapping.lowercased(bound.nick) == oldFolded {
             bound.nick = new
             byAccount[k] = bound
@@ -135,7 +299,7 @@ public actor SessionBook {
     /// someone else who held the nick while the bot was away cannot end its owner's session.
     @discardableResult
     public func userQuit(nick: String, user: String? = nil, host: String? = nil) -> [BoundSession] {
-        let folded = caseMapping.lowercased(nick)
+        let folded = loseSight(of: nick)
         let gone = byConnection.filter { _, bound in
             guard caseMapping.lowercased(bound.nick) == folded else { return false }
             guard let user, let host, case .connection(_, let ownerUser, let ownerHost) = bound.owner else {
@@ -167,7 +331,9 @@ public actor SessionBook {
     /// of the nick's account now) still matches it.
     public func session(ofNick nick: String, account: String? = nil) -> BoundSession? {
         let folded = caseMapping.lowercased(nick)
-        if let found = byConnection.values.first(where: { caseMapping.lowercased($0.nick) == folded }) {
+        if let found = byConnection.values.first(where: {
+            $0.watch != .none && caseMapping.lowercased($0.nick) == folded
+        }) {
             return found
         }
         guard let account, !account.isEmpty, account != "*" else { return nil }

@@ -89,7 +89,7 @@ public final class InspircdServer: Sendable {
             "ssl_gnutls", "cap", "ircv3", "ircv3_accounttag", "ircv3_capnotify", "ircv3_chghost",
             "ircv3_ctctags",
             "ircv3_msgid", "ircv3_servertime", "ircv3_batch", "namesx", "uhnames", "services_account",
-            "chghost",
+            "chghost", "monitor",
         ]
         let config = """
             <config format="xml">

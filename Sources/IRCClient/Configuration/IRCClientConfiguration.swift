@@ -48,6 +48,8 @@ public struct IRCClientConfiguration: Sendable {
     public var registrationTimeout: Duration
     /// How long ``IRCClient/shutdown(quitMessage:)`` keeps sending queued lines before it quits.
     public var shutdownDrainTimeout: Duration
+    /// How long ``IRCClient/whois(_:)`` waits for the server's answer (no answer counts as nobody).
+    public var whoisTimeout: Duration = .seconds(10)
 
     public init(
         host: String,
@@ -247,6 +249,9 @@ public struct IRCClientConfiguration: Sendable {
         public var rejoinAfterRefusal: Duration
         /// Interval between attempts to take back the configured nick while using another one.
         public var nickRegainInterval: Duration
+        /// While on another nick, how often to ask (ISON) whether the configured one is free, when the
+        /// server cannot watch it (no MONITOR or WATCH).
+        public var nickCheckInterval: Duration = .seconds(5)
 
         public init(
             rejoinAfterKick: Duration = .seconds(10),

@@ -42,11 +42,11 @@ public actor IRCClient {
     /// Channels and user identities seen on the current connection.
     public private(set) var identityTracker = IdentityTracker()
 
-    private let logger: Logger
+    let logger: Logger
     private let eventLoopGroup: any EventLoopGroup
     /// The loop the actor and all its connections run on.
     private nonisolated let eventLoop: any EventLoop
-    private let clock = ContinuousClock()
+    let clock = ContinuousClock()
 
     /// Runs tasks on the client's event loop: a task that prefers it talks to the client without a
     /// thread switch (the bot's event pump and command handlers use it; see ``EventLoopExecutor``).
@@ -95,6 +95,16 @@ public actor IRCClient {
     /// Lines read before the actor has taken up their connection (between the socket's connect and
     /// the actor's resuming after it); handled, in order, once registration has begun.
     private var earlyLines: [String]?
+
+    // Who is online (see IRCClient+Presence.swift).
+    /// The nicks watched with MONITOR or WATCH on the current connection.
+    var presence = PresenceWatch()
+    /// WHOIS requests waiting for the server's answer.
+    var whoisLookups = WhoisLookups<CheckedContinuation<WhoisReply?, Never>>()
+    /// While the client is not on its configured nick: whether that nick is watched (MONITOR/WATCH),
+    /// else when to ask again with ISON.
+    var configuredNickWatched = false
+    var nextConfiguredNickCheck: ContinuousClock.Instant?
 
     private enum SASLProgress {
         case idle, awaitingContinuation, payloadSent, finished
@@ -440,6 +450,7 @@ public actor IRCClient {
         identityTracker = IdentityTracker()
         pendingJoins = [:]
         nextNickRegain = nil
+        resetPresence()
     }
 
     private func endConnection() {
@@ -450,6 +461,7 @@ public actor IRCClient {
         writerWake?.finish()
         writerWake = nil
         identityTracker.reset()
+        resetPresence()
     }
 
     /// Closes the current connection; `reason` becomes the reported disconnect reason.
@@ -605,7 +617,7 @@ public actor IRCClient {
         write(.nick(next))
     }
 
-    private func regainNick() {
+    func regainNick() {
         guard isRegistered, !namesEqual(currentNick, configuration.nick) else { return }
         logger.info("Trying to regain the nick \(configuration.nick)")
         enqueue(.nick(configuration.nick))
@@ -639,8 +651,9 @@ public actor IRCClient {
             logger.trace("<< \(LogRedaction.redact(message) ?? line)")
         }
         let nickBefore = currentNick
-        identityTracker.apply(message, ownNick: nickBefore)
+        let changes = identityTracker.apply(message, ownNick: nickBefore)
         emit(.message(message))
+        for change in changes { emit(.identity(change)) }
         dispatch(message, ownNickBefore: nickBefore)
     }
 
@@ -687,6 +700,13 @@ public actor IRCClient {
             var support = identityTracker.serverSupport
             support.apply(message)
             identityTracker.updateServerSupport(support)
+            serverSupportChanged(support)
+        case "730", "731", "734", "600", "601", "604", "605", "512":
+            presenceReported(message)
+        case "311", "317", "330", "318", "401":
+            whoisReplied(message)
+        case "303":
+            isonReplied(message)
         case "432", "433", "436", "437":
             nickRefused(message)
         case "NICK":
@@ -801,7 +821,7 @@ public actor IRCClient {
     }
 
     /// Queues a normal line; `fairnessKey` nil puts it in the control lane (JOIN, WHO, NICK…).
-    private func enqueue(_ message: IRCMessage, fairnessKey: String? = nil) {
+    func enqueue(_ message: IRCMessage, fairnessKey: String? = nil) {
         queueLine(message, fairnessKey: fairnessKey)
         if writeReadyLines() { writerWake?.yield() }
     }
@@ -937,15 +957,16 @@ public actor IRCClient {
             }
         }
         if let nextNickRegain, nextNickRegain <= now { regainNick() }
+        presenceTick(at: now)
     }
 
     // MARK: Helpers
 
-    private func emit(_ event: IRCEvent) {
+    func emit(_ event: IRCEvent) {
         events.yield(event)
     }
 
-    private func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
+    func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
         identityTracker.serverSupport.namesEqual(lhs, rhs)
     }
 

@@ -10,6 +10,8 @@ public enum IRCEvent: Sendable {
     case registered(nick: String)
     /// Every parsed inbound message, before the more specific events it may cause.
     case message(IRCMessage)
+    /// A change in who uses which nick (after the ``message(_:)`` that caused it).
+    case identity(IdentityEvent)
     /// A PRIVMSG from a user (to a channel or to the client).
     case privmsg(IRCUserMessage)
     /// A NOTICE from a user.

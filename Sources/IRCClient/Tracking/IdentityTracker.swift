@@ -19,6 +19,8 @@ public struct IdentityTracker: Sendable {
     private var channels: [String: TrackedChannel] = [:]
     /// Folded nicks of users whose NAMES list is being received, per folded channel.
     private var namesInProgress: Set<String> = []
+    /// Nicks the last ``apply(_:ownNick:)`` stopped tracking (no shared channel left).
+    private var forgotten: [String] = []
 
     public init(serverSupport: ServerSupport = ServerSupport()) {
         self.serverSupport = serverSupport
@@ -91,8 +93,21 @@ public struct IdentityTracker: Sendable {
         namesInProgress = []
     }
 
-    /// Applies one inbound message. `ownNick` is the client's nick at that moment.
-    public mutating func apply(_ message: IRCMessage, ownNick: String) {
+    /// Applies one inbound message. `ownNick` is the client's nick at that moment. Returns what changed
+    /// for users other than the client itself.
+    @discardableResult
+    public mutating func apply(_ message: IRCMessage, ownNick: String) -> [IdentityEvent] {
+        var events: [IdentityEvent] = []
+        let known = users.count
+        applyChanges(of: message, ownNick: ownNick, events: &events)
+        if users.count < known, ["PART", "KICK", "366"].contains(message.command) {
+            events += forgotten.map { IdentityEvent.lostSight(nick: $0) }
+        }
+        forgotten = []
+        return events
+    }
+
+    private mutating func applyChanges(of message: IRCMessage, ownNick: String, events: inout [IdentityEvent]) {
         let source = message.sourceIdentity
         let parameters = message.parameters
         if let source, let account = message.tags["account"], !source.nick.isEmpty {
@@ -130,6 +145,9 @@ public struct IdentityTracker: Sendable {
         case "QUIT":
             guard let source else { return }
             let folded = fold(source.nick)
+            if let known = users[folded], !serverSupport.namesEqual(source.nick, ownNick) {
+                events.append(.quit(nick: known.nick, user: source.user ?? known.user, host: source.host ?? known.host))
+            }
             for key in channels.keys { channels[key]?.members.removeValue(forKey: folded) }
             users.removeValue(forKey: folded)
         case "NICK":
@@ -141,6 +159,9 @@ public struct IdentityTracker: Sendable {
             identity.user = source.user ?? identity.user
             identity.host = source.host ?? identity.host
             let isKnown = channels.values.contains { $0.members[oldKey] != nil }
+            if isKnown, !serverSupport.namesEqual(source.nick, ownNick) {
+                events.append(.nickChanged(from: source.nick, to: newNick, user: identity.user, host: identity.host))
+            }
             for key in channels.keys {
                 if let prefixes = channels[key]?.members.removeValue(forKey: oldKey) {
                     channels[key]?.members[newKey] = prefixes
@@ -150,6 +171,7 @@ public struct IdentityTracker: Sendable {
         case "ACCOUNT":
             guard let source, let account = parameters.first else { return }
             update(nick: source.nick) { $0.account = account == "*" ? nil : account }
+            events.append(.accountChanged(nick: source.nick, account: account == "*" ? nil : account))
         case "CHGHOST":
             guard let source, parameters.count >= 2 else { return }
             update(nick: source.nick) {
@@ -252,6 +274,7 @@ public struct IdentityTracker: Sendable {
         var present: Set<String> = []
         for channel in channels.values { present.formUnion(channel.members.keys) }
         if let kept { present.insert(kept) }
+        for (key, identity) in users where !present.contains(key) { forgotten.append(identity.nick) }
         users = users.filter { present.contains($0.key) }
     }
 }

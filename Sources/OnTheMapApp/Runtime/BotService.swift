@@ -97,6 +97,8 @@ public final class BotService: Service {
     /// Feeds the client's events to `router`, isolated to it: a command goes from the client through
     /// the router to its handler without leaving the router's executor.
     private func pumpEvents(into router: isolated CommandRouter) async -> Outcome {
+        // Channels told that the bot is not on its configured nick (until it is again).
+        var toldChannels: Set<String> = []
         for await event in client.events {
             switch event {
             case .privmsg(let message):
@@ -104,14 +106,27 @@ public final class BotService: Service {
                 await router.handle(
                     IncomingLine(sender: Sender(message.sender), origin: origin, text: message.text))
             case .message(let message):
-                if Self.trackedCommands.contains(message.command) { await track(message) }
+                if message.command == "005" { await router.setCaseMapping(await client.serverSupport.caseMapping) }
+            case .identity(let change):
+                await follow(change, in: router.sessions)
             case .registered(let nick):
                 logger.info("registered", metadata: ["nick": "\(nick)"])
+                toldChannels = []
             case .joined(let channel):
                 logger.info("joined", metadata: ["channel": "\(channel)"])
+                await sayWhileOnAnotherNick(in: [channel], told: &toldChannels)
+            case .nickChanged(_, let new):
+                if client.configuration.nick.lowercased() == new.lowercased() {
+                    toldChannels = []
+                } else {
+                    await sayWhileOnAnotherNick(in: await client.joinedChannels, told: &toldChannels)
+                }
             case .saslFailed(let reason):
                 logger.error("SASL login failed", metadata: ["reason": "\(reason)"])
-            case .connectionFailed(let reason), .disconnected(let reason):
+            case .disconnected(let reason):
+                logger.warning("connection lost", metadata: ["reason": "\(reason)"])
+                await router.sessions.connectionLost()
+            case .connectionFailed(let reason):
                 logger.warning("connection lost", metadata: ["reason": "\(reason)"])
             case .reconnecting(let delay):
                 Counter(label: "onthemap_reconnects_total").increment()
@@ -126,32 +141,38 @@ public final class BotService: Service {
         return .shutDown
     }
 
-    /// The commands ``track(_:)`` looks at (every other line skips it).
-    private static let trackedCommands: Set<String> = ["005", "NICK", "QUIT", "ACCOUNT"]
-
     /// Keeps sessions in step with the network: nick changes move them, a QUIT or a services logout
-    /// ends them. The bot's own reconnects end none: a lost connection is not the users' QUIT, and
-    /// sessions stay bound to nick + user@host (or the account), so only the same person gets them
-    /// back.
-    private func track(_ message: IRCMessage) async {
-        switch message.command {
-        case "005":
-            await router.setCaseMapping(await client.serverSupport.caseMapping)
-        case "NICK":
-            if let old = message.sourceIdentity?.nick, let new = message.parameters.first {
-                await router.sessions.nickChanged(from: old, to: new)
-            }
-        case "QUIT":
-            if let source = message.sourceIdentity {
-                await router.sessions.userQuit(nick: source.nick, user: source.user, host: source.host)
-            }
-        case "ACCOUNT":
+    /// ends them, and losing sight of a user (they left the last shared channel, or the server says
+    /// their nick went offline) leaves their session to be checked before it acts again. The bot's
+    /// own reconnects end none (see ``SessionBook/connectionLost()``).
+    private func follow(_ change: IdentityEvent, in sessions: SessionBook) async {
+        switch change {
+        case .nickChanged(let old, let new, _, _):
+            await sessions.nickChanged(from: old, to: new)
+        case .quit(let nick, let user, let host):
+            await sessions.userQuit(nick: nick, user: user, host: host)
+        case .accountChanged(let nick, let account):
             // A services logout (ACCOUNT *) or switch ends the account-bound session.
-            if let nick = message.sourceIdentity?.nick {
-                await router.sessions.accountChanged(nick: nick, to: message.parameters.first)
-            }
-        default:
-            break
+            await sessions.accountChanged(nick: nick, to: account)
+        case .lostSight(let nick):
+            await sessions.lostSight(ofNick: nick)
+        case .offline(let nick):
+            await sessions.wentOffline(nick: nick)
+        }
+    }
+
+    /// While the bot is not on its configured nick, it says so once in each channel: whoever holds
+    /// that nick would receive the logins students send to it.
+    private func sayWhileOnAnotherNick(in channels: [String], told: inout Set<String>) async {
+        let wanted = client.configuration.nick
+        let current = client.nick
+        guard current.lowercased() != wanted.lowercased() else { return }
+        for channel in channels where told.insert(channel.lowercased()).inserted {
+            await client.sendPrivmsg(
+                to: channel,
+                text:
+                    "I am \(current) until I get my nick back; do not send logins to \(wanted) (whoever has that nick now is not me)."
+            )
         }
     }
 }

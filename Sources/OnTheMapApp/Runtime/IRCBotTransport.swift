@@ -35,6 +35,23 @@ struct IRCBotTransport: BotTransport {
     nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
         await client.identity(ofNick: nick).map(Sender.init)
     }
+
+    nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup {
+        guard let reply = await client.whois(nick) else { return .nobody }
+        return .found(user: reply.user, host: reply.host, account: reply.account, signedOnAt: reply.signedOnAt)
+    }
+
+    nonisolated(nonsending) func watchPresence(ofNick nick: String) async -> Bool {
+        await client.watchPresence(of: nick)
+    }
+
+    nonisolated(nonsending) func unwatchPresence(ofNick nick: String) async {
+        await client.unwatchPresence(of: nick)
+    }
+
+    nonisolated(nonsending) func sharesChannel(withNick nick: String) async -> Bool {
+        await client.identity(ofNick: nick) != nil
+    }
 }
 
 extension Sender {

@@ -76,6 +76,8 @@ public struct LoginPlugin: Plugin {
         if let refusal = await services.loginThrottle.check(identity: key, email: email) {
             throw UserFacingError(refusalSentence(refusal, justFailed: false))
         }
+        // Asked while the password is checked: the answer describes the connection that sent this line.
+        async let connection = call.checkConnection()
         let session: DirectorySession
         do {
             session = try await services.directory.logIn(email: email, password: String(password))
@@ -98,11 +100,27 @@ public struct LoginPlugin: Plugin {
         if let previous = await call.sessions.unbind(call.sender) {
             try? await services.directory.logOut(previous.session)
         }
-        await call.sessions.bind(session, profile: profile, to: call.sender)
+        let caveat = try await bind(session, profile: profile, check: await connection, call, services)
         let name = displayName(profile)
         await call.reply(
             "Welcome, \(name)! You are logged in. Post your pin with \(call.prefix)post <place>; \(call.prefix)logout ends the session."
+                + (caveat.map { " " + $0 } ?? "")
         )
+    }
+
+    /// Binds the session to the sender's identity (see `Invocation.bindSession`); a refused binding
+    /// logs the new session out again and says why. Returns the caveat the student must read, if any.
+    static func bind(
+        _ session: DirectorySession, profile: StudentProfile, check: ConnectionCheck, _ call: Invocation,
+        _ services: ClassServices
+    ) async throws -> String? {
+        switch await call.bindSession(session, profile: profile, check: check) {
+        case .bound(_, let caveat):
+            return caveat
+        case .refused(let reason):
+            try? await services.directory.logOut(session)
+            throw UserFacingError(reason)
+        }
     }
 
     /// What a student is told when the throttle holds a login back.
@@ -123,7 +141,7 @@ public struct LoginPlugin: Plugin {
     }
 
     static func logOut(_ call: Invocation, _ services: ClassServices) async throws {
-        guard let bound = await call.sessions.unbind(call.sender) else {
+        guard let bound = await call.endSession() else {
             await call.reply("You were not logged in.")
             return
         }
@@ -181,15 +199,17 @@ public struct LoginPlugin: Plugin {
             try await accounts.addAccount(
                 email: email, password: password, firstName: firstName, lastName: lastName)
         }
+        async let connection = call.checkConnection()
         let session = try await services.call { try await accounts.logIn(email: email, password: password) }
         let profile = try await services.call {
             try await accounts.profile(accountKey: session.accountKey, session: session)
         }
-        await call.sessions.bind(session, profile: profile, to: call.sender)
+        let caveat = try await bind(session, profile: profile, check: await connection, call, services)
         let name = Formatting.clean(
             "\(account.firstName) \(account.lastName)", maxBytes: 64, fallback: "friend")
         await call.reply(
             "Welcome, \(name)! Your account is ready and you are logged in. Post your pin with \(call.prefix)post <place>."
+                + (caveat.map { " " + $0 } ?? "")
         )
     }
 

@@ -1,0 +1,113 @@
+import OnTheMapService
+
+/// Keeps login sessions that are bound to an IRC connection with that connection: checks the
+/// connection before an unwatched session acts again, and watches it after a login.
+struct SessionKeeper: Sendable {
+    let sessions: SessionBook
+    let transport: any BotTransport
+
+    /// The sender's session, when they have one that may act now. An unwatched connection-bound
+    /// session is checked first (WHOIS: same user@host and sign-on time) and ends when the nick is
+    /// used by another connection now.
+    nonisolated(nonsending) func session(for sender: Sender) async -> BoundSession? {
+        if let live = await sessions.session(for: sender) { return live }
+        guard await sessions.hasUnwatchedSession(for: sender) else { return nil }
+        let mark = await sessions.sightMark(of: sender.nick)
+        switch await transport.lookUpConnection(ofNick: sender.nick) {
+        case .notAsked:
+            return await sessions.trustUnwatchedSession(of: sender)
+        case .nobody:
+            return await sessions.reclaim(
+                for: sender, signedOnAt: nil, user: nil, host: nil, watch: .none, ifUnchangedSince: mark)
+        case .found(let user, let host, _, let signedOnAt):
+            guard
+                var bound = await sessions.reclaim(
+                    for: sender, signedOnAt: signedOnAt, user: user, host: host, watch: .none,
+                    ifUnchangedSince: mark)
+            else { return nil }
+            bound.watch = await watch(sender, since: mark)
+            return bound
+        }
+    }
+
+    /// Watches the sender's connection from now on: the server's MONITOR or WATCH, else a shared
+    /// channel, else nothing. Each state is recorded before it is set up, so a loss of sight reported
+    /// meanwhile is never overwritten.
+    nonisolated(nonsending) func watch(_ sender: Sender, since mark: SessionBook.SightMark) async -> SessionWatch {
+        await sessions.setWatch(.server, for: sender, ifUnchangedSince: mark)
+        if await transport.watchPresence(ofNick: sender.nick) { return .server }
+        await sessions.setWatch(.channel, for: sender, ifUnchangedSince: mark)
+        if await transport.sharesChannel(withNick: sender.nick) { return .channel }
+        await sessions.setWatch(.none, for: sender, ifUnchangedSince: mark)
+        return .none
+    }
+}
+
+/// What the network said about the sender's connection as a login began (see
+/// ``Invocation/checkConnection()``).
+public struct ConnectionCheck: Sendable {
+    let mark: SessionBook.SightMark?
+    let lookup: ConnectionLookup
+}
+
+/// The outcome of ``Invocation/bindSession(_:profile:check:)``.
+public enum SessionBinding: Sendable {
+    /// Bound; `caveat`, when set, is a sentence the student must read (how long the login can last).
+    case bound(BoundSession, caveat: String?)
+    /// Not bound, for the reason given in words.
+    case refused(String)
+}
+
+extension Invocation {
+    /// Asks the network about the sender's connection (WHOIS), for ``bindSession(_:profile:check:)``.
+    /// Ask it as soon as a login begins: the answer must describe the connection that sent the command.
+    public nonisolated(nonsending) func checkConnection() async -> ConnectionCheck {
+        guard case .connection = SessionOwner(sender) else { return ConnectionCheck(mark: nil, lookup: .notAsked) }
+        let mark = await sessions.sightMark(of: sender.nick)
+        return ConnectionCheck(mark: mark, lookup: await transport.lookUpConnection(ofNick: sender.nick))
+    }
+
+    /// Binds a login session to the sender: to their services account when they have one, else to
+    /// their connection as `check` found it, watched from now on (see ``SessionBook``). Refused when
+    /// the connection is gone, or when the network gives the bot no way to see it end.
+    public nonisolated(nonsending) func bindSession(
+        _ session: DirectorySession, profile: StudentProfile, check: ConnectionCheck
+    ) async -> SessionBinding {
+        guard let mark = check.mark else {
+            return .bound(await sessions.bind(session, profile: profile, to: sender), caveat: nil)
+        }
+        switch check.lookup {
+        case .notAsked:
+            return .bound(await sessions.bind(session, profile: profile, to: sender), caveat: nil)
+        case .nobody:
+            return .refused("You seem to have disconnected while logging in; please log in again.")
+        case .found(let user, let host, _, let signedOnAt):
+            guard SessionBook.sameUser(user, sender.user), host?.lowercased() == sender.host?.lowercased() else {
+                return .refused("Your connection changed while logging in; please log in again.")
+            }
+            var bound = await sessions.bind(
+                session, profile: profile, to: sender, signedOnAt: signedOnAt, watch: .none, ifUnchangedSince: mark)
+            let keeper = SessionKeeper(sessions: sessions, transport: transport)
+            bound.watch = await keeper.watch(sender, since: mark)
+            if signedOnAt != nil || bound.watch == .server { return .bound(bound, caveat: nil) }
+            if bound.watch == .channel {
+                return .bound(
+                    bound,
+                    caveat:
+                        "This network does not let me see when you disconnect, so your login lasts only while you stay in a channel with me."
+                )
+            }
+            await sessions.unbind(sender)
+            return .refused(
+                "This network does not let me see when you disconnect, so I can only keep you logged in while you are in a channel with me: join one, then log in again."
+            )
+        }
+    }
+
+    /// Ends the sender's session (`!logout`); returns it so the caller can log out of the backend.
+    public nonisolated(nonsending) func endSession() async -> BoundSession? {
+        guard let bound = await sessions.unbind(sender) else { return nil }
+        if case .connection = bound.owner { await transport.unwatchPresence(ofNick: bound.nick) }
+        return bound
+    }
+}
