@@ -94,3 +94,87 @@ enum DirectorySessionFixture {
         #expect(await book.session(for: Sender(nick: "WIZ[1]", user: "u", host: "h")) != nil)
     }
 }
+
+@Suite struct UnwatchedSessionTests {
+    let alice = Sender(nick: "alice", user: "~alice", host: "home.example")
+    let signon = 1_700_000_000
+
+    func bookWithAlice(watch: SessionWatch = .server) async -> SessionBook {
+        let book = SessionBook()
+        let (session, profile) = DirectorySessionFixture.make()
+        await book.bind(session, profile: profile, to: alice, signedOnAt: signon, watch: watch)
+        return book
+    }
+
+    @Test func anOfflineNickIsUnwatchedAndOnlyItsOwnConnectionTakesItBack() async {
+        let book = await bookWithAlice()
+        #expect(await book.session(for: alice) != nil)
+        await book.wentOffline(nick: "ALICE")
+        #expect(await book.session(for: alice) == nil)
+        #expect(await book.session(ofNick: "alice") == nil)
+        #expect(await book.hasUnwatchedSession(for: alice))
+        // Another connection with the same nick and user@host: a later sign-on, no session.
+        let mark = await book.sightMark(of: "alice")
+        let other = await book.reclaim(
+            for: alice, signedOnAt: signon + 60, user: "~alice", host: "home.example", watch: .server,
+            ifUnchangedSince: mark)
+        #expect(other == nil)
+        // The owner's own connection (the WHOIS may show the ident without its `~`).
+        let owner = await book.reclaim(
+            for: alice, signedOnAt: signon, user: "alice", host: "HOME.example", watch: .server, ifUnchangedSince: mark)
+        #expect(owner?.watch == .server)
+        #expect(await book.session(for: alice) != nil)
+    }
+
+    @Test func aNickChangeOutOfSightIsFollowedByTheSignOnTime() async {
+        let book = await bookWithAlice(watch: .none)
+        let away = Sender(nick: "alice_away", user: "~alice", host: "home.example")
+        #expect(await book.session(for: away) == nil)
+        #expect(await book.hasUnwatchedSession(for: away))
+        let mark = await book.sightMark(of: "alice_away")
+        let moved = await book.reclaim(
+            for: away, signedOnAt: signon, user: "~alice", host: "home.example", watch: .none, ifUnchangedSince: mark)
+        #expect(moved?.nick == "alice_away")
+        #expect(moved?.owner == .connection(nick: "alice_away", user: "~alice", host: "home.example"))
+        #expect(await book.count == 1, "moved, not copied")
+    }
+
+    @Test func aLossOfSightDuringACheckLeavesTheSessionUnwatched() async {
+        let book = await bookWithAlice(watch: .none)
+        let mark = await book.sightMark(of: "alice")
+        await book.wentOffline(nick: "alice")
+        let reclaimed = await book.reclaim(
+            for: alice, signedOnAt: signon, user: "~alice", host: "home.example", watch: .server, ifUnchangedSince: mark
+        )
+        #expect(reclaimed?.watch == SessionWatch.none)
+        #expect(await book.session(for: alice) == nil)
+        await book.setWatch(.server, for: alice, ifUnchangedSince: mark)
+        #expect(await book.session(for: alice) == nil)
+        await book.setWatch(.server, for: alice, ifUnchangedSince: await book.sightMark(of: "alice"))
+        #expect(await book.session(for: alice) != nil)
+    }
+
+    @Test func leavingTheLastSharedChannelUnwatchesOnlyChannelWatchedSessions() async {
+        let book = await bookWithAlice(watch: .channel)
+        let (session, profile) = DirectorySessionFixture.make()
+        let bob = Sender(nick: "bob", user: "~bob", host: "b.example")
+        await book.bind(session, profile: profile, to: bob, signedOnAt: signon, watch: .server)
+        await book.lostSight(ofNick: "alice")
+        await book.lostSight(ofNick: "bob")
+        #expect(await book.session(for: alice) == nil)
+        #expect(await book.session(for: bob) != nil)
+    }
+
+    @Test func theBotsOwnReconnectUnwatchesConnectionSessionsButNotAccountOnes() async {
+        let book = await bookWithAlice()
+        let (session, profile) = DirectorySessionFixture.make()
+        let carol = Sender(nick: "carol", user: "c", host: "c.example", account: "carolacct")
+        await book.bind(session, profile: profile, to: carol)
+        let before = await book.sightMark(of: "anyone")
+        await book.connectionLost()
+        #expect(await book.sightMark(of: "anyone") != before)
+        #expect(await book.session(for: alice) == nil)
+        #expect(await book.session(for: carol) != nil)
+        #expect(await book.count == 2)
+    }
+}
