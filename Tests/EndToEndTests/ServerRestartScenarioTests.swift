@@ -9,9 +9,10 @@ import Testing
 
 /// The whole bot on a real ngircd over TLS while the server is killed (SIGKILL) and restarted on the
 /// same ports several times: with a `!post` half done, with replies queued, and again while the bot
-/// is still reconnecting. The bot comes back and rejoins; students who come back under the same nick
-/// and user@host keep their sessions and open flows; someone else under the nick gets nothing; every
-/// announcement is heard exactly once.
+/// is still reconnecting. The bot comes back and rejoins; students who come back are new connections,
+/// so their connection-bound sessions do not carry over (someone else under the same nick and
+/// user@host would look the same), but after logging in again an open `!post` goes on; someone else
+/// under the nick gets nothing; every announcement is heard exactly once.
 @Suite(.serialized) struct ServerRestartScenarioTests {
     static let botNick = "MapBot"
     static let channel = "#class"
@@ -154,7 +155,8 @@ import Testing
             fromBot($0, to: "jane") && $0.parameters.last?.hasPrefix("Found Seattle") == true
         }
 
-        // Kill 1: a post flow is open. Both students come back under the same nick and user@host.
+        // Kill 1: a post flow is open. Both students come back under the same nick and user@host, on
+        // new connections: logged out, and after logging in again jane finishes her post.
         try await killAndRestart(server)
         jane = try await students.connect("jane")
         tom = try await students.connect("tom")
@@ -164,7 +166,11 @@ import Testing
         let stillIn = try await jane.waitForMessage(timeout: .seconds(15), "whoami after restart") {
             fromBot($0, to: "jane") && $0.parameters.last?.hasPrefix("You are") == true
         }
-        #expect(stillIn.parameters.last?.hasPrefix("You are logged in as Jane Doe") == true)
+        #expect(stillIn.parameters.last?.hasPrefix("You are not logged in.") == true, "\(stillIn)")
+        try await jane.privmsg(botNick, "!login \(Self.jane.email) \(Self.jane.password)")
+        _ = try await jane.waitForMessage(timeout: .seconds(15), "jane's second welcome") {
+            fromBot($0, to: "jane") && $0.parameters.last?.hasPrefix("Welcome, Jane Doe!") == true
+        }
         try await jane.privmsg(botNick, "!link https://jane.example/work")
         let saved = try await jane.waitForMessage(timeout: .seconds(15), "the saved pin") {
             fromBot($0, to: "jane") && $0.parameters.last?.hasPrefix("You are on the map") == true
@@ -173,6 +179,11 @@ import Testing
             saved.parameters.last?.hasPrefix("You are on the map: Jane Doe — Seattle, WA (") == true)
         _ = try await tom.waitForMessage(timeout: .seconds(15), "jane's announcement") {
             fromBot($0, to: channel) && $0.parameters.last == janePin
+        }
+
+        try await tom.privmsg(botNick, "!login \(Self.tom.email) \(Self.tom.password)")
+        _ = try await tom.waitForMessage(timeout: .seconds(15), "tom's second welcome") {
+            fromBot($0, to: "tom") && $0.parameters.last?.hasPrefix("Welcome, Tom Tacoma!") == true
         }
 
         // Kill 2: replies queued (the bot sends 2 lines a second; the help lines, tom's post reply and
@@ -217,13 +228,13 @@ import Testing
         _ = try await jane.waitForMessage(timeout: .seconds(10), "the impostor's QUIT") {
             $0.command == "QUIT" && $0.sourceNick == "tom"
         }
-        // The real tom comes back: the impostor's QUIT did not end his session.
+        // The real tom comes back on a new connection: his session ended with his old one.
         tom = try await students.connect("tom")
         try await tom.privmsg(botNick, "!whoami")
         let tomIn = try await tom.waitForMessage(timeout: .seconds(15), "tom's whoami") {
             fromBot($0, to: "tom") && $0.parameters.last?.hasPrefix("You are") == true
         }
-        #expect(tomIn.parameters.last?.hasPrefix("You are logged in as Tom Tacoma") == true)
+        #expect(tomIn.parameters.last?.hasPrefix("You are not logged in.") == true)
 
         // jane QUITs while the bot watches: her session ends, even for the same nick and user@host.
         await jane.quit()

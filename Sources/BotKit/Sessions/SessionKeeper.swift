@@ -30,14 +30,14 @@ struct SessionKeeper: Sendable {
         }
     }
 
-    /// Watches the sender's connection from now on: the server's MONITOR or WATCH, else a shared
-    /// channel, else nothing. Each state is recorded before it is set up, so a loss of sight reported
-    /// meanwhile is never overwritten.
+    /// Watches the sender's connection from now on: through a shared channel (it costs no line),
+    /// else the server's MONITOR or WATCH, else not at all. Each state is recorded before it is set
+    /// up, so a loss of sight reported meanwhile is never overwritten.
     nonisolated(nonsending) func watch(_ sender: Sender, since mark: SessionBook.SightMark) async -> SessionWatch {
-        await sessions.setWatch(.server, for: sender, ifUnchangedSince: mark)
-        if await transport.watchPresence(ofNick: sender.nick) { return .server }
         await sessions.setWatch(.channel, for: sender, ifUnchangedSince: mark)
         if await transport.sharesChannel(withNick: sender.nick) { return .channel }
+        await sessions.setWatch(.server, for: sender, ifUnchangedSince: mark)
+        if await transport.watchPresence(ofNick: sender.nick) { return .server }
         await sessions.setWatch(.none, for: sender, ifUnchangedSince: mark)
         return .none
     }
