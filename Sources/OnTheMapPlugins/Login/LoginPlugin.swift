@@ -76,8 +76,6 @@ public struct LoginPlugin: Plugin {
         if let refusal = await services.loginThrottle.check(identity: key, email: email) {
             throw UserFacingError(refusalSentence(refusal, justFailed: false))
         }
-        // Asked while the password is checked: the answer describes the connection that sent this line.
-        async let connection = call.checkConnection()
         let session: DirectorySession
         do {
             session = try await services.directory.logIn(email: email, password: String(password))
@@ -90,6 +88,9 @@ public struct LoginPlugin: Plugin {
             throw ServiceErrorWording.error(for: error)
         }
         await services.loginThrottle.recordSuccess(identity: key, email: email)
+        // Asked only once the password is right (a wrong guess costs the bot no extra line), and while
+        // the profile is fetched: the answer describes the connection that sent this line.
+        async let connection = call.checkConnection()
         let profile: StudentProfile
         do {
             profile = try await services.directory.profile(accountKey: session.accountKey, session: session)
