@@ -15,13 +15,15 @@ public actor TestIRCUser {
     private var readerTask: Task<Void, Never>?
 
     /// Connects and registers (NICK/USER, waits for 001). `caFile` enables TLS trusting that PEM file;
-    /// `username` (the `USER` name, so the user@host others see) defaults to the nick.
+    /// `username` (the `USER` name, so the user@host others see) defaults to the nick. `localAddress`
+    /// binds the client's end before connecting (e.g. `127.0.0.2`, so that the server sees another host).
     public static func connect(
         host: String = "127.0.0.1",
         port: Int,
         caFile: String? = nil,
         nick: String,
         username: String? = nil,
+        localAddress: String? = nil,
         capabilities: [String] = [],
         timeout: Duration = .seconds(10)
     ) async throws -> TestIRCUser {
@@ -33,7 +35,12 @@ public actor TestIRCUser {
             sslContext = try NIOSSLContext(configuration: tls)
         }
         let context = sslContext
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let localAddress {
+            bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: localAddress, port: 0))
+        }
+        let channel =
+            try await bootstrap
             .connectTimeout(.seconds(5))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -55,13 +55,65 @@ public struct LoginPlugin: Plugin {
         return commands
     }
 
-    /// The key the login throttle counts failures under: the services account, else user@host.
-    static func throttleKey(_ sender: Sender) -> String {
-        if let account = sender.account, !account.isEmpty, account != "*" {
-            return "a:" + account.lowercased()
+    /// What the login throttle counts a failure against: `identity`, the services account, else the
+    /// host; and `origin`, always the host, whose failures count towards the bot-wide cap. The nick
+    /// and user name are left out (anyone changes them at will), and an IPv6 address stands for its
+    /// /64 (one customer's network).
+    static func throttleKeys(_ sender: Sender) -> (identity: String, origin: String) {
+        let origin: String
+        if let host = sender.host, !host.isEmpty {
+            origin = "h:" + hostKey(host)
+        } else {
+            origin = "n:" + sender.nick.lowercased()
         }
-        if let host = sender.host, !host.isEmpty { return "h:\(sender.user ?? "")@\(host.lowercased())" }
-        return "n:" + sender.nick.lowercased()
+        if let account = sender.account, !account.isEmpty, account != "*" {
+            return ("a:" + account.lowercased(), origin)
+        }
+        return (origin, origin)
+    }
+
+    /// A host as the throttle counts it: an IPv6 address as its /64 prefix (`2001:db8:7:1::/64`), an
+    /// IPv4-mapped one as its IPv4 address, anything else (IPv4 address, host name, cloak) lowercased.
+    static func hostKey(_ host: String) -> String {
+        let lowered = host.lowercased()
+        guard let groups = ipv6Groups(lowered) else { return lowered }
+        if groups[0..<5].allSatisfy({ $0 == 0 }) && groups[5] == 0xffff {
+            return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].map(String.init).joined(
+                separator: ".")
+        }
+        return groups[0..<4].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+    }
+
+    /// The eight 16-bit groups of an IPv6 address in text form (`::` and a final dotted IPv4 part
+    /// allowed, a `%zone` ignored), or nil when `text` is not one.
+    static func ipv6Groups(_ text: String) -> [UInt16]? {
+        guard text.contains(":") else { return nil }
+        let address = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let halves = address.components(separatedBy: "::")
+        guard halves.count <= 2 else { return nil }
+        func parse(_ part: String, endsAddress: Bool) -> [UInt16]? {
+            guard !part.isEmpty else { return [] }
+            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
+            var groups: [UInt16] = []
+            for (index, piece) in pieces.enumerated() {
+                if endsAddress && index == pieces.count - 1 && piece.contains(".") {
+                    let octets = piece.split(separator: ".", omittingEmptySubsequences: false)
+                    let values = octets.compactMap { $0.utf8.allSatisfy { (48...57).contains($0) } ? UInt8($0) : nil }
+                    guard octets.count == 4, values.count == 4 else { return nil }
+                    groups += [UInt16(values[0]) << 8 | UInt16(values[1]), UInt16(values[2]) << 8 | UInt16(values[3])]
+                } else {
+                    guard (1...4).contains(piece.count), piece.allSatisfy({ $0.isASCII && $0.isHexDigit }),
+                        let value = UInt16(piece, radix: 16)
+                    else { return nil }
+                    groups.append(value)
+                }
+            }
+            return groups
+        }
+        guard let head = parse(halves[0], endsAddress: halves.count == 1) else { return nil }
+        if halves.count == 1 { return head.count == 8 ? head : nil }
+        guard let tail = parse(halves[1], endsAddress: true), head.count + tail.count <= 7 else { return nil }
+        return head + Array(repeating: 0, count: 8 - head.count - tail.count) + tail
     }
 
     static func logIn(_ call: Invocation, _ services: ClassServices) async throws {
@@ -72,22 +124,24 @@ public struct LoginPlugin: Plugin {
         let email = words[0]
         // A password may contain spaces: everything after the email is the password.
         let password = call.argument.drop { !$0.isWhitespace }.drop { $0.isWhitespace }
-        let key = throttleKey(call.sender)
-        if let refusal = await services.loginThrottle.check(identity: key, email: email) {
+        let (identity, origin) = throttleKeys(call.sender)
+        if let refusal = await services.loginThrottle.check(identity: identity, origin: origin, email: email) {
             throw UserFacingError(refusalSentence(refusal, justFailed: false))
         }
         let session: DirectorySession
         do {
             session = try await services.directory.logIn(email: email, password: String(password))
         } catch ServiceError.invalidCredentials {
-            if let refusal = await services.loginThrottle.recordFailure(identity: key, email: email) {
+            if let refusal = await services.loginThrottle.recordFailure(
+                identity: identity, origin: origin, email: email)
+            {
                 throw UserFacingError(refusalSentence(refusal, justFailed: true))
             }
             throw UserFacingError("Wrong email or password.")
         } catch let error as ServiceError {
             throw ServiceErrorWording.error(for: error)
         }
-        await services.loginThrottle.recordSuccess(identity: key, email: email)
+        await services.loginThrottle.recordSuccess(identity: identity, email: email)
         // Asked only once the password is right (a wrong guess costs the bot no extra line), and while
         // the profile is fetched: the answer describes the connection that sent this line.
         async let connection = call.checkConnection()

@@ -1,18 +1,26 @@
 import Foundation
+import OnTheMapService
 
-/// Slows down password guessing on three levels, before the backend is asked:
+/// Slows down password guessing on three levels, before the backend is asked. Failures are counted
+/// against what an attacker cannot change cheaply: an **identity** is the services account, else
+/// the host (an IPv6 address by its /64), never the nick or user name; the **origin** of an attempt
+/// is always its host (see `LoginPlugin.throttleKeys`).
 ///
-/// - **one identity** (services account, else user@host): after `identityFailureLimit` wrong
-///   passwords it waits `lockout`; each further lockout doubles, up to `maximumLockout`;
-/// - **one email**, whoever tries it (many nicks, many hosts): after `emailFailureLimit` wrong
-///   passwords the email waits the same way. Identities that logged in to that email before
-///   are not held back by this, so a crowd of guessers cannot lock the owner out;
-/// - **everyone**: at most `globalFailureLimit` wrong passwords per `globalWindow` on the whole
-///   bot; beyond that new attempts wait for the window to move on.
+/// - **one identity**: after `identityFailureLimit` wrong passwords it waits `lockout`; each
+///   further lockout doubles, up to `maximumLockout`;
+/// - **one email**: after `emailFailureLimit` wrong passwords for it, from anywhere, the email waits
+///   the same way — but only for the identities that gave one of those wrong passwords. Others (the
+///   owner on a new device) are not held back, and neither is an identity that logged in to the email
+///   before (it is *trusted* for that email);
+/// - **everyone**: each origin counts at most `identityFailureLimit` failures per `globalWindow`
+///   towards a bot-wide `globalFailureLimit`; while the cap is reached, origins with a failure of
+///   their own in the window wait (trusted identities excepted), and origins without one do not.
 ///
 /// Every email string is counted the same way whether or not an account has it, so the throttle
 /// never tells who has an account. A successful login forgets the failures of its identity and
-/// its email. Failures older than `forgetAfter` are forgotten.
+/// its email. Failures older than `forgetAfter` are forgotten. Which identity logged in to which
+/// email is kept in the `store` (at most `trustCapacity` pairs, the least recent dropped first), so a
+/// restart does not forget it; failures and lockouts are kept in memory only.
 public actor LoginThrottle {
     /// The limits.
     public struct Policy: Sendable, Equatable {
@@ -24,11 +32,14 @@ public actor LoginThrottle {
         public var lockout: Duration
         public var maximumLockout: Duration
         public var forgetAfter: Duration
+        /// How many (email, identity) pairs that logged in are remembered.
+        public var trustCapacity: Int
 
         public init(
             identityFailureLimit: Int = 5, emailFailureLimit: Int = 10, globalFailureLimit: Int = 60,
             globalWindow: Duration = .seconds(60), lockout: Duration = .seconds(15 * 60),
-            maximumLockout: Duration = .seconds(24 * 3600), forgetAfter: Duration = .seconds(24 * 3600)
+            maximumLockout: Duration = .seconds(24 * 3600), forgetAfter: Duration = .seconds(24 * 3600),
+            trustCapacity: Int = 5_000
         ) {
             self.identityFailureLimit = max(1, identityFailureLimit)
             self.emailFailureLimit = max(1, emailFailureLimit)
@@ -37,6 +48,7 @@ public actor LoginThrottle {
             self.lockout = lockout
             self.maximumLockout = max(lockout, maximumLockout)
             self.forgetAfter = forgetAfter
+            self.trustCapacity = max(1, trustCapacity)
         }
     }
 
@@ -44,9 +56,9 @@ public actor LoginThrottle {
     public enum Reason: Sendable, Equatable {
         /// This identity gave too many wrong passwords.
         case identity
-        /// Too many wrong passwords were tried for this email, from anywhere.
+        /// Too many wrong passwords were tried for this email, this identity's among them.
         case email
-        /// Too many wrong passwords on the whole bot just now.
+        /// Too many wrong passwords on the whole bot just now, this origin's among them.
         case everyone
     }
 
@@ -61,73 +73,122 @@ public actor LoginThrottle {
         }
     }
 
+    /// The state-store key of the trusted pairs.
+    public static let stateKey = "login.trusted"
+    /// How many identities are trusted for one email (the least recent is dropped first).
+    static let identitiesPerEmail = 8
+    /// How many identities are remembered as having failed on one email.
+    static let failersPerEmail = 256
+    /// A trusted pair's time is saved again when it is older than this (it orders the dropping).
+    static let trustRefresh: TimeInterval = 24 * 3600
+
     private struct Record {
         var failures = 0
         /// Lockouts so far (each doubles the next one).
         var level = 0
         var lockedUntil: Date?
         var lastFailure: Date
+        /// The identities that gave a wrong password (emails only), with when they last did.
+        var failedBy: [String: Date] = [:]
+    }
+
+    /// One trusted pair as stored.
+    private struct TrustedPair: Codable {
+        var email: String
+        var identity: String
+        /// Seconds since 1970 of the last login (at most `trustRefresh` old).
+        var at: Double
     }
 
     public let policy: Policy
+    private let store: (any BotStateStore)?
     private let now: @Sendable () -> Date
     private var identities: [String: Record] = [:]
     private var emails: [String: Record] = [:]
-    /// Recent failures on the whole bot, oldest first (at most `globalFailureLimit`).
-    private var recentFailures: [Date] = []
-    /// Identities that logged in to an email (exempt from that email's lock and the global cap).
-    private var owners: [String: Set<String>] = [:]
+    /// Failures counted towards the bot-wide cap in the current window, oldest first.
+    private var counted: [(at: Date, origin: String)] = []
+    private var countedByOrigin: [String: Int] = [:]
+    /// Each origin's latest failure (counted or not), while in the window.
+    private var lastFailureByOrigin: [String: Date] = [:]
+    /// Email → identities that logged in to it, with when.
+    private var trusted: [String: [String: Date]] = [:]
+    private var trustedCount = 0
+    private var loaded = false
+    private var loading: Task<String??, Never>?
+    private var saving = false
+    /// Trusted pairs changed since they were last written.
+    private var needsSave = false
 
-    public init(policy: Policy = Policy(), now: @escaping @Sendable () -> Date = { Date() }) {
+    /// `store` keeps the trusted pairs across restarts (nil: memory only).
+    public init(
+        policy: Policy = Policy(), store: (any BotStateStore)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.policy = policy
+        self.store = store
         self.now = now
     }
 
-    /// Whether a login by `identity` for `email` has to wait, and how long.
-    public func check(identity: String, email: String) -> Refusal? {
+    /// Whether a login by `identity` (from `origin`, by default the identity itself) for `email`
+    /// has to wait, and how long.
+    public func check(identity: String, origin: String? = nil, email: String) async -> Refusal? {
+        await loadTrust()
         let now = now()
         let emailKey = Self.emailKey(email)
         if let wait = remaining(&identities, identity, now: now) {
             return Refusal(seconds: wait, reason: .identity)
         }
-        let isOwner = owners[emailKey]?.contains(identity) == true
-        if !isOwner, let wait = remaining(&emails, emailKey, now: now) {
+        let isTrusted = trusted[emailKey]?[identity] != nil
+        if !isTrusted, emails[emailKey]?.failedBy[identity] != nil, let wait = remaining(&emails, emailKey, now: now) {
             return Refusal(seconds: wait, reason: .email)
         }
-        if !isOwner, let wait = globalWait(now: now) { return Refusal(seconds: wait, reason: .everyone) }
+        if !isTrusted, let wait = globalWait(origin: origin ?? identity, now: now) {
+            return Refusal(seconds: wait, reason: .everyone)
+        }
         return nil
     }
 
-    /// Counts a wrong password; returns the wait this failure started, if any.
+    /// Counts a wrong password; returns the wait this failure started for `identity`, if any.
     @discardableResult
-    public func recordFailure(identity: String, email: String) -> Refusal? {
+    public func recordFailure(identity: String, origin: String? = nil, email: String) -> Refusal? {
         let now = now()
         let emailKey = Self.emailKey(email)
-        recentFailures.append(now)
-        if recentFailures.count > policy.globalFailureLimit { recentFailures.removeFirst() }
+        let origin = origin ?? identity
+        expireWindow(now: now)
+        lastFailureByOrigin[origin] = now
+        if countedByOrigin[origin, default: 0] < policy.identityFailureLimit {
+            counted.append((now, origin))
+            countedByOrigin[origin, default: 0] += 1
+        }
         var started: [Refusal] = []
         if let wait = fail(&identities, identity, limit: policy.identityFailureLimit, now: now) {
             started.append(Refusal(seconds: wait, reason: .identity))
         }
-        if let wait = fail(&emails, emailKey, limit: policy.emailFailureLimit, now: now),
-            owners[emailKey]?.contains(identity) != true
+        let emailWait = fail(&emails, emailKey, limit: policy.emailFailureLimit, now: now)
+        emails[emailKey]?.failedBy[identity] = now
+        if let failers = emails[emailKey]?.failedBy, failers.count > Self.failersPerEmail,
+            let oldest = failers.min(by: { $0.value < $1.value })
         {
-            started.append(Refusal(seconds: wait, reason: .email))
+            emails[emailKey]?.failedBy[oldest.key] = nil
+        }
+        if let emailWait, trusted[emailKey]?[identity] == nil {
+            started.append(Refusal(seconds: emailWait, reason: .email))
         }
         prune(now: now)
         return started.max { $0.seconds < $1.seconds }
     }
 
-    /// A successful login forgets the failures of the identity and of the email, and remembers
-    /// the identity as one of the email's owners.
-    public func recordSuccess(identity: String, email: String) {
+    /// A successful login forgets the failures of the identity and of the email, and trusts the
+    /// identity for the email (saved in the store).
+    public func recordSuccess(identity: String, email: String) async {
         let emailKey = Self.emailKey(email)
+        let now = now()
         identities[identity] = nil
         emails[emailKey] = nil
-        var known = owners[emailKey] ?? []
-        if known.count >= 8 { known.removeFirst() }
-        known.insert(identity)
-        owners[emailKey] = known
+        let previous = trusted[emailKey]?[identity]
+        trust(identity, emailKey, at: now)
+        if previous.map({ now.timeIntervalSince($0) > Self.trustRefresh }) ?? true { needsSave = true }
+        if needsSave { await saveTrust() }
     }
 
     // MARK: - Internals
@@ -163,13 +224,32 @@ public actor LoginThrottle {
         return Int(lockout.rounded(.up))
     }
 
-    private func globalWait(now: Date) -> Int? {
+    /// Forgets the failures that left the bot-wide window.
+    private func expireWindow(now: Date) {
         let window = Self.seconds(policy.globalWindow)
-        recentFailures.removeAll { now.timeIntervalSince($0) >= window }
-        guard recentFailures.count >= policy.globalFailureLimit, let oldest = recentFailures.first else {
+        let expired = counted.prefix(while: { now.timeIntervalSince($0.at) >= window })
+        for failure in expired {
+            let left = countedByOrigin[failure.origin, default: 1] - 1
+            countedByOrigin[failure.origin] = left > 0 ? left : nil
+        }
+        counted.removeFirst(expired.count)
+        if lastFailureByOrigin.count > max(1_000, 2 * countedByOrigin.count) {
+            lastFailureByOrigin = lastFailureByOrigin.filter { now.timeIntervalSince($0.value) < window }
+        }
+    }
+
+    /// How long `origin` waits for the bot-wide cap: while the cap is reached and it failed in
+    /// the window, until either is no longer so.
+    private func globalWait(origin: String, now: Date) -> Int? {
+        expireWindow(now: now)
+        let window = Self.seconds(policy.globalWindow)
+        let excess = counted.count - policy.globalFailureLimit
+        guard excess >= 0, let own = lastFailureByOrigin[origin], now.timeIntervalSince(own) < window else {
             return nil
         }
-        return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
+        let capClears = window - now.timeIntervalSince(counted[excess].at)
+        let ownClears = window - now.timeIntervalSince(own)
+        return max(1, Int(min(capClears, ownClears).rounded(.up)))
     }
 
     /// Keeps memory bounded when many identities or emails fail (forgets quiet, unlocked ones).
@@ -182,7 +262,83 @@ public actor LoginThrottle {
         }
         if identities.count > limit { identities = identities.filter { keep($0.value) } }
         if emails.count > limit { emails = emails.filter { keep($0.value) } }
-        if owners.count > limit { owners = [:] }
+    }
+
+    private func trust(_ identity: String, _ emailKey: String, at date: Date) {
+        var known = trusted[emailKey] ?? [:]
+        if known.updateValue(date, forKey: identity) == nil {
+            trustedCount += 1
+            if known.count > Self.identitiesPerEmail, let oldest = known.min(by: { $0.value < $1.value }) {
+                known[oldest.key] = nil
+                trustedCount -= 1
+            }
+        }
+        trusted[emailKey] = known
+        while trustedCount > policy.trustCapacity {
+            var oldest: (email: String, identity: String, at: Date)?
+            for (email, identities) in trusted {
+                for (identity, at) in identities where at < (oldest?.at ?? .distantFuture) {
+                    oldest = (email, identity, at)
+                }
+            }
+            guard let oldest else { break }
+            trusted[oldest.email]?[oldest.identity] = nil
+            if trusted[oldest.email]?.isEmpty == true { trusted[oldest.email] = nil }
+            trustedCount -= 1
+        }
+    }
+
+    /// Reads the trusted pairs from the store once (again on the next call when the store failed).
+    private func loadTrust() async {
+        guard !loaded, let store else { return }
+        let task =
+            loading
+            ?? Task {
+                do { return .some(try await store.state(Self.stateKey)) } catch { return .none }
+            }
+        loading = task
+        let result = await task.value
+        guard !loaded else { return }
+        loading = nil
+        guard case .some(let text) = result else { return }
+        loaded = true
+        let pairs = text.flatMap { try? JSONDecoder().decode([TrustedPair].self, from: Data($0.utf8)) } ?? []
+        for pair in pairs {
+            let at = Date(timeIntervalSince1970: pair.at)
+            if let known = trusted[pair.email]?[pair.identity], known >= at { continue }
+            trust(pair.identity, pair.email, at: at)
+        }
+    }
+
+    /// Writes the trusted pairs to the store when `needsSave` (one writer at a time; the last state
+    /// wins). What could not be written is written on a later call.
+    private func saveTrust() async {
+        guard let store else {
+            needsSave = false
+            return
+        }
+        await loadTrust()
+        // Never overwrite what is stored with less than it holds: wait for a read that succeeds.
+        guard loaded, !saving else { return }
+        saving = true
+        defer { saving = false }
+        while needsSave {
+            needsSave = false
+            var pairs: [TrustedPair] = []
+            for (email, identities) in trusted {
+                for (identity, at) in identities {
+                    pairs.append(TrustedPair(email: email, identity: identity, at: at.timeIntervalSince1970))
+                }
+            }
+            pairs.sort { ($0.at, $0.email, $0.identity) < ($1.at, $1.email, $1.identity) }
+            do {
+                let data = try JSONEncoder().encode(pairs)
+                try await store.setState(Self.stateKey, String(decoding: data, as: UTF8.self))
+            } catch {
+                needsSave = true
+                return
+            }
+        }
     }
 
     static func seconds(_ duration: Duration) -> Double {

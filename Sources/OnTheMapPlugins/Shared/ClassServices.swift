@@ -72,7 +72,7 @@ public final class ClassServices: Sendable {
     public let directory: any StudentDirectory
     /// The directory's own accounts (`!register`), when the backend keeps them.
     public let accounts: (any AccountDirectory)?
-    /// Where announced pins are remembered across restarts, when the backend has it.
+    /// Where announced pins and trusted logins are remembered across restarts, when the backend has it.
     public let stateStore: (any BotStateStore)?
     /// Instant news of pins saved elsewhere (PostgreSQL), when the backend has it.
     public let pinChanges: (any PinChangeNotifying)?
@@ -110,7 +110,7 @@ public final class ClassServices: Sendable {
                 identityFailureLimit: settings.loginFailureLimit,
                 emailFailureLimit: settings.loginEmailFailureLimit,
                 globalFailureLimit: settings.loginGlobalFailureLimit, lockout: settings.loginLockout),
-            now: now)
+            store: stateStore, now: now)
     }
 
     /// Geocodes `query`, turning a `ServiceError` into the place finder's sentence (it is not the
