@@ -11,15 +11,8 @@ import Testing
     @Test(arguments: ["inspircd", "ngircd"])
     func theBotTakesItsNickBackAsSoonAsItIsFree(server: String) async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
-        switch server {
-        case "inspircd":
-            try await InspircdServer.withRunning { daemon in
-                try await Self.regain(executable, port: daemon.tlsPort, caFile: daemon.certificate.certificatePath)
-            }
-        default:
-            try await NgircdServer.withRunning { daemon in
-                try await Self.regain(executable, port: daemon.tlsPort, caFile: daemon.certificate.certificatePath)
-            }
+        try await LiveBotSetup.withServer(server) { port, caFile in
+            try await Self.regain(executable, port: port, caFile: caFile)
         }
     }
 
@@ -28,17 +21,8 @@ import Testing
         let watcher = try await TestIRCUser.connect(port: port, caFile: caFile, nick: "watcher")
         try await watcher.join("#class")
         let folder = try TemporaryDirectory(prefix: "nick-regain")
-        let config = folder.file("bot.yaml")
-        try """
-        irc:
-          server: 127.0.0.1
-          port: \(port)
-          tls_ca_file: \(caFile)
-          nick: MapBot
-          channels: ["#class"]
-        service:
-          database: \(folder.file("class.sqlite"))
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try LiveBotSetup.writeConfig(
+            in: folder, port: port, caFile: caFile, database: folder.file("class.sqlite"))
         let process = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
         defer { process.kill() }
 

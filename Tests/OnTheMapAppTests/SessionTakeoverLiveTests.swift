@@ -99,15 +99,8 @@ import Testing
     /// the bot has joined #class, runs `body` and stops everything.
     static func withBot(on server: String, _ body: (Setup) async throws -> Void) async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
-        switch server {
-        case "inspircd":
-            try await InspircdServer.withRunning { daemon in
-                try await run(executable, port: daemon.tlsPort, caFile: daemon.certificate.certificatePath, body)
-            }
-        default:
-            try await NgircdServer.withRunning { daemon in
-                try await run(executable, port: daemon.tlsPort, caFile: daemon.certificate.certificatePath, body)
-            }
+        try await LiveBotSetup.withServer(server) { port, caFile in
+            try await run(executable, port: port, caFile: caFile, body)
         }
     }
 
@@ -120,18 +113,9 @@ import Testing
         _ = try await directory.addAccount(
             email: jane.email, password: jane.password, firstName: "Jane", lastName: "Doe")
         try directory.close()
-        let config = folder.file("bot.yaml")
-        try """
-        irc:
-          server: 127.0.0.1
-          port: \(port)
-          tls_ca_file: \(caFile)
-          nick: \(bot)
-          channels: ["#class"]
-          flood: {burst: 20, lines_per_second: 10}
-        service:
-          database: \(database)
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let config = try LiveBotSetup.writeConfig(
+            in: folder, port: port, caFile: caFile, database: database,
+            ircExtra: "  flood: {burst: 20, lines_per_second: 10}")
         let watcher = try await TestIRCUser.connect(port: port, caFile: caFile, nick: "watcher")
         try await watcher.join("#class")
         let process = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
