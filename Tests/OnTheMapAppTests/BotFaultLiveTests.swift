@@ -309,4 +309,31 @@ import Testing
             try directory.close()
         }
     }
+
+    /// `check-config` names a directory given as the config plainly, and warns about a web
+    /// listener on every interface while still accepting it.
+    @Test func checkConfigSaysWhatIsWrongPlainly() throws {
+        let executable = try #require(BotLiveTests.builtExecutable())
+        let folder = try TemporaryDirectory(prefix: "bot-check-faults")
+        let (status, output) = try BotLiveTests.runToEnd(executable, ["check-config", "--config", folder.path])
+        #expect(status != 0)
+        #expect(output.contains("\(folder.path) is a directory, not a config file"), "\(output)")
+        #expect(!output.contains("NSCocoaErrorDomain"), "\(output)")
+
+        let open = folder.file("open.yaml")
+        try """
+        irc: {server: irc.example.org, nick: OpenBot, channels: ["#a"]}
+        web: {enabled: true, listen: "0.0.0.0:8080", public_url: "http://class.example.org"}
+        """.write(toFile: open, atomically: true, encoding: .utf8)
+        let (openStatus, openOutput) = try BotLiveTests.runToEnd(executable, ["check-config", "--config", open])
+        #expect(openStatus == 0, "\(openOutput)")
+        #expect(openOutput.contains("warning: web.listen: 0.0.0.0:8080 listens on every network interface"))
+
+        let spaced = folder.file("spaced.yaml")
+        try "irc: {server: irc.example.org, nick: SpaceBot, channels: [\"#a b c\"]}\n".write(
+            toFile: spaced, atomically: true, encoding: .utf8)
+        let (spacedStatus, spacedOutput) = try BotLiveTests.runToEnd(executable, ["check-config", "--config", spaced])
+        #expect(spacedStatus != 0)
+        #expect(spacedOutput.contains("irc.channels[0]: \"#a b c\" has 3 words"), "\(spacedOutput)")
+    }
 }
