@@ -574,6 +574,12 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
             if state.hasPrefix("08") || state.hasPrefix("57P") {
                 return ServiceError.networkUnreachable("PostgreSQL \(state): \(message)")
             }
+            // The database is there but cannot read or write just now: a lock held elsewhere (55P03),
+            // a statement cancelled by a timeout (57014), insufficient resources (class 53: disk full,
+            // too many connections), a read-only server (25006), no privilege on a table (42501).
+            if ["55P03", "57014", "25006", "42501"].contains(state) || state.hasPrefix("53") {
+                return ServiceError.unavailable("PostgreSQL \(state): \(message)")
+            }
             return ServiceError.backendFailure(status: nil, message: "PostgreSQL \(state): \(message)")
         }
         return ServiceError.networkUnreachable("PostgreSQL cannot be reached (\(type(of: error))).")

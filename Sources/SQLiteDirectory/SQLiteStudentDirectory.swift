@@ -2,6 +2,12 @@ import Foundation
 import GRDB
 import OnTheMapService
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The embedded directory: accounts (password hashes only), sessions, pins and the bot's small
 /// state, in one SQLite file in WAL mode. Several processes may open the same file.
 ///
@@ -15,14 +21,28 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
     private let pool: DatabasePool
     private let options: LocalDirectoryOptions
 
+    /// How long a read or write waits for another connection's lock before it fails with
+    /// `.unavailable`. The bot's own transactions and the operator's tools hold the lock for
+    /// milliseconds, so a lock held this long is a fault (an open `BEGIN EXCLUSIVE`, a stuck
+    /// process): the student hears so within seconds, and `/healthz` (3 s) can still name the cause.
+    public static let busyTimeout: TimeInterval = 2
+
+    /// The files of the database at `path` whose permissions were narrowed to the owner when it
+    /// was opened (group or others could read them); empty when they already were.
+    public let narrowedFiles: [String]
+
     /// Opens (creating when needed) the database file at `path` and brings its schema up to date.
+    /// The file holds password hashes: it is created readable by its owner only (0600), and an
+    /// existing file, `-wal` or `-shm` that group or others may read or write is narrowed to 0600
+    /// (SQLite gives the `-wal` and `-shm` files the database file's permissions).
     public init(path: String, options: LocalDirectoryOptions = LocalDirectoryOptions()) throws {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.foreignKeysEnabled = true
         do {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            narrowedFiles = try Self.restrictToOwner(path)
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
         } catch let error as DatabaseError {
@@ -33,6 +53,31 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
             throw ServiceError.backendFailure(status: nil, message: "SQLite: cannot open the database: \(error)")
         }
         self.options = options
+    }
+
+    /// Creates the database file with mode 0600 when it does not exist, and narrows the database,
+    /// `-wal` and `-shm` files to 0600 when group or others have any access; returns those narrowed.
+    static func restrictToOwner(_ path: String) throws -> [String] {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            closeDescriptor(descriptor)
+            return []
+        }
+        guard errno == EEXIST else {
+            throw ServiceError.unavailable("SQLite: cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        var narrowed: [String] = []
+        for file in [path, path + "-wal", path + "-shm"] {
+            var status = stat()
+            guard stat(file, &status) == 0, status.st_mode & 0o077 != 0 else { continue }
+            guard chmod(file, 0o600) == 0 else {
+                throw ServiceError.unavailable(
+                    "SQLite: \(file) can be read by other users and its permissions cannot be narrowed to 0600: "
+                        + String(cString: strerror(errno)))
+            }
+            narrowed.append(file)
+        }
+        return narrowed
     }
 
     /// Closes the database; later calls fail with `.backendFailure`.
@@ -253,8 +298,18 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         }
     }
 
+    /// Reads a table and takes the write lock (then lets it go): a file another process has locked,
+    /// or that cannot be read or written, fails here with `.unavailable`.
     public func checkHealth() async throws {
-        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        do {
+            try await pool.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                defer { try? db.execute(sql: "ROLLBACK") }
+                _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bot_state")
+            }
+        } catch let error as DatabaseError {
+            throw Self.serviceError(error)
+        }
     }
 
     // MARK: - Accounts
@@ -337,6 +392,14 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
 
     // MARK: - Helpers
 
+    private static func closeDescriptor(_ descriptor: Int32) {
+        #if canImport(Glibc)
+            _ = Glibc.close(descriptor)
+        #elseif canImport(Darwin)
+            _ = Darwin.close(descriptor)
+        #endif
+    }
+
     private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await pool.read(body)
@@ -359,8 +422,18 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         }
     }
 
-    private static func serviceError(_ error: DatabaseError) -> ServiceError {
-        .backendFailure(status: Int(error.extendedResultCode.rawValue), message: "SQLite: \(error.message ?? "error")")
+    static func serviceError(_ error: DatabaseError) -> ServiceError {
+        let message = error.message ?? "error"
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return .unavailable(
+                "SQLite: \(message) (another connection has held a lock for over \(Int(busyTimeout)) s)")
+        case .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_CORRUPT,
+            .SQLITE_NOTADB:
+            return .unavailable("SQLite: \(message)")
+        default:
+            return .backendFailure(status: Int(error.extendedResultCode.rawValue), message: "SQLite: \(message)")
+        }
     }
 
     private static func requireOwner(_ uniqueKey: String, session: DirectorySession?) throws {

@@ -42,14 +42,23 @@ struct TextSanitizerTests {
         #expect(TextSanitizer.untrusted("a\u{01}b\u{07}c\u{1B}[31md\u{7F}e") == "abc[31mde")
         #expect(TextSanitizer.untrusted("x\u{80}y\u{9F}z\u{85}") == "xyz")
         let bidi = [
-            "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}", "\u{2068}",
-            "\u{2069}",
+            "\u{061C}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}",
+            "\u{2066}", "\u{2067}", "\u{2068}", "\u{2069}",
         ]
         for mark in bidi {
             #expect(TextSanitizer.untrusted("left\(mark)right") == "leftright")
         }
         #expect(TextSanitizer.untrusted("line1\r\nline2\ttab\0nul") == "line1  line2 tabnul")
         #expect(TextSanitizer.untrusted("héllo 世界 👩‍👩‍👧 \u{200D}") == "héllo 世界 👩‍👩‍👧 \u{200D}")
+    }
+
+    @Test func everyBidiControlOfUnicodeIsStrippedAndNothingElse() {
+        // Unicode's Bidi_Control property lists exactly the characters that reorder text.
+        let disagreeing = (UInt32(0)...0x10FFFF).compactMap(Unicode.Scalar.init).filter {
+            TextSanitizer.isBidiControl($0) != $0.properties.isBidiControl
+        }
+        #expect(disagreeing.isEmpty, "\(disagreeing.map { String($0.value, radix: 16) })")
+        #expect(TextSanitizer.untrusted("Madrid\u{200F}\u{061C} (RLM, ALM)\u{200E}") == "Madrid (RLM, ALM)")
     }
 
     @Test func truncationKeepsScalarsAndClustersWhole() {

@@ -1,3 +1,4 @@
+import BotTesting
 import Foundation
 import OnTheMapApp
 import Testing
@@ -129,5 +130,55 @@ import Testing
     @Test func nominatimNeedsAUserAgent() {
         let found = problems(Self.minimal + "\ngeocoder:\n  kind: nominatim\n  nominatim_url: http://127.0.0.1:1\n")
         #expect(found.contains { $0.key == "geocoder.user_agent" })
+    }
+
+    @Test func aChannelEntryIsANameAndAtMostOneKey() throws {
+        let config = try ConfigLoader.parse(yaml: Self.minimal)
+        #expect(config.irc.channels == [.init(name: "#class"), .init(name: "#secret", key: "hunter2")])
+        let base = "irc:\n  server: irc.example.org\n  nick: MapBot\n  channels: "
+        let spaced = problems(base + "[\"#a b c\"]")
+        #expect(spaced.map(\.key) == ["irc.channels[0]"])
+        #expect(spaced.first?.message.contains("a channel name has no spaces") == true, "\(spaced)")
+        #expect(problems(base + "[\"#a\\tb\"]").map(\.key) == ["irc.channels[0]"])
+        #expect(problems(base + "[\"#a :key\"]").map(\.key) == ["irc.channels[0]"])
+        #expect(problems(base + "[\"#a k,ey\"]").map(\.key) == ["irc.channels[0]"])
+        #expect(try ConfigLoader.parse(yaml: base + "[\"#a  key\"]").irc.channels == [.init(name: "#a", key: "key")])
+    }
+
+    @Test func aDirectoryIsNotAConfigFile() throws {
+        let folder = try TemporaryDirectory(prefix: "config-dir")
+        for (path, expected) in [
+            (folder.path, "\(folder.path) is a directory, not a config file"),
+            (folder.file("missing.yaml"), "there is no config file \(folder.file("missing.yaml"))"),
+        ] {
+            do {
+                _ = try ConfigLoader.load(path: path)
+                Issue.record("\(path) was loaded")
+            } catch {
+                #expect(error.problems.map(\.description) == [expected])
+            }
+        }
+    }
+
+    @Test func aWebListenerOnEveryInterfaceIsWarnedAbout() throws {
+        func warnings(_ listen: String, enabled: Bool = true) throws -> [ConfigProblem] {
+            let yaml = Self.minimal + "\nweb:\n  enabled: \(enabled)\n  listen: \"\(listen)\"\n"
+            return ConfigLoader.warnings(for: try ConfigLoader.parse(yaml: yaml))
+        }
+        #expect(try warnings("0.0.0.0:8080").map(\.key) == ["web.listen"])
+        #expect(try warnings("0.0.0.0:8080").first?.message.contains("every network interface") == true)
+        #expect(try warnings("[::]:8080").map(\.key) == ["web.listen"])
+        #expect(try warnings("127.0.0.1:8080").isEmpty)
+        #expect(try warnings("[::1]:8080").isEmpty)
+        #expect(try warnings("0.0.0.0:8080", enabled: false).isEmpty)
+        #expect(ConfigLoader.hostAndPort("[::]:8080").map { "\($0.0) \($0.1)" } == ":: 8080")
+    }
+
+    @Test func theShutdownDrainIsConfigurable() throws {
+        #expect(try ConfigLoader.parse(yaml: Self.minimal).irc.shutdownDrainSeconds == 5)
+        let config = try ConfigLoader.parse(yaml: Self.minimal + "\n  shutdown_drain_seconds: 12.5\n")
+        #expect(config.irc.shutdownDrainSeconds == 12.5)
+        #expect(
+            problems(Self.minimal + "\n  shutdown_drain_seconds: -1\n").map(\.key) == ["irc.shutdown_drain_seconds"])
     }
 }

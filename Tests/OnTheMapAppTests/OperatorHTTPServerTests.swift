@@ -87,6 +87,27 @@ enum TestMetrics {
         }
     }
 
+    @Test func headIsAnsweredLikeGetWithoutABody() async throws {
+        let server = OperatorHTTPServer(
+            host: "127.0.0.1", port: 0, health: { Self.report(registered: true, reachable: true) },
+            registry: TestMetrics.registry, webMap: try MapFixtures.webMap(), logger: .init(label: "test"))
+        let app = Application(router: server.makeRouter())
+        try await app.test(.router) { client in
+            for path in ["/", "/healthz", "/metrics", "/api/locations.json"] {
+                let (getStatus, getType) = try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.body.readableBytes > 0, "GET \(path)")
+                    return (response.status, response.headers[.contentType])
+                }
+                try await client.execute(uri: path, method: .head) { response in
+                    #expect(getStatus == .ok, "GET \(path)")
+                    #expect(response.status == getStatus, "HEAD \(path)")
+                    #expect(response.headers[.contentType] == getType, "HEAD \(path)")
+                    #expect(response.body.readableBytes == 0, "HEAD \(path)")
+                }
+            }
+        }
+    }
+
     @Test func unknownPathsAre404() async throws {
         try await withServer(health: Self.report(registered: true, reachable: true)) { client in
             try await client.execute(uri: "/nope", method: .get) { response in

@@ -133,7 +133,7 @@ import Testing
             .networkUnreachable("x"), .invalidCredentials, .sessionExpired, .notFound("No pin."),
             .rejectedInput("Bad\r\ninput"), .backendFailure(status: 503, message: "secret detail"),
             .malformedResponse("junk"), .throttled(retryAfterSeconds: 90),
-            .unsupported("No registration here."),
+            .unsupported("No registration here."), .unavailable("SQLite: database is locked (secret detail)"),
         ]
         let sentences = errors.map(ServiceErrorWording.sentence(for:))
         #expect(Set(sentences).count == errors.count)
@@ -144,5 +144,6 @@ import Testing
         }
         #expect(sentences[3] == "Not found: No pin.")
         #expect(sentences[7] == "Too many attempts; please wait 90 seconds and try again.")
+        #expect(sentences[9] == "The class directory is busy; nothing was changed. Please try again in a minute.")
     }
 }

@@ -420,7 +420,7 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
     static func isClean(_ text: String) -> Bool {
         !text.unicodeScalars.contains {
             $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value)
-                || (0x2066...0x2069).contains($0.value)
+                || (0x2066...0x2069).contains($0.value) || [0x061C, 0x200E, 0x200F].contains($0.value)
         }
     }
 

@@ -169,6 +169,32 @@ import Testing
         let saved = await fixture.dm("!link https://jane.example", as: "jane")
         #expect(saved.first?.hasPrefix("You are on the map: Jane Doe — Nairobi") == true)
     }
+
+    @Test func aBusyDirectoryIsSaidPlainlyAndKeepsTheFlow() async throws {
+        let fixture = try await Self.loggedInJane()
+        _ = await fixture.dm("!post Nairobi", as: "jane")
+        fixture.directory.setFault(.unavailable("SQLite: database is locked"))
+        let failed = await fixture.dm("!link https://jane.example", as: "jane")
+        #expect(
+            failed == [
+                "Your pin was not saved. The class directory is busy; nothing was changed. Please try again in a minute. Your place and link are kept: send !link <link> to try again, or !cancel."
+            ])
+        fixture.directory.setFault(nil)
+        fixture.bot.clock.advance(by: .seconds(5))
+        #expect(
+            await fixture.dm("!link https://jane.example", as: "jane").first?.hasPrefix("You are on the map") == true)
+    }
+
+    @Test func placesThatWereNotUTF8AreRefusedAndNothingIsSaved() async throws {
+        let fixture = try await Self.loggedInJane()
+        let refusal =
+            "That place has characters I could not read (the text did not arrive as UTF-8); please set your IRC client to UTF-8 and send it again."
+        #expect(await fixture.dm("!post Madrid \u{FFFD}\u{FFFD}", as: "jane") == [refusal])
+        #expect(await fixture.dm("!post Madrid\u{FFFD} | https://jane.example", as: "jane") == [refusal])
+        let link = await fixture.dm("!post Madrid | https://jane.example/\u{FFFD}", as: "jane")
+        #expect(link.first?.contains("That link has characters I could not read") == true, "\(link)")
+        #expect(try await fixture.sqlite.recentLocations(limit: 10, skip: 0).isEmpty)
+    }
 }
 
 @Suite struct LinkRuleTests {
@@ -182,6 +208,9 @@ import Testing
         #expect(LinkRules.validate("mailto:me@example.com") == .failure(.unsupportedScheme("mailto")))
         #expect(LinkRules.validate("https://exa mple.com") == .failure(.malformed))
         #expect(LinkRules.validate("https://ex\u{07}ample.com") == .failure(.hiddenCharacters))
+        #expect(LinkRules.validate("https://example.com/\u{200F}me") == .failure(.hiddenCharacters))
+        #expect(LinkRules.validate("https://example.com/\u{061C}me") == .failure(.hiddenCharacters))
+        #expect(LinkRules.validate("https://example.com/\u{FFFD}me") == .failure(.unreadableCharacters))
         #expect(LinkRules.validate("just words") == .failure(.malformed))
         #expect(LinkRules.validate("https:///path") == .failure(.missingHost))
         #expect(LinkRules.validate("https://jane:hunter22@example.com/me") == .failure(.credentials))

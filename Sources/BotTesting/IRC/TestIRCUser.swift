@@ -104,6 +104,14 @@ public actor TestIRCUser {
         try await channel.writeAndFlush(Self.buffer(line, allocator: channel.allocator))
     }
 
+    /// Sends one line given as bytes (CRLF is added), e.g. a line that is not valid UTF-8.
+    public func send(bytes: [UInt8]) async throws {
+        var buffer = channel.allocator.buffer(capacity: bytes.count + 2)
+        buffer.writeBytes(bytes)
+        buffer.writeString("\r\n")
+        try await channel.writeAndFlush(buffer)
+    }
+
     /// Sends several raw lines at once, in one write.
     public func sendBurst(_ lines: [String]) async throws {
         var buffer = channel.allocator.buffer(capacity: lines.reduce(0) { $0 + $1.utf8.count + 2 })

@@ -218,7 +218,8 @@ public actor IRCClient {
     }
 
     /// Sends QUIT after giving queued lines up to ``IRCClientConfiguration/shutdownDrainTimeout`` to go out,
-    /// closes the connection and waits for ``run()`` to return.
+    /// closes the connection and waits for ``run()`` to return. Lines still queued then are dropped, and
+    /// the log says how many.
     public func shutdown(quitMessage: String? = nil) async {
         stopRequested = true
         backoffSleep?.cancel()
@@ -227,6 +228,11 @@ public actor IRCClient {
             let deadline = clock.now + configuration.shutdownDrainTimeout
             while isRegistered, !queue.isEmpty, clock.now < deadline, id == connectionID {
                 try? await Task.sleep(for: .milliseconds(20))
+            }
+            if !queue.isEmpty {
+                logger.warning(
+                    "Shutting down: \(queue.count) queued lines dropped, not sent within the \(Self.format(configuration.shutdownDrainTimeout)) drain"
+                )
             }
             if id == connectionID {
                 closeReason = "shutdown"
@@ -239,6 +245,8 @@ public actor IRCClient {
                 try? await channel.closeFuture.get()
                 closeTimer.cancel()
             }
+        } else if !queue.isEmpty {
+            logger.warning("Shutting down while disconnected: \(queue.count) queued lines dropped")
         }
         guard isRunning else { return }
         // Checked again inside: the call may suspend before the closure runs (a task that does not

@@ -3,7 +3,7 @@
 /// - ``singleLine(_:)`` is for text the bot wrote itself: it only makes sure the text stays one
 ///   line (NUL, CR and LF become spaces), keeping intentional formatting.
 /// - ``untrusted(_:maxBytes:)`` is for data from elsewhere (user input, API data): it removes
-///   mIRC formatting, control characters and bidi overrides so the data can neither break the
+///   mIRC formatting, control characters and every bidi control so the data can neither break the
 ///   line nor restyle or reorder the bot's message.
 public enum TextSanitizer {
     /// The ellipsis appended when text is cut.
@@ -41,8 +41,8 @@ public enum TextSanitizer {
     /// (bold `\x02`, colour `\x03NN,MM`, hex colour `\x04RRGGBB,RRGGBB`, reset `\x0F`, monospace
     /// `\x11`, reverse `\x16`, italic `\x1D`, strikethrough `\x1E`, underline `\x1F`) are
     /// removed with their arguments; tab, CR and LF become spaces; all other C0 controls, DEL,
-    /// C1 controls and bidi embeddings/overrides/isolates (U+202A–U+202E, U+2066–U+2069) are
-    /// removed. With `maxBytes`, the result is cut to at most that many UTF-8 bytes (see
+    /// C1 controls and every bidi control (the marks U+061C, U+200E, U+200F, the embeddings and
+    /// overrides U+202A–U+202E, the isolates U+2066–U+2069) are removed. With `maxBytes`, the result is cut to at most that many UTF-8 bytes (see
     /// ``truncated(_:maxBytes:)``).
     public static func untrusted(_ text: some StringProtocol, maxBytes: Int? = nil) -> String {
         let string = String(text)
@@ -68,7 +68,9 @@ public enum TextSanitizer {
                 index = skipColourArguments(scalars, from: index, isHex: true)
             case 0x09, 0x0A, 0x0D:
                 output.append(" ")
-            case 0x00...0x1F, 0x7F, 0x80...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+            case 0x00...0x1F, 0x7F, 0x80...0x9F:
+                continue
+            case _ where isBidiControl(scalar):
                 continue
             default:
                 output.append(scalar)
@@ -77,6 +79,16 @@ public enum TextSanitizer {
         let cleaned = String(output)
         guard let maxBytes else { return cleaned }
         return truncated(cleaned, maxBytes: maxBytes)
+    }
+
+    /// Whether `scalar` is a bidi control (Unicode's Bidi_Control property): the marks ALM U+061C,
+    /// LRM U+200E and RLM U+200F, the embeddings and overrides U+202A–U+202E, the isolates
+    /// U+2066–U+2069. Each can reorder the text around it.
+    public static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
     }
 
     /// Cuts `text` so it has at most `maxBytes` UTF-8 bytes, ending with "…" when cut. Cuts

@@ -146,6 +146,7 @@ enum ServiceErrorText {
         case .sessionExpired: return "the session has expired"
         case .notFound(let what): return "not found: \(what)"
         case .rejectedInput(let reason): return reason
+        case .unavailable(let cause): return "the directory cannot be read or written: \(cause)"
         case .backendFailure(let status, let message):
             return "the backend failed" + (status.map { " (status \($0))" } ?? "") + ": \(message)"
         case .malformedResponse(let what): return "the backend's answer made no sense: \(what)"

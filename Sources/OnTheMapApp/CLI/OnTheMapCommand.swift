@@ -70,6 +70,7 @@ struct CheckConfigCommand: AsyncParsableCommand {
             "  backend: \(config.service.backend.rawValue); geocoder: \(config.geocoder.kind.rawValue); units: \(config.units.rawValue)"
         )
         print("  plugins: \(config.plugins.enabled.joined(separator: ", "))")
+        for warning in ConfigLoader.warnings(for: config) { print("warning: \(warning)") }
     }
 }
 

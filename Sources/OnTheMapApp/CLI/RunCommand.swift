@@ -48,6 +48,9 @@ struct RunCommand: AsyncParsableCommand {
                 "server": "\(config.irc.server):\(config.irc.port)", "tls": "\(config.irc.tls)",
                 "nick": "\(config.irc.nick)", "backend": "\(config.service.backend.rawValue)",
             ])
+        for warning in ConfigLoader.warnings(for: config) {
+            logger.warning("config: \(warning)")
+        }
         // The gazetteer loads on the other core while the bot connects and registers.
         let stack = try await ServiceStack.make(config: config, logger: logger, loadGazetteerInBackground: true)
         let bot = BotAssembly.makeService(config: config, stack: stack, logger: logger)

@@ -30,6 +30,8 @@ public struct BotConfiguration: Sendable, Equatable {
         public var commandPrefix = "!"
         public var flood = Flood()
         public var quitMessage = "On The Map bot signing off"
+        /// On SIGTERM/SIGINT, how long queued replies keep going out (at the flood rate) before QUIT.
+        public var shutdownDrainSeconds = 5.0
 
         public init() {}
     }

@@ -39,13 +39,50 @@ public enum ConfigLoader {
     ) throws(ConfigError) -> BotConfiguration {
         let text: String
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            text = try readText(path)
         } catch {
-            throw ConfigError(problems: [
-                .init(key: "", message: "cannot read the config file \(path): \(error.localizedDescription)")
-            ])
+            throw ConfigError(problems: [.init(key: "", message: error.reason)])
         }
         return try parse(yaml: text, environment: environment, requireIRC: requireIRC)
+    }
+
+    private struct Unreadable: Error {
+        var reason: String
+    }
+
+    /// The text of the config file, or why it cannot be had, said plainly.
+    private static func readText(_ path: String) throws(Unreadable) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw Unreadable(reason: "there is no config file \(path)")
+        }
+        if isDirectory.boolValue { throw Unreadable(reason: "\(path) is a directory, not a config file") }
+        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
+        else {
+            throw Unreadable(reason: "the config file \(path) cannot be read (no permission to read it)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw Unreadable(reason: "the config file \(path) is not UTF-8 text")
+        }
+        return text
+    }
+
+    /// What is allowed but probably not meant, for `check-config` and the log at start: the web
+    /// listener on every network interface (the class map, with every student's name and link, and
+    /// `/metrics` open to anyone who can reach the machine).
+    public static func warnings(for config: BotConfiguration) -> [ConfigProblem] {
+        var warnings: [ConfigProblem] = []
+        if config.web.enabled, let (host, _) = hostAndPort(config.web.listen),
+            ["0.0.0.0", "::", "*"].contains(host)
+        {
+            warnings.append(
+                ConfigProblem(
+                    key: "web.listen",
+                    message:
+                        "\(config.web.listen) listens on every network interface: the class map (every student's name and link), /healthz and /metrics are open to anyone who can reach this machine; listen on 127.0.0.1 behind a reverse proxy unless that is what you want"
+                ))
+        }
+        return warnings
     }
 
     /// Parses and checks a config. With `requireIRC: false` (operator tools that only touch the
@@ -254,7 +291,7 @@ private struct NodeReader {
             known: [
                 "server", "port", "tls", "tls_ca_file", "tls_fingerprint", "tls_client_cert", "tls_client_key",
                 "server_password", "nick", "alt_nicks", "username", "realname", "sasl", "channels", "announce_to",
-                "command_prefix", "flood", "quit_message",
+                "command_prefix", "flood", "quit_message", "shutdown_drain_seconds",
             ])
         string(i["server"], "irc.server", into: &irc.server)
         int(i["port"], "irc.port", into: &irc.port, range: 1...65535)
@@ -270,12 +307,23 @@ private struct NodeReader {
         string(i["realname"], "irc.realname", into: &irc.realname)
         string(i["command_prefix"], "irc.command_prefix", into: &irc.commandPrefix)
         string(i["quit_message"], "irc.quit_message", into: &irc.quitMessage)
+        double(
+            i["shutdown_drain_seconds"], "irc.shutdown_drain_seconds", into: &irc.shutdownDrainSeconds, range: 0...600)
         var channels: [String] = []
         strings(i["channels"], "irc.channels", into: &channels)
         if i["channels"] != nil {
-            irc.channels = channels.map { entry in
-                let parts = entry.split(separator: " ", maxSplits: 1).map(String.init)
-                return .init(name: parts.first ?? "", key: parts.count > 1 ? parts[1] : nil)
+            irc.channels = []
+            for (index, entry) in channels.enumerated() {
+                // "#chan" or "#chan key": a channel name has no spaces, and a key is one word.
+                let parts = entry.split(separator: " ").map(String.init)
+                guard parts.count <= 2 else {
+                    problem(
+                        "irc.channels[\(index)]",
+                        "\"\(entry)\" has \(parts.count) words: an entry is a channel name, optionally followed by its key (\"#chan\" or \"#chan key\"); a channel name has no spaces"
+                    )
+                    continue
+                }
+                irc.channels.append(.init(name: parts.first ?? "", key: parts.count > 1 ? parts[1] : nil))
             }
         }
         strings(i["announce_to"], "irc.announce_to", into: &irc.announceTo)
@@ -328,10 +376,17 @@ private struct NodeReader {
         if irc.username.isEmpty || irc.username.contains(where: { $0 == " " || $0 == "@" }) {
             problem("irc.username", "must be one word without spaces or @")
         }
-        for (index, channel) in irc.channels.enumerated() where !Self.isValidChannel(channel.name) {
-            problem(
-                "irc.channels[\(index)]",
-                "\"\(channel.name)\" is not a channel name (it starts with # or &, without spaces or commas)")
+        for (index, channel) in irc.channels.enumerated() {
+            if !Self.isValidChannel(channel.name) {
+                problem(
+                    "irc.channels[\(index)]",
+                    "\"\(channel.name)\" is not a channel name (it starts with # or &, without spaces or commas)")
+            }
+            if let key = channel.key, !Self.isValidChannelKey(key) {
+                problem(
+                    "irc.channels[\(index)]",
+                    "the key of \(channel.name) must be one word of printable characters without commas or a leading :")
+            }
         }
         let joined = Set(irc.channels.map { $0.name.lowercased() })
         for channel in irc.announceTo where !joined.contains(channel.lowercased()) {
@@ -435,7 +490,12 @@ private struct NodeReader {
         guard let first = name.first, first == "#" || first == "&", name.count > 1, name.utf8.count <= 50 else {
             return false
         }
-        return !name.contains { $0 == " " || $0 == "," || $0 == "\u{07}" || $0.isNewline }
+        return !name.contains { $0.isWhitespace || $0 == "," || $0 == "\u{07}" }
+    }
+
+    static func isValidChannelKey(_ key: String) -> Bool {
+        guard !key.isEmpty, !key.hasPrefix(":"), key.utf8.count <= 50 else { return false }
+        return !key.unicodeScalars.contains { $0 == "," || $0.value <= 0x20 || $0.value == 0x7F }
     }
 
     static func isHTTPURL(_ text: String) -> Bool {
@@ -450,7 +510,8 @@ private struct NodeReader {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
             (1...65535).contains(port)
         else { return nil }
-        let host = String(text[..<colon])
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return host.isEmpty ? nil : (host, port)
     }
 }

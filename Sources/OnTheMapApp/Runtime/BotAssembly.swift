@@ -36,10 +36,19 @@ public enum BotAssembly {
             config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger,
             commandExecutor: client.taskExecutor, actorExecutor: client.serialExecutor)
         let directory = stack.directory
+        let watch = stack.faultWatch
         return BotService(
             client: client, router: router, quitMessage: config.irc.quitMessage, logger: logger,
             onStop: { await stack.shutdown() },
-            checkBackend: { await checkBackend(directory, timeout: .seconds(3)) })
+            checkBackend: {
+                var backend = await checkBackend(directory, timeout: .seconds(3))
+                // A probe stuck behind a command that waits on the same lock names no cause; the
+                // command's failure does.
+                if !backend.reachable, backend.error?.hasPrefix("no answer") == true, let cause = watch.currentFault {
+                    backend.error = cause
+                }
+                return backend
+            })
     }
 
     /// The command router of `config`: the plugins it enables on `stack`, replying through

@@ -30,7 +30,8 @@ extension IRCClientConfiguration {
             flood: irc.flood.enabled
                 ? Flood(burst: irc.flood.burst, linesPerSecond: irc.flood.linesPerSecond)
                 : Flood(burst: 1_000_000, linesPerSecond: 1_000_000_000),
-            quitMessage: irc.quitMessage
+            quitMessage: irc.quitMessage,
+            shutdownDrainTimeout: .milliseconds(Int64((irc.shutdownDrainSeconds * 1000).rounded()))
         )
     }
 }

@@ -3,17 +3,25 @@ import Metrics
 import OnTheMapService
 
 /// Wraps a directory to count backend errors by operation and kind
-/// (`onthemap_backend_errors_total{operation, kind}`) and remember the last one for health.
+/// (`onthemap_backend_errors_total{operation, kind}`) and to tell `watch` whether the directory
+/// can be used: every failure, and every success of a call that writes (a read alone does not
+/// prove that a locked file can be written again).
 struct InstrumentedDirectory: StudentDirectory {
     let base: any StudentDirectory
+    let watch: DirectoryFaultWatch
 
     var backendName: String { base.backendName }
     var signUpURL: String? { base.signUpURL }
 
-    private func measured<T>(_ operation: String, _ body: () async throws -> T) async throws -> T {
+    private func measured<T>(_ operation: String, writes: Bool = false, _ body: () async throws -> T)
+        async throws -> T
+    {
         do {
-            return try await body()
+            let result = try await body()
+            if writes { watch.worked() }
+            return result
         } catch {
+            watch.failed(error)
             Counter(
                 label: "onthemap_backend_errors_total",
                 dimensions: [("operation", operation), ("kind", Self.kind(of: error))]
@@ -31,6 +39,7 @@ struct InstrumentedDirectory: StudentDirectory {
         case .sessionExpired: return "session"
         case .notFound: return "not_found"
         case .rejectedInput: return "rejected"
+        case .unavailable: return "unavailable"
         case .backendFailure: return "failure"
         case .malformedResponse: return "malformed"
         case .throttled: return "throttled"
@@ -39,11 +48,11 @@ struct InstrumentedDirectory: StudentDirectory {
     }
 
     func logIn(email: String, password: String) async throws -> DirectorySession {
-        try await measured("login") { try await base.logIn(email: email, password: password) }
+        try await measured("login", writes: true) { try await base.logIn(email: email, password: password) }
     }
 
     func logOut(_ session: DirectorySession) async throws {
-        try await measured("logout") { try await base.logOut(session) }
+        try await measured("logout", writes: true) { try await base.logOut(session) }
     }
 
     func profile(accountKey: String, session: DirectorySession?) async throws -> StudentProfile {
@@ -59,18 +68,18 @@ struct InstrumentedDirectory: StudentDirectory {
     }
 
     func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
-        try await measured("create") { try await base.createLocation(draft, session: session) }
+        try await measured("create", writes: true) { try await base.createLocation(draft, session: session) }
     }
 
     func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
         -> StudentLocation
     {
-        try await measured("update") {
+        try await measured("update", writes: true) {
             try await base.updateLocation(objectId: objectId, with: draft, session: session)
         }
     }
 
     func checkHealth() async throws {
-        try await measured("health") { try await base.checkHealth() }
+        try await measured("health", writes: true) { try await base.checkHealth() }
     }
 }

@@ -15,6 +15,8 @@ public struct ServiceStack: Sendable {
     /// Instant news of pins saved by other instances (PostgreSQL).
     public let pinChanges: (any PinChangeNotifying)?
     public let geocoder: any Geocoder
+    /// Whether the directory can be read and written, from the outcome of its calls.
+    let faultWatch: DirectoryFaultWatch
     private let closers: [@Sendable () async -> Void]
 
     /// Closes connections and pools.
@@ -40,6 +42,11 @@ public struct ServiceStack: Sendable {
             let folder = URL(fileURLWithPath: service.database).deletingLastPathComponent().path
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             let sqlite = try SQLiteStudentDirectory(path: service.database, options: options)
+            for file in sqlite.narrowedFiles {
+                logger.warning(
+                    "the database file could be read by other users; it is now readable by its owner only (0600)",
+                    metadata: ["file": "\(file)"])
+            }
             (directory, accounts, state, pinChanges) = (sqlite, sqlite, sqlite, nil)
         case .postgres:
             let postgres = try await PostgresStudentDirectory.connect(
@@ -79,9 +86,11 @@ public struct ServiceStack: Sendable {
             geocoder = nominatim
             closers.append { await nominatim.shutdown() }
         }
+        let faultWatch = DirectoryFaultWatch(
+            backendName: directory.backendName, logger: logger.withLabel("onthemap.directory"))
         return ServiceStack(
-            directory: InstrumentedDirectory(base: directory), accounts: accounts, state: state, pinChanges: pinChanges,
-            geocoder: geocoder,
+            directory: InstrumentedDirectory(base: directory, watch: faultWatch), accounts: accounts, state: state,
+            pinChanges: pinChanges, geocoder: geocoder, faultWatch: faultWatch,
             closers: closers)
     }
 }

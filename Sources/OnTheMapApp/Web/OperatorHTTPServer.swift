@@ -76,9 +76,10 @@ public struct OperatorHTTPServer: Service {
         self.logger = logger
     }
 
-    /// The routes, without a socket (for tests and for adding more routes).
+    /// The routes, without a socket (for tests and for adding more routes). HEAD is answered for
+    /// every GET route, like GET without the body.
     public func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
+        let router = Router(options: .autoGenerateHeadEndpoints)
         let health = self.health
         let registry = self.registry
         let beforeScrape = self.beforeScrape

@@ -19,6 +19,8 @@ public enum LinkRules {
         case credentials
         /// Control or text-direction characters, typed or percent-encoded (`%0D%0A`, `%E2%80%AE`).
         case hiddenCharacters
+        /// U+FFFD: bytes that were not UTF-8 reached the bot (or the character was typed).
+        case unreadableCharacters
         case malformed
 
         /// The sentence for the student (`prefix` is the command prefix).
@@ -41,6 +43,9 @@ public enum LinkRules {
             case .hiddenCharacters:
                 return
                     "That link has hidden characters in it (line breaks, control or text-direction characters, or codes like %0A); please send the plain address."
+            case .unreadableCharacters:
+                return
+                    "That link has characters I could not read (the text did not arrive as UTF-8); please set your IRC client to UTF-8 and send it again."
             case .malformed:
                 return
                     "That is not a valid web link; it should look like https://example.com/your-page (no spaces)."
@@ -54,6 +59,7 @@ public enum LinkRules {
         guard !link.isEmpty else { return .failure(.empty) }
         guard link.utf8.count <= maximumBytes else { return .failure(.tooLong) }
         guard !containsHiddenCharacters(link) else { return .failure(.hiddenCharacters) }
+        guard !link.unicodeScalars.contains("\u{FFFD}") else { return .failure(.unreadableCharacters) }
         guard !link.unicodeScalars.contains(where: \.properties.isWhitespace) else { return .failure(.malformed) }
         guard let schemeEnd = link.range(of: "://") else {
             if let scheme = link.split(separator: ":", maxSplits: 1).first, link.contains(":"),
@@ -82,8 +88,7 @@ public enum LinkRules {
     /// Whether `text` has control or text-direction characters, as they are or percent-encoded.
     static func containsHiddenCharacters(_ text: String) -> Bool {
         func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F
+            scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || TextSanitizer.isBidiControl(scalar)
         }
         if text.unicodeScalars.contains(where: isHidden) { return true }
         guard text.contains("%") else { return false }

@@ -106,6 +106,13 @@ public struct PostPlugin: Plugin {
         guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
             throw UserFacingError("That place is too long; try 'City, Country'.")
         }
+        // U+FFFD stands for bytes that were not UTF-8 (the line decoder puts it there): saved, the
+        // place would show as "Madrid ����" to the whole class.
+        guard !typed.unicodeScalars.contains("\u{FFFD}") else {
+            throw UserFacingError(
+                "That place has characters I could not read (the text did not arrive as UTF-8); please set your IRC client to UTF-8 and send it again."
+            )
+        }
         // The place becomes the pin's text: no colours, control or text-direction characters.
         let typed = TextSanitizer.untrusted(typed).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !typed.isEmpty else {

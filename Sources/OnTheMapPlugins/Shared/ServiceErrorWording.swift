@@ -19,6 +19,8 @@ public enum ServiceErrorWording {
             return "Not found: \(reason)."
         case .rejectedInput(let reason):
             return "The class directory refused that: \(detail(reason, fallback: "the input is not valid"))"
+        case .unavailable:
+            return "The class directory is busy; nothing was changed. Please try again in a minute."
         case .backendFailure(let status, _):
             let code = status.map { " (error \($0))" } ?? ""
             return "The class directory had a problem\(code); nothing was changed. Please try again later."

@@ -10,6 +10,9 @@ public enum ServiceError: Error, Sendable, Equatable {
     case notFound(String)
     /// The input was refused before or by the backend, with a reason a person can read.
     case rejectedInput(String)
+    /// The backend is there but cannot read or write just now: a database locked by another
+    /// process, a read-only or full disk, an unreadable file. The text names the cause for the operator.
+    case unavailable(String)
     /// The backend answered with an error (HTTP status or database failure) and a message.
     case backendFailure(status: Int?, message: String)
     /// The backend answered something that could not be understood.

@@ -1,0 +1,108 @@
+import Foundation
+import OnTheMapService
+import SQLiteDirectory
+import Testing
+
+/// The SQLite directory when its file is locked by another process, and the permissions of its files.
+@Suite(.serialized) struct SQLiteFaultTests {
+    static let options = LocalDirectoryOptions(passwordHasher: PasswordHasher.forTesting(rounds: 1_000))
+
+    static func withFolder(_ body: (URL) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("onthemap-sqlite-faults-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await body(folder)
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    /// A `sqlite3` process holding `BEGIN EXCLUSIVE` on `path` until it is given `ROLLBACK`.
+    static func holdExclusiveLock(_ path: String, folder: URL) async throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path]
+        let input = Pipe()
+        process.standardInput = input
+        let output = folder.appendingPathComponent("sqlite3.out").path
+        #expect(FileManager.default.createFile(atPath: output, contents: nil))
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        try process.run()
+        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'lock-held';\n".utf8))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("lock-held") { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return (process, input)
+    }
+
+    @Test func aLockHeldByAnotherProcessFailsAsUnavailableWithinTheBusyTimeout() async throws {
+        try await Self.withFolder { folder in
+            let path = folder.appendingPathComponent("class.sqlite").path
+            let directory = try SQLiteStudentDirectory(path: path, options: Self.options)
+            _ = try await directory.addAccount(
+                email: "ada@example.com", password: "analytical engine", firstName: "Ada", lastName: "Lovelace")
+            let (lock, input) = try await Self.holdExclusiveLock(path, folder: folder)
+
+            let started = ContinuousClock.now
+            do {
+                _ = try await directory.logIn(email: "ada@example.com", password: "analytical engine")
+                Issue.record("a login wrote its session through another process's exclusive lock")
+            } catch let error as ServiceError {
+                guard case .unavailable(let cause) = error else {
+                    Issue.record("expected .unavailable, got \(error)")
+                    return
+                }
+                #expect(cause.contains("database is locked"), "\(cause)")
+            }
+            let waited = ContinuousClock.now - started
+            #expect(waited >= .seconds(SQLiteStudentDirectory.busyTimeout) - .milliseconds(100))
+            #expect(waited < .seconds(SQLiteStudentDirectory.busyTimeout + 3))
+            await #expect(throws: ServiceError.self) { try await directory.checkHealth() }
+            // Reads go on in WAL mode: only writing waits for the lock.
+            #expect(try await directory.listAccounts().count == 1)
+
+            input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+            lock.waitUntilExit()
+            try await directory.checkHealth()
+            _ = try await directory.logIn(email: "ada@example.com", password: "analytical engine")
+            try directory.close()
+        }
+    }
+
+    @Test func theDatabaseAndItsWALFilesAreTheOwnersOnly() async throws {
+        try await Self.withFolder { folder in
+            let path = folder.appendingPathComponent("class.sqlite").path
+            let directory = try SQLiteStudentDirectory(path: path, options: Self.options)
+            #expect(directory.narrowedFiles.isEmpty)
+            _ = try await directory.addAccount(
+                email: "ada@example.com", password: "analytical engine", firstName: "Ada", lastName: "Lovelace")
+            for file in [path, path + "-wal", path + "-shm"] {
+                #expect(FileManager.default.fileExists(atPath: file), "\(file)")
+                #expect(try Self.mode(file) == 0o600, "\(file)")
+            }
+            try directory.close()
+        }
+    }
+
+    @Test func anExistingDatabaseOthersCouldReadIsNarrowedToTheOwner() async throws {
+        try await Self.withFolder { folder in
+            let path = folder.appendingPathComponent("class.sqlite").path
+            let first = try SQLiteStudentDirectory(path: path, options: Self.options)
+            _ = try await first.addAccount(
+                email: "ada@example.com", password: "analytical engine", firstName: "Ada", lastName: "Lovelace")
+            try first.close()
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+
+            let reopened = try SQLiteStudentDirectory(path: path, options: Self.options)
+            #expect(reopened.narrowedFiles == [path])
+            #expect(try Self.mode(path) == 0o600)
+            #expect(try await reopened.listAccounts().map(\.email) == ["ada@example.com"])
+            try reopened.close()
+        }
+    }
+}
