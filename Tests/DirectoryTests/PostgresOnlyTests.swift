@@ -1,6 +1,7 @@
 import Foundation
 import OnTheMapService
 import PostgresDirectory
+import PostgresNIO
 import SQLiteDirectory
 import Testing
 
@@ -65,6 +66,32 @@ struct PostgresOnlyTests {
             #expect(try await directories[3].location(ofAccount: "migrated") != nil)
             try await directories[1].migrate()  // again: nothing to do
             for directory in directories { await directory.shutdown() }
+        }
+    }
+
+    /// A database that refuses writes (SQLSTATE 25006, read-only transactions) is unavailable, the
+    /// fault students hear as "busy" and the operator sees with its cause, not a generic failure.
+    @Test func aDatabaseThatRefusesWritesIsUnavailable() async throws {
+        guard let server = DirectoryFixture.postgresServerURL() else { return }
+        try await DirectoryFixture.withTestDatabase(server: server) { url in
+            let setup = try await PostgresStudentDirectory.connect(url: url, operationTimeout: .seconds(20))
+            await setup.shutdown()
+            let name = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+            let admin = PostgresClient(configuration: server.clientConfiguration)
+            let adminTask = Task { await admin.run() }
+            try await admin.query("ALTER DATABASE \(unescaped: name) SET default_transaction_read_only = on")
+            adminTask.cancel()
+
+            var directory: PostgresStudentDirectory?
+            do {
+                directory = try await PostgresStudentDirectory.connect(url: url, operationTimeout: .seconds(20))
+                _ = try await directory?.addAccount(
+                    email: "ada@example.com", password: "analytical engine", firstName: "Ada", lastName: "Lovelace")
+                Issue.record("a read-only database accepted an account")
+            } catch ServiceError.unavailable(let cause) {
+                #expect(cause.contains("25006"), "\(cause)")
+            }
+            await directory?.shutdown()
         }
     }
 
