@@ -8,42 +8,45 @@ struct FloodGateTests {
     @Test func burstThenSteadyRate() {
         var gate = FloodGate(burst: 4, linesPerSecond: 1, now: start)
         for _ in 0..<4 {
-            #expect(gate.delay(beforeSendingLineOf: 50, at: start) == .zero)
-            gate.recordSend(ofLineWithByteCount: 50, at: start)
+            #expect(gate.delay(beforeSending: 1, at: start) == .zero)
+            gate.recordSend(costing: 1, at: start)
         }
         // The fifth line must wait one full second.
-        #expect(gate.delay(beforeSendingLineOf: 50, at: start) == .seconds(1))
-        #expect(gate.delay(beforeSendingLineOf: 50, at: start + .milliseconds(500)) == .milliseconds(500))
-        #expect(gate.delay(beforeSendingLineOf: 50, at: start + .seconds(1)) == .zero)
+        #expect(gate.delay(beforeSending: 1, at: start) == .seconds(1))
+        #expect(gate.delay(beforeSending: 1, at: start + .milliseconds(500)) == .milliseconds(500))
+        #expect(gate.delay(beforeSending: 1, at: start + .seconds(1)) == .zero)
     }
 
     @Test func refillIsCappedAtBurst() {
         var gate = FloodGate(burst: 3, linesPerSecond: 2, now: start)
-        gate.recordSend(ofLineWithByteCount: 10, at: start)
+        gate.recordSend(costing: 1, at: start)
         #expect(gate.availableTokens(at: start + .seconds(60)) == 3)
     }
 
-    @Test func longLinesCostMore() {
-        #expect(FloodGate.cost(ofLineWithByteCount: 100) == 1)
-        #expect(FloodGate.cost(ofLineWithByteCount: 300) == 2)
-        #expect(FloodGate.cost(ofLineWithByteCount: 512) == 3)
+    @Test func aLineCostsWhatInspircdChargesForItsCommand() {
+        #expect(FloodGate.cost(of: "PRIVMSG #class :hi") == 1)
+        #expect(FloodGate.cost(of: "PRIVMSG #class :" + String(repeating: "x", count: 480)) == 1)
+        #expect(FloodGate.cost(of: "NOTICE alice :\u{01}VERSION x\u{01}") == 1)
+        #expect(FloodGate.cost(of: "JOIN #class") == 2)
+        #expect(FloodGate.cost(of: "@label=1 JOIN #class") == 2)
+        #expect(FloodGate.cost(of: "PRIVMSG #class :JOIN") == 1)
         var gate = FloodGate(burst: 4, linesPerSecond: 1, now: start)
-        gate.recordSend(ofLineWithByteCount: 400, at: start)
-        gate.recordSend(ofLineWithByteCount: 400, at: start)
+        gate.recordSend(costing: FloodGate.cost(of: "JOIN #a"), at: start)
+        gate.recordSend(costing: FloodGate.cost(of: "JOIN #b"), at: start)
         #expect(gate.availableTokens(at: start) == 0)
-        #expect(gate.delay(beforeSendingLineOf: 400, at: start) == .seconds(2))
+        #expect(gate.delay(beforeSending: 2, at: start) == .seconds(2))
     }
 
     @Test func priorityDebtDelaysNormalLines() {
         var gate = FloodGate(burst: 2, linesPerSecond: 1, now: start)
-        for _ in 0..<4 { gate.recordSend(ofLineWithByteCount: 20, at: start) }
+        for _ in 0..<4 { gate.recordSend(costing: 1, at: start) }
         #expect(gate.availableTokens(at: start) == -2)
-        #expect(gate.delay(beforeSendingLineOf: 20, at: start) == .seconds(3))
+        #expect(gate.delay(beforeSending: 1, at: start) == .seconds(3))
     }
 
     @Test func lineCostingMoreThanBurstIsNotBlockedForever() {
         var gate = FloodGate(burst: 1, linesPerSecond: 1, now: start)
-        #expect(gate.delay(beforeSendingLineOf: 600, at: start) == .zero)
+        #expect(gate.delay(beforeSending: 2, at: start) == .zero)
     }
 
     @Test func sustainedRateNeverExceedsConfiguration() {
@@ -52,9 +55,9 @@ struct FloodGateTests {
         var now = start
         var sentAt: [ContinuousClock.Instant] = []
         while sentAt.count < 100 {
-            let wait = gate.delay(beforeSendingLineOf: 60, at: now)
+            let wait = gate.delay(beforeSending: 1, at: now)
             now = now + wait
-            gate.recordSend(ofLineWithByteCount: 60, at: now)
+            gate.recordSend(costing: 1, at: now)
             sentAt.append(now)
         }
         for (index, instant) in sentAt.enumerated() {

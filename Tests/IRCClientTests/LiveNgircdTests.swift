@@ -11,14 +11,14 @@ struct LiveNgircdTests {
                 caFile: server.certificate.certificatePath,
                 trustSystemRoots: false
             )
-            // Default flood settings (burst 4, 0.9 lines/s).
+            // Default flood settings (burst 10, 1 line/s).
             let configuration = testConfiguration(
                 port: server.tlsPort,
                 tls: tls,
                 nick: "FloodBot",
                 channels: ["#flood"]
             )
-            #expect(configuration.flood.burst == 4 && configuration.flood.linesPerSecond == 0.9)
+            #expect(configuration.flood.burst == 10 && configuration.flood.linesPerSecond == 1)
             let recorder = await EventRecorder.start(configuration)
             try await recorder.waitFor("join") { $0.joinedChannel == "#flood" }
             let carol = try await TestIRCUser.connect(port: server.plainPort, nick: "carol")

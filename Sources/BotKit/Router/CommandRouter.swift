@@ -22,6 +22,8 @@ public actor CommandRouter {
         public var floodGuard: CommandFloodGuard
         /// The CTCP VERSION reply.
         public var version: String
+        /// How many CTCP queries are answered, per host and in all; the rest are ignored.
+        public var ctcpBudget = CTCPBudget()
         /// `false` skips ``floodGuard`` and the commands' rate limits (load tests only).
         public var enforcesUserLimits = true
         /// Where command tasks run: the IRC connection's event loop in the bot (no thread switch
@@ -371,6 +373,8 @@ public actor CommandRouter {
         case .allow: break
         case .ignore, .startIgnoring: return
         }
+        let host = line.sender.host.map { $0.lowercased() } ?? "n:" + caseMapping.lowercased(line.sender.nick)
+        guard settings.ctcpBudget.allows(host: host, at: clock.now()) else { return }
         let text = "\u{01}\(verb)\(answer.isEmpty ? "" : " " + answer)\u{01}"
         await transport.send(.init(kind: .notice, target: line.sender.nick, text: text))
     }

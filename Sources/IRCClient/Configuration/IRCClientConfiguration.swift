@@ -2,7 +2,7 @@
 /// which channels to join, and the timings that govern flood control, keepalive and reconnects.
 ///
 /// The defaults are safe for a public network: TLS on (plaintext only when `tls.enabled` is set to
-/// `false`), a flood gate of 4 lines of burst then 0.9 lines per second (under stock InspIRCd's limits), a ping after 100 s of silence,
+/// `false`), a flood gate of 10 lines of burst then 1 line per second (stock InspIRCd's allowance), a ping after 100 s of silence,
 /// and reconnects from 10 s up to 5 min with jitter.
 public struct IRCClientConfiguration: Sendable {
     /// Server host name or IP literal.
@@ -189,7 +189,7 @@ public struct IRCClientConfiguration: Sendable {
         /// Sustained rate; 0 turns the throttle off (see ``FloodGate``).
         public var linesPerSecond: Double
 
-        public init(burst: Int = 4, linesPerSecond: Double = 0.9) {
+        public init(burst: Int = 10, linesPerSecond: Double = 1) {
             self.burst = burst
             self.linesPerSecond = linesPerSecond
         }

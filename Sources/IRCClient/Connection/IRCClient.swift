@@ -288,18 +288,33 @@ public actor IRCClient {
 
     /// Queues several texts at once (each split like ``sendPrivmsg(to:text:maxLines:fairnessKey:)``);
     /// the lines the flood gate lets through now leave in one write to the socket.
+    ///
+    /// When the queue is long, each asker's channel answer in `texts` shrinks to one line
+    /// (``OutgoingText/shrunk(_:isChannel:)``).
     public func send(texts: [OutgoingText]) {
+        let support = identityTracker.serverSupport
+        let isChannel = { (target: String) in support.isChannel(target) }
+        let texts = queue.count >= Self.shrinkingBacklog ? OutgoingText.shrunk(texts, isChannel: isChannel) : texts
+        let textsPerKey = OutgoingText.textsPerKey(texts)
         for outgoing in texts {
             let key = (outgoing.fairnessKey ?? outgoing.target).lowercased()
             let command = outgoing.kind == .notice ? "NOTICE" : "PRIVMSG"
-            for message in splitText(
+            let messages = splitText(
                 outgoing.text, command: command, target: outgoing.target, maxLines: outgoing.maxLines)
-            {
-                queueLine(message, fairnessKey: key)
+            let budget = textBudget(command: command, target: outgoing.target)
+            for message in messages {
+                let answer = SendQueue.Answer(
+                    command: command, target: message.parameters[0], isChannel: isChannel(outgoing.target),
+                    text: message.parameters[message.parameters.count - 1], asker: outgoing.fairnessKey,
+                    isWholeAnswer: messages.count == 1 && textsPerKey[key] == 1, textBudget: budget)
+                queueLine(message, fairnessKey: key, answer: answer)
             }
         }
         if writeReadyLines() { writerWake?.yield() }
     }
+
+    /// Queued lines from which channel answers shrink to one line.
+    static let shrinkingBacklog = 5
 
     /// Joins `channel` now (if registered) and after every reconnect.
     public func join(_ channel: String, key: String? = nil) {
@@ -660,6 +675,7 @@ public actor IRCClient {
         }
         let nickBefore = currentNick
         let changes = identityTracker.apply(message, ownNick: nickBefore)
+        if let departure = SendQueue.Departure(message) { dropQueuedLines(of: departure) }
         emit(.message(message))
         for change in changes { emit(.identity(change)) }
         dispatch(message, ownNickBefore: nickBefore)
@@ -828,16 +844,29 @@ public actor IRCClient {
         }
     }
 
+    private func textBudget(command: String, target: String) -> Int {
+        let me = identityTracker.identity(ofNick: currentNick)
+        let userHost = me.flatMap { me in me.user.flatMap { user in me.host.map { "\(user)@\($0)" } } }
+        return LineSplitter(serverSupport: identityTracker.serverSupport).textBudget(
+            command: command, target: TextSanitizer.singleLine(target).replacingSpaces(), nick: currentNick,
+            userHost: userHost)
+    }
+
+    private func dropQueuedLines(of departure: SendQueue.Departure) {
+        guard !queue.isEmpty, queue.dropLines(of: departure) > 0 else { return }
+        receipts.settled(queue.takeDroppedTickets())
+        if queue.isEmpty { receipts.queueEmptied() }
+    }
+
     /// Queues a normal line; `fairnessKey` nil puts it in the control lane (JOIN, WHO, NICK…).
     func enqueue(_ message: IRCMessage, fairnessKey: String? = nil) {
         queueLine(message, fairnessKey: fairnessKey)
         if writeReadyLines() { writerWake?.yield() }
     }
 
-    private func queueLine(_ message: IRCMessage, fairnessKey: String?) {
-        let line = message.serialized()
-        queue.enqueue(line, fairnessKey: fairnessKey)
-        receipts.queued(line)
+    private func queueLine(_ message: IRCMessage, fairnessKey: String?, answer: SendQueue.Answer? = nil) {
+        queue.enqueue(message.serialized(), fairnessKey: fairnessKey, answer: answer, ticket: receipts.queued())
+        receipts.settled(queue.takeDroppedTickets())
     }
 
     /// Writes the queued lines the flood gate lets through now, in queue order, as one buffer (so
@@ -849,14 +878,19 @@ public actor IRCClient {
         var batch: ByteBuffer?
         defer { if let batch { channel.writeAndFlush(batch, promise: nil) } }
         while let line = queue.first {
-            if floodGate.delay(beforeSendingLineOf: line.utf8.count + 2, at: clock.now) > .zero { return true }
-            _ = queue.removeFirst()
+            if floodGate.delay(beforeSending: FloodGate.cost(of: line), at: clock.now) > .zero { return true }
+            guard let entry = queue.removeFirstEntry(packing: mustPack) else { break }
             if batch == nil { batch = channel.allocator.buffer(capacity: 512) }
-            encodeLine(line, into: &batch!)
-            receipts.written(line)
+            encodeLine(entry.line, into: &batch!)
+            receipts.settled(entry.tickets)
             if queue.isEmpty { receipts.queueEmptied() }
         }
         return false
+    }
+
+    /// Whether the flood gate will hold some queued lines back (so channel answers share lines).
+    private var mustPack: Bool {
+        queue.count > 1 && Double(queue.count) > floodGate.availableTokens(at: clock.now) && !floodGate.isUnlimited
     }
 
     /// Writes a line now (priority lane), bypassing the queue but not the flood accounting.
@@ -881,10 +915,9 @@ public actor IRCClient {
         if logger.logLevel <= .trace {
             logger.trace(">> \((message.flatMap(LogRedaction.redact)) ?? LogRedaction.redact(safe))")
         }
-        let start = buffer.writerIndex
         buffer.writeString(safe)
         buffer.writeStaticString("\r\n")
-        floodGate.recordSend(ofLineWithByteCount: buffer.writerIndex - start, at: clock.now)
+        floodGate.recordSend(costing: FloodGate.cost(of: safe), at: clock.now)
     }
 
     private func runWriter(connectionID id: Int) async {
@@ -899,14 +932,14 @@ public actor IRCClient {
 
     private func drainQueue(connectionID id: Int) async {
         while isRegistered, id == connectionID, !Task.isCancelled, let line = queue.first {
-            let wait = floodGate.delay(beforeSendingLineOf: line.utf8.count + 2, at: clock.now)
+            let wait = floodGate.delay(beforeSending: FloodGate.cost(of: line), at: clock.now)
             if wait > .zero {
                 do { try await Task.sleep(for: wait) } catch { return }
                 continue
             }
-            _ = queue.removeFirst()
-            writeLine(line)
-            receipts.written(line)
+            guard let entry = queue.removeFirstEntry(packing: mustPack) else { break }
+            writeLine(entry.line)
+            receipts.settled(entry.tickets)
             if queue.isEmpty { receipts.queueEmptied() }
         }
     }

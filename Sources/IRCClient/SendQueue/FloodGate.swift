@@ -1,21 +1,20 @@
-/// A token bucket that paces outgoing lines so the server never disconnects the client for flooding.
+/// A token bucket that paces outgoing lines at what the server allows, so that the server never
+/// disconnects the client for flooding and the allowance is used in full.
 ///
-/// The bucket holds at most `burst` tokens and refills at `linesPerSecond`. A line costs
-/// `1 + bytes / 256` tokens (integer division, bytes including CRLF): a short line costs 1, a full
-/// 512-byte line costs 2, because servers' penalty schemes charge long lines more. A line may be sent
-/// when the bucket holds at least its cost (capped at `burst`, so a line is never blocked forever);
-/// sending may take the balance below zero (priority lines always go out), and the debt delays later
-/// lines.
+/// The bucket holds at most `burst` tokens and refills at `linesPerSecond`. A line costs what the server
+/// charges for its command (``cost(of:)``): 2 for JOIN, 1 for everything else, whatever its length. A
+/// line may be sent when the bucket holds at least its cost (capped at `burst`, so a line is never
+/// blocked forever); sending may take the balance below zero (priority lines always go out), and the
+/// debt delays later lines.
 ///
-/// Why the defaults (4 lines of burst, then 0.9 lines a second) are safe on stock InspIRCd 3 (measured on
-/// 3.15 with Debian's `<connect>`: threshold 10, built-in commandrate 1000 = 1 command/s, fakelag on,
-/// recvq 8192): the server adds a penalty per command processed (1 for PRIVMSG/NOTICE/WHO, 2 for JOIN),
-/// takes 1 off once a second, and holds a client's commands in its receive queue while the penalty is 10
-/// or more; it disconnects with "RecvQ exceeded" (or "Excess Flood" where fakelag is off) once that
-/// queue passes 8 KiB. The gate lets at most `burst + 0.9 t` tokens out in any `t` seconds, so the penalty
-/// stays near `burst + 1` and no line of the bot is even held back, whatever the load. Exactly 1 line a
-/// second would have no margin: each JOIN's extra point, or a server tick missed under load, would stay
-/// for good while the bot is busy.
+/// The defaults (10 lines of burst, then 1 a second) are stock InspIRCd 3's own limits (measured on 3.15
+/// with Debian's `<connect>`: threshold 10, built-in commandrate 1000 = 1 command/s, fakelag on, recvq
+/// 8192): the server adds a penalty per command processed (1 for PRIVMSG/NOTICE/WHO, 2 for JOIN), takes 1
+/// off once a second, and holds a client's commands in its receive queue while the penalty is 10 or
+/// more; it disconnects with "RecvQ exceeded" (or "Excess Flood" where fakelag is off) only once that
+/// queue passes 8 KiB. The gate lets at most `burst + t` tokens out in any `t` seconds and charges what
+/// the server charges, so the server is never more than its next one-second tick behind: at most one
+/// line waits there, for less than a second, and the receive queue never comes near its limit.
 ///
 /// `linesPerSecond` of 0 (or less) turns the gate off: every line may go at once (benchmarks, or a
 /// server whose operator exempts the bot).
@@ -37,9 +36,15 @@ public struct FloodGate: Sendable {
         self.updatedAt = now
     }
 
-    /// The number of tokens a line of `byteCount` bytes (including CRLF) costs.
-    public static func cost(ofLineWithByteCount byteCount: Int) -> Double {
-        1 + Double(max(0, byteCount) / 256)
+    /// The number of tokens a serialized line (without CRLF) costs: what InspIRCd charges for its command.
+    public static func cost(of line: some StringProtocol) -> Double {
+        var command = line.utf8.prefix { $0 != 0x20 }[...]
+        if command.first == UInt8(ascii: "@") || command.first == UInt8(ascii: ":") {
+            // A tag or source prefix: the command is the next word.
+            let rest = line.utf8.drop { $0 != 0x20 }.drop { $0 == 0x20 }
+            command = rest.prefix { $0 != 0x20 }
+        }
+        return command.elementsEqual("JOIN".utf8) ? 2 : 1
     }
 
     /// Tokens available at `now`.
@@ -48,24 +53,21 @@ public struct FloodGate: Sendable {
         return tokens
     }
 
-    /// How long to wait from `now` before a line of `byteCount` bytes may be sent (zero when it may go now).
-    public mutating func delay(
-        beforeSendingLineOf byteCount: Int,
-        at now: ContinuousClock.Instant
-    ) -> Duration {
+    /// How long to wait from `now` before a line costing `cost` tokens may be sent (zero when it may go now).
+    public mutating func delay(beforeSending cost: Double, at now: ContinuousClock.Instant) -> Duration {
         if isUnlimited { return .zero }
         refill(at: now)
-        let needed = min(Self.cost(ofLineWithByteCount: byteCount), burst)
+        let needed = min(cost, burst)
         if tokens >= needed { return .zero }
         let seconds = (needed - tokens) / linesPerSecond
         return .nanoseconds(Int64((seconds * 1_000_000_000).rounded(.up)))
     }
 
-    /// Records that a line of `byteCount` bytes was sent at `now` (the balance may go negative).
-    public mutating func recordSend(ofLineWithByteCount byteCount: Int, at now: ContinuousClock.Instant) {
+    /// Records that a line costing `cost` tokens was sent at `now` (the balance may go negative).
+    public mutating func recordSend(costing cost: Double, at now: ContinuousClock.Instant) {
         if isUnlimited { return }
         refill(at: now)
-        tokens -= Self.cost(ofLineWithByteCount: byteCount)
+        tokens -= cost
     }
 
     private mutating func refill(at now: ContinuousClock.Instant) {

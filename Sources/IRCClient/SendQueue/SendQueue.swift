@@ -9,10 +9,23 @@
 /// backlog. Lines without a key (JOIN, WHO, NICK, MODE…) form the control lane, which goes before every
 /// reply so the bot never answers in a channel it has not joined yet. Order is kept within each key.
 ///
+/// Lines that carry an ``Answer`` (what they say, to whom, on whose behalf) are also kept short while
+/// they wait:
+/// - a one-line channel answer whose text equals one still queued for the same channel is not queued
+///   again: the waiting one names both askers ("alice, bob: pong");
+/// - ``dropLines(of:)`` drops what nobody will read: private lines to a nick that quit, and channel
+///   answers for an asker who quit, parted or was kicked (a merged answer just stops naming them);
+/// - ``removeFirstEntry(packing:)`` may put the next channel answers of other askers for the same
+///   channel into the line it returns ("alice: Berlin · bob: Paris"), when they would otherwise wait.
+///
 /// Overflow: the queue holds at most `capacity` lines in all. When a new line would exceed it, the oldest
 /// line of the *longest* sub-queue is dropped (on a tie, the one that has waited longest to be served), so
 /// whoever has the largest backlog pays for it and a flood from one user cannot push out other users'
 /// replies. Dropped lines are counted (``takeDroppedCount()``).
+///
+/// Every line may carry *tickets* (see `WriteReceipts`): a line returned by ``removeFirstEntry(packing:)``
+/// hands back the tickets of every line it stands for; dropped lines' tickets are collected for
+/// ``takeDroppedTickets()``.
 public struct SendQueue: Sendable {
     public let capacity: Int
     /// Lines dropped because the queue was full, since the last ``takeDroppedCount()``.
@@ -20,10 +33,18 @@ public struct SendQueue: Sendable {
     /// Normal lines waiting, in all sub-queues.
     public private(set) var count = 0
 
-    private var control = LineFIFO()
-    private var lanes: [String: LineFIFO] = [:]
+    private var control = EntryFIFO()
+    private var lanes: [String: EntryFIFO] = [:]
     /// Keys with waiting lines, in serving order: the first is served next, then moves to the back.
-    private var turns = LineFIFO()
+    private var turns = KeyFIFO()
+    private var droppedTickets: [Int] = []
+
+    /// A line taken from the queue: its text and the tickets of every queued line it carries.
+    public struct Entry: Sendable, Hashable {
+        public var line: String
+        public var tickets: [Int]
+        public var answer: Answer?
+    }
 
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -35,22 +56,28 @@ public struct SendQueue: Sendable {
     public var waitingKeyCount: Int { lanes.count }
 
     /// Appends a serialized line (without CRLF) to the sub-queue of `fairnessKey` (`nil`: the control lane);
-    /// returns the number of lines dropped to make room (see the overflow rule above).
+    /// returns the number of lines dropped to make room (see the overflow rule above). With an `answer`
+    /// (which says what `line` says) the line may be merged into an identical answer already waiting.
     @discardableResult
-    public mutating func enqueue(_ line: String, fairnessKey: String? = nil) -> Int {
+    public mutating func enqueue(
+        _ line: String, fairnessKey: String? = nil, answer: Answer? = nil, ticket: Int? = nil
+    ) -> Int {
+        let tickets = ticket.map { [$0] } ?? []
+        if let answer, mergeIntoWaitingAnswer(answer, tickets: tickets) { return 0 }
         var dropped = 0
         while count >= capacity, dropOneForOverflow() {
             dropped += 1
         }
         droppedCount += dropped
+        let entry = Entry(line: line, tickets: tickets, answer: answer)
         if let fairnessKey {
             if lanes[fairnessKey] == nil {
-                lanes[fairnessKey] = LineFIFO()
+                lanes[fairnessKey] = EntryFIFO()
                 turns.append(fairnessKey)
             }
-            lanes[fairnessKey]?.append(line)
+            lanes[fairnessKey]?.append(entry)
         } else {
-            control.append(line)
+            control.append(entry)
         }
         count += 1
         return dropped
@@ -58,26 +85,68 @@ public struct SendQueue: Sendable {
 
     /// The line ``removeFirst()`` would return.
     public var first: String? {
-        if let line = control.first { return line }
+        if let entry = control.first { return entry.line }
         guard let key = turns.first else { return nil }
-        return lanes[key]?.first
+        return lanes[key]?.first?.line
     }
 
     /// Removes and returns the next line: the control lane first, then one line of the key whose turn it is.
     public mutating func removeFirst() -> String? {
-        if let line = control.removeFirst() {
+        removeFirstEntry()?.line
+    }
+
+    /// Removes and returns the next entry (see ``removeFirst()``). With `packing`, a channel answer takes
+    /// along the first waiting lines of the other keys, in turn, that are channel answers to the same
+    /// channel, as many as fit in one line: "alice: Berlin · bob: Paris" (an answer's own further lines
+    /// stay lines of their own).
+    public mutating func removeFirstEntry(packing: Bool = false) -> Entry? {
+        if let entry = control.removeFirst() {
             count -= 1
-            return line
+            return entry
         }
         guard let key = turns.removeFirst(), var lane = lanes.removeValue(forKey: key),
-            let line = lane.removeFirst()
+            var entry = lane.removeFirst()
         else { return nil }
         count -= 1
         if !lane.isEmpty {
             lanes[key] = lane
             turns.append(key)
         }
-        return line
+        if packing, let answer = entry.answer, answer.isChannel {
+            pack(into: &entry, answer: answer, skipping: key)
+        }
+        return entry
+    }
+
+    /// Drops the waiting lines nobody will read once `departure` has happened; returns how many lines
+    /// left the queue (a merged answer that only stops naming someone does not count).
+    @discardableResult
+    public mutating func dropLines(of departure: Departure) -> Int {
+        var removed = 0
+        for key in turns.elements {
+            guard var lane = lanes[key] else { continue }
+            let before = lane.count
+            lane.update { entry in
+                guard var answer = entry.answer else { return true }
+                let keep = answer.remove(departure)
+                if keep {
+                    entry.answer = answer
+                    entry.line = answer.line
+                } else {
+                    droppedTickets += entry.tickets
+                }
+                return keep
+            }
+            removed += before - lane.count
+            if lane.isEmpty {
+                lanes[key] = nil
+                turns.remove(key)
+            } else {
+                lanes[key] = lane
+            }
+        }
+        count -= removed
+        return removed
     }
 
     /// Returns and resets the dropped-line counter.
@@ -86,11 +155,63 @@ public struct SendQueue: Sendable {
         return droppedCount
     }
 
+    /// Returns and forgets the tickets of lines dropped (by overflow or ``dropLines(of:)``) since the last call.
+    public mutating func takeDroppedTickets() -> [Int] {
+        defer { droppedTickets = [] }
+        return droppedTickets
+    }
+
+    /// Empties the queue (its tickets are settled by the caller, all at once).
     public mutating func removeAll() {
-        control = LineFIFO()
+        control = EntryFIFO()
         lanes = [:]
-        turns = LineFIFO()
+        turns = KeyFIFO()
+        droppedTickets = []
         count = 0
+    }
+
+    /// Adds the asker of `answer` to a waiting answer with the same text for the same channel.
+    private mutating func mergeIntoWaitingAnswer(_ answer: Answer, tickets: [Int]) -> Bool {
+        guard answer.isMergeable else { return false }
+        for key in turns.elements {
+            guard var lane = lanes[key] else { continue }
+            var merged = false
+            lane.update { entry in
+                guard !merged, var waiting = entry.answer, waiting.merge(answer) else { return true }
+                entry.answer = waiting
+                entry.line = waiting.line
+                entry.tickets += tickets
+                merged = true
+                return true
+            }
+            if merged {
+                lanes[key] = lane
+                return true
+            }
+        }
+        return false
+    }
+
+    private mutating func pack(into entry: inout Entry, answer first: Answer, skipping ownKey: String) {
+        var packed = first
+        var tickets = entry.tickets
+        for key in turns.elements where key != ownKey {
+            guard var lane = lanes[key], let next = lane.first, let answer = next.answer,
+                packed.pack(answer)
+            else { continue }
+            _ = lane.removeFirst()
+            tickets += next.tickets
+            count -= 1
+            if lane.isEmpty {
+                lanes[key] = nil
+                turns.remove(key)
+            } else {
+                lanes[key] = lane
+            }
+        }
+        entry.answer = packed
+        entry.line = packed.line
+        entry.tickets = tickets
     }
 
     /// Drops the oldest line of the longest sub-queue (the control lane counts as one); `false` when empty.
@@ -105,12 +226,12 @@ public struct SendQueue: Sendable {
             }
         }
         if control.count > longest || (longestKey == nil && !control.isEmpty) {
-            _ = control.removeFirst()
+            if let entry = control.removeFirst() { droppedTickets += entry.tickets }
             count -= 1
             return true
         }
         guard let key = longestKey, var lane = lanes.removeValue(forKey: key) else { return false }
-        _ = lane.removeFirst()
+        if let entry = lane.removeFirst() { droppedTickets += entry.tickets }
         count -= 1
         if lane.isEmpty {
             turns.remove(key)
@@ -121,21 +242,21 @@ public struct SendQueue: Sendable {
     }
 }
 
-/// A FIFO of strings with amortised O(1) removal at the front.
-struct LineFIFO: Sendable {
-    private var storage: [String] = []
+/// A FIFO with amortised O(1) removal at the front.
+struct FIFO<Element: Sendable>: Sendable {
+    private var storage: [Element] = []
     private var head = 0
 
     var count: Int { storage.count - head }
     var isEmpty: Bool { count == 0 }
-    var first: String? { isEmpty ? nil : storage[head] }
-    var elements: ArraySlice<String> { storage[head...] }
+    var first: Element? { isEmpty ? nil : storage[head] }
+    var elements: ArraySlice<Element> { storage[head...] }
 
-    mutating func append(_ element: String) {
+    mutating func append(_ element: Element) {
         storage.append(element)
     }
 
-    mutating func removeFirst() -> String? {
+    mutating func removeFirst() -> Element? {
         guard !isEmpty else { return nil }
         let element = storage[head]
         head += 1
@@ -146,9 +267,26 @@ struct LineFIFO: Sendable {
         return element
     }
 
-    /// Removes the first occurrence of `element` (linear; used only on overflow).
-    mutating func remove(_ element: String) {
+    /// Lets `body` change every element in order; elements for which it returns `false` are removed.
+    mutating func update(_ body: (inout Element) -> Bool) {
+        var kept: [Element] = []
+        kept.reserveCapacity(count)
+        for index in storage.indices[head...] {
+            var element = storage[index]
+            if body(&element) { kept.append(element) }
+        }
+        storage = kept
+        head = 0
+    }
+}
+
+extension FIFO where Element: Equatable {
+    /// Removes the first occurrence of `element` (linear; used only when a key's lane empties out of turn).
+    mutating func remove(_ element: Element) {
         guard let index = storage[head...].firstIndex(of: element) else { return }
         storage.remove(at: index)
     }
 }
+
+typealias EntryFIFO = FIFO<SendQueue.Entry>
+typealias KeyFIFO = FIFO<String>

@@ -1,13 +1,12 @@
 /// Which queued lines have been written to the connection, so that a caller can wait until every
 /// line it queued has left (e.g. the announcer records a pin as announced only then).
 ///
-/// Each queued line gets a ticket; a written line settles the oldest open ticket of the same text
-/// (the queue keeps lines of one text, hence of one target, in order). When the queue runs empty,
-/// every ticket is settled (lines dropped from a full queue included: they will never be written).
+/// Each queued line gets a ticket, which the queue carries with the line (a merged or packed line
+/// carries the tickets of every line it stands for); a ticket is settled when its line is written or
+/// dropped (it will never be written). When the queue runs empty, every ticket is settled.
 struct WriteReceipts {
     /// The ticket of the line queued last (0 before any).
     private(set) var lastTicket = 0
-    private var openTicketsByLine: [String: [Int]] = [:]
     private var openTickets: Set<Int> = []
     private var waiters: [Waiter] = []
     private var nextWaiterID = 0
@@ -24,18 +23,17 @@ struct WriteReceipts {
         return oldest > ticket
     }
 
-    /// A line went into the queue.
-    mutating func queued(_ line: String) {
+    /// A line goes into the queue: its ticket.
+    mutating func queued() -> Int {
         lastTicket += 1
-        openTicketsByLine[line, default: []].append(lastTicket)
         openTickets.insert(lastTicket)
+        return lastTicket
     }
 
-    /// A queued line was written.
-    mutating func written(_ line: String) {
-        guard var tickets = openTicketsByLine[line], !tickets.isEmpty else { return }
-        openTickets.remove(tickets.removeFirst())
-        openTicketsByLine[line] = tickets.isEmpty ? nil : tickets
+    /// Queued lines were written or dropped.
+    mutating func settled(_ tickets: [Int]) {
+        guard !tickets.isEmpty else { return }
+        for ticket in tickets { openTickets.remove(ticket) }
         resumeSettledWaiters()
     }
 
@@ -43,7 +41,6 @@ struct WriteReceipts {
     mutating func queueEmptied() {
         guard !openTickets.isEmpty else { return }
         openTickets.removeAll()
-        openTicketsByLine.removeAll()
         resumeSettledWaiters()
     }
 

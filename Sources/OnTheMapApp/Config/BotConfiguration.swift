@@ -60,14 +60,13 @@ public struct BotConfiguration: Sendable, Equatable {
         }
     }
 
-    /// The outgoing flood limits: 4 lines of burst then 0.9 lines a second stays under stock InspIRCd 3's
-    /// limits (10 commands of penalty, 1 a second) with a margin (see `FloodGate`); `linesPerSecond` 0
-    /// turns the throttle off.
+    /// The outgoing flood limits: 10 lines of burst then 1 a second, stock InspIRCd 3's own allowance
+    /// (10 commands of penalty, 1 a second; see `FloodGate`); `linesPerSecond` 0 turns the throttle off.
     public struct Flood: Sendable, Equatable {
         /// `false` sends every line at once (load tests against a private server only).
         public var enabled = true
-        public var burst = 4
-        public var linesPerSecond = 0.9
+        public var burst = 10
+        public var linesPerSecond = 1.0
     }
 
     /// The `service:` section.
