@@ -61,9 +61,17 @@ public enum SessionBinding: Sendable {
 extension Invocation {
     /// Asks the network about the sender's connection (WHOIS), for ``bindSession(_:profile:check:)``.
     /// Ask it as soon as a login begins: the answer must describe the connection that sent the command.
+    /// Someone in a channel with the bot is watched there and costs no WHOIS (a line under the flood
+    /// gate that a busy server may answer late); their session then lasts while the bot sees them.
     public nonisolated(nonsending) func checkConnection() async -> ConnectionCheck {
         guard case .connection = SessionOwner(sender) else { return ConnectionCheck(mark: nil, lookup: .notAsked) }
         let mark = await sessions.sightMark(of: sender.nick)
+        if let seen = await transport.identity(ofNick: sender.nick),
+            await transport.sharesChannel(withNick: sender.nick)
+        {
+            return ConnectionCheck(
+                mark: mark, lookup: .found(user: seen.user, host: seen.host, account: seen.account, signedOnAt: nil))
+        }
         return ConnectionCheck(mark: mark, lookup: await transport.lookUpConnection(ofNick: sender.nick))
     }
 
@@ -94,12 +102,12 @@ extension Invocation {
                 return .bound(
                     bound,
                     caveat:
-                        "This network does not let me see when you disconnect, so your login lasts only while you stay in a channel with me."
+                        "I cannot see when you disconnect, so your login lasts only while you stay in a channel with me."
                 )
             }
             await sessions.unbind(sender)
             return .refused(
-                "This network does not let me see when you disconnect, so I can only keep you logged in while you are in a channel with me: join one, then log in again."
+                "I cannot see when you disconnect, so I can only keep you logged in while you are in a channel with me: join one, then log in again."
             )
         }
     }

@@ -37,8 +37,13 @@ struct IRCBotTransport: BotTransport {
     }
 
     nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup {
-        guard let reply = await client.whois(nick) else { return .nobody }
-        return .found(user: reply.user, host: reply.host, account: reply.account, signedOnAt: reply.signedOnAt)
+        if let reply = await client.whois(nick) {
+            return .found(user: reply.user, host: reply.host, account: reply.account, signedOnAt: reply.signedOnAt)
+        }
+        // No answer in time (a server that holds the bot's lines back under load), or nobody: someone in
+        // a channel with the bot is there all the same, but without a sign-on time to check later.
+        guard let seen = await client.identity(ofNick: nick) else { return .nobody }
+        return .found(user: seen.user, host: seen.host, account: seen.account, signedOnAt: nil)
     }
 
     nonisolated(nonsending) func watchPresence(ofNick nick: String) async -> Bool {
