@@ -34,7 +34,7 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "Channel lines in the burst (0: skip).") var burst = 2000
     @Flag(
         help:
-            "The chatter connection sits in the bot's channel through the timed round trips too (the layout before session 8), and the floor is timed there."
+            "The chatter connection sits in the bot's channel through the timed round trips too (the older layout), and the floor is timed there."
     )
     var chatterInChannel = false
     @Option(help: "Runs (each starts the bot afresh when a command is given).") var runs = 1

@@ -81,7 +81,7 @@ import Testing
         await udacity.stop()
     }
 
-    /// The scenario of issue 4, the same for every backend.
+    /// The class scenario, the same for every backend.
     static func runScenario(config: BotConfiguration, server: NgircdServer) async throws {
         let ca = server.certificate.certificatePath
         let jane = try await TestIRCUser.connect(port: server.tlsPort, caFile: ca, nick: "jane")

@@ -6,7 +6,7 @@ import Logging
 import Synchronization
 import Testing
 
-/// Faults of issue 7 on 127.0.0.1: servers killed at awkward moments, stalled, hostile or lying about
+/// Faults on 127.0.0.1: servers killed at awkward moments, stalled, hostile or lying about
 /// their certificate. Each test asserts what the client does about it.
 @Suite("Fault injection", .timeLimit(.minutes(1)))
 struct FaultInjectionTests {

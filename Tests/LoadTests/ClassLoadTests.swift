@@ -10,7 +10,7 @@ import SQLiteDirectory
 import Synchronization
 import Testing
 
-/// Issue 7, load: the real `onthemap-bot run` binary against a real InspIRCd 3 over TLS, with 200
+/// Load: the real `onthemap-bot run` binary against a real InspIRCd 3 over TLS, with 200
 /// simulated students in one channel, channel chatter, students who log in, post, ask `!near` and
 /// `!where`, and one spammer.
 ///

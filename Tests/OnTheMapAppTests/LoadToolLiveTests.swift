@@ -2,7 +2,7 @@ import BotTesting
 import Foundation
 import Testing
 
-/// `onthemap-load` (issue 8's load tool) end to end: the built tool starts the built bot against a
+/// `onthemap-load` end to end: the built tool starts the built bot against a
 /// real InspIRCd over TLS, runs a short version of the benchmark and writes its figures as JSON.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct LoadToolLiveTests {
     /// The parts of the tool's JSON this test reads.
