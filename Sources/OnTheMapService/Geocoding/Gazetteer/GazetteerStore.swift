@@ -6,7 +6,7 @@ public enum GazetteerError: Error, Sendable, Equatable {
     case resourceMissing
     /// The file could not be read.
     case unreadable(String)
-    /// The file is not a valid gazetteer (bad compression, bad line, unsorted keys).
+    /// The file is not a valid gazetteer (bad header, bad line, unsorted keys).
     case corrupt(String)
 }
 
