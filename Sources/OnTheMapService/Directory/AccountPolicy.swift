@@ -22,7 +22,7 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
     }
 
     /// The current time to the millisecond.
-    public func now() -> Date { Self.toTheMillisecond(options.clock()) }
+    private func now() -> Date { Self.toTheMillisecond(options.clock()) }
 
     private static func toTheMillisecond(_ date: Date) -> Date {
         Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
