@@ -67,11 +67,9 @@ let package = Package(
         ),
 
         // MARK: Service layer — knows nothing of IRC.
-        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "OnTheMapService",
             dependencies: [
-                "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

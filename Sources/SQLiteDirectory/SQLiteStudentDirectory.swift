@@ -11,14 +11,14 @@ import OnTheMapService
 /// The embedded directory: accounts (password hashes only), sessions, pins and the bot's small
 /// state, in one SQLite file in WAL mode. Several processes may open the same file.
 ///
-/// Sessions passed to the pin and profile methods are checked (unknown or expired:
-/// `.sessionExpired`); a session may only save its own account's pin. A nil session is a
-/// trusted caller (the operator's tools, tests).
+/// Logins, sessions and accounts follow ``AccountPolicy`` (the SQL it needs is ``SQLiteStore``'s);
+/// the pin and profile methods check their session with it.
 public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Sendable {
     public let backendName = "sqlite"
     public var signUpURL: String? { options.signUpURL }
 
-    private let pool: DatabasePool
+    private let store: SQLiteStore
+    private let accounts: AccountPolicy<SQLiteStore>
     private let options: LocalDirectoryOptions
 
     /// How long a read or write waits for another connection's lock before it fails with
@@ -43,16 +43,18 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             narrowedFiles = try Self.restrictToOwner(path)
-            pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
+            store = SQLiteStore(pool: pool)
         } catch let error as DatabaseError {
-            throw Self.serviceError(error)
+            throw SQLiteStore.serviceError(error)
         } catch let error as ServiceError {
             throw error
         } catch {
             throw ServiceError.backendFailure(status: nil, message: "SQLite: cannot open the database: \(error)")
         }
         self.options = options
+        accounts = AccountPolicy(storage: store, options: options)
     }
 
     /// Creates the database file with mode 0600 when it does not exist, and narrows the database,
@@ -82,7 +84,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
 
     /// Closes the database; later calls fail with `.backendFailure`.
     public func close() throws {
-        do { try pool.close() } catch let error as DatabaseError { throw Self.serviceError(error) }
+        do { try store.pool.close() } catch let error as DatabaseError { throw SQLiteStore.serviceError(error) }
     }
 
     // MARK: - Schema
@@ -133,77 +135,16 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
     // MARK: - Sessions
 
     public func logIn(email: String, password: String) async throws -> DirectorySession {
-        try DirectoryInput.requireCredentials(email: email, password: password)
-        let hasher = options.passwordHasher
-        guard let normalized = try? DirectoryInput.normalizedEmail(email) else {
-            await hasher.dummyVerifyInBackground(password)
-            throw ServiceError.invalidCredentials
-        }
-        let account = try await read { db -> (String, String)? in
-            try Row.fetchOne(
-                db, sql: "SELECT account_key, password_hash FROM accounts WHERE email = ?", arguments: [normalized]
-            ).map { ($0["account_key"], $0["password_hash"]) }
-        }
-        guard let (accountKey, storedHash) = account else {
-            await hasher.dummyVerifyInBackground(password)
-            throw ServiceError.invalidCredentials
-        }
-        guard await hasher.verifyInBackground(password, against: storedHash) else {
-            throw ServiceError.invalidCredentials
-        }
-        let newHash = hasher.needsRehash(storedHash) ? try await hasher.hashInBackground(password) : nil
-
-        let sessionId = SessionToken.make()
-        let now = options.clock()
-        let expiresAt = Self.millisecondDate(now.addingTimeInterval(options.sessionLifetime))
-        let digest = SessionToken.digest(sessionId)
-        try await write { db in
-            try db.execute(
-                sql: "DELETE FROM sessions WHERE account_key = ? AND expires_at <= ?",
-                arguments: [accountKey, Self.milliseconds(now)])
-            try db.execute(
-                sql: "INSERT INTO sessions (token_digest, account_key, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                arguments: [digest, accountKey, Self.milliseconds(now), Self.milliseconds(expiresAt)])
-            if let newHash {
-                try db.execute(
-                    sql: "UPDATE accounts SET password_hash = ? WHERE account_key = ?",
-                    arguments: [newHash, accountKey])
-            }
-        }
-        return DirectorySession(accountKey: accountKey, sessionId: sessionId, expiresAt: expiresAt)
+        try await accounts.logIn(email: email, password: password)
     }
 
     public func logOut(_ session: DirectorySession) async throws {
-        let digest = SessionToken.digest(session.sessionId)
-        try await write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE token_digest = ?", arguments: [digest])
-        }
-    }
-
-    /// Throws `.sessionExpired` unless `session` is live and belongs to its account.
-    private func requireLive(_ session: DirectorySession?) async throws {
-        guard let session else { return }
-        let digest = SessionToken.digest(session.sessionId)
-        let now = Self.milliseconds(options.clock())
-        let row = try await read { db -> (String, Int64)? in
-            try Row.fetchOne(
-                db, sql: "SELECT account_key, expires_at FROM sessions WHERE token_digest = ?", arguments: [digest]
-            ).map { ($0["account_key"], $0["expires_at"]) }
-        }
-        guard let (accountKey, expiresAt) = row, accountKey == session.accountKey else {
-            throw ServiceError.sessionExpired
-        }
-        guard expiresAt > now else {
-            try await write { db in
-                try db.execute(sql: "DELETE FROM sessions WHERE token_digest = ?", arguments: [digest])
-            }
-            throw ServiceError.sessionExpired
-        }
+        try await accounts.logOut(session)
     }
 
     public func profile(accountKey: String, session: DirectorySession?) async throws -> StudentProfile {
-        try await requireLive(session)
-        let row = try await read { db -> (String, String)? in
+        try await accounts.requireLive(session)
+        let row = try await store.read { db -> (String, String)? in
             try Row.fetchOne(
                 db, sql: "SELECT first_name, last_name FROM accounts WHERE account_key = ?", arguments: [accountKey]
             ).map { ($0["first_name"], $0["last_name"]) }
@@ -216,7 +157,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
 
     public func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation] {
         guard limit > 0 else { return [] }
-        return try await read { db in
+        return try await store.read { db in
             try Row.fetchAll(
                 db,
                 sql: "SELECT * FROM student_locations ORDER BY updated_at DESC, revision DESC LIMIT ? OFFSET ?",
@@ -226,7 +167,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
     }
 
     public func location(ofAccount accountKey: String) async throws -> StudentLocation? {
-        try await read { db in
+        try await store.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM student_locations WHERE unique_key = ?", arguments: [accountKey])
                 .map(Self.location)
         }
@@ -234,19 +175,17 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
 
     /// The pin with this objectId, or nil.
     public func location(objectId: String) async throws -> StudentLocation? {
-        try await read { db in
+        try await store.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM student_locations WHERE object_id = ?", arguments: [objectId])
                 .map(Self.location)
         }
     }
 
     public func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
-        try DirectoryInput.validatePin(draft)
-        try await requireLive(session)
-        try Self.requireOwner(draft.uniqueKey, session: session)
-        let now = Self.milliseconds(options.clock())
+        try await accounts.requireMaySave(draft, session: session)
+        let now = SQLiteStore.milliseconds(options.clock())
         let objectId = RandomID.make()
-        return try await write { db in
+        return try await store.write { db in
             if try Bool.fetchOne(
                 db, sql: "SELECT 1 FROM student_locations WHERE unique_key = ?", arguments: [draft.uniqueKey]) != nil
             {
@@ -271,11 +210,9 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
     public func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
         -> StudentLocation
     {
-        try DirectoryInput.validatePin(draft)
-        try await requireLive(session)
-        try Self.requireOwner(draft.uniqueKey, session: session)
-        let now = Self.milliseconds(options.clock())
-        return try await write { db in
+        try await accounts.requireMaySave(draft, session: session)
+        let now = SQLiteStore.milliseconds(options.clock())
+        return try await store.write { db in
             guard
                 let owner = try String.fetchOne(
                     db, sql: "SELECT unique_key FROM student_locations WHERE object_id = ?", arguments: [objectId])
@@ -302,13 +239,13 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
     /// or that cannot be read or written, fails here with `.unavailable`.
     public func checkHealth() async throws {
         do {
-            try await pool.writeWithoutTransaction { db in
+            try await store.pool.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 defer { try? db.execute(sql: "ROLLBACK") }
                 _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bot_state")
             }
         } catch let error as DatabaseError {
-            throw Self.serviceError(error)
+            throw SQLiteStore.serviceError(error)
         }
     }
 
@@ -317,66 +254,35 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
     public func addAccount(email: String, password: String, firstName: String, lastName: String) async throws
         -> LocalAccount
     {
-        let normalized = try DirectoryInput.normalizedEmail(email)
-        try DirectoryInput.validateNewPassword(password)
-        let (first, last) = try DirectoryInput.validateNames(firstName: firstName, lastName: lastName)
-        let hash = try await options.passwordHasher.hashInBackground(password)
-        let account = LocalAccount(
-            accountKey: RandomID.make(), email: normalized, firstName: first, lastName: last,
-            createdAt: Self.millisecondDate(options.clock()))
-        try await write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE email = ?", arguments: [normalized]) != nil {
-                throw ServiceError.rejectedInput("An account with this email already exists.")
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO accounts (account_key, email, first_name, last_name, password_hash, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    account.accountKey, normalized, first, last, hash, Self.milliseconds(account.createdAt),
-                ])
-        }
-        return account
+        try await accounts.addAccount(email: email, password: password, firstName: firstName, lastName: lastName)
     }
 
     public func listAccounts() async throws -> [LocalAccount] {
-        try await read { db in
+        try await store.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT account_key, email, first_name, last_name, created_at FROM accounts ORDER BY email"
             ).map { row in
                 LocalAccount(
                     accountKey: row["account_key"], email: row["email"], firstName: row["first_name"],
-                    lastName: row["last_name"], createdAt: Self.date(milliseconds: row["created_at"]))
+                    lastName: row["last_name"], createdAt: SQLiteStore.date(milliseconds: row["created_at"]))
             }
         }
     }
 
     public func removeAccount(email: String) async throws {
-        guard let normalized = try? DirectoryInput.normalizedEmail(email) else {
-            throw ServiceError.notFound("No account with this email.")
-        }
-        try await write { db in
-            guard
-                let key = try String.fetchOne(
-                    db, sql: "SELECT account_key FROM accounts WHERE email = ?", arguments: [normalized])
-            else { throw ServiceError.notFound("No account with this email.") }
-            try db.execute(sql: "DELETE FROM student_locations WHERE unique_key = ?", arguments: [key])
-            try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [key])
-            try db.execute(sql: "DELETE FROM accounts WHERE account_key = ?", arguments: [key])
-        }
+        try await accounts.removeAccount(email: email)
     }
 
     // MARK: - Bot state
 
     public func state(_ key: String) async throws -> String? {
-        try await read { db in
+        try await store.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM bot_state WHERE key = ?", arguments: [key])
         }
     }
 
     public func setState(_ key: String, _ value: String?) async throws {
-        try await write { db in
+        try await store.write { db in
             if let value {
                 try db.execute(
                     sql: """
@@ -400,48 +306,6 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         #endif
     }
 
-    private func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await pool.read(body)
-        } catch let error as DatabaseError {
-            throw Self.serviceError(error)
-        }
-    }
-
-    @discardableResult
-    private func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await pool.write(body)
-        } catch let error as DatabaseError {
-            if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
-                || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
-            {
-                throw ServiceError.rejectedInput("That already exists.")
-            }
-            throw Self.serviceError(error)
-        }
-    }
-
-    static func serviceError(_ error: DatabaseError) -> ServiceError {
-        let message = error.message ?? "error"
-        switch error.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return .unavailable(
-                "SQLite: \(message) (another connection has held a lock for over \(Int(busyTimeout)) s)")
-        case .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_CORRUPT,
-            .SQLITE_NOTADB:
-            return .unavailable("SQLite: \(message)")
-        default:
-            return .backendFailure(status: Int(error.extendedResultCode.rawValue), message: "SQLite: \(message)")
-        }
-    }
-
-    private static func requireOwner(_ uniqueKey: String, session: DirectorySession?) throws {
-        if let session, session.accountKey != uniqueKey {
-            throw ServiceError.rejectedInput("A pin can only be saved for your own account.")
-        }
-    }
-
     private static func fetchLocation(_ db: Database, objectId: String) throws -> StudentLocation {
         guard
             let row = try Row.fetchOne(
@@ -455,12 +319,9 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
             objectId: row["object_id"], uniqueKey: row["unique_key"], firstName: row["first_name"],
             lastName: row["last_name"], mapString: row["map_string"], mediaURL: row["media_url"],
             coordinate: Coordinate(latitude: row["latitude"], longitude: row["longitude"]),
-            createdAt: date(milliseconds: row["created_at"]), updatedAt: date(milliseconds: row["updated_at"]))
+            createdAt: SQLiteStore.date(milliseconds: row["created_at"]),
+            updatedAt: SQLiteStore.date(milliseconds: row["updated_at"]))
     }
 
     private static func trim(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces) }
-
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-    static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
-    static func millisecondDate(_ date: Date) -> Date { Self.date(milliseconds: milliseconds(date)) }
 }

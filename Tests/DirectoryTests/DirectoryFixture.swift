@@ -1,9 +1,10 @@
 import Foundation
-import OnTheMapService
 import PostgresDirectory
 import PostgresNIO
 import SQLiteDirectory
 import Testing
+
+@testable import OnTheMapService
 
 /// The backends every behaviour test runs against.
 enum DirectoryKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -38,7 +39,8 @@ final class DirectoryFixture: @unchecked Sendable {
     private let sqlitePath: String
     private let postgresURL: String?
 
-    static let cheapHasher = PasswordHasher.forTesting(rounds: 1_000)
+    /// A hasher of 1,000 rounds, so that tests can make many accounts quickly.
+    static let cheapHasher = PasswordHasher(uncheckedRounds: 1_000)
 
     private init(
         kind: DirectoryKind, sqlitePath: String, postgresURL: String?, clock: TestClock,

@@ -56,7 +56,7 @@ struct PostgresOnlyTests {
                     group.addTask {
                         try await PostgresStudentDirectory.connect(
                             url: url,
-                            options: LocalDirectoryOptions(passwordHasher: PasswordHasher.forTesting(rounds: 1_000)))
+                            options: LocalDirectoryOptions(passwordHasher: DirectoryFixture.cheapHasher))
                     }
                 }
                 return try await group.reduce(into: [PostgresStudentDirectory]()) { $0.append($1) }

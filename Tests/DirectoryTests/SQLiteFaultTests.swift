@@ -5,7 +5,7 @@ import Testing
 
 /// The SQLite directory when its file is locked by another process, and the permissions of its files.
 @Suite(.serialized) struct SQLiteFaultTests {
-    static let options = LocalDirectoryOptions(passwordHasher: PasswordHasher.forTesting(rounds: 1_000))
+    static let options = LocalDirectoryOptions(passwordHasher: DirectoryFixture.cheapHasher)
 
     static func withFolder(_ body: (URL) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory

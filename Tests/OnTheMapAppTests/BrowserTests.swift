@@ -2,9 +2,10 @@ import BotTesting
 import Foundation
 import Logging
 import OnTheMapApp
-import OnTheMapService
 import SQLiteDirectory
 import Testing
+
+@testable import OnTheMapService
 
 /// A real browser (headless Chromium, Debian's `chromium`) loads the map from a running server
 /// backed by a temporary SQLite class, and we check what it rendered. Chromium is required: CI
@@ -34,7 +35,7 @@ import Testing
             directory = try SQLiteStudentDirectory(
                 path: folder.file("class.sqlite"),
                 options: LocalDirectoryOptions(
-                    passwordHasher: .forTesting(rounds: 1_000), clock: { SteppingClock.shared.next() }))
+                    passwordHasher: PasswordHasher(uncheckedRounds: 1_000), clock: { SteppingClock.shared.next() }))
             var pins: [String: StudentLocation] = [:]
             let students: [(String, String, String, Double, Double, String)] = [
                 ("Ada", "Lovelace", "London", 51.5074, -0.1278, "https://ada.example/notes"),

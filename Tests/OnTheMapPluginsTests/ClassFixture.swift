@@ -3,10 +3,11 @@ import BotTesting
 import Foundation
 import Logging
 import OnTheMapPlugins
-import OnTheMapService
 import SQLiteDirectory
 import Synchronization
 import Testing
+
+@testable import OnTheMapService
 
 /// The offline gazetteer, loaded once for the whole test process.
 enum SharedGazetteer {
@@ -95,7 +96,7 @@ struct ClassFixture {
         settings: ClassSettings = ClassSettings(announceChannels: ["#class"]),
         signUpURL: String? = "https://signup.example/join", folder: TemporaryDirectory? = nil,
         plugins: [String] = ClassPlugins.names, logger: Logger? = nil,
-        passwordHasher: PasswordHasher = .forTesting(rounds: 1_000)
+        passwordHasher: PasswordHasher = PasswordHasher(uncheckedRounds: 1_000)
     ) throws {
         let folder = try folder ?? TemporaryDirectory(prefix: "plugins")
         let wall = TestWallClock()

@@ -2,9 +2,10 @@ import BotKit
 import BotTesting
 import Foundation
 import OnTheMapPlugins
-import OnTheMapService
 import SQLiteDirectory
 import Testing
+
+@testable import OnTheMapService
 
 /// No timing oracle on the local backend: a login with an unknown email costs the same work as
 /// one with a known email and a wrong password. Proved by counting PBKDF2 derivations (exact),
@@ -34,7 +35,7 @@ import Testing
 
     @Test func everyFailedLoginCostsExactlyOneDerivationOfTheSameRounds() async throws {
         let log = DerivationLog()
-        let hasher = PasswordHasher.forTesting(rounds: 4_096).observingDerivations(log.record)
+        let hasher = PasswordHasher(uncheckedRounds: 4_096).observingDerivations(log.record)
         let folder = try TemporaryDirectory(prefix: "timing")
         let directory = try Self.directory(folder, hasher: hasher)
         _ = try await directory.addAccount(
@@ -66,7 +67,7 @@ import Testing
     /// IRC connection's event loop runs the commands).
     @Test func everyDerivationRunsOnTheDerivationThreads() async throws {
         let places = DerivationLog()
-        let hasher = PasswordHasher.forTesting(rounds: 2_048).observingDerivations { _ in
+        let hasher = PasswordHasher(uncheckedRounds: 2_048).observingDerivations { _ in
             places.record(PasswordHasher.isOnDerivationThread ? 1 : 0)
         }
         let folder = try TemporaryDirectory(prefix: "derive")
@@ -84,7 +85,7 @@ import Testing
     @Test func throughTheBotUnknownAndKnownEmailsCostTheSame() async throws {
         let log = DerivationLog()
         let fixture = try ClassFixture(
-            passwordHasher: PasswordHasher.forTesting(rounds: 2_000).observingDerivations(log.record))
+            passwordHasher: PasswordHasher(uncheckedRounds: 2_000).observingDerivations(log.record))
         try await fixture.addStudent("jane@class.test", "Jane", "Doe")
         _ = log.take()
         let unknown = await fixture.logIn("eve", email: "ghost@class.test", password: "guess-one")

@@ -25,7 +25,7 @@ struct PasswordHasherTests {
     }
 
     @Test func samePasswordGetsAFreshSaltEachTime() throws {
-        let hasher = PasswordHasher.forTesting(rounds: 1_000)
+        let hasher = PasswordHasher(uncheckedRounds: 1_000)
         let first = try hasher.hash("s3cret-password")
         let second = try hasher.hash("s3cret-password")
         #expect(first != second)
@@ -57,7 +57,7 @@ struct PasswordHasherTests {
         "pbkdf2-sha256$4 096$b250aGVtYXAtc2FsdC0xNg==$35W/wCT2rCMBcundu1hj+nBAewCWa0Zvb0dX1gJUqRc=",
     ])
     func malformedStoredHashesNeverVerify(stored: String) {
-        let hasher = PasswordHasher.forTesting(rounds: 1_000)
+        let hasher = PasswordHasher(uncheckedRounds: 1_000)
         #expect(!hasher.verify("correct horse battery staple", against: stored))
         #expect(hasher.needsRehash(stored))
     }
@@ -71,7 +71,7 @@ struct PasswordHasherTests {
 
     /// "Unknown email" (dummy verify) must cost about what "wrong password" (real verify) costs.
     @Test func dummyVerifyCostsAsMuchAsARealOne() throws {
-        let hasher = PasswordHasher.forTesting(rounds: 50_000)
+        let hasher = PasswordHasher(uncheckedRounds: 50_000)
         let stored = try hasher.hash("the real password")
         let clock = ContinuousClock()
         var real: [Duration] = []

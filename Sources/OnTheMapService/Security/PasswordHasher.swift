@@ -23,17 +23,13 @@ public struct PasswordHasher: Sendable {
 
     /// A hasher for new passwords with `rounds` iterations, never fewer than 210,000.
     public init(rounds: Int = PasswordHasher.defaultRounds) {
-        self.rounds = min(max(Self.defaultRounds, rounds), Self.maximumRounds)
+        self.init(uncheckedRounds: max(Self.defaultRounds, rounds))
     }
 
-    private init(uncheckedRounds: Int) {
+    /// A hasher with `uncheckedRounds` iterations (at least 1, at most ``maximumRounds``), even
+    /// below the 210,000 that ``init(rounds:)`` never goes under.
+    init(uncheckedRounds: Int) {
         self.rounds = min(max(1, uncheckedRounds), Self.maximumRounds)
-    }
-
-    /// A deliberately weak hasher (e.g. 1,000 rounds) so that tests can make many accounts quickly.
-    /// Never use it for real accounts.
-    public static func forTesting(rounds: Int) -> PasswordHasher {
-        PasswordHasher(uncheckedRounds: rounds)
     }
 
     /// The same hasher, telling `observer` the round count of every PBKDF2 derivation it runs
@@ -126,7 +122,7 @@ public struct PasswordHasher: Sendable {
                 from: Array(password.utf8), salt: salt, using: .sha256, outputByteCount: hashByteCount,
                 rounds: rounds)
         } else {
-            // Only for stored hashes made with fewer rounds (older policy) and test hashers.
+            // Only for stored hashes made with fewer rounds (an older policy) and weaker hashers.
             key = try KDF.Insecure.PBKDF2.deriveKey(
                 from: Array(password.utf8), salt: salt, using: .sha256, outputByteCount: hashByteCount,
                 unsafeUncheckedRounds: rounds)

@@ -20,10 +20,10 @@ public final class GazetteerGeocoder: Geocoder {
         return try GazetteerGeocoder(contentsOf: url)
     }
 
-    /// Loads a gazetteer file: a plain one is memory-mapped, a gzip-compressed one is
-    /// decompressed into memory.
+    /// Loads a gazetteer file: memory-mapped, or read into memory when it cannot be mapped as is
+    /// (empty, or without a final newline).
     public init(contentsOf url: URL) throws {
-        if !Self.isGzip(url.path), let mapped = try GazetteerText(mapping: url.path) {
+        if let mapped = try GazetteerText(mapping: url.path) {
             store = try GazetteerStore(text: mapped)
             return
         }
@@ -33,20 +33,7 @@ public final class GazetteerGeocoder: Geocoder {
         } catch {
             throw GazetteerError.unreadable("\(url.path): \(error.localizedDescription)")
         }
-        if bytes.count >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
-            let text = try GzipInflater.decompress(bytes, expectedSize: GzipInflater.gzipRecordedSize(bytes))
-            store = try GazetteerStore(text: GazetteerText(copying: text))
-        } else {
-            store = try GazetteerStore(text: GazetteerText(copying: bytes))
-        }
-    }
-
-    /// Whether the file starts with the gzip magic bytes (false when it cannot be read).
-    private static func isGzip(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let magic = (try? handle.read(upToCount: 2)) ?? Data()
-        return magic == Data([0x1f, 0x8b])
+        store = try GazetteerStore(text: GazetteerText(copying: bytes))
     }
 
     /// The number of places (countries, regions and cities).

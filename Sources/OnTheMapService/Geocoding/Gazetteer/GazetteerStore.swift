@@ -6,7 +6,7 @@ public enum GazetteerError: Error, Sendable, Equatable {
     case resourceMissing
     /// The file could not be read.
     case unreadable(String)
-    /// The file is not a valid gazetteer (bad compression, bad line, unsorted keys).
+    /// The file is not a valid gazetteer (bad header, bad line, unsorted keys).
     case corrupt(String)
 }
 
@@ -27,7 +27,7 @@ struct GazetteerPosting: Sendable, Hashable {
 }
 
 /// The whole gazetteer in compact form: the file kept as one UTF-8 byte table (mapped, or held
-/// in memory when it was compressed), places as parallel arrays, keys as offsets of the sorted
+/// in memory when it could not be mapped as is), places as parallel arrays, keys as offsets of the sorted
 /// `K` lines into the table.
 struct GazetteerStore: Sendable {
     /// The file; names and keys are read from it in place.

@@ -8,7 +8,7 @@
 
 /// The bytes of a gazetteer file, which names and keys are read from in place. A plain file is
 /// memory-mapped read-only, so only the pages lookups touch are resident (and the kernel may drop
-/// them again); decompressed data is held in memory.
+/// them again); a file that cannot be mapped as is is copied into memory.
 final class GazetteerText: @unchecked Sendable {
     // Immutable after init; the memory is never written again, so sharing between threads is safe.
     let base: UnsafePointer<UInt8>

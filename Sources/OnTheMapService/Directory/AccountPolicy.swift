@@ -1,0 +1,117 @@
+import Foundation
+
+/// The account and session rules of the directories that keep their own accounts (SQLite,
+/// PostgreSQL), over an ``AccountStorage`` that only runs SQL:
+///
+/// - A failed login costs the same whatever failed: an unknown or malformed email gets a dummy
+///   verification of the same rounds as a real one, so timing does not tell which emails exist.
+/// - A successful login re-hashes the password when its stored hash has fewer rounds than the
+///   hasher's, and starts a session of ``LocalDirectoryOptions/sessionLifetime``.
+/// - A session given to an operation must be known, unexpired and its account's (otherwise
+///   `.sessionExpired`; an expired one is deleted); a session may only save its own account's pin.
+///   A nil session is a trusted caller (the operator's tools, tests).
+///
+/// Session and account times are kept to the millisecond, which every store holds exactly.
+public struct AccountPolicy<Storage: AccountStorage>: Sendable {
+    public let storage: Storage
+    public let options: LocalDirectoryOptions
+
+    public init(storage: Storage, options: LocalDirectoryOptions) {
+        self.storage = storage
+        self.options = options
+    }
+
+    /// The current time to the millisecond.
+    private func now() -> Date { Self.toTheMillisecond(options.clock()) }
+
+    private static func toTheMillisecond(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+
+    // MARK: - Sessions
+
+    /// Logs in; throws `.rejectedInput` for an empty email or password, `.invalidCredentials` for
+    /// any other failure (after the same work as a wrong password).
+    public func logIn(email: String, password: String) async throws -> DirectorySession {
+        try DirectoryInput.requireCredentials(email: email, password: password)
+        let hasher = options.passwordHasher
+        guard let normalized = try? DirectoryInput.normalizedEmail(email),
+            let credentials = try await storage.credentials(email: normalized)
+        else {
+            await hasher.dummyVerifyInBackground(password)
+            throw ServiceError.invalidCredentials
+        }
+        guard await hasher.verifyInBackground(password, against: credentials.passwordHash) else {
+            throw ServiceError.invalidCredentials
+        }
+        let replacementHash =
+            hasher.needsRehash(credentials.passwordHash) ? try await hasher.hashInBackground(password) : nil
+        let sessionId = SessionToken.make()
+        let now = now()
+        let session = StoredSession(
+            tokenDigest: SessionToken.digest(sessionId), accountKey: credentials.accountKey, createdAt: now,
+            expiresAt: Self.toTheMillisecond(now.addingTimeInterval(options.sessionLifetime)))
+        try await storage.startSession(session, replacementHash: replacementHash)
+        return DirectorySession(accountKey: session.accountKey, sessionId: sessionId, expiresAt: session.expiresAt)
+    }
+
+    /// Ends the session; an unknown one is not an error.
+    public func logOut(_ session: DirectorySession) async throws {
+        try await storage.deleteSession(digest: SessionToken.digest(session.sessionId))
+    }
+
+    /// Throws `.sessionExpired` unless `session` is nil or live and its account's; deletes it
+    /// when it has expired.
+    public func requireLive(_ session: DirectorySession?) async throws {
+        guard let session else { return }
+        let digest = SessionToken.digest(session.sessionId)
+        guard let stored = try await storage.session(digest: digest), stored.accountKey == session.accountKey else {
+            throw ServiceError.sessionExpired
+        }
+        guard stored.expiresAt > now() else {
+            try await storage.deleteSession(digest: digest)
+            throw ServiceError.sessionExpired
+        }
+    }
+
+    /// Checks that `draft` may be saved with `session`: a valid pin (`.rejectedInput`), a live
+    /// session (`.sessionExpired`), and the session's own account (`.rejectedInput`).
+    public func requireMaySave(_ draft: PinDraft, session: DirectorySession?) async throws {
+        try DirectoryInput.validatePin(draft)
+        try await requireLive(session)
+        try Self.requireOwner(draft.uniqueKey, session: session)
+    }
+
+    /// Throws `.rejectedInput` when `session` belongs to another account than `uniqueKey`.
+    public static func requireOwner(_ uniqueKey: String, session: DirectorySession?) throws {
+        if let session, session.accountKey != uniqueKey {
+            throw ServiceError.rejectedInput("A pin can only be saved for your own account.")
+        }
+    }
+
+    // MARK: - Accounts
+
+    /// Adds an account with a new key and the password hashed; throws `.rejectedInput` when a
+    /// field is invalid or the email is taken.
+    public func addAccount(email: String, password: String, firstName: String, lastName: String) async throws
+        -> LocalAccount
+    {
+        let normalized = try DirectoryInput.normalizedEmail(email)
+        try DirectoryInput.validateNewPassword(password)
+        let (first, last) = try DirectoryInput.validateNames(firstName: firstName, lastName: lastName)
+        let hash = try await options.passwordHasher.hashInBackground(password)
+        let account = LocalAccount(
+            accountKey: RandomID.make(), email: normalized, firstName: first, lastName: last, createdAt: now())
+        guard let stored = try await storage.insertAccount(account, passwordHash: hash) else {
+            throw ServiceError.rejectedInput("An account with this email already exists.")
+        }
+        return stored
+    }
+
+    /// Removes an account, its sessions and its pin; throws `.notFound` when there is none.
+    public func removeAccount(email: String) async throws {
+        guard let normalized = try? DirectoryInput.normalizedEmail(email),
+            try await storage.deleteAccount(email: normalized)
+        else { throw ServiceError.notFound("No account with this email.") }
+    }
+}

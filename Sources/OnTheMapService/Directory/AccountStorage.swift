@@ -1,0 +1,57 @@
+import Foundation
+
+/// The rows a directory that keeps its own accounts (SQLite, PostgreSQL) reads and writes for
+/// ``AccountPolicy``: plain reads and writes, each one query or one transaction. What they mean
+/// (who may log in, how long a session lasts, which session may save what) is the policy's.
+///
+/// Emails reach the storage normalized (``DirectoryInput/normalizedEmail(_:)``); sessions are
+/// known only by the digest of their id (``SessionToken/digest(_:)``).
+public protocol AccountStorage: Sendable {
+    /// The key and stored password hash of the account with this email, or nil.
+    func credentials(email: String) async throws -> AccountCredentials?
+
+    /// In one transaction: deletes the sessions of `session.accountKey` that expired by
+    /// `session.createdAt`, stores `session`, and replaces the account's password hash with
+    /// `replacementHash` when one is given.
+    func startSession(_ session: StoredSession, replacementHash: String?) async throws
+
+    /// The session with this digest, or nil.
+    func session(digest: String) async throws -> StoredSession?
+
+    /// Deletes the session with this digest; none is not an error.
+    func deleteSession(digest: String) async throws
+
+    /// Stores a new account with its password hash and returns it as stored, or nil (storing
+    /// nothing) when another account has its email.
+    func insertAccount(_ account: LocalAccount, passwordHash: String) async throws -> LocalAccount?
+
+    /// In one transaction: deletes the account with this email, its sessions and its pin.
+    /// False when there is no such account.
+    func deleteAccount(email: String) async throws -> Bool
+}
+
+/// What a login checks a password against.
+public struct AccountCredentials: Sendable, Hashable {
+    public var accountKey: String
+    public var passwordHash: String
+
+    public init(accountKey: String, passwordHash: String) {
+        self.accountKey = accountKey
+        self.passwordHash = passwordHash
+    }
+}
+
+/// A session as stored: the digest of its id (never the id), its account and its times.
+public struct StoredSession: Sendable, Hashable {
+    public var tokenDigest: String
+    public var accountKey: String
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(tokenDigest: String, accountKey: String, createdAt: Date, expiresAt: Date) {
+        self.tokenDigest = tokenDigest
+        self.accountKey = accountKey
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

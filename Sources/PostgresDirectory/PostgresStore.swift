@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import OnTheMapService
+import PostgresNIO
+
+/// The PostgreSQL connection pool of a directory: runs queries with the operation timeout and
+/// turns every failure into a `ServiceError`.
+struct PostgresStore: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let operationTimeout: Duration
+
+    /// Runs `operation` with the operation timeout and turns every failure into a `ServiceError`.
+    @discardableResult
+    func guarded<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await withTimeout(operation)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw Self.serviceError(error)
+        }
+    }
+
+    func withTimeout<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let timeout = operationTimeout
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw ServiceError.networkUnreachable("PostgreSQL did not answer within \(timeout).")
+            }
+            return value
+        }
+    }
+
+    static func serviceError(_ error: any Error) -> any Error {
+        if let error = error as? ServiceError { return error }
+        if error is CancellationError { return error }
+        if let error = error as? PostgresTransactionError {
+            if let inner = error.closureError ?? error.beginError ?? error.commitError { return serviceError(inner) }
+            return ServiceError.backendFailure(status: nil, message: "PostgreSQL transaction failed.")
+        }
+        if let error = error as? PSQLError {
+            guard error.code == .server else {
+                return ServiceError.networkUnreachable("PostgreSQL connection failed (\(error.code)).")
+            }
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let message = error.serverInfo?[.message] ?? "error"
+            if state == "23505" { return ServiceError.rejectedInput("That already exists.") }
+            // Class 08: connection exception; 57P: operator intervention (shutdown, restart).
+            if state.hasPrefix("08") || state.hasPrefix("57P") {
+                return ServiceError.networkUnreachable("PostgreSQL \(state): \(message)")
+            }
+            // The database is there but cannot read or write just now: a lock held elsewhere (55P03),
+            // a statement cancelled by a timeout (57014), insufficient resources (class 53: disk full,
+            // too many connections), a read-only server (25006), no privilege on a table (42501).
+            if ["55P03", "57014", "25006", "42501"].contains(state) || state.hasPrefix("53") {
+                return ServiceError.unavailable("PostgreSQL \(state): \(message)")
+            }
+            return ServiceError.backendFailure(status: nil, message: "PostgreSQL \(state): \(message)")
+        }
+        return ServiceError.networkUnreachable("PostgreSQL cannot be reached (\(type(of: error))).")
+    }
+}
+
+extension PostgresStore: AccountStorage {
+    func credentials(email: String) async throws -> AccountCredentials? {
+        try await guarded { [client, logger] in
+            try await client.query(
+                "SELECT account_key, password_hash FROM accounts WHERE email = \(email)", logger: logger
+            ).decode((String, String).self).first { _ in true }.map(AccountCredentials.init)
+        }
+    }
+
+    func startSession(_ session: StoredSession, replacementHash: String?) async throws {
+        try await guarded { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(
+                    """
+                    DELETE FROM sessions WHERE account_key = \(session.accountKey)
+                    AND expires_at <= \(session.createdAt)
+                    """, logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO sessions (token_digest, account_key, created_at, expires_at)
+                    VALUES (\(session.tokenDigest), \(session.accountKey), \(session.createdAt), \(session.expiresAt))
+                    """, logger: logger)
+                if let replacementHash {
+                    try await connection.query(
+                        "UPDATE accounts SET password_hash = \(replacementHash) WHERE account_key = \(session.accountKey)",
+                        logger: logger)
+                }
+            }
+        }
+    }
+
+    func session(digest: String) async throws -> StoredSession? {
+        try await guarded { [client, logger] in
+            try await client.query(
+                "SELECT account_key, created_at, expires_at FROM sessions WHERE token_digest = \(digest)",
+                logger: logger
+            ).decode((String, Date, Date).self).first { _ in true }.map { key, created, expires in
+                StoredSession(tokenDigest: digest, accountKey: key, createdAt: created, expiresAt: expires)
+            }
+        }
+    }
+
+    func deleteSession(digest: String) async throws {
+        try await guarded { [client, logger] in
+            try await client.query("DELETE FROM sessions WHERE token_digest = \(digest)", logger: logger)
+        }
+    }
+
+    func insertAccount(_ account: LocalAccount, passwordHash: String) async throws -> LocalAccount? {
+        do {
+            return try await guarded { [client, logger] in
+                let rows = try await client.query(
+                    """
+                    INSERT INTO accounts (account_key, email, first_name, last_name, password_hash, created_at)
+                    VALUES (\(account.accountKey), \(account.email), \(account.firstName), \(account.lastName),
+                        \(passwordHash), \(account.createdAt))
+                    RETURNING created_at
+                    """, logger: logger)
+                guard let createdAt = try await rows.decode(Date.self).first(where: { _ in true }) else {
+                    throw ServiceError.malformedResponse("No account saved.")
+                }
+                var stored = account
+                stored.createdAt = createdAt
+                return stored
+            }
+        } catch ServiceError.rejectedInput("That already exists.") {
+            return nil
+        }
+    }
+
+    func deleteAccount(email: String) async throws -> Bool {
+        try await guarded { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                let key = try await connection.query(
+                    "SELECT account_key FROM accounts WHERE email = \(email) FOR UPDATE", logger: logger
+                ).decode(String.self).first { _ in true }
+                guard let key else { return false }
+                try await connection.query("DELETE FROM student_locations WHERE unique_key = \(key)", logger: logger)
+                try await connection.query("DELETE FROM sessions WHERE account_key = \(key)", logger: logger)
+                try await connection.query("DELETE FROM accounts WHERE account_key = \(key)", logger: logger)
+                return true
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import OnTheMapService
+
+/// The SQLite connection pool of a directory: runs reads and writes and turns SQLite's errors
+/// into `ServiceError`s. Times are stored as whole milliseconds since 1970.
+struct SQLiteStore: Sendable {
+    let pool: DatabasePool
+
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as DatabaseError {
+            throw Self.serviceError(error)
+        }
+    }
+
+    @discardableResult
+    func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as DatabaseError {
+            if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+                || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
+            {
+                throw ServiceError.rejectedInput("That already exists.")
+            }
+            throw Self.serviceError(error)
+        }
+    }
+
+    static func serviceError(_ error: DatabaseError) -> ServiceError {
+        let message = error.message ?? "error"
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return .unavailable(
+                "SQLite: \(message) (another connection has held a lock for over "
+                    + "\(Int(SQLiteStudentDirectory.busyTimeout)) s)")
+        case .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_CORRUPT,
+            .SQLITE_NOTADB:
+            return .unavailable("SQLite: \(message)")
+        default:
+            return .backendFailure(status: Int(error.extendedResultCode.rawValue), message: "SQLite: \(message)")
+        }
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}
+
+extension SQLiteStore: AccountStorage {
+    func credentials(email: String) async throws -> AccountCredentials? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT account_key, password_hash FROM accounts WHERE email = ?", arguments: [email]
+            ).map { AccountCredentials(accountKey: $0["account_key"], passwordHash: $0["password_hash"]) }
+        }
+    }
+
+    func startSession(_ session: StoredSession, replacementHash: String?) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM sessions WHERE account_key = ? AND expires_at <= ?",
+                arguments: [session.accountKey, Self.milliseconds(session.createdAt)])
+            try db.execute(
+                sql: "INSERT INTO sessions (token_digest, account_key, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                arguments: [
+                    session.tokenDigest, session.accountKey, Self.milliseconds(session.createdAt),
+                    Self.milliseconds(session.expiresAt),
+                ])
+            if let replacementHash {
+                try db.execute(
+                    sql: "UPDATE accounts SET password_hash = ? WHERE account_key = ?",
+                    arguments: [replacementHash, session.accountKey])
+            }
+        }
+    }
+
+    func session(digest: String) async throws -> StoredSession? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT account_key, created_at, expires_at FROM sessions WHERE token_digest = ?",
+                arguments: [digest]
+            ).map { row in
+                StoredSession(
+                    tokenDigest: digest, accountKey: row["account_key"],
+                    createdAt: Self.date(milliseconds: row["created_at"]),
+                    expiresAt: Self.date(milliseconds: row["expires_at"]))
+            }
+        }
+    }
+
+    func deleteSession(digest: String) async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE token_digest = ?", arguments: [digest])
+        }
+    }
+
+    func insertAccount(_ account: LocalAccount, passwordHash: String) async throws -> LocalAccount? {
+        try await write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE email = ?", arguments: [account.email]) != nil {
+                return nil
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO accounts (account_key, email, first_name, last_name, password_hash, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    account.accountKey, account.email, account.firstName, account.lastName, passwordHash,
+                    Self.milliseconds(account.createdAt),
+                ])
+            return account
+        }
+    }
+
+    func deleteAccount(email: String) async throws -> Bool {
+        try await write { db in
+            guard
+                let key = try String.fetchOne(
+                    db, sql: "SELECT account_key FROM accounts WHERE email = ?", arguments: [email])
+            else { return false }
+            try db.execute(sql: "DELETE FROM student_locations WHERE unique_key = ?", arguments: [key])
+            try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [key])
+            try db.execute(sql: "DELETE FROM accounts WHERE account_key = ?", arguments: [key])
+            return true
+        }
+    }
+}
