@@ -88,14 +88,17 @@ struct ClassFixture {
     let sqlite: SQLiteStudentDirectory
     let directory: SwitchableDirectory
     let services: ClassServices
+    let plugins: [any Plugin]
     let bot: TestBot
     let wall: TestWallClock
 
+    /// The class plugins named in `plugins` with their default settings, except those that
+    /// `replacing` builds (with the settings a test needs), plus help/ping.
     init(
         settings: ClassSettings = ClassSettings(announceChannels: ["#class"]),
         signUpURL: String? = "https://signup.example/join", folder: TemporaryDirectory? = nil,
-        plugins: [String] = ClassPlugins.names, logger: Logger? = nil,
-        passwordHasher: PasswordHasher = .forTesting(rounds: 1_000)
+        plugins: [String] = ClassPlugins.names, replacing: (ClassServices) -> [any Plugin] = { _ in [] },
+        logger: Logger? = nil, passwordHasher: PasswordHasher = .forTesting(rounds: 1_000)
     ) throws {
         let folder = try folder ?? TemporaryDirectory(prefix: "plugins")
         let wall = TestWallClock()
@@ -112,10 +115,21 @@ struct ClassFixture {
         self.directory = directory
         self.services = services
         self.wall = wall
+        let replaced = replacing(services)
+        let plugins =
+            ClassPlugins.make(enabled: plugins, services: services).map { plugin in
+                replaced.first { $0.name == plugin.name } ?? plugin
+            } + [CorePlugin()]
+        self.plugins = plugins
         // Many commands from one test user: no flood ignore (tested in BotKit).
         self.bot = TestBot(
-            plugins: ClassPlugins.make(enabled: plugins, services: services) + [CorePlugin()],
+            plugins: plugins,
             settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)), logger: logger)
+    }
+
+    /// The plugin of type `P` (there is one of each).
+    func plugin<P: Plugin>(_ type: P.Type) throws -> P {
+        try #require(plugins.lazy.compactMap { $0 as? P }.first)
     }
 
     /// Adds an account with the shared test password.

@@ -123,8 +123,9 @@ import Testing
     }
 
     @Test func registerCreatesAnAccountAndLogsIn() async throws {
-        let fixture = try ClassFixture(
-            settings: ClassSettings(announceChannels: ["#class"], allowRegistration: true))
+        let fixture = try ClassFixture(replacing: {
+            [LoginPlugin(services: $0, settings: .init(allowRegistration: true))]
+        })
         let short = await fixture.dm("!register new@class.test short New", as: "newbie")
         #expect(short.first?.contains("at least 8 characters") == true)
         #expect(!short.joined().contains("short New"))

@@ -192,7 +192,7 @@ import Testing
     }
 
     @Test func milesFromConfigAndPerUser() async throws {
-        let fixture = try ClassFixture(settings: ClassSettings(units: .mi, announceChannels: ["#class"]))
+        let fixture = try ClassFixture(replacing: { [NearPlugin(services: $0, settings: .init(units: .mi))] })
         let pins = try await Self.seattleClass(fixture)
         let seattle = try await SharedGazetteer.coordinate(of: "Seattle")
         let inMiles = await fixture.say("!near Seattle", as: "bob")

@@ -5,6 +5,10 @@ import OnTheMapService
 /// `!map [place]`: the link to the bot's web map, when it is on; with a place (or
 /// `<lat>,<lon>`), a link that centres the map there.
 public struct MapPlugin: Plugin {
+    public static let registration = ClassPluginRegistration("map", settings: NoSettings.self) { services, _ in
+        MapPlugin(services: services)
+    }
+
     public let name = "map"
     let services: ClassServices
 

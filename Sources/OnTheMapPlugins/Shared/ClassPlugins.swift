@@ -1,27 +1,22 @@
 import BotKit
 
-/// The class command plugins, by the names the config uses (`plugins.enabled`).
+/// The class plugins, in `!help` order, by the names the config uses (`plugins.enabled`).
 public enum ClassPlugins {
-    /// Every class plugin name, in `!help` order (the core plugin "help" is BotKit's).
-    public static let names = ["login", "where", "near", "post", "list", "refresh", "map", "announce"]
+    /// Every class plugin (the core plugin "help" is BotKit's).
+    public static let all: [ClassPluginRegistration] = [
+        LoginPlugin.registration, WherePlugin.registration, NearPlugin.registration, PostPlugin.registration,
+        ListPlugin.registration, RefreshPlugin.registration, AnnouncePlugin.registration, MapPlugin.registration,
+    ]
 
-    /// The plugins whose names are in `enabled`, sharing `services`.
-    public static func make(enabled: some Collection<String>, services: ClassServices) -> [any Plugin] {
+    /// Every class plugin name.
+    public static var names: [String] { all.map(\.name) }
+
+    /// The plugins whose names are in `enabled`, sharing `services`, each with the settings of its
+    /// section in `sections` (by name; the defaults when it has none).
+    public static func make(
+        enabled: some Collection<String>, services: ClassServices, sections: [String: SettingsValue] = [:]
+    ) -> [any Plugin] {
         let wanted = Set(enabled.map { $0.lowercased() })
-        var plugins: [any Plugin] = []
-        for name in names where wanted.contains(name) {
-            switch name {
-            case "login": plugins.append(LoginPlugin(services: services))
-            case "where": plugins.append(WherePlugin(services: services))
-            case "near": plugins.append(NearPlugin(services: services))
-            case "post": plugins.append(PostPlugin(services: services))
-            case "list": plugins.append(ListPlugin(services: services))
-            case "refresh": plugins.append(RefreshPlugin(services: services))
-            case "map": plugins.append(MapPlugin(services: services))
-            case "announce": plugins.append(AnnouncePlugin(services: services))
-            default: break
-            }
-        }
-        return plugins
+        return all.filter { wanted.contains($0.name) }.map { $0.make(section: sections[$0.name], services: services) }
     }
 }
