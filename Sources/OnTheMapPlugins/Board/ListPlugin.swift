@@ -32,7 +32,15 @@ public struct ListPlugin: Plugin {
             Command(
                 "list", aliases: ["table"], usage: "!list [page]",
                 help: "The most recent posts, newest first, 10 a page (sent to you privately).",
-                rateLimit: .perUser(every: .seconds(2))
+                rateLimit: .perUser(every: .seconds(2)),
+                examples: [
+                    CommandExample(
+                        "!list",
+                        answer: [
+                            "The … most recent posts, page 1 of … (newest first):",
+                            "1. Jane Doe — Bellevue, WA — https://example.org/jane — …", "…",
+                        ])
+                ]
             ) { call in try await Self.list(call, services, pageSize: pageSize) }
         ]
     }

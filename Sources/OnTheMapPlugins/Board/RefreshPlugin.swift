@@ -36,7 +36,11 @@ public struct RefreshPlugin: Plugin {
             Command(
                 "refresh", aliases: ["reload"], usage: "!refresh",
                 help: "Downloads the most recent posts again and says how many are new.",
-                rateLimit: .perVenue(every: settings.cooldown)
+                rateLimit: .perVenue(every: settings.cooldown),
+                examples: [
+                    CommandExample(
+                        "!refresh", answer: "Refreshed: … posts on the map; none is new since the last refresh.")
+                ]
             ) { call in
                 let result = try await services.call { try await services.classMap.refresh() }
                 let total = result.pins.count

@@ -52,20 +52,37 @@ public struct LoginPlugin: Plugin {
             Command(
                 "login", aliases: ["identify"], usage: "!login <email> <password>",
                 help: "Logs you in to the class directory (in a private message only).",
-                allowed: .privateMessage, hasSecretArguments: true
+                allowed: .privateMessage, hasSecretArguments: true,
+                examples: [
+                    CommandExample(
+                        "!login alice@demo.local alice-demo-pass",
+                        answer:
+                            "Welcome, Alice Martin! You are logged in. Post your pin with !post <place>; !logout ends the session.…"
+                    )
+                ]
             ) { call in try await Self.logIn(call, services, throttle) },
             Command(
-                "logout", usage: "!logout", help: "Ends your login."
+                "logout", usage: "!logout", help: "Ends your login.",
+                examples: [
+                    CommandExample("!logout", answer: "You are logged out, Alice Martin. See you soon!", loggedIn: true)
+                ]
             ) { call in
                 try await Self.logOut(call, services)
             },
             Command(
-                "whoami", usage: "!whoami", help: "Tells you whether you are logged in, and as whom."
+                "whoami", usage: "!whoami", help: "Tells you whether you are logged in, and as whom.",
+                examples: [
+                    CommandExample("!whoami", answer: "You are logged in as Alice Martin (until …).", loggedIn: true),
+                    CommandExample(
+                        "!whoami",
+                        answer: "You are not logged in. Log in privately: /msg … !login <email> <password>"),
+                ]
             ) { call in
                 await Self.whoAmI(call, services)
             },
             Command(
-                "signup", usage: "!signup", help: "Where to create an account for the class directory."
+                "signup", usage: "!signup", help: "Where to create an account for the class directory.",
+                examples: [CommandExample("!signup", answer: "Create your account here: https://…")]
             ) { call in
                 if let url = services.directory.signUpURL, !url.isEmpty {
                     await call.reply("Create your account here: \(Formatting.clean(url, maxBytes: 300))")
@@ -84,7 +101,12 @@ public struct LoginPlugin: Plugin {
                 help:
                     "Creates your account in the class directory, when the class allows it (private message only).",
                 allowed: .privateMessage, hasSecretArguments: true,
-                isHidden: !(settings.allowRegistration && services.accounts != nil)
+                isHidden: !(settings.allowRegistration && services.accounts != nil),
+                examples: [
+                    CommandExample(
+                        "!register dana@demo.local dana-demo-pass Dana Smith",
+                        answer: "Registration is turned off for this class; ask your instructor for an account.")
+                ]
             ) { call in try await Self.register(call, services, allowRegistration: allowRegistration) })
         return commands
     }

@@ -21,7 +21,11 @@ public struct MapPlugin: Plugin {
         return [
             Command(
                 "map", usage: "!map [place]",
-                help: "A link to the class map on the web, with every pin; with a place, centred there."
+                help: "A link to the class map on the web, with every pin; with a place, centred there.",
+                examples: [
+                    CommandExample("!map", answer: "The class map: http…"),
+                    CommandExample("!map Paris", answer: "The class map around Paris: http…?focus=Paris"),
+                ]
             ) { call in
                 guard let url, !url.isEmpty else {
                     await call.reply(

@@ -43,7 +43,16 @@ public struct NearPlugin: Plugin {
             Command(
                 "near", aliases: ["nearby", "nearest"], usage: "!near [place | nick]",
                 help: "Your nearest classmates, with distances: from your pin, a place, or someone's pin.",
-                rateLimit: .perUser(every: .seconds(3))
+                rateLimit: .perUser(every: .seconds(3)),
+                examples: [
+                    CommandExample(
+                        "!near Paris",
+                        answer: [
+                            "Ada Lovelace — 344 km — London, UK — https://example.org/ada",
+                            "Edsger Dijkstra — 373 km — Rotterdam, Netherlands — https://example.org/edsger",
+                            "Tim Berners-Lee — 410 km — Geneva, Switzerland — https://example.org/tim",
+                        ])
+                ]
             ) { call in try await Self.near(call, services, units) },
             UnitsCommand(units: units).command,
         ]

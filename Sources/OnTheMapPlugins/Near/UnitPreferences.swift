@@ -36,7 +36,11 @@ struct UnitsCommand {
         let units = self.units
         return Command(
             "units", usage: "!units [km | mi]",
-            help: "Shows or sets the unit of distances for you (km or mi)."
+            help: "Shows or sets the unit of distances for you (km or mi).",
+            examples: [
+                CommandExample("!units mi", answer: "OK, I will show you distances in miles (mi)."),
+                CommandExample("!units", answer: "Your distances are in km. Change with !units km or !units mi."),
+            ]
         ) { call in
             guard let word = call.words.first?.lowercased() else {
                 let unit = await units.unit(for: call.sender)

@@ -51,15 +51,35 @@ public struct PostPlugin: Plugin {
                 "post", aliases: ["pin"], usage: "!post <place> | <link>",
                 help:
                     "Puts you on the map: first the place, then your link (or both at once, separated by |).",
-                allowed: .privateMessage, requiresLogin: true
+                allowed: .privateMessage, requiresLogin: true,
+                examples: [
+                    CommandExample(
+                        "!post Paris",
+                        answer: [
+                            "Found Paris, Île-de-France, France (48.8530, 2.3490).",
+                            "Now send your link: !link https://… (or !cancel; this waits 10 minutes).…",
+                        ], loggedIn: true),
+                    CommandExample(
+                        "!post Paris | https://example.org/alice",
+                        answer: [
+                            "You are on the map: Alice Martin — Paris (48.8530, 2.3490) — https://example.org/alice",
+                            "New pin: Alice Martin — Paris — https://example.org/alice",
+                        ], loggedIn: true),
+                ]
             ) { call in try await plugin.post(call) },
             Command(
                 "link", usage: "!link <https://…>",
                 help: "The second step of !post: your link, then the pin is saved.",
-                allowed: .privateMessage, requiresLogin: true
+                allowed: .privateMessage, requiresLogin: true,
+                examples: [
+                    CommandExample(
+                        "!link https://example.org/alice",
+                        answer: "First tell me where you are: !post <place>, then your link.", loggedIn: true)
+                ]
             ) { call in try await plugin.link(call.argument, call) },
             Command(
-                "cancel", usage: "!cancel", help: "Ends an unfinished !post.", allowed: .privateMessage
+                "cancel", usage: "!cancel", help: "Ends an unfinished !post.", allowed: .privateMessage,
+                examples: [CommandExample("!cancel", answer: "There is nothing to cancel.")]
             ) { call in
                 guard let bound = call.session, await flows.close(bound.owner) else {
                     await call.reply("There is nothing to cancel.")

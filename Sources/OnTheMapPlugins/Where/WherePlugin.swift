@@ -25,7 +25,13 @@ public struct WherePlugin: Plugin {
             Command(
                 "where", aliases: ["whereis", "find"], usage: "!where <name | nick>",
                 help: "Where a classmate is: name, place, link and how long ago they posted.",
-                rateLimit: .perUser(every: .seconds(2))
+                rateLimit: .perUser(every: .seconds(2)),
+                examples: [
+                    CommandExample("!where Ada", answer: "Ada Lovelace — London, UK — https://example.org/ada — …"),
+                    CommandExample(
+                        "!where Nobody",
+                        answer: "Nobody called \"Nobody\" is on the map (and no one logged in uses that nick)."),
+                ]
             ) { call in try await Self.where(call, services) }
         ]
     }
