@@ -370,7 +370,6 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         let before = try await Self.snapshot(fixture, jane)
         #expect(before.session != nil || !row.loggedIn)
 
-        fixture.bot.clock.advance(by: .seconds(5))
         let origin: Origin = row.venue == .channel ? .channel("#class") : .privateMessage
         let lines = await fixture.bot.say(row.input, from: jane, origin: origin)
 

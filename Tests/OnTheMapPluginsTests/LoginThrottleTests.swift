@@ -294,7 +294,7 @@ import Testing
                 "Too many wrong passwords are being tried on this bot just now; please wait 60 seconds before trying again."
             ])
         #expect(await fixture.logIn("amy", email: "amy@class.test").first?.hasPrefix("Welcome") == true)
-        fixture.wall.advance(seconds: 61)
+        fixture.advance(seconds: 61)
         #expect(
             await Self.logIn(fixture, "bot3", on: "net3.example", email: "v3@class.test", password: "other") == [
                 "Wrong email or password."
