@@ -104,13 +104,13 @@ public enum ConfigLoader {
         } catch {
             throw ConfigError(problems: [.init(key: "", message: "this is not valid YAML: \(error)")])
         }
-        var reader = ConfigCheck()
+        var check = ConfigCheck()
         var config = BotConfiguration()
-        reader.problems = ConfigReader.read(root.map(settingsValue), into: &config)
-        reader.applyEnvironment(environment, to: &config)
-        reader.validate(config)
-        if !requireIRC { reader.problems.removeAll { $0.key.hasPrefix("irc.") } }
-        if !reader.problems.isEmpty { throw ConfigError(problems: reader.problems) }
+        check.problems = ConfigReader.read(root.map(settingsValue), into: &config)
+        check.applyEnvironment(environment, to: &config)
+        check.validate(config)
+        if !requireIRC { check.problems.removeAll { $0.key.hasPrefix("irc.") } }
+        if !check.problems.isEmpty { throw ConfigError(problems: check.problems) }
         return config
     }
 }
