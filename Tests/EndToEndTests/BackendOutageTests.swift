@@ -106,9 +106,12 @@ import Testing
                 logger: quiet)
             let services = ClassServices(
                 directory: directory, geocoder: geocoder,
-                settings: ClassSettings(announceChannels: ["#class"], refreshCooldown: .zero))
+                settings: ClassSettings(announceChannels: ["#class"]))
+            let plugins = ClassPlugins.make(enabled: ClassPlugins.names, services: services).map {
+                $0 is RefreshPlugin ? RefreshPlugin(services: services, settings: .init(cooldown: .zero)) : $0
+            }
             let bot = TestBot(
-                plugins: ClassPlugins.make(enabled: ClassPlugins.names, services: services) + [CorePlugin()],
+                plugins: plugins + [CorePlugin()],
                 settings: CommandRouter.Settings(
                     commandTimeout: .seconds(15), floodGuard: CommandFloodGuard(maxCommands: 10_000)))
             return OutageClass(

@@ -1,6 +1,7 @@
 import BotTesting
 import Foundation
 import OnTheMapApp
+import OnTheMapPlugins
 import Testing
 
 @Suite struct ConfigTests {
@@ -43,7 +44,7 @@ import Testing
         #expect(config.irc.channels == [.init(name: "#class", key: nil), .init(name: "#secret", key: "hunter2")])
         #expect(config.service.backend == .local)
         #expect(config.geocoder.kind == .gazetteer)
-        #expect(config.units == .km)
+        #expect(NearPlugin.Settings(section: config.plugins.sections["near"]).units == .km)
         #expect(config.plugins.enabled.contains("near"))
         #expect(!config.web.enabled)
     }
@@ -180,5 +181,63 @@ import Testing
         #expect(config.irc.shutdownDrainSeconds == 12.5)
         #expect(
             problems(Self.minimal + "\n  shutdown_drain_seconds: -1\n").map(\.key) == ["irc.shutdown_drain_seconds"])
+    }
+
+    @Test func eachPluginReadsItsOwnSection() throws {
+        let config = try ConfigLoader.parse(
+            yaml: Self.minimal + """
+
+                plugins:
+                  near: {units: mi}
+                  announce: {poll_seconds: 60}
+                  login: {allow_registration: true}
+                  post: {flow_minutes: 3}
+                """)
+        let sections = config.plugins.sections
+        #expect(NearPlugin.Settings(section: sections["near"]).units == .mi)
+        #expect(AnnouncePlugin.Settings(section: sections["announce"]).pollInterval == .seconds(60))
+        #expect(LoginPlugin.Settings(section: sections["login"]).allowRegistration)
+        #expect(PostPlugin.Settings(section: sections["post"]).flowLifetime == .seconds(180))
+        let defaults = try ConfigLoader.parse(yaml: Self.minimal).plugins.sections
+        #expect(AnnouncePlugin.Settings(section: defaults["announce"]).pollInterval == .seconds(300))
+        #expect(!LoginPlugin.Settings(section: defaults["login"]).allowRegistration)
+        #expect(PostPlugin.Settings(section: defaults["post"]).flowLifetime == .seconds(600))
+    }
+
+    @Test func theFormerPlacesOfPluginKeysStillWork() throws {
+        let yaml =
+            Self.minimal + "\nunits: mi\nservice:\n  poll_seconds: 60\n  allow_registration: true\n"
+            + "  post_flow_minutes: 3\n"
+        let sections = try ConfigLoader.parse(yaml: yaml).plugins.sections
+        #expect(NearPlugin.Settings(section: sections["near"]).units == .mi)
+        #expect(AnnouncePlugin.Settings(section: sections["announce"]).pollInterval == .seconds(60))
+        #expect(LoginPlugin.Settings(section: sections["login"]).allowRegistration)
+        #expect(PostPlugin.Settings(section: sections["post"]).flowLifetime == .seconds(180))
+        // A bad value is named as it was written; a key written at both places is a problem.
+        let bad = problems(Self.minimal + "\nservice:\n  poll_seconds: 5\n")
+        #expect(bad.map(\.key) == ["service.poll_seconds"])
+        #expect(bad.first?.message.contains("from 10 to 86400") == true)
+        let both = problems(Self.minimal + "\nunits: mi\nplugins:\n  near: {units: km}\n")
+        #expect(both.map(\.key) == ["units"])
+        #expect(both.first?.message.contains("keep only plugins.near.units") == true)
+    }
+
+    @Test func pluginSectionsReportUnknownKeysAndBadValues() {
+        let found = problems(
+            Self.minimal + """
+
+                plugins:
+                  near: {unit: mi}
+                  where: {limit: 3}
+                  anounce: {}
+                  post: {flow_minutes: 0}
+                  list: 5
+                """)
+        #expect(found.contains { $0.key == "plugins.near.unit" && $0.message.contains("did you mean \"units\"") })
+        #expect(found.contains { $0.key == "plugins.where.limit" && $0.message.contains("unknown key") })
+        #expect(found.contains { $0.key == "plugins.anounce" && $0.message.contains("did you mean \"announce\"") })
+        #expect(found.contains { $0.key == "plugins.post.flow_minutes" && $0.message.contains("not 0") })
+        #expect(found.contains { $0.key == "plugins.list" && $0.message.contains("must be a section") })
+        #expect(found.count == 5, "\(found)")
     }
 }

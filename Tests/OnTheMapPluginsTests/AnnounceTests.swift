@@ -6,8 +6,9 @@ import OnTheMapService
 import Testing
 
 @Suite struct AnnounceTests {
-    static func settings() -> ClassSettings {
-        ClassSettings(pollInterval: .milliseconds(50), announceChannels: ["#class"])
+    /// An announcer that polls every 50 ms.
+    static func fastAnnouncer(_ services: ClassServices) -> [any Plugin] {
+        [AnnouncePlugin(services: services, settings: .init(pollInterval: .milliseconds(50)))]
     }
 
     /// Runs the bot's background plugins while `body` runs.
@@ -53,7 +54,7 @@ import Testing
     static func settle() async throws { try await Task.sleep(for: .milliseconds(400)) }
 
     @Test func firstStartIsQuietThenNewPinsAreAnnouncedExactlyOnce() async throws {
-        let fixture = try ClassFixture(settings: Self.settings())
+        let fixture = try ClassFixture(replacing: Self.fastAnnouncer)
         try await fixture.addPin(
             email: "old@class.test", first: "Old", last: "Timer", place: "Rome",
             at: Coordinate(latitude: 41.9, longitude: 12.5))
@@ -75,7 +76,7 @@ import Testing
 
     @Test func aRestartAnnouncesNothingOldButWhatCameWhileAway() async throws {
         let folder = try TemporaryDirectory(prefix: "announce-restart")
-        let first = try ClassFixture(settings: Self.settings(), folder: folder)
+        let first = try ClassFixture(folder: folder, replacing: Self.fastAnnouncer)
         try await first.addPin(
             email: "a@class.test", first: "Ann", last: "Early", place: "Quito",
             at: Coordinate(latitude: -0.18, longitude: -78.47))
@@ -93,7 +94,7 @@ import Testing
         try first.sqlite.close()
 
         // While the bot is away, one more pin.
-        let second = try ClassFixture(settings: Self.settings(), folder: folder)
+        let second = try ClassFixture(folder: folder, replacing: Self.fastAnnouncer)
         try await second.addPin(
             email: "c@class.test", first: "Cy", last: "Away", place: "Bogota",
             at: Coordinate(latitude: 4.71, longitude: -74.07))
@@ -109,7 +110,7 @@ import Testing
     }
 
     @Test func aBurstBecomesOneSummaryLine() async throws {
-        let fixture = try ClassFixture(settings: Self.settings())
+        let fixture = try ClassFixture(replacing: Self.fastAnnouncer)
         try await Self.withAnnouncer(fixture) { try await Self.waitUntilStarted(fixture) }
         for index in 1...9 {
             try await fixture.addPin(
@@ -145,8 +146,8 @@ import Testing
         let services = ClassServices(
             directory: base.directory, stateStore: base.sqlite, pinChanges: notifications,
             geocoder: SharedGazetteer.geocoder,
-            settings: ClassSettings(pollInterval: .seconds(3600), announceChannels: ["#class"]))
-        let bot = TestBot(plugins: ClassPlugins.make(enabled: ["announce"], services: services))
+            settings: ClassSettings(announceChannels: ["#class"]))
+        let bot = TestBot(plugins: [AnnouncePlugin(services: services, settings: .init(pollInterval: .seconds(3600)))])
         let running = Task { await bot.router.runBackgroundPlugins() }
         defer { running.cancel() }
         try await Self.waitUntilStarted(base)

@@ -33,9 +33,9 @@ import Testing
         #expect(page3[1].hasPrefix("21. Student No5 — "))
         #expect(page3.last?.hasPrefix("25. Student No1 — ") == true)
 
-        #expect(await fixture.dm("!list 4", as: "bob") == ["There are only 3 pages: !list 1 to !list 3."])
-        #expect(await fixture.dm("!list two", as: "bob") == ["The page is a number: !list 2"])
-        #expect(await fixture.dm("!list 0", as: "bob") == ["The page is a number: !list 2"])
+        await fixture.bot.assertError("!list 4", "There are only 3 pages: !list 1 to !list 3.")
+        await fixture.bot.assertError("!list two", "The page is a number: !list 2")
+        await fixture.bot.assertError("!list 0", "The page is a number: !list 2")
     }
 
     @Test func listOnAnEmptyMap() async throws {
@@ -46,14 +46,14 @@ import Testing
     @Test func theClassMapKeepsTheHundredMostRecent() async throws {
         let fixture = try ClassFixture()
         try await Self.addClass(fixture, count: 105)
-        #expect(await fixture.dm("!list 11", as: "bob") == ["There are only 10 pages: !list 1 to !list 10."])
+        await fixture.bot.assertError("!list 11", "There are only 10 pages: !list 1 to !list 10.")
         let last = await fixture.dm("!list 10", as: "bob")
         #expect(last.first == "The 100 most recent posts, page 10 of 10 (newest first):")
         #expect(last.last?.hasPrefix("100. Student No6 — ") == true)
     }
 
     @Test func refreshCountsNewPostsAndHasAChannelCooldown() async throws {
-        let fixture = try ClassFixture()
+        let fixture = try ClassFixture(userLimits: true)
         try await Self.addClass(fixture, count: 4)
         _ = await fixture.dm("!list", as: "bob")  // loads the map
         try await Self.addClass(fixture, count: 3, from: 10)

@@ -21,7 +21,7 @@ enum SharedGazetteer {
     }
 }
 
-/// A wall clock the test moves by hand (post expiry, login lockout, "how long ago").
+/// A wall clock the test moves by hand, for the login throttle on its own.
 final class TestWallClock: Sendable {
     private let current = Mutex(Date())
     var now: Date { current.withLock { $0 } }
@@ -81,7 +81,8 @@ final class SwitchableDirectory: StudentDirectory {
     }
 }
 
-/// A class: a temporary SQLite directory, the class plugins on the real router, a wall clock.
+/// A class: a temporary SQLite directory and the class plugins on the real router, with one clock
+/// the test moves by hand (the router's rate limits, and the plugins' and directory's wall clock).
 struct ClassFixture {
     static let password = "correct horse battery"
 
@@ -89,34 +90,58 @@ struct ClassFixture {
     let sqlite: SQLiteStudentDirectory
     let directory: SwitchableDirectory
     let services: ClassServices
+    let plugins: [any Plugin]
     let bot: TestBot
-    let wall: TestWallClock
 
+    /// The class plugins named in `plugins` with their default settings, except those that
+    /// `replacing` builds (with the settings a test needs), plus help/ping. The per-user limits
+    /// (flood guard, cooldowns) are on only with `userLimits`.
     init(
         settings: ClassSettings = ClassSettings(announceChannels: ["#class"]),
         signUpURL: String? = "https://signup.example/join", folder: TemporaryDirectory? = nil,
-        plugins: [String] = ClassPlugins.names, logger: Logger? = nil,
+        plugins: [String] = ClassPlugins.names, replacing: (ClassServices) -> [any Plugin] = { _ in [] },
+        userLimits: Bool = false, logger: Logger? = nil,
         passwordHasher: PasswordHasher = PasswordHasher(uncheckedRounds: 1_000)
     ) throws {
         let folder = try folder ?? TemporaryDirectory(prefix: "plugins")
-        let wall = TestWallClock()
+        let clock = ManualBotClock()
+        let now = TestBot.wallClock(clock)
         let sqlite = try SQLiteStudentDirectory(
             path: folder.file("class.sqlite"),
-            options: LocalDirectoryOptions(
-                signUpURL: signUpURL, passwordHasher: passwordHasher, clock: { wall.now }))
+            options: LocalDirectoryOptions(signUpURL: signUpURL, passwordHasher: passwordHasher, clock: now))
         let directory = SwitchableDirectory(base: sqlite)
         let services = ClassServices(
             directory: directory, accounts: sqlite, stateStore: sqlite, geocoder: SharedGazetteer.geocoder,
-            settings: settings, now: { wall.now })
+            settings: settings, now: now)
         self.folder = folder
         self.sqlite = sqlite
         self.directory = directory
         self.services = services
-        self.wall = wall
+        let replaced = replacing(services)
+        let plugins =
+            ClassPlugins.make(enabled: plugins, services: services).map { plugin in
+                replaced.first { $0.name == plugin.name } ?? plugin
+            } + [CorePlugin()]
+        self.plugins = plugins
         // Many commands from one test user: no flood ignore (tested in BotKit).
         self.bot = TestBot(
-            plugins: ClassPlugins.make(enabled: plugins, services: services) + [CorePlugin()],
-            settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)), logger: logger)
+            plugins: plugins,
+            settings: userLimits
+                ? CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)) : TestBot.unlimited,
+            logger: logger, clock: clock)
+    }
+
+    /// The wall clock of the class (the bot's clock as a date).
+    var now: Date { bot.now() }
+
+    /// Moves the one clock forward.
+    func advance(seconds: Double) {
+        bot.clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
+    }
+
+    /// The plugin of type `P` (there is one of each).
+    func plugin<P: Plugin>(_ type: P.Type) throws -> P {
+        try #require(plugins.lazy.compactMap { $0 as? P }.first)
     }
 
     /// Adds an account with the shared test password.
@@ -144,8 +169,6 @@ struct ClassFixture {
     }
 
     /// Logs `nick` in privately; returns the bot's answer texts.
-    /// These helpers move the router's clock past every per-user rate limit first (the
-    /// cooldown tests call `bot` directly).
     @discardableResult
     func logIn(_ nick: String, email: String, password: String = ClassFixture.password) async -> [String] {
         await dm("!login \(email) \(password)", as: nick)
@@ -153,18 +176,15 @@ struct ClassFixture {
 
     /// Like ``dm(_:as:)`` but with every line (targets included).
     func dmLines(_ text: String, as nick: String) async -> [OutgoingLine] {
-        bot.clock.advance(by: .seconds(5))
-        return await bot.dm(text, as: nick)
+        await bot.dm(text, as: nick)
     }
 
     func dm(_ text: String, as nick: String) async -> [String] {
-        bot.clock.advance(by: .seconds(5))
-        return await bot.dm(text, as: nick).map(\.text)
+        await bot.dm(text, as: nick).map(\.text)
     }
 
     func say(_ text: String, in channel: String = "#class", as nick: String) async -> [OutgoingLine] {
-        bot.clock.advance(by: .seconds(5))
-        return await bot.say(text, in: channel, as: nick)
+        await bot.say(text, in: channel, as: nick)
     }
 }
 

@@ -341,7 +341,7 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         let session = await fixture.bot.router.sessions.session(for: jane)
         var flow: String?
         if let owner = session?.owner,
-            case .open(let draft) = await fixture.services.postFlows.draft(of: owner)
+            case .open(let draft) = try await fixture.plugin(PostPlugin.self).flows.draft(of: owner)
         {
             flow = draft.typedPlace
         }
@@ -349,16 +349,15 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             accounts: accounts.sorted(), pins: pins.sorted(),
             session: session.map { "\($0.profile.accountKey) \($0.session.sessionId)" },
             sessionCount: await fixture.bot.router.sessions.count, postFlow: flow,
-            unit: await fixture.services.units.unit(for: jane).rawValue)
+            unit: try await fixture.plugin(NearPlugin.self).units.unit(for: jane).rawValue)
     }
 
     @Test("Hostile input", arguments: rows)
     func hostileInput(_ row: HostileRow) async throws {
         #expect(Self.rows.count >= 40)
         let fixture = try ClassFixture(
-            settings: ClassSettings(
-                announceChannels: ["#class"], allowRegistration: true, webMapURL: "https://map.example/class")
-        )
+            settings: ClassSettings(announceChannels: ["#class"], webMapURL: "https://map.example/class"),
+            replacing: { [LoginPlugin(services: $0, settings: .init(allowRegistration: true))] })
         try await fixture.addStudent("jane@class.test", "Jane", "Doe")
         try await fixture.addPin(
             email: "tom@class.test", first: "Tom", last: "Tacoma", place: "Seattle, WA",
@@ -371,7 +370,6 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         let before = try await Self.snapshot(fixture, jane)
         #expect(before.session != nil || !row.loggedIn)
 
-        fixture.bot.clock.advance(by: .seconds(5))
         let origin: Origin = row.venue == .channel ? .channel("#class") : .privateMessage
         let lines = await fixture.bot.say(row.input, from: jane, origin: origin)
 
@@ -410,7 +408,7 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         if row.allowed.contains(.postFlow) {
             // The replaced flow holds a clean place.
             let owner = try #require(await fixture.bot.router.sessions.session(for: jane)?.owner)
-            if case .open(let draft) = await fixture.services.postFlows.draft(of: owner) {
+            if case .open(let draft) = try await fixture.plugin(PostPlugin.self).flows.draft(of: owner) {
                 #expect(Self.isClean(draft.typedPlace))
             }
         }

@@ -19,10 +19,9 @@ import Testing
         #expect(who.first?.contains("jane!~jane@jane.example") == true)
         #expect(who.first?.contains(", until 20") == true)
 
-        let out = await fixture.dm("!logout", as: "jane")
-        #expect(out == ["You are logged out, Jane Doe. See you soon!"])
-        #expect(await fixture.dm("!whoami", as: "jane").first?.hasPrefix("You are not logged in.") == true)
-        #expect(await fixture.dm("!logout", as: "jane") == ["You were not logged in."])
+        await fixture.bot.assertResponse("!logout", "You are logged out, Jane Doe. See you soon!", as: "jane")
+        await fixture.bot.assertResponse("!whoami", "You are not logged in.…", as: "jane")
+        await fixture.bot.assertResponse("!logout", "You were not logged in.", as: "jane")
     }
 
     @Test func wrongPasswordAndUnreachableServiceAreDifferentReplies() async throws {
@@ -79,7 +78,7 @@ import Testing
         // Another identity is not affected.
         #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
 
-        fixture.wall.advance(seconds: 15 * 60 + 1)
+        fixture.advance(seconds: 15 * 60 + 1)
         #expect(await fixture.logIn("mallory", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
     }
 
@@ -123,8 +122,9 @@ import Testing
     }
 
     @Test func registerCreatesAnAccountAndLogsIn() async throws {
-        let fixture = try ClassFixture(
-            settings: ClassSettings(announceChannels: ["#class"], allowRegistration: true))
+        let fixture = try ClassFixture(replacing: {
+            [LoginPlugin(services: $0, settings: .init(allowRegistration: true))]
+        })
         let short = await fixture.dm("!register new@class.test short New", as: "newbie")
         #expect(short.first?.contains("at least 8 characters") == true)
         #expect(!short.joined().contains("short New"))

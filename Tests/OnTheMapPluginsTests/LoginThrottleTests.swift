@@ -278,8 +278,9 @@ import Testing
     }
 
     @Test func aGlobalFloodTellsTheHostsThatFailedToWaitButNotNewcomers() async throws {
-        let fixture = try ClassFixture(
-            settings: ClassSettings(announceChannels: ["#class"], loginGlobalFailureLimit: 12))
+        let fixture = try ClassFixture(replacing: {
+            [LoginPlugin(services: $0, settings: .init(throttle: .init(globalFailureLimit: 12)))]
+        })
         try await fixture.addStudent("amy@class.test", "Amy", "Lee")
         for index in 1...12 {
             let sender = Sender(nick: "bot\(index)", user: "~b", host: "net\(index).example")
@@ -293,7 +294,7 @@ import Testing
                 "Too many wrong passwords are being tried on this bot just now; please wait 60 seconds before trying again."
             ])
         #expect(await fixture.logIn("amy", email: "amy@class.test").first?.hasPrefix("Welcome") == true)
-        fixture.wall.advance(seconds: 61)
+        fixture.advance(seconds: 61)
         #expect(
             await Self.logIn(fixture, "bot3", on: "net3.example", email: "v3@class.test", password: "other") == [
                 "Wrong email or password."

@@ -21,9 +21,8 @@ import Testing
                 replies.first?.text.hasPrefix("bob: José Álvarez — Madrid, Spain — https://jose.example — ")
                     == true)
             #expect(replies.first?.text.hasSuffix("just now") == true)
-            fixture.bot.clock.advance(by: .seconds(3))
         }
-        fixture.wall.advance(seconds: 3 * 86_400 + 10)
+        fixture.advance(seconds: 3 * 86_400 + 10)
         let later = await fixture.dm("!where lee", as: "bob")
         #expect(later == ["Ann Lee — Oslo — https://example.org/me — 3 days ago"])
     }
@@ -77,7 +76,7 @@ import Testing
                 lastName: "Hacker\u{1F}",
                 mapString: "Paris\u{07}", mediaURL: evilLink,
                 coordinate: Coordinate(latitude: 48.85, longitude: 2.35),
-                createdAt: fixture.wall.now, updatedAt: fixture.wall.now))
+                createdAt: fixture.now, updatedAt: fixture.now))
         let replies = await fixture.say("!where hacker", as: "bob")
         let text = try #require(replies.first?.text)
         #expect(replies.count == 1)
@@ -95,7 +94,6 @@ import Testing
             await fixture.dm("!where jane", as: "bob")
                 == ["I could not reach the class directory just now; please try again in a minute."])
         fixture.directory.setFault(.backendFailure(status: 500, message: "boom"))
-        fixture.bot.clock.advance(by: .seconds(5))
         #expect(
             await fixture.dm("!where jane", as: "bob")
                 == [
@@ -192,26 +190,21 @@ import Testing
     }
 
     @Test func milesFromConfigAndPerUser() async throws {
-        let fixture = try ClassFixture(settings: ClassSettings(units: .mi, announceChannels: ["#class"]))
+        let fixture = try ClassFixture(replacing: { [NearPlugin(services: $0, settings: .init(units: .mi))] })
         let pins = try await Self.seattleClass(fixture)
         let seattle = try await SharedGazetteer.coordinate(of: "Seattle")
         let inMiles = await fixture.say("!near Seattle", as: "bob")
         #expect(inMiles[0].text.contains("— \(expectedDistance(seattle, pins[0].coordinate, miles: true)) —"))
 
-        #expect(
-            await fixture.dm("!units km", as: "bob") == ["OK, I will show you distances in kilometres (km)."])
-        #expect(
-            await fixture.dm("!units", as: "bob") == [
-                "Your distances are in km. Change with !units km or !units mi."
-            ])
-        fixture.bot.clock.advance(by: .seconds(5))
+        await fixture.bot.assertResponse("!units km", "OK, I will show you distances in kilometres (km).", as: "bob")
+        await fixture.bot.assertResponse(
+            "!units", "Your distances are in km. Change with !units km or !units mi.", as: "bob")
         let inKm = await fixture.say("!near Seattle", as: "bob")
         #expect(inKm[0].text.contains("— \(expectedDistance(seattle, pins[0].coordinate)) —"))
         // Others still see the configured unit.
         let alice = await fixture.say("!near Seattle", as: "alice")
         #expect(alice[0].text.contains(" mi — "))
-        #expect(
-            await fixture.dm("!units parsecs", as: "bob") == ["Units are km or mi: !units km or !units mi."])
+        await fixture.bot.assertError("!units parsecs", "Units are km or mi: !units km or !units mi.", as: "bob")
     }
 
     @Test func unknownPlacesMissingPinsAndEmptyMaps() async throws {
@@ -220,11 +213,9 @@ import Testing
             await fixture.dm("!near Seattle", as: "bob").first?.hasPrefix("Nobody is on the map yet.") == true
         )
         _ = try await Self.seattleClass(fixture)
-        #expect(
-            await fixture.dm("!near Xyzzyplugh", as: "bob")
-                == ["No place called \"Xyzzyplugh\" was found; try 'City, Country'."])
-        fixture.bot.clock.advance(by: .seconds(5))
-        #expect(await fixture.dm("!near", as: "bob").first?.hasPrefix("Near what?") == true)
+        await fixture.bot.assertError(
+            "!near Xyzzyplugh", "No place called \"Xyzzyplugh\" was found; try 'City, Country'.")
+        await fixture.bot.assertError("!near", "Near what?…")
         try await fixture.addStudent("nopin@class.test", "No", "Pin")
         _ = await fixture.logIn("nopin", email: "nopin@class.test")
         #expect(await fixture.dm("!near", as: "nopin").first?.hasPrefix("You have no pin yet") == true)

@@ -66,7 +66,7 @@ import Testing
             first.first { $0.target == "jane" }?.text.hasPrefix(
                 "You are on the map: Jane Doe — Paris, France") == true)
 
-        fixture.wall.advance(seconds: 60)
+        fixture.advance(seconds: 60)
         let found = await fixture.dm("!post Berlin", as: "jane")
         #expect(found[0].contains("This will replace your pin at Paris, France."))
         let moved = await fixture.dmLines("!link https://jane.example/berlin", as: "jane")
@@ -119,21 +119,20 @@ import Testing
 
     @Test func unknownPlacesCancelAndExpiry() async throws {
         let fixture = try await Self.loggedInJane()
-        #expect(
-            await fixture.dm("!post Qwxzvb Nowhere", as: "jane")
-                == ["No place called \"Qwxzvb Nowhere\" was found; try 'City, Country'."])
-        #expect(await fixture.dm("!post", as: "jane").first?.hasPrefix("Where are you?") == true)
-        #expect(await fixture.dm("!cancel", as: "jane") == ["There is nothing to cancel."])
+        let bot = fixture.bot
+        await bot.assertError(
+            "!post Qwxzvb Nowhere", "No place called \"Qwxzvb Nowhere\" was found; try 'City, Country'.", as: "jane")
+        await bot.assertError("!post", "Where are you?…", as: "jane")
+        await bot.assertResponse("!cancel", "There is nothing to cancel.", as: "jane")
         _ = await fixture.dm("!post Oslo", as: "jane")
-        #expect(await fixture.dm("!post", as: "jane").first?.hasPrefix("Now send your link") == true)
-        #expect(
-            await fixture.dm("!cancel", as: "jane") == ["OK, your post is cancelled; nothing was changed."])
+        await bot.assertError("!post", "Now send your link…", as: "jane")
+        await bot.assertResponse("!cancel", "OK, your post is cancelled; nothing was changed.", as: "jane")
         #expect(
             await fixture.dm("!link https://x.example", as: "jane").first?.hasPrefix(
                 "First tell me where you are") == true)
 
         _ = await fixture.dm("!post Oslo", as: "jane")
-        fixture.wall.advance(seconds: 11 * 60)
+        fixture.advance(seconds: 11 * 60)
         #expect(
             await fixture.dm("!link https://x.example", as: "jane")
                 == ["Your post waited too long and expired; start again with !post <place>."])
@@ -159,7 +158,6 @@ import Testing
                 "I could not reach the class directory, so your pin was not saved. Your place and link are kept: send !link <link> to try again, or !cancel."
             ])
         fixture.directory.setFault(.rejectedInput("The place contains control characters."))
-        fixture.bot.clock.advance(by: .seconds(5))
         let refused = await fixture.dmLines("!link https://jane.example", as: "jane")
         #expect(
             refused.first?.text.hasPrefix(
@@ -180,7 +178,6 @@ import Testing
                 "Your pin was not saved. The class directory is busy; nothing was changed. Please try again in a minute. Your place and link are kept: send !link <link> to try again, or !cancel."
             ])
         fixture.directory.setFault(nil)
-        fixture.bot.clock.advance(by: .seconds(5))
         #expect(
             await fixture.dm("!link https://jane.example", as: "jane").first?.hasPrefix("You are on the map") == true)
     }
@@ -189,8 +186,8 @@ import Testing
         let fixture = try await Self.loggedInJane()
         let refusal =
             "That place has characters I could not read (the text did not arrive as UTF-8); please set your IRC client to UTF-8 and send it again."
-        #expect(await fixture.dm("!post Madrid \u{FFFD}\u{FFFD}", as: "jane") == [refusal])
-        #expect(await fixture.dm("!post Madrid\u{FFFD} | https://jane.example", as: "jane") == [refusal])
+        await fixture.bot.assertError("!post Madrid \u{FFFD}\u{FFFD}", refusal, as: "jane")
+        await fixture.bot.assertError("!post Madrid\u{FFFD} | https://jane.example", refusal, as: "jane")
         let link = await fixture.dm("!post Madrid | https://jane.example/\u{FFFD}", as: "jane")
         #expect(link.first?.contains("That link has characters I could not read") == true, "\(link)")
         #expect(try await fixture.sqlite.recentLocations(limit: 10, skip: 0).isEmpty)

@@ -16,14 +16,31 @@ public struct CorePlugin: Plugin {
         return [
             Command(
                 "help", aliases: ["commands"], usage: "!help [command]",
-                help: "Lists the commands, or explains one."
+                help: "Lists the commands, or explains one.",
+                examples: [
+                    CommandExample(
+                        "!help ping",
+                        answer: ["!ping — Checks that the bot is alive: it answers pong.", "e.g. !ping → pong"])
+                ]
             ) { call in
                 try await Self.help(call, about: about)
             },
-            Command("ping", usage: "!ping", help: "Checks that the bot is alive: it answers pong.") { call in
+            Command(
+                "ping", usage: "!ping", help: "Checks that the bot is alive: it answers pong.",
+                examples: [CommandExample("!ping", answer: "pong")]
+            ) { call in
                 await call.reply("pong")
             },
         ]
+    }
+
+    /// "e.g. !near Paris → Ada Lovelace — 343 km — …": the input and the first answer line (" …"
+    /// after it when more lines follow).
+    static func exampleLine(_ example: CommandExample, prefix: String) -> String {
+        let more = example.answer.count > 1 ? " …" : ""
+        let first = example.answer.first ?? ""
+        let shown = first == CommandExample.wildcard ? "" : " → \(first)\(more)"
+        return "e.g. \(example.input(withPrefix: prefix))\(shown)"
     }
 
     static func help(_ call: Invocation, about: [String]) async throws {
@@ -54,7 +71,9 @@ public struct CorePlugin: Plugin {
                 notes.append("also " + command.aliases.map { p + $0 }.joined(separator: ", "))
             }
             let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
-            await call.reply("\(command.usage(withPrefix: p)) — \(command.help)\(suffix)")
+            await call.reply(
+                lines: ["\(command.usage(withPrefix: p)) — \(command.help)\(suffix)"]
+                    + command.examples.map { exampleLine($0, prefix: p) })
             return
         }
         let visible = call.catalog.entries.filter { !$0.command.isHidden }

@@ -59,12 +59,16 @@ public struct Command: Sendable {
     public var hasSecretArguments: Bool
     /// Hidden from `!help`'s list (still documented by `!help name`).
     public var isHidden: Bool
+    /// What a user may type and what the bot answers: shown by `!help name`, and each one run
+    /// by the tests against the demo class.
+    public var examples: [CommandExample]
     public var handler: Handler
 
     public init(
         _ name: String, aliases: [String] = [], usage: String, help: String,
         allowed: Venue = .anywhere, requiresLogin: Bool = false, rateLimit: RateLimit? = nil,
-        hasSecretArguments: Bool = false, isHidden: Bool = false, handler: @escaping Handler
+        hasSecretArguments: Bool = false, isHidden: Bool = false, examples: [CommandExample] = [],
+        handler: @escaping Handler
     ) {
         self.name = name.lowercased()
         self.aliases = aliases.map { $0.lowercased() }
@@ -75,6 +79,7 @@ public struct Command: Sendable {
         self.rateLimit = rateLimit
         self.hasSecretArguments = hasSecretArguments
         self.isHidden = isHidden
+        self.examples = examples
         self.handler = handler
     }
 

@@ -1,6 +1,8 @@
 import BotKit
+import Foundation
 import Logging
 import Synchronization
+import Testing
 
 /// A transport that records what the bot would send, for plugin tests (no socket).
 public final class RecordingTransport: BotTransport {
@@ -43,28 +45,60 @@ public final class RecordingTransport: BotTransport {
 }
 
 /// Drives the real ``CommandRouter`` with a recording transport, so a plugin test reads like a
-/// conversation: `let replies = await bot.say("!near Seattle", in: "#class", as: "alice")`.
+/// conversation: `let replies = await bot.say("!near Seattle", in: "#class", as: "alice")`, or
+/// in one line: `await bot.assertResponse("!ping", "pong")`.
+///
+/// The per-user limits (flood guard, command rate limits) are off unless the test passes router
+/// settings of its own. One clock drives the bot: ``clock`` for the router, and ``now`` (the same
+/// clock as a date) for the plugins' wall clock.
 public struct TestBot: Sendable {
     public let router: CommandRouter
     public let transport: RecordingTransport
     public let clock: ManualBotClock
+    /// The clock as a date (what the plugins under test should use as their wall clock).
+    public let now: @Sendable () -> Date
     /// The default host of test users ("alice" is alice!alice@alice.example).
     public var hostSuffix = ".example"
+    private let outcomes: OutcomeRecorder
 
-    /// `logger` receives the router's log lines (none when nil).
-    public init(
-        plugins: [any Plugin], settings: CommandRouter.Settings = .init(), nick: String = "MapBot",
-        sessions: SessionBook = SessionBook(), logger: Logger? = nil
-    ) {
-        let transport = RecordingTransport(nick: nick)
-        let clock = ManualBotClock()
-        self.transport = transport
-        self.clock = clock
-        self.router = CommandRouter(
-            plugins: plugins, settings: settings, transport: transport, sessions: sessions,
-            logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock)
+    /// Router settings without the per-user limits.
+    public static var unlimited: CommandRouter.Settings {
+        var settings = CommandRouter.Settings()
+        settings.enforcesUserLimits = false
+        return settings
     }
 
+    /// `logger` receives the router's log lines (none when nil); `clock` is the one clock of the
+    /// test (make it first when the plugins need ``now`` too, see ``wallClock(_:)``).
+    public init(
+        plugins: [any Plugin], settings: CommandRouter.Settings = TestBot.unlimited, nick: String = "MapBot",
+        sessions: SessionBook = SessionBook(), logger: Logger? = nil, clock: ManualBotClock = ManualBotClock()
+    ) {
+        let transport = RecordingTransport(nick: nick)
+        let outcomes = OutcomeRecorder()
+        self.transport = transport
+        self.clock = clock
+        self.now = Self.wallClock(clock)
+        self.outcomes = outcomes
+        let recording = Logger(label: "test") { label in
+            var recorder = OutcomeLogHandler(recorder: outcomes)
+            recorder.logLevel = .info
+            guard let logger else { return recorder }
+            return MultiplexLogHandler([recorder, logger.handler])
+        }
+        self.router = CommandRouter(
+            plugins: plugins, settings: settings, transport: transport, sessions: sessions, logger: recording,
+            clock: clock)
+    }
+
+    /// `clock` as a wall clock: the time the test started, moved with `clock`.
+    public static func wallClock(_ clock: ManualBotClock) -> @Sendable () -> Date {
+        let start = Date()
+        return {
+            let elapsed = clock.now().components
+            return start.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        }
+    }
     /// A sender with a predictable user and host.
     public func user(_ nick: String, account: String? = nil, host: String? = nil) -> Sender {
         Sender(
@@ -84,8 +118,88 @@ public struct TestBot: Sendable {
     /// Says `text` from any sender and place; returns the bot's answer lines.
     public func say(_ text: String, from sender: Sender, origin: Origin) async -> [OutgoingLine] {
         _ = transport.takeSent()
+        _ = outcomes.take()
         await router.handle(IncomingLine(sender: sender, origin: origin, text: text))
         await router.waitUntilIdle()
         return transport.takeSent()
+    }
+}
+
+// MARK: - One-line assertions
+
+extension TestBot {
+    /// What one line to the bot did.
+    public struct Answer: Sendable {
+        /// How the command ended, as the router logs it: "ok", "refused" (the handler threw a
+        /// `UserFacingError`), "error", "timeout"; nil when no command ran.
+        public var outcome: String?
+        /// The answer lines; a channel answer without the "nick: " in front.
+        public var lines: [String]
+    }
+
+    /// Says `text` as `nick`, privately or in `channel`, and returns what the bot did.
+    public func ask(_ text: String, as nick: String = "tester", in channel: String? = nil) async -> Answer {
+        let sent = await say(text, from: user(nick), origin: channel.map(Origin.channel) ?? .privateMessage)
+        let lines = sent.map { line in
+            channel != nil && line.target == channel && line.text.hasPrefix("\(nick): ")
+                ? String(line.text.dropFirst(nick.count + 2)) : line.text
+        }
+        return Answer(outcome: outcomes.take().last, lines: lines)
+    }
+
+    /// Expects `text` to run a command that answers exactly `expected` (one string per line;
+    /// `…` stands for any text, as in a command's examples).
+    public func assertResponse(
+        _ text: String, _ expected: String..., as nick: String = "tester", in channel: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let answer = await ask(text, as: nick, in: channel)
+        #expect(
+            answer.outcome == "ok" && CommandExample(text, answer: expected).matches(answer.lines),
+            "\(text) → \(answer.outcome ?? "no command"): \(answer.lines), expected \(expected)",
+            sourceLocation: sourceLocation)
+    }
+
+    /// Expects `text` to be refused with a sentence for the user (a `UserFacingError`), which is
+    /// `expected` when given (`…` stands for any text).
+    public func assertError(
+        _ text: String, _ expected: String? = nil, as nick: String = "tester", in channel: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        let answer = await ask(text, as: nick, in: channel)
+        let matches =
+            expected.map { CommandExample(text, answer: $0).matches(answer.lines) } ?? (answer.lines.count == 1)
+        #expect(
+            answer.outcome == "refused" && matches,
+            "\(text) → \(answer.outcome ?? "no command"): \(answer.lines), expected an error \(expected ?? "")",
+            sourceLocation: sourceLocation)
+    }
+}
+
+/// The outcomes of the commands the router ran, from its log lines.
+final class OutcomeRecorder: Sendable {
+    private let outcomes = Mutex<[String]>([])
+    func record(_ outcome: String) { outcomes.withLock { $0.append(outcome) } }
+    func take() -> [String] {
+        outcomes.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+    }
+}
+
+/// Records the `outcome` of each command the router logs.
+struct OutcomeLogHandler: LogHandler {
+    let recorder: OutcomeRecorder
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        if let outcome = event.metadata?["outcome"] { recorder.record("\(outcome)") }
     }
 }

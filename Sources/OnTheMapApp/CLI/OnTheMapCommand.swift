@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OnTheMapPlugins
 
 /// The `onthemap-bot` command line.
 public struct OnTheMapCommand: AsyncParsableCommand {
@@ -67,7 +68,7 @@ struct CheckConfigCommand: AsyncParsableCommand {
             "  channels: \(irc.channels.map(\.name).joined(separator: ", ")); announces to: \(irc.announceTo.joined(separator: ", "))"
         )
         print(
-            "  backend: \(config.service.backend.rawValue); geocoder: \(config.geocoder.kind.rawValue); units: \(config.units.rawValue)"
+            "  backend: \(config.service.backend.rawValue); geocoder: \(config.geocoder.kind.rawValue); units: \(NearPlugin.Settings(section: config.plugins.sections["near"]).units.rawValue)"
         )
         print("  plugins: \(config.plugins.enabled.joined(separator: ", "))")
         for warning in ConfigLoader.warnings(for: config) { print("warning: \(warning)") }

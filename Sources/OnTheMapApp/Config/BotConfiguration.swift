@@ -1,10 +1,11 @@
+import BotKit
+
 /// Everything the operator configures, read from one YAML file (see `config/`), with secrets
 /// optionally taken from environment variables.
 public struct BotConfiguration: Sendable, Equatable {
     public var irc = IRCSection()
     public var service = ServiceSection()
     public var geocoder = GeocoderSection()
-    public var units: DistanceUnit = .km
     public var plugins = PluginsSection()
     public var web = WebSection()
 
@@ -77,9 +78,6 @@ public struct BotConfiguration: Sendable, Equatable {
         public var postgresURL = ""
         public var udacityURL = "https://onthemap-api.udacity.com/v1"
         public var signupURL = "https://auth.udacity.com/sign-up"
-        public var pollSeconds = 300
-        public var allowRegistration = false
-        public var postFlowMinutes = 10
     }
 
     /// The `geocoder:` section.
@@ -92,13 +90,17 @@ public struct BotConfiguration: Sendable, Equatable {
 
     /// The `plugins:` section.
     public struct PluginsSection: Sendable, Equatable {
-        public static let all = ["login", "where", "near", "post", "list", "refresh", "announce", "map", "help"]
+        /// Every plugin, in `!help` order.
+        public static var all: [String] { PluginAssembly.names }
         public var enabled: [String] = all
         /// Channel → plugins turned off there.
         public var disabledIn: [String: [String]] = [:]
         /// `false` turns off the per-user command flood rule and the commands' cooldowns (load
         /// tests against a private server only).
         public var userLimits = true
+        /// Each plugin's own section (`plugins.<name>:`, with the keys still accepted at their
+        /// former places), by plugin name; the plugin reads it (see `ClassPluginSettings`).
+        public var sections: [String: SettingsValue] = [:]
     }
 
     /// The `web:` section.
@@ -107,9 +109,4 @@ public struct BotConfiguration: Sendable, Equatable {
         public var listen = "127.0.0.1:8080"
         public var publicURL = "http://localhost:8080"
     }
-}
-
-/// Kilometres or miles.
-public enum DistanceUnit: String, Sendable, Equatable, CaseIterable {
-    case km, mi
 }

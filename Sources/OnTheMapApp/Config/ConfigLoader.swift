@@ -1,19 +1,10 @@
+import BotKit
 import Foundation
 import Yams
 
-/// One thing wrong with a config file, named plainly: where and what.
-public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
-    /// The dotted key path ("irc.port"), or "" for the whole file.
-    public var key: String
-    public var message: String
-
-    public init(key: String, message: String) {
-        self.key = key
-        self.message = message
-    }
-
-    public var description: String { key.isEmpty ? message : "\(key): \(message)" }
-}
+/// One thing wrong with a config file, named plainly: the dotted key path ("irc.port", "" for the
+/// whole file) and what is wrong.
+public typealias ConfigProblem = SettingsProblem
 
 /// The config could not be used; every problem found is listed.
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -25,7 +16,7 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 /// `ONTHEMAP_SASL_PASSWORD`, `ONTHEMAP_SERVER_PASSWORD`, `ONTHEMAP_POSTGRES_URL`.
 public enum ConfigLoader {
     /// "host:port" split, or nil when it is not that.
-    public static func hostAndPort(_ text: String) -> (String, Int)? { NodeReader.hostAndPort(text) }
+    public static func hostAndPort(_ text: String) -> (String, Int)? { ConfigCheck.hostAndPort(text) }
 
     /// Environment variables that override config keys.
     public static let environmentOverrides: [(variable: String, key: String)] = [
@@ -85,6 +76,23 @@ public enum ConfigLoader {
         return warnings
     }
 
+    /// A YAML node as a settings value, each scalar with what YAML reads it as.
+    static func settingsValue(_ node: Node) -> SettingsValue {
+        switch node {
+        case .scalar:
+            return .scalar(
+                .init(
+                    text: node.string ?? "", isNull: node.null != nil, bool: node.bool, int: node.int,
+                    double: node.float))
+        case .sequence(let sequence):
+            return .list(sequence.map(settingsValue))
+        case .mapping(let mapping):
+            return .section(mapping.map { .init(key: $0.key.string ?? "", value: settingsValue($0.value)) })
+        case .alias:
+            return .list([])
+        }
+    }
+
     /// Parses and checks a config. With `requireIRC: false` (operator tools that only touch the
     /// directory) problems of the `irc:` section are not reported.
     public static func parse(
@@ -96,253 +104,23 @@ public enum ConfigLoader {
         } catch {
             throw ConfigError(problems: [.init(key: "", message: "this is not valid YAML: \(error)")])
         }
-        var reader = NodeReader()
+        var check = ConfigCheck()
         var config = BotConfiguration()
-        if let root {
-            reader.read(root, into: &config)
-        }
-        reader.applyEnvironment(environment, to: &config)
-        reader.validate(config)
-        if !requireIRC { reader.problems.removeAll { $0.key.hasPrefix("irc.") } }
-        if !reader.problems.isEmpty { throw ConfigError(problems: reader.problems) }
+        check.problems = ConfigReader.read(root.map(settingsValue), into: &config)
+        check.applyEnvironment(environment, to: &config)
+        check.validate(config)
+        if !requireIRC { check.problems.removeAll { $0.key.hasPrefix("irc.") } }
+        if !check.problems.isEmpty { throw ConfigError(problems: check.problems) }
         return config
     }
 }
 
-/// Walks the YAML tree, filling the config and collecting problems (unknown keys, wrong types).
-private struct NodeReader {
+/// Checks a config read by ``ConfigReader``, collecting problems.
+private struct ConfigCheck {
     var problems: [ConfigProblem] = []
 
     mutating func problem(_ key: String, _ message: String) {
         problems.append(ConfigProblem(key: key, message: message))
-    }
-
-    /// The pairs of a mapping, after reporting keys that are not in `known`.
-    mutating func mapping(_ node: Node, at path: String, known: [String]) -> [String: Node] {
-        guard case .mapping(let mapping) = node else {
-            if node.null == nil { problem(path, "must be a section of keys (a mapping)") }
-            return [:]
-        }
-        var result: [String: Node] = [:]
-        for (keyNode, value) in mapping {
-            let key = keyNode.string ?? ""
-            let full = path.isEmpty ? key : "\(path).\(key)"
-            if known.contains(key) {
-                result[key] = value
-            } else {
-                let suggestion = Self.closest(to: key, in: known)
-                problem(
-                    full,
-                    "unknown key"
-                        + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? "; known keys here: "
-                            + known.joined(separator: ", ")))
-            }
-        }
-        return result
-    }
-
-    /// The known key a mistyped one most likely meant (case, `-`/`_` and up to two edits apart).
-    static func closest(to key: String, in known: [String]) -> String? {
-        func fold(_ text: String) -> [Character] {
-            Array(text.lowercased().replacingOccurrences(of: "-", with: "_"))
-        }
-        let typed = fold(key)
-        let scored = known.map { candidate -> (String, Int) in (candidate, editDistance(typed, fold(candidate))) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= min(2, max(1, typed.count / 3)) else { return nil }
-        return best.0
-    }
-
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        var previous = Array(0...b.count)
-        for (i, ca) in a.enumerated() {
-            var current = [i + 1]
-            for (j, cb) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
-
-    mutating func string(_ node: Node?, _ path: String, into value: inout String) {
-        guard let node else { return }
-        if node.null != nil {
-            value = ""
-            return
-        }
-        guard case .scalar = node, let text = node.string else { return problem(path, "must be text") }
-        value = text
-    }
-
-    mutating func bool(_ node: Node?, _ path: String, into value: inout Bool) {
-        guard let node else { return }
-        guard case .scalar = node, let flag = node.bool else { return problem(path, "must be true or false") }
-        value = flag
-    }
-
-    mutating func int(_ node: Node?, _ path: String, into value: inout Int, range: ClosedRange<Int>) {
-        guard let node else { return }
-        guard case .scalar = node, let number = node.int else {
-            return problem(
-                path,
-                "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(node.string ?? "?")\"")
-        }
-        guard range.contains(number) else {
-            return problem(path, "must be from \(range.lowerBound) to \(range.upperBound), not \(number)")
-        }
-        value = number
-    }
-
-    mutating func double(_ node: Node?, _ path: String, into value: inout Double, range: ClosedRange<Double>) {
-        guard let node else { return }
-        guard case .scalar = node, let number = node.float, range.contains(number) else {
-            return problem(path, "must be a number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        value = number
-    }
-
-    mutating func strings(_ node: Node?, _ path: String, into value: inout [String]) {
-        guard let node else { return }
-        if node.null != nil {
-            value = []
-            return
-        }
-        guard case .sequence(let sequence) = node else { return problem(path, "must be a list, like [a, b]") }
-        var result: [String] = []
-        for (index, item) in sequence.enumerated() {
-            guard case .scalar = item, let text = item.string else {
-                problem("\(path)[\(index)]", "must be text")
-                continue
-            }
-            result.append(text)
-        }
-        value = result
-    }
-
-    mutating func choice<T: RawRepresentable & CaseIterable>(_ node: Node?, _ path: String, into value: inout T)
-    where T.RawValue == String {
-        guard let node else { return }
-        let allowed = T.allCases.map(\.rawValue)
-        guard let text = node.string,
-            let parsed = T(rawValue: text) ?? T(rawValue: text.lowercased()) ?? T(rawValue: text.uppercased())
-        else {
-            return problem(path, "must be one of \(allowed.joined(separator: ", ")), not \"\(node.string ?? "?")\"")
-        }
-        value = parsed
-    }
-
-    mutating func read(_ root: Node, into config: inout BotConfiguration) {
-        let top = mapping(root, at: "", known: ["irc", "service", "geocoder", "units", "plugins", "web"])
-        if let irc = top["irc"] { readIRC(irc, into: &config.irc) }
-        if let node = top["service"] {
-            let s = mapping(
-                node, at: "service",
-                known: [
-                    "backend", "database", "postgres_url", "udacity_url", "signup_url", "poll_seconds",
-                    "allow_registration", "post_flow_minutes",
-                ])
-            choice(s["backend"], "service.backend", into: &config.service.backend)
-            string(s["database"], "service.database", into: &config.service.database)
-            string(s["postgres_url"], "service.postgres_url", into: &config.service.postgresURL)
-            string(s["udacity_url"], "service.udacity_url", into: &config.service.udacityURL)
-            string(s["signup_url"], "service.signup_url", into: &config.service.signupURL)
-            int(s["poll_seconds"], "service.poll_seconds", into: &config.service.pollSeconds, range: 10...86_400)
-            bool(s["allow_registration"], "service.allow_registration", into: &config.service.allowRegistration)
-            int(
-                s["post_flow_minutes"], "service.post_flow_minutes", into: &config.service.postFlowMinutes,
-                range: 1...1440)
-        }
-        if let node = top["geocoder"] {
-            let g = mapping(node, at: "geocoder", known: ["kind", "nominatim_url", "user_agent"])
-            choice(g["kind"], "geocoder.kind", into: &config.geocoder.kind)
-            string(g["nominatim_url"], "geocoder.nominatim_url", into: &config.geocoder.nominatimURL)
-            string(g["user_agent"], "geocoder.user_agent", into: &config.geocoder.userAgent)
-        }
-        choice(top["units"], "units", into: &config.units)
-        if let node = top["plugins"] {
-            let p = mapping(node, at: "plugins", known: ["enabled", "disabled_in", "user_limits"])
-            strings(p["enabled"], "plugins.enabled", into: &config.plugins.enabled)
-            bool(p["user_limits"], "plugins.user_limits", into: &config.plugins.userLimits)
-            if let disabled = p["disabled_in"] {
-                if case .mapping(let channels) = disabled {
-                    for (channel, list) in channels {
-                        let name = channel.string ?? ""
-                        var plugins: [String] = []
-                        strings(list, "plugins.disabled_in.\(name)", into: &plugins)
-                        config.plugins.disabledIn[name] = plugins
-                    }
-                } else if disabled.null == nil {
-                    problem("plugins.disabled_in", "must map channels to lists of plugins, like {\"#quiet\": [near]}")
-                }
-            }
-        }
-        if let node = top["web"] {
-            let w = mapping(node, at: "web", known: ["enabled", "listen", "public_url"])
-            bool(w["enabled"], "web.enabled", into: &config.web.enabled)
-            string(w["listen"], "web.listen", into: &config.web.listen)
-            string(w["public_url"], "web.public_url", into: &config.web.publicURL)
-        }
-    }
-
-    mutating func readIRC(_ node: Node, into irc: inout BotConfiguration.IRCSection) {
-        let i = mapping(
-            node, at: "irc",
-            known: [
-                "server", "port", "tls", "tls_ca_file", "tls_fingerprint", "tls_client_cert", "tls_client_key",
-                "server_password", "nick", "alt_nicks", "username", "realname", "sasl", "channels", "announce_to",
-                "command_prefix", "flood", "quit_message", "shutdown_drain_seconds",
-            ])
-        string(i["server"], "irc.server", into: &irc.server)
-        int(i["port"], "irc.port", into: &irc.port, range: 1...65535)
-        bool(i["tls"], "irc.tls", into: &irc.tls)
-        string(i["tls_ca_file"], "irc.tls_ca_file", into: &irc.tlsCAFile)
-        string(i["tls_fingerprint"], "irc.tls_fingerprint", into: &irc.tlsFingerprint)
-        string(i["tls_client_cert"], "irc.tls_client_cert", into: &irc.tlsClientCert)
-        string(i["tls_client_key"], "irc.tls_client_key", into: &irc.tlsClientKey)
-        string(i["server_password"], "irc.server_password", into: &irc.serverPassword)
-        string(i["nick"], "irc.nick", into: &irc.nick)
-        strings(i["alt_nicks"], "irc.alt_nicks", into: &irc.altNicks)
-        string(i["username"], "irc.username", into: &irc.username)
-        string(i["realname"], "irc.realname", into: &irc.realname)
-        string(i["command_prefix"], "irc.command_prefix", into: &irc.commandPrefix)
-        string(i["quit_message"], "irc.quit_message", into: &irc.quitMessage)
-        double(
-            i["shutdown_drain_seconds"], "irc.shutdown_drain_seconds", into: &irc.shutdownDrainSeconds, range: 0...600)
-        var channels: [String] = []
-        strings(i["channels"], "irc.channels", into: &channels)
-        if i["channels"] != nil {
-            irc.channels = []
-            for (index, entry) in channels.enumerated() {
-                // "#chan" or "#chan key": a channel name has no spaces, and a key is one word.
-                let parts = entry.split(separator: " ").map(String.init)
-                guard parts.count <= 2 else {
-                    problem(
-                        "irc.channels[\(index)]",
-                        "\"\(entry)\" has \(parts.count) words: an entry is a channel name, optionally followed by its key (\"#chan\" or \"#chan key\"); a channel name has no spaces"
-                    )
-                    continue
-                }
-                irc.channels.append(.init(name: parts.first ?? "", key: parts.count > 1 ? parts[1] : nil))
-            }
-        }
-        strings(i["announce_to"], "irc.announce_to", into: &irc.announceTo)
-        if let node = i["sasl"], node.null == nil {
-            let s = mapping(node, at: "irc.sasl", known: ["mechanism", "username", "password", "required"])
-            var sasl = BotConfiguration.SASL()
-            choice(s["mechanism"], "irc.sasl.mechanism", into: &sasl.mechanism)
-            string(s["username"], "irc.sasl.username", into: &sasl.username)
-            string(s["password"], "irc.sasl.password", into: &sasl.password)
-            bool(s["required"], "irc.sasl.required", into: &sasl.required)
-            irc.sasl = sasl
-        }
-        if let node = i["flood"] {
-            let f = mapping(node, at: "irc.flood", known: ["enabled", "burst", "lines_per_second"])
-            bool(f["enabled"], "irc.flood.enabled", into: &irc.flood.enabled)
-            int(f["burst"], "irc.flood.burst", into: &irc.flood.burst, range: 1...20)
-            // 0 turns the bot's own throttle off (benchmarks; a server that exempts the bot).
-            double(f["lines_per_second"], "irc.flood.lines_per_second", into: &irc.flood.linesPerSecond, range: 0...10)
-        }
     }
 
     mutating func applyEnvironment(_ environment: [String: String], to config: inout BotConfiguration) {
@@ -361,7 +139,12 @@ private struct NodeReader {
     }
 
     mutating func validate(_ config: BotConfiguration) {
-        let irc = config.irc
+        validateIRC(config.irc)
+        validateServices(config)
+        validatePluginsAndWeb(config)
+    }
+
+    mutating func validateIRC(_ irc: BotConfiguration.IRCSection) {
         if irc.server.isEmpty { problem("irc.server", "is missing: the IRC server's host name, like irc.libera.chat") }
         if irc.nick.isEmpty {
             problem("irc.nick", "is missing: the bot's nick, like OnTheMapBot")
@@ -430,6 +213,9 @@ private struct NodeReader {
                 }
             }
         }
+    }
+
+    mutating func validateServices(_ config: BotConfiguration) {
         switch config.service.backend {
         case .local:
             if config.service.database.isEmpty {
@@ -457,12 +243,14 @@ private struct NodeReader {
                 )
             }
         }
-        let known = Set(BotConfiguration.PluginsSection.all)
+    }
+
+    mutating func validatePluginsAndWeb(_ config: BotConfiguration) {
+        let known = Set(PluginAssembly.names)
         for name in config.plugins.enabled where !known.contains(name) {
             problem(
                 "plugins.enabled",
-                "there is no plugin \"\(name)\"; the plugins are \(BotConfiguration.PluginsSection.all.joined(separator: ", "))"
-            )
+                "there is no plugin \"\(name)\"; the plugins are \(PluginAssembly.names.joined(separator: ", "))")
         }
         for (channel, names) in config.plugins.disabledIn {
             for name in names where !known.contains(name) {
@@ -518,8 +306,8 @@ private struct NodeReader {
 
 extension ConfigLoader {
     /// Whether `nick` is a nick the config would accept (also checks console users' nicks).
-    static func isValidNick(_ nick: String) -> Bool { NodeReader.isValidNick(nick) }
+    static func isValidNick(_ nick: String) -> Bool { ConfigCheck.isValidNick(nick) }
 
     /// Whether `name` is a channel name the config would accept.
-    static func isValidChannel(_ name: String) -> Bool { NodeReader.isValidChannel(name) }
+    static func isValidChannel(_ name: String) -> Bool { ConfigCheck.isValidChannel(name) }
 }

@@ -2,17 +2,24 @@ import BotKit
 import OnTheMapPlugins
 import OnTheMapService
 
-/// Builds the class command plugins of a config on top of its service stack.
+/// Builds the plugins of a config on top of its service stack.
 public enum PluginAssembly {
-    /// The plugin settings a config asks for. Without the "announce" plugin nothing is announced,
-    /// not even the bot's own posts.
+    /// Every plugin a config can enable, in `!help` order: the class plugins, then help/ping.
+    public static let registrations: [ClassPluginRegistration] =
+        ClassPlugins.all + [
+            ClassPluginRegistration("help", settings: NoSettings.self) { _, _ in
+                CorePlugin(aboutLines: BotAssembly.aboutLines)
+            }
+        ]
+
+    /// The names of ``registrations``.
+    public static var names: [String] { registrations.map(\.name) }
+
+    /// What the config says that several class plugins read. Without the "announce" plugin
+    /// nothing is announced, not even the bot's own posts.
     public static func settings(for config: BotConfiguration) -> ClassSettings {
         ClassSettings(
-            units: config.units == .mi ? .mi : .km,
-            pollInterval: .seconds(config.service.pollSeconds),
             announceChannels: config.plugins.enabled.contains("announce") ? config.irc.announceTo : [],
-            allowRegistration: config.service.allowRegistration,
-            postFlowLifetime: .seconds(config.service.postFlowMinutes * 60),
             webMapURL: config.web.enabled && !config.web.publicURL.isEmpty ? config.web.publicURL : nil,
             commandPrefix: config.irc.commandPrefix)
     }
@@ -24,13 +31,16 @@ public enum PluginAssembly {
             pinChanges: stack.pinChanges, geocoder: stack.geocoder, settings: settings(for: config))
     }
 
-    /// Every plugin the config enables, in `!help` order: the class plugins, then help/ping.
+    /// Every plugin the config enables, in `!help` order, each with the settings of its section.
     public static func plugins(config: BotConfiguration, stack: ServiceStack) -> [any Plugin] {
-        var plugins = ClassPlugins.make(
-            enabled: config.plugins.enabled, services: services(config: config, stack: stack))
-        if config.plugins.enabled.contains("help") {
-            plugins.append(CorePlugin(aboutLines: BotAssembly.aboutLines))
+        plugins(config: config, services: services(config: config, stack: stack))
+    }
+
+    /// Every plugin the config enables, sharing `services`.
+    public static func plugins(config: BotConfiguration, services: ClassServices) -> [any Plugin] {
+        let enabled = Set(config.plugins.enabled.map { $0.lowercased() })
+        return registrations.filter { enabled.contains($0.name) }.map {
+            $0.make(section: config.plugins.sections[$0.name], services: services)
         }
-        return plugins
     }
 }

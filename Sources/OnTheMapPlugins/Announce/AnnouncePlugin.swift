@@ -22,17 +22,44 @@ import OnTheMapService
 /// Limits: a line dropped from a full send queue counts as gone; a version older than the 100
 /// most recent pins is not looked at again.
 public struct AnnouncePlugin: BackgroundPlugin {
+    /// What `plugins.announce:` can set.
+    public struct Settings: ClassPluginSettings {
+        /// How often the announcer looks for posts made elsewhere.
+        public var pollInterval: Duration = .seconds(300)
+        /// New pins announced one by one in a round; more than this becomes a summary line.
+        public var burstLimit = 3
+
+        public init() {}
+
+        public init(pollInterval: Duration, burstLimit: Int = 3) {
+            self.pollInterval = pollInterval
+            self.burstLimit = burstLimit
+        }
+
+        public mutating func read(_ section: inout SettingsSection) {
+            var seconds = Int(pollInterval.components.seconds)
+            section.int("poll_seconds", into: &seconds, range: 10...86_400)
+            pollInterval = .seconds(seconds)
+        }
+    }
+
+    public static let registration = ClassPluginRegistration(
+        "announce", settings: Settings.self, formerKeys: [FormerKey("service.poll_seconds", is: "poll_seconds")]
+    ) { AnnouncePlugin(services: $0, settings: $1) }
+
     public let name = "announce"
     public var commands: [Command] { [] }
     let services: ClassServices
+    let settings: Settings
 
-    public init(services: ClassServices) {
+    public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
+        self.settings = settings
     }
 
     public func run(context: PluginContext) async {
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let interval = services.settings.pollInterval
+        let interval = settings.pollInterval
         let pinChanges = services.pinChanges
         let ledger = services.ledger
         await withDiscardingTaskGroup { group in
@@ -123,7 +150,7 @@ public struct AnnouncePlugin: BackgroundPlugin {
             let fresh = await services.ledger.claim(await services.ledger.unannounced(refresh.pins))
             guard !fresh.isEmpty else { return }
             let lines = Self.lines(
-                for: fresh, burstLimit: services.settings.announceBurstLimit,
+                for: fresh, burstLimit: settings.burstLimit,
                 prefix: services.settings.commandPrefix)
             for channel in services.settings.announceChannels {
                 for line in lines { await context.say(line, in: channel) }

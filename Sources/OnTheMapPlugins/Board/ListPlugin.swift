@@ -2,25 +2,50 @@ import BotKit
 
 /// `!list [page]`: the table of the most recent posts, 10 a page, always sent privately.
 public struct ListPlugin: Plugin {
+    /// How `!list` pages (not in the config).
+    public struct Settings: ClassPluginSettings {
+        /// Rows of `!list` per page.
+        public var pageSize = 10
+
+        public init() {}
+
+        public func read(_ section: inout SettingsSection) {}
+    }
+
+    public static let registration = ClassPluginRegistration("list", settings: Settings.self) {
+        ListPlugin(services: $0, settings: $1)
+    }
+
     public let name = "list"
     let services: ClassServices
+    let settings: Settings
 
-    public init(services: ClassServices) {
+    public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
+        self.settings = settings
     }
 
     public var commands: [Command] {
         let services = self.services
+        let pageSize = settings.pageSize
         return [
             Command(
                 "list", aliases: ["table"], usage: "!list [page]",
                 help: "The most recent posts, newest first, 10 a page (sent to you privately).",
-                rateLimit: .perUser(every: .seconds(2))
-            ) { call in try await Self.list(call, services) }
+                rateLimit: .perUser(every: .seconds(2)),
+                examples: [
+                    CommandExample(
+                        "!list",
+                        answer: [
+                            "The … most recent posts, page 1 of … (newest first):",
+                            "1. Jane Doe — Bellevue, WA — https://example.org/jane — …", "…",
+                        ])
+                ]
+            ) { call in try await Self.list(call, services, pageSize: pageSize) }
         ]
     }
 
-    static func list(_ call: Invocation, _ services: ClassServices) async throws {
+    static func list(_ call: Invocation, _ services: ClassServices, pageSize: Int) async throws {
         var page = 1
         if let word = call.words.first {
             guard call.words.count == 1, let number = Int(word), number >= 1 else {
@@ -29,7 +54,7 @@ public struct ListPlugin: Plugin {
             page = number
         }
         let pins = try await services.call { try await services.classMap.recent() }
-        let size = max(1, services.settings.listPageSize)
+        let size = max(1, pageSize)
         guard !pins.isEmpty else {
             throw UserFacingError(
                 "Nobody is on the map yet. Be the first: /msg \(call.botNick) \(call.prefix)post <place>")

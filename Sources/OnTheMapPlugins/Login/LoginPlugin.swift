@@ -9,33 +9,84 @@ import OnTheMapService
 /// secret arguments: the router refuses them in channels and never logs them; this plugin never
 /// repeats them.
 public struct LoginPlugin: Plugin {
+    /// What `plugins.login:` can set.
+    public struct Settings: ClassPluginSettings {
+        /// Whether `!register` may create accounts (only on backends that keep accounts).
+        public var allowRegistration = false
+        /// How hard password guessing is held back (not in the config).
+        public var throttle = LoginThrottle.Policy()
+
+        public init() {}
+
+        public init(allowRegistration: Bool = false, throttle: LoginThrottle.Policy = .init()) {
+            self.allowRegistration = allowRegistration
+            self.throttle = throttle
+        }
+
+        public mutating func read(_ section: inout SettingsSection) {
+            section.bool("allow_registration", into: &allowRegistration)
+        }
+    }
+
+    public static let registration = ClassPluginRegistration(
+        "login", settings: Settings.self,
+        formerKeys: [FormerKey("service.allow_registration", is: "allow_registration")]
+    ) { LoginPlugin(services: $0, settings: $1) }
+
     public let name = "login"
     let services: ClassServices
+    let settings: Settings
+    /// Slows down password guessing.
+    public let throttle: LoginThrottle
 
-    public init(services: ClassServices) {
+    public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
+        self.settings = settings
+        self.throttle = LoginThrottle(policy: settings.throttle, store: services.stateStore, now: services.now)
     }
 
     public var commands: [Command] {
         let services = self.services
+        let (throttle, allowRegistration) = (self.throttle, settings.allowRegistration)
         var commands = [
             Command(
                 "login", aliases: ["identify"], usage: "!login <email> <password>",
                 help: "Logs you in to the class directory (in a private message only).",
-                allowed: .privateMessage, hasSecretArguments: true
-            ) { call in try await Self.logIn(call, services) },
-            Command("logout", usage: "!logout", help: "Ends your login.") { call in
+                allowed: .privateMessage, hasSecretArguments: true,
+                examples: [
+                    CommandExample(
+                        "!login alice@demo.local alice-demo-pass",
+                        answer:
+                            "Welcome, Alice Martin! You are logged in. Post your pin with !post <place>; !logout ends the session.…"
+                    )
+                ]
+            ) { call in try await Self.logIn(call, services, throttle) },
+            Command(
+                "logout", usage: "!logout", help: "Ends your login.",
+                examples: [
+                    CommandExample("!logout", answer: "You are logged out, Alice Martin. See you soon!", loggedIn: true)
+                ]
+            ) { call in
                 try await Self.logOut(call, services)
             },
-            Command("whoami", usage: "!whoami", help: "Tells you whether you are logged in, and as whom.") {
-                call in
+            Command(
+                "whoami", usage: "!whoami", help: "Tells you whether you are logged in, and as whom.",
+                examples: [
+                    CommandExample("!whoami", answer: "You are logged in as Alice Martin (until …).", loggedIn: true),
+                    CommandExample(
+                        "!whoami",
+                        answer: "You are not logged in. Log in privately: /msg … !login <email> <password>"),
+                ]
+            ) { call in
                 await Self.whoAmI(call, services)
             },
-            Command("signup", usage: "!signup", help: "Where to create an account for the class directory.") {
-                call in
+            Command(
+                "signup", usage: "!signup", help: "Where to create an account for the class directory.",
+                examples: [CommandExample("!signup", answer: "Create your account here: https://…")]
+            ) { call in
                 if let url = services.directory.signUpURL, !url.isEmpty {
                     await call.reply("Create your account here: \(Formatting.clean(url, maxBytes: 300))")
-                } else if services.accounts != nil && services.settings.allowRegistration {
+                } else if services.accounts != nil && allowRegistration {
                     await call.reply(
                         "Create your account in a private message: /msg \(call.botNick) \(call.prefix)register <email> <password> <first name> <last name>"
                     )
@@ -50,8 +101,13 @@ public struct LoginPlugin: Plugin {
                 help:
                     "Creates your account in the class directory, when the class allows it (private message only).",
                 allowed: .privateMessage, hasSecretArguments: true,
-                isHidden: !(services.settings.allowRegistration && services.accounts != nil)
-            ) { call in try await Self.register(call, services) })
+                isHidden: !(settings.allowRegistration && services.accounts != nil),
+                examples: [
+                    CommandExample(
+                        "!register dana@demo.local dana-demo-pass Dana Smith",
+                        answer: "Registration is turned off for this class; ask your instructor for an account.")
+                ]
+            ) { call in try await Self.register(call, services, allowRegistration: allowRegistration) })
         return commands
     }
 
@@ -116,7 +172,7 @@ public struct LoginPlugin: Plugin {
         return head + Array(repeating: 0, count: 8 - head.count - tail.count) + tail
     }
 
-    static func logIn(_ call: Invocation, _ services: ClassServices) async throws {
+    static func logIn(_ call: Invocation, _ services: ClassServices, _ throttle: LoginThrottle) async throws {
         let words = call.words
         guard words.count >= 2 else {
             throw UserFacingError("Usage: \(call.prefix)login <email> <password> (in this private chat).")
@@ -125,14 +181,14 @@ public struct LoginPlugin: Plugin {
         // A password may contain spaces: everything after the email is the password.
         let password = call.argument.drop { !$0.isWhitespace }.drop { $0.isWhitespace }
         let (identity, origin) = throttleKeys(call.sender)
-        if let refusal = await services.loginThrottle.check(identity: identity, origin: origin, email: email) {
+        if let refusal = await throttle.check(identity: identity, origin: origin, email: email) {
             throw UserFacingError(refusalSentence(refusal, justFailed: false))
         }
         let session: DirectorySession
         do {
             session = try await services.directory.logIn(email: email, password: String(password))
         } catch ServiceError.invalidCredentials {
-            if let refusal = await services.loginThrottle.recordFailure(
+            if let refusal = await throttle.recordFailure(
                 identity: identity, origin: origin, email: email)
             {
                 throw UserFacingError(refusalSentence(refusal, justFailed: true))
@@ -141,7 +197,7 @@ public struct LoginPlugin: Plugin {
         } catch let error as ServiceError {
             throw ServiceErrorWording.error(for: error)
         }
-        await services.loginThrottle.recordSuccess(identity: identity, email: email)
+        await throttle.recordSuccess(identity: identity, email: email)
         // Asked only once the password is right (a wrong guess costs the bot no extra line), and while
         // the profile is fetched: the answer describes the connection that sent this line.
         async let connection = call.checkConnection()
@@ -156,7 +212,7 @@ public struct LoginPlugin: Plugin {
             try? await services.directory.logOut(previous.session)
         }
         let caveat = try await bind(session, profile: profile, check: await connection, call, services)
-        let name = displayName(profile)
+        let name = Formatting.displayName(profile)
         await call.reply(
             "Welcome, \(name)! You are logged in. Post your pin with \(call.prefix)post <place>; \(call.prefix)logout ends the session."
                 + (caveat.map { " " + $0 } ?? "")
@@ -200,10 +256,10 @@ public struct LoginPlugin: Plugin {
             await call.reply("You were not logged in.")
             return
         }
-        await services.postFlows.close(bound.owner)
+        await services.loggedOut(bound.owner)
         // The local session is gone either way; the backend forgets it on its own when unreachable.
         try? await services.directory.logOut(bound.session)
-        await call.reply("You are logged out, \(displayName(bound.profile)). See you soon!")
+        await call.reply("You are logged out, \(Formatting.displayName(bound.profile)). See you soon!")
     }
 
     static func whoAmI(_ call: Invocation, _ services: ClassServices) async {
@@ -224,11 +280,11 @@ public struct LoginPlugin: Plugin {
         let until = bound.session.expiresAt.formatted(.iso8601.year().month().day())
         // Where the session is bound (user@host) is only said privately.
         let detail = call.isPrivate ? "bound to \(binding), until \(until)" : "until \(until)"
-        await call.reply("You are logged in as \(displayName(bound.profile)) (\(detail)).")
+        await call.reply("You are logged in as \(Formatting.displayName(bound.profile)) (\(detail)).")
     }
 
-    static func register(_ call: Invocation, _ services: ClassServices) async throws {
-        guard services.settings.allowRegistration, let accounts = services.accounts else {
+    static func register(_ call: Invocation, _ services: ClassServices, allowRegistration: Bool) async throws {
+        guard allowRegistration, let accounts = services.accounts else {
             throw UserFacingError(
                 "Registration is turned off for this class; ask your instructor for an account.")
         }
@@ -266,12 +322,5 @@ public struct LoginPlugin: Plugin {
             "Welcome, \(name)! Your account is ready and you are logged in. Post your pin with \(call.prefix)post <place>."
                 + (caveat.map { " " + $0 } ?? "")
         )
-    }
-
-    /// "Jane Doe" from a profile, safe to print.
-    static func displayName(_ profile: StudentProfile) -> String {
-        let full = "\(profile.firstName) \(profile.lastName)".trimmingCharacters(in: .whitespaces)
-        let name = full.isEmpty ? (profile.nickname ?? "") : full
-        return Formatting.clean(name, maxBytes: 64, fallback: "student")
     }
 }

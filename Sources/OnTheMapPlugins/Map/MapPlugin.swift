@@ -5,6 +5,10 @@ import OnTheMapService
 /// `!map [place]`: the link to the bot's web map, when it is on; with a place (or
 /// `<lat>,<lon>`), a link that centres the map there.
 public struct MapPlugin: Plugin {
+    public static let registration = ClassPluginRegistration("map", settings: NoSettings.self) { services, _ in
+        MapPlugin(services: services)
+    }
+
     public let name = "map"
     let services: ClassServices
 
@@ -17,7 +21,11 @@ public struct MapPlugin: Plugin {
         return [
             Command(
                 "map", usage: "!map [place]",
-                help: "A link to the class map on the web, with every pin; with a place, centred there."
+                help: "A link to the class map on the web, with every pin; with a place, centred there.",
+                examples: [
+                    CommandExample("!map", answer: "The class map: http…"),
+                    CommandExample("!map Paris", answer: "The class map around Paris: http…?focus=Paris"),
+                ]
             ) { call in
                 guard let url, !url.isEmpty else {
                     await call.reply(

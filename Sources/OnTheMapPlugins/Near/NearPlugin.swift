@@ -4,24 +4,57 @@ import OnTheMapService
 /// `!near [place | nick]`: the nearest classmates with distances (from your own pin, a place,
 /// or the pin of someone logged in), and `!units km|mi`.
 public struct NearPlugin: Plugin {
+    /// What `plugins.near:` can set.
+    public struct Settings: ClassPluginSettings {
+        /// The distance unit of a student who has not chosen one with `!units`.
+        public var units: UnitSystem = .km
+
+        public init() {}
+
+        public init(units: UnitSystem) {
+            self.units = units
+        }
+
+        public mutating func read(_ section: inout SettingsSection) {
+            section.choice("units", into: &units)
+        }
+    }
+
+    public static let registration = ClassPluginRegistration(
+        "near", settings: Settings.self, formerKeys: [FormerKey("units", is: "units")]
+    ) { NearPlugin(services: $0, settings: $1) }
+
     public let name = "near"
     let services: ClassServices
+    /// Each student's choice of unit.
+    public let units: UnitPreferences
     static let channelCount = 3
     static let privateCount = 10
 
-    public init(services: ClassServices) {
+    public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
+        self.units = UnitPreferences(defaultUnit: settings.units)
     }
 
     public var commands: [Command] {
         let services = self.services
+        let units = self.units
         return [
             Command(
                 "near", aliases: ["nearby", "nearest"], usage: "!near [place | nick]",
                 help: "Your nearest classmates, with distances: from your pin, a place, or someone's pin.",
-                rateLimit: .perUser(every: .seconds(3))
-            ) { call in try await Self.near(call, services) },
-            UnitsCommand(services: services).command,
+                rateLimit: .perUser(every: .seconds(3)),
+                examples: [
+                    CommandExample(
+                        "!near Paris",
+                        answer: [
+                            "Ada Lovelace — 344 km — London, UK — https://example.org/ada",
+                            "Edsger Dijkstra — 373 km — Rotterdam, Netherlands — https://example.org/edsger",
+                            "Tim Berners-Lee — 410 km — Geneva, Switzerland — https://example.org/tim",
+                        ])
+                ]
+            ) { call in try await Self.near(call, services, units) },
+            UnitsCommand(units: units).command,
         ]
     }
 
@@ -32,7 +65,7 @@ public struct NearPlugin: Plugin {
         var description: String
     }
 
-    static func near(_ call: Invocation, _ services: ClassServices) async throws {
+    static func near(_ call: Invocation, _ services: ClassServices, _ units: UnitPreferences) async throws {
         let origin = try await origin(for: call, services)
         let index = try await services.call { try await services.classMap.nearestIndex() }
         let count = call.isPrivate ? privateCount : channelCount
@@ -43,7 +76,7 @@ public struct NearPlugin: Plugin {
                     ? "Nobody is on the map yet. Be the first: /msg \(call.botNick) \(call.prefix)post <place>"
                     : "Nobody else is on the map yet.")
         }
-        let unit = await services.units.unit(for: call.sender)
+        let unit = await units.unit(for: call.sender)
         var lines = nearest.map {
             Formatting.neighbour($0.payload, kilometres: $0.distanceKilometres, unit: unit)
         }

@@ -3,9 +3,9 @@ import Foundation
 import OnTheMapService
 
 /// One unfinished `!post`: the place was found, the link is still to come.
-struct PostDraft: Sendable {
+public struct PostDraft: Sendable {
     /// The place as the student typed it (it becomes the pin's `mapString`).
-    var typedPlace: String
+    public var typedPlace: String
     var place: PlaceCandidate
     /// Whether saving will replace the student's existing pin.
     var replacesPin: Bool
@@ -13,8 +13,8 @@ struct PostDraft: Sendable {
 }
 
 /// The open `!post` flows, one per logged-in identity, each expiring after `lifetime`.
-actor PostFlows {
-    enum Lookup {
+public actor PostFlows {
+    public enum Lookup: Sendable {
         case open(PostDraft)
         case expired
         case none
@@ -30,7 +30,7 @@ actor PostFlows {
     }
 
     /// The open flow of `owner`; an expired one is removed and reported once.
-    func draft(of owner: SessionOwner) -> Lookup {
+    public func draft(of owner: SessionOwner) -> Lookup {
         guard let draft = drafts[owner] else { return .none }
         if now().timeIntervalSince(draft.startedAt) > lifetime {
             drafts[owner] = nil
@@ -46,7 +46,7 @@ actor PostFlows {
 
     /// Ends the flow of `owner`; returns whether one was open.
     @discardableResult
-    func close(_ owner: SessionOwner) -> Bool {
+    public func close(_ owner: SessionOwner) -> Bool {
         guard let draft = drafts.removeValue(forKey: owner) else { return false }
         return now().timeIntervalSince(draft.startedAt) <= lifetime
     }

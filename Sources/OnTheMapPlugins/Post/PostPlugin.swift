@@ -8,30 +8,80 @@ import OnTheMapService
 /// then `!post <link>` or `!link <link>` (validated and saved). One shot: `!post <place> | <link>`.
 /// `!cancel` ends the flow; an open flow expires. A failed save keeps the flow for a retry.
 public struct PostPlugin: Plugin {
+    /// What `plugins.post:` can set.
+    public struct Settings: ClassPluginSettings {
+        /// How long an unfinished `!post` waits for its link.
+        public var flowLifetime: Duration = .seconds(600)
+
+        public init() {}
+
+        public init(flowLifetime: Duration) {
+            self.flowLifetime = flowLifetime
+        }
+
+        public mutating func read(_ section: inout SettingsSection) {
+            var minutes = Int(flowLifetime.components.seconds / 60)
+            section.int("flow_minutes", into: &minutes, range: 1...1440)
+            flowLifetime = .seconds(minutes * 60)
+        }
+    }
+
+    public static let registration = ClassPluginRegistration(
+        "post", settings: Settings.self, formerKeys: [FormerKey("service.post_flow_minutes", is: "flow_minutes")]
+    ) { PostPlugin(services: $0, settings: $1) }
+
     public let name = "post"
     let services: ClassServices
+    /// The open `!post` flows.
+    public let flows: PostFlows
 
-    public init(services: ClassServices) {
+    /// Also ends a student's open flow when they log out.
+    public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
+        let flows = PostFlows(lifetime: settings.flowLifetime, now: services.now)
+        self.flows = flows
+        services.onLogout { owner in await flows.close(owner) }
     }
 
     public var commands: [Command] {
-        let services = self.services
+        let plugin = self
+        let flows = self.flows
         return [
             Command(
                 "post", aliases: ["pin"], usage: "!post <place> | <link>",
                 help:
                     "Puts you on the map: first the place, then your link (or both at once, separated by |).",
-                allowed: .privateMessage, requiresLogin: true
-            ) { call in try await Self.post(call, services) },
+                allowed: .privateMessage, requiresLogin: true,
+                examples: [
+                    CommandExample(
+                        "!post Paris",
+                        answer: [
+                            "Found Paris, Île-de-France, France (48.8530, 2.3490).",
+                            "Now send your link: !link https://… (or !cancel; this waits 10 minutes).…",
+                        ], loggedIn: true),
+                    CommandExample(
+                        "!post Paris | https://example.org/alice",
+                        answer: [
+                            "You are on the map: Alice Martin — Paris (48.8530, 2.3490) — https://example.org/alice",
+                            "New pin: Alice Martin — Paris — https://example.org/alice",
+                        ], loggedIn: true),
+                ]
+            ) { call in try await plugin.post(call) },
             Command(
                 "link", usage: "!link <https://…>",
                 help: "The second step of !post: your link, then the pin is saved.",
-                allowed: .privateMessage, requiresLogin: true
-            ) { call in try await Self.link(call.argument, call, services) },
-            Command("cancel", usage: "!cancel", help: "Ends an unfinished !post.", allowed: .privateMessage) {
-                call in
-                guard let bound = call.session, await services.postFlows.close(bound.owner) else {
+                allowed: .privateMessage, requiresLogin: true,
+                examples: [
+                    CommandExample(
+                        "!link https://example.org/alice",
+                        answer: "First tell me where you are: !post <place>, then your link.", loggedIn: true)
+                ]
+            ) { call in try await plugin.link(call.argument, call) },
+            Command(
+                "cancel", usage: "!cancel", help: "Ends an unfinished !post.", allowed: .privateMessage,
+                examples: [CommandExample("!cancel", answer: "There is nothing to cancel.")]
+            ) { call in
+                guard let bound = call.session, await flows.close(bound.owner) else {
                     await call.reply("There is nothing to cancel.")
                     return
                 }
@@ -40,7 +90,7 @@ public struct PostPlugin: Plugin {
         ]
     }
 
-    static func post(_ call: Invocation, _ services: ClassServices) async throws {
+    func post(_ call: Invocation) async throws {
         guard let bound = call.session else { return }
         let argument = call.argument
         if let bar = argument.firstIndex(of: "|") {
@@ -50,11 +100,11 @@ public struct PostPlugin: Plugin {
                 throw UserFacingError("The place is missing: \(call.prefix)post <place> | <link>")
             }
             let draft = try await startFlow(
-                place: place, bound: bound, call: call, services, announceStep: false)
-            try await finish(draft, link: link, bound: bound, call: call, services, oneShot: true)
+                place: place, bound: bound, call: call, announceStep: false)
+            try await finish(draft, link: link, bound: bound, call: call, oneShot: true)
             return
         }
-        let lookup = await services.postFlows.draft(of: bound.owner)
+        let lookup = await flows.draft(of: bound.owner)
         if argument.isEmpty {
             if case .open = lookup {
                 throw UserFacingError(
@@ -70,7 +120,7 @@ public struct PostPlugin: Plugin {
         if isLinkLike {
             switch lookup {
             case .open(let draft):
-                try await finish(draft, link: argument, bound: bound, call: call, services, oneShot: false)
+                try await finish(draft, link: argument, bound: bound, call: call, oneShot: false)
                 return
             case .expired:
                 throw UserFacingError(
@@ -82,14 +132,14 @@ public struct PostPlugin: Plugin {
                 }
             }
         }
-        _ = try await startFlow(place: argument, bound: bound, call: call, services, announceStep: true)
+        _ = try await startFlow(place: argument, bound: bound, call: call, announceStep: true)
     }
 
-    static func link(_ argument: String, _ call: Invocation, _ services: ClassServices) async throws {
+    func link(_ argument: String, _ call: Invocation) async throws {
         guard let bound = call.session else { return }
-        switch await services.postFlows.draft(of: bound.owner) {
+        switch await flows.draft(of: bound.owner) {
         case .open(let draft):
-            try await finish(draft, link: argument, bound: bound, call: call, services, oneShot: false)
+            try await finish(draft, link: argument, bound: bound, call: call, oneShot: false)
         case .expired:
             throw UserFacingError(
                 "Your post waited too long and expired; start again with \(call.prefix)post <place>.")
@@ -99,9 +149,8 @@ public struct PostPlugin: Plugin {
     }
 
     /// Geocodes the place and opens (or restarts) the flow.
-    static func startFlow(
-        place typed: String, bound: BoundSession, call: Invocation, _ services: ClassServices,
-        announceStep: Bool
+    func startFlow(
+        place typed: String, bound: BoundSession, call: Invocation, announceStep: Bool
     ) async throws -> PostDraft {
         guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
             throw UserFacingError("That place is too long; try 'City, Country'.")
@@ -130,8 +179,8 @@ public struct PostPlugin: Plugin {
         }
         let draft = PostDraft(
             typedPlace: typed, place: place, replacesPin: existing != nil,
-            startedAt: await services.postFlows.currentTime)
-        await services.postFlows.open(draft, for: bound.owner)
+            startedAt: await flows.currentTime)
+        await flows.open(draft, for: bound.owner)
         if announceStep {
             var found =
                 "Found \(Formatting.clean(place.displayName, maxBytes: 120)) (\(Formatting.coordinate(place.coordinate)))."
@@ -139,7 +188,7 @@ public struct PostPlugin: Plugin {
                 found += " This will replace your pin at \(Formatting.place(existing.mapString))."
             }
             var next =
-                "Now send your link: \(call.prefix)link https://… (or \(call.prefix)cancel; this waits \(await services.postFlows.lifetimeMinutes) minutes)."
+                "Now send your link: \(call.prefix)link https://… (or \(call.prefix)cancel; this waits \(await flows.lifetimeMinutes) minutes)."
             if let map = services.settings.webMapURL {
                 next += " Map: \(Formatting.clean(map, maxBytes: 200))"
             }
@@ -149,9 +198,8 @@ public struct PostPlugin: Plugin {
     }
 
     /// Validates the link and saves the pin; on failure the flow stays open.
-    static func finish(
-        _ draft: PostDraft, link: String, bound: BoundSession, call: Invocation, _ services: ClassServices,
-        oneShot: Bool
+    func finish(
+        _ draft: PostDraft, link: String, bound: BoundSession, call: Invocation, oneShot: Bool
     ) async throws {
         let found = "Found \(Formatting.clean(draft.place.displayName, maxBytes: 120))."
         let keepOpen =
@@ -177,7 +225,7 @@ public struct PostPlugin: Plugin {
             (saved, replaced) = try await services.directory.savePin(pinDraft, session: bound.session)
         } catch let error as ServiceError {
             if case .sessionExpired = error {
-                await services.postFlows.close(bound.owner)
+                await flows.close(bound.owner)
                 await call.sessions.unbind(call.sender)
                 throw ServiceErrorWording.error(for: error)
             }
@@ -193,7 +241,7 @@ public struct PostPlugin: Plugin {
                     + " Your place and link are kept: send \(call.prefix)link <link> to try again, or \(call.prefix)cancel."
             )
         }
-        await services.postFlows.close(bound.owner)
+        await flows.close(bound.owner)
         await services.classMap.record(saved)
         let name = Formatting.name(saved)
         let place = Formatting.place(saved.mapString)

@@ -2,6 +2,11 @@ import Foundation
 import IRCProtocol
 import OnTheMapService
 
+/// Kilometres or miles, for distances shown to students.
+public enum UnitSystem: String, Sendable, Hashable, CaseIterable {
+    case km, mi
+}
+
 /// How the class plugins write distances, ages and students on one IRC line.
 public enum Formatting {
     /// The most bytes one reply line may have, leaving room for "nick: " and the IRC prefix.
@@ -81,6 +86,13 @@ public enum Formatting {
         line([
             name(pin), distance(kilometres: kilometres, in: unit), place(pin.mapString), link(pin.mediaURL),
         ])
+    }
+
+    /// "Jane Doe" from a profile, safe to print.
+    public static func displayName(_ profile: StudentProfile) -> String {
+        let full = "\(profile.firstName) \(profile.lastName)".trimmingCharacters(in: .whitespaces)
+        let name = full.isEmpty ? (profile.nickname ?? "") : full
+        return clean(name, maxBytes: nameBudget, fallback: "student")
     }
 
     /// A coordinate for people: "47.6062, -122.3321".

@@ -30,16 +30,20 @@ public actor UnitPreferences {
 
 /// `!units km|mi`: the distance unit of `!near` for one student.
 struct UnitsCommand {
-    let services: ClassServices
+    let units: UnitPreferences
 
     var command: Command {
-        let services = self.services
+        let units = self.units
         return Command(
             "units", usage: "!units [km | mi]",
-            help: "Shows or sets the unit of distances for you (km or mi)."
+            help: "Shows or sets the unit of distances for you (km or mi).",
+            examples: [
+                CommandExample("!units mi", answer: "OK, I will show you distances in miles (mi)."),
+                CommandExample("!units", answer: "Your distances are in km. Change with !units km or !units mi."),
+            ]
         ) { call in
             guard let word = call.words.first?.lowercased() else {
-                let unit = await services.units.unit(for: call.sender)
+                let unit = await units.unit(for: call.sender)
                 await call.reply(
                     "Your distances are in \(unit.rawValue). Change with \(call.prefix)units km or \(call.prefix)units mi."
                 )
@@ -52,7 +56,7 @@ struct UnitsCommand {
             guard let unit = aliases[word], call.words.count == 1 else {
                 throw UserFacingError("Units are km or mi: \(call.prefix)units km or \(call.prefix)units mi.")
             }
-            await services.units.set(unit, for: call.sender)
+            await units.set(unit, for: call.sender)
             await call.reply(
                 "OK, I will show you distances in \(unit == .km ? "kilometres (km)" : "miles (mi)").")
         }

@@ -1,0 +1,184 @@
+import BotKit
+import OnTheMapPlugins
+
+/// Reads the sections of a config file into a ``BotConfiguration``, collecting problems (unknown
+/// keys, wrong types). Each plugin reads its own section, `plugins.<name>:`, also fed with the keys
+/// it still accepts at their former places (see ``FormerKey``).
+enum ConfigReader {
+    /// Reads `root` (the whole file) into `config`; returns every problem found.
+    static func read(_ root: SettingsValue?, into config: inout BotConfiguration) -> [ConfigProblem] {
+        var formerKeys = FormerKeys(PluginAssembly.registrations)
+        var top = SettingsSection(root, at: "")
+        top.section("irc") { readIRC(&$0, into: &config.irc) }
+        top.section("service") { s in
+            s.choice("backend", into: &config.service.backend)
+            s.string("database", into: &config.service.database)
+            s.string("postgres_url", into: &config.service.postgresURL)
+            s.string("udacity_url", into: &config.service.udacityURL)
+            s.string("signup_url", into: &config.service.signupURL)
+            formerKeys.take(from: &s)
+        }
+        top.section("geocoder") { g in
+            g.choice("kind", into: &config.geocoder.kind)
+            g.string("nominatim_url", into: &config.geocoder.nominatimURL)
+            g.string("user_agent", into: &config.geocoder.userAgent)
+        }
+        formerKeys.take(from: &top)
+        var ownSections: [String: SettingsValue] = [:]
+        top.section("plugins") { p in
+            p.strings("enabled", into: &config.plugins.enabled)
+            if let disabled = p.value("disabled_in") { readDisabledIn(disabled, &p, into: &config.plugins) }
+            p.bool("user_limits", into: &config.plugins.userLimits)
+            for registration in PluginAssembly.registrations {
+                ownSections[registration.name] = p.value(registration.name)
+            }
+        }
+        for registration in PluginAssembly.registrations {
+            let (section, origins, clashes) = formerKeys.section(of: registration, own: ownSections[registration.name])
+            top.include(clashes + registration.problems(in: section, origins: origins))
+            config.plugins.sections[registration.name] = section
+        }
+        top.section("web") { w in
+            w.bool("enabled", into: &config.web.enabled)
+            w.string("listen", into: &config.web.listen)
+            w.string("public_url", into: &config.web.publicURL)
+        }
+        return top.finish()
+    }
+
+    /// `plugins.disabled_in`: channel → plugins turned off there.
+    static func readDisabledIn(
+        _ value: SettingsValue, _ plugins: inout SettingsSection, into config: inout BotConfiguration.PluginsSection
+    ) {
+        guard case .section(let channels) = value else {
+            if !value.isNull {
+                plugins.problem(
+                    "disabled_in", "must map channels to lists of plugins, like {\"#quiet\": [near]}")
+            }
+            return
+        }
+        var section = SettingsSection(value, at: plugins.path(of: "disabled_in"))
+        for channel in channels {
+            var names: [String] = []
+            section.strings(channel.key, into: &names)
+            config.disabledIn[channel.key] = names
+        }
+        plugins.include(section.finish())
+    }
+
+    static func readIRC(_ i: inout SettingsSection, into irc: inout BotConfiguration.IRCSection) {
+        i.string("server", into: &irc.server)
+        i.int("port", into: &irc.port, range: 1...65535)
+        i.bool("tls", into: &irc.tls)
+        i.string("tls_ca_file", into: &irc.tlsCAFile)
+        i.string("tls_fingerprint", into: &irc.tlsFingerprint)
+        i.string("tls_client_cert", into: &irc.tlsClientCert)
+        i.string("tls_client_key", into: &irc.tlsClientKey)
+        i.string("server_password", into: &irc.serverPassword)
+        i.string("nick", into: &irc.nick)
+        i.strings("alt_nicks", into: &irc.altNicks)
+        i.string("username", into: &irc.username)
+        i.string("realname", into: &irc.realname)
+        if let node = i.value("sasl"), !node.isNull {
+            i.section("sasl") { s in
+                var sasl = BotConfiguration.SASL()
+                s.choice("mechanism", into: &sasl.mechanism)
+                s.string("username", into: &sasl.username)
+                s.string("password", into: &sasl.password)
+                s.bool("required", into: &sasl.required)
+                irc.sasl = sasl
+            }
+        }
+        readChannels(&i, into: &irc)
+        i.strings("announce_to", into: &irc.announceTo)
+        i.string("command_prefix", into: &irc.commandPrefix)
+        i.section("flood") { f in
+            f.bool("enabled", into: &irc.flood.enabled)
+            f.int("burst", into: &irc.flood.burst, range: 1...20)
+            // 0 turns the bot's own throttle off (benchmarks; a server that exempts the bot).
+            f.double("lines_per_second", into: &irc.flood.linesPerSecond, range: 0...10)
+        }
+        i.string("quit_message", into: &irc.quitMessage)
+        i.double("shutdown_drain_seconds", into: &irc.shutdownDrainSeconds, range: 0...600)
+    }
+
+    /// `irc.channels`: "#chan" or "#chan key" (a channel name has no spaces, and a key is one word).
+    static func readChannels(_ i: inout SettingsSection, into irc: inout BotConfiguration.IRCSection) {
+        guard i.value("channels") != nil else { return }
+        var channels: [String] = []
+        i.strings("channels", into: &channels)
+        irc.channels = []
+        for (index, entry) in channels.enumerated() {
+            let parts = entry.split(separator: " ").map(String.init)
+            guard parts.count <= 2 else {
+                i.problem(
+                    "channels[\(index)]",
+                    "\"\(entry)\" has \(parts.count) words: an entry is a channel name, optionally followed by its key (\"#chan\" or \"#chan key\"); a channel name has no spaces"
+                )
+                continue
+            }
+            irc.channels.append(.init(name: parts.first ?? "", key: parts.count > 1 ? parts[1] : nil))
+        }
+    }
+}
+
+/// The plugin settings written at their former places, gathered while the sections that held them
+/// are read, then handed to each plugin's section.
+struct FormerKeys {
+    private struct Taken {
+        var key: String
+        var path: String
+        var value: SettingsValue
+    }
+
+    private let places: [(section: String, leaf: String, plugin: String, key: String, path: String)]
+    private var taken: [String: [Taken]] = [:]
+
+    init(_ registrations: [ClassPluginRegistration]) {
+        places = registrations.flatMap { registration in
+            registration.formerKeys.map { former in
+                let parts = former.path.split(separator: ".").map(String.init)
+                return (
+                    parts.dropLast().joined(separator: "."), parts.last ?? "", registration.name, former.key,
+                    former.path
+                )
+            }
+        }
+    }
+
+    /// Takes the former plugin keys that `section` has (so they are known keys there).
+    mutating func take(from section: inout SettingsSection) {
+        for place in places where place.section == section.path {
+            if let value = section.value(place.leaf) {
+                taken[place.plugin, default: []].append(Taken(key: place.key, path: place.path, value: value))
+            }
+        }
+    }
+
+    /// The section `registration` reads: its own (`plugins.<name>`) with the keys taken from their
+    /// former places; `origins` names those places; a key given at both places is a problem.
+    func section(of registration: ClassPluginRegistration, own: SettingsValue?) -> (
+        SettingsValue?, origins: [String: String], clashes: [ConfigProblem]
+    ) {
+        let former = taken[registration.name] ?? []
+        guard !former.isEmpty else { return (own, [:], []) }
+        if let own, own.entries == nil, !own.isNull { return (own, [:], []) }
+        var entries = own?.entries ?? []
+        var origins: [String: String] = [:]
+        var clashes: [ConfigProblem] = []
+        for item in former {
+            if entries.contains(where: { $0.key == item.key }) {
+                clashes.append(
+                    ConfigProblem(
+                        key: item.path,
+                        message:
+                            "is the former place of plugins.\(registration.name).\(item.key), which is set too; keep only plugins.\(registration.name).\(item.key)"
+                    ))
+            } else {
+                entries.append(.init(key: item.key, value: item.value))
+                origins[item.key] = item.path
+            }
+        }
+        return (.section(entries), origins, clashes)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import IRCProtocol
+import OnTheMapService
+
+/// Matches a query against students' names: first, last or full name, ignoring case and accents.
+/// When nothing matches exactly, names that start with the query (3 letters or more) count.
+struct NameMatcher {
+    /// A pin's names folded for matching (computed once per class-map download, see ``ClassMap``).
+    struct FoldedName: Sendable {
+        var first: String
+        var last: String
+        var full: String
+
+        init(_ pin: StudentLocation) {
+            first = NameMatcher.fold(pin.firstName)
+            last = NameMatcher.fold(pin.lastName)
+            full = NameMatcher.fold("\(pin.firstName) \(pin.lastName)")
+        }
+    }
+
+    let folded: String
+
+    init(query: String) {
+        folded = Self.fold(query)
+    }
+
+    /// Case, accents and width removed, words separated by one space (dots count as spaces).
+    static func fold(_ text: String) -> String {
+        let clean = TextSanitizer.untrusted(text)
+        // Plain ASCII needs no Unicode folding (most names); the result is the same either way.
+        let lowered =
+            clean.utf8.allSatisfy({ $0 < 0x80 })
+            ? clean.lowercased()
+            : clean.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        return lowered.split(whereSeparator: { $0.isWhitespace || $0 == "." }).joined(separator: " ")
+    }
+
+    func matches(in named: [(pin: StudentLocation, name: FoldedName)]) -> [StudentLocation] {
+        guard !folded.isEmpty else { return [] }
+        let exact = named.filter { folded == $0.name.first || folded == $0.name.last || folded == $0.name.full }
+        if !exact.isEmpty || folded.count < 3 { return exact.map(\.pin) }
+        return named.filter { $0.name.full.hasPrefix(folded) || $0.name.last.hasPrefix(folded) }.map(\.pin)
+    }
+}

@@ -1,0 +1,47 @@
+import BotKit
+import BotTesting
+import Testing
+
+@Suite struct CommandExampleMatchingTests {
+    @Test func aWildcardStandsForAnyTextWithinALine() {
+        #expect(CommandExample.line("Ada — 3 days ago", matches: "Ada — …"))
+        #expect(CommandExample.line("Ada — ", matches: "Ada — …"))
+        #expect(CommandExample.line("The 31 posts, page 1 of 4:", matches: "The … posts, page 1 of …:"))
+        #expect(!CommandExample.line("The 31 posts, page 1 of 4", matches: "The … posts, page 1 of …:"))
+        #expect(!CommandExample.line("Bob — 3 days ago", matches: "Ada — …"))
+        #expect(!CommandExample.line("ab", matches: "ab…b"))
+        #expect(CommandExample.line("abb", matches: "ab…b"))
+        #expect(CommandExample.line("pong", matches: "pong"))
+        #expect(!CommandExample.line("pong!", matches: "pong"))
+    }
+
+    @Test func theAnswerHasExactlyTheLinesUnlessALastWildcardLineTakesTheRest() {
+        let two = CommandExample("!x", answer: ["one", "t…"])
+        #expect(two.matches(["one", "two"]))
+        #expect(!two.matches(["one"]))
+        #expect(!two.matches(["one", "two", "three"]))
+        let open = CommandExample("!x", answer: ["one", "…"])
+        #expect(open.matches(["one"]))
+        #expect(open.matches(["one", "two", "three"]))
+        #expect(!open.matches(["two"]))
+        #expect(CommandExample("!x", answer: []).matches([]))
+    }
+
+    @Test func helpShowsEachExampleWithTheConfiguredPrefix() async {
+        let echo = Command(
+            "echo", usage: "!echo <text>", help: "Says the text back.",
+            examples: [
+                CommandExample("!echo hi", answer: "hi"), CommandExample("!echo a b", answer: ["a b", "…"]),
+            ]
+        ) { call in await call.reply(call.argument) }
+        struct Echo: Plugin {
+            let name = "echo"
+            let commands: [Command]
+        }
+        let bot = TestBot(plugins: [Echo(commands: [echo]), CorePlugin()], settings: .init(prefix: "."))
+        #expect(
+            await bot.dm(".help echo", as: "quinn").map(\.text) == [
+                ".echo <text> — Says the text back.", "e.g. .echo hi → hi", "e.g. .echo a b → a b …",
+            ])
+    }
+}
