@@ -3,7 +3,7 @@ import BotTesting
 import Foundation
 import OnTheMapApp
 import OnTheMapPlugins
-import OnTheMapService
+@testable import OnTheMapService
 import SQLiteDirectory
 import Testing
 
@@ -26,7 +26,7 @@ import Testing
         let sqlite = try SQLiteStudentDirectory(
             path: folder.file("demo.sqlite"),
             options: LocalDirectoryOptions(
-                signUpURL: config.service.signupURL, passwordHasher: .forTesting(rounds: 1_000)))
+                signUpURL: config.service.signupURL, passwordHasher: PasswordHasher(uncheckedRounds: 1_000)))
         _ = try await DemoClass.seed(into: sqlite, geocoder: geocoder)
         let services = ClassServices(
             directory: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: geocoder,
