@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import IRCProtocol
 import Logging
 import OnTheMapPlugins
 import OnTheMapService
@@ -88,7 +89,7 @@ struct ClassFixture {
     let sqlite: SQLiteStudentDirectory
     let directory: SwitchableDirectory
     let services: ClassServices
-    let bot: TestBot
+    let bot: TestBot<StudentLogin>
     let wall: TestWallClock
 
     init(
@@ -115,7 +116,8 @@ struct ClassFixture {
         // Many commands from one test user: no flood ignore (tested in BotKit).
         self.bot = TestBot(
             plugins: ClassPlugins.make(enabled: plugins, services: services) + [CorePlugin()],
-            settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)), logger: logger)
+            settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)),
+            sessions: SessionBook(), logger: logger)
     }
 
     /// Adds an account with the shared test password.
@@ -151,7 +153,7 @@ struct ClassFixture {
     }
 
     /// Like ``dm(_:as:)`` but with every line (targets included).
-    func dmLines(_ text: String, as nick: String) async -> [OutgoingLine] {
+    func dmLines(_ text: String, as nick: String) async -> [OutgoingText] {
         bot.clock.advance(by: .seconds(5))
         return await bot.dm(text, as: nick)
     }
@@ -161,7 +163,7 @@ struct ClassFixture {
         return await bot.dm(text, as: nick).map(\.text)
     }
 
-    func say(_ text: String, in channel: String = "#class", as nick: String) async -> [OutgoingLine] {
+    func say(_ text: String, in channel: String = "#class", as nick: String) async -> [OutgoingText] {
         bot.clock.advance(by: .seconds(5))
         return await bot.say(text, in: channel, as: nick)
     }

@@ -1,38 +1,39 @@
 import BotKit
+import IRCProtocol
 import Logging
 import Synchronization
 
 /// A transport that records what the bot would send, for plugin tests (no socket).
 public final class RecordingTransport: BotTransport {
-    private let state: Mutex<(nick: String, sent: [OutgoingLine])>
+    private let state: Mutex<(nick: String, sent: [OutgoingText])>
 
     public init(nick: String = "MapBot") {
         state = Mutex((nick, []))
     }
 
-    public nonisolated(nonsending) func send(_ line: OutgoingLine) async {
+    public nonisolated(nonsending) func send(_ line: OutgoingText) async {
         state.withLock { $0.sent.append(line) }
     }
 
     public nonisolated(nonsending) func currentNick() async -> String { state.withLock { $0.nick } }
 
     /// Identities that `identity(ofNick:)` reports (set them with ``setIdentity(_:)``).
-    private let identities = Mutex<[String: Sender]>([:])
+    private let identities = Mutex<[String: UserIdentity]>([:])
 
-    public nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
+    public nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? {
         identities.withLock { $0[nick.lowercased()] }
     }
 
     /// Makes `identity(ofNick:)` report `sender` for its nick.
-    public func setIdentity(_ sender: Sender) {
+    public func setIdentity(_ sender: UserIdentity) {
         identities.withLock { $0[sender.nick.lowercased()] = sender }
     }
 
     /// Everything sent so far.
-    public var sent: [OutgoingLine] { state.withLock { $0.sent } }
+    public var sent: [OutgoingText] { state.withLock { $0.sent } }
 
     /// Returns and forgets everything sent so far.
-    public func takeSent() -> [OutgoingLine] {
+    public func takeSent() -> [OutgoingText] {
         state.withLock { s in
             defer { s.sent.removeAll() }
             return s.sent
@@ -44,8 +45,11 @@ public final class RecordingTransport: BotTransport {
 
 /// Drives the real ``CommandRouter`` with a recording transport, so a plugin test reads like a
 /// conversation: `let replies = await bot.say("!near Seattle", in: "#class", as: "alice")`.
-public struct TestBot: Sendable {
+/// `Login` is what its session book stores.
+public struct TestBot<Login: ExpiringLogin>: Sendable {
     public let router: CommandRouter
+    /// The router's session book.
+    public let sessions: SessionBook<Login>
     public let transport: RecordingTransport
     public let clock: ManualBotClock
     /// The default host of test users ("alice" is alice!alice@alice.example).
@@ -54,38 +58,49 @@ public struct TestBot: Sendable {
     /// `logger` receives the router's log lines (none when nil).
     public init(
         plugins: [any Plugin], settings: CommandRouter.Settings = .init(), nick: String = "MapBot",
-        sessions: SessionBook = SessionBook(), logger: Logger? = nil
+        sessions: SessionBook<Login>, logger: Logger? = nil
     ) {
         let transport = RecordingTransport(nick: nick)
         let clock = ManualBotClock()
         self.transport = transport
         self.clock = clock
+        self.sessions = sessions
         self.router = CommandRouter(
             plugins: plugins, settings: settings, transport: transport, sessions: sessions,
             logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock)
     }
 
     /// A sender with a predictable user and host.
-    public func user(_ nick: String, account: String? = nil, host: String? = nil) -> Sender {
-        Sender(
+    public func user(_ nick: String, account: String? = nil, host: String? = nil) -> UserIdentity {
+        UserIdentity(
             nick: nick, user: "~" + nick.lowercased(), host: host ?? nick.lowercased() + hostSuffix, account: account)
     }
 
     /// Says `text` in a channel as `nick`; returns everything the bot sent in answer.
-    public func say(_ text: String, in channel: String, as nick: String) async -> [OutgoingLine] {
+    public func say(_ text: String, in channel: String, as nick: String) async -> [OutgoingText] {
         await say(text, from: user(nick), origin: .channel(channel))
     }
 
     /// Says `text` privately to the bot as `nick`; returns everything the bot sent in answer.
-    public func dm(_ text: String, as nick: String) async -> [OutgoingLine] {
+    public func dm(_ text: String, as nick: String) async -> [OutgoingText] {
         await say(text, from: user(nick), origin: .privateMessage)
     }
 
     /// Says `text` from any sender and place; returns the bot's answer lines.
-    public func say(_ text: String, from sender: Sender, origin: Origin) async -> [OutgoingLine] {
+    public func say(_ text: String, from sender: UserIdentity, origin: Origin) async -> [OutgoingText] {
         _ = transport.takeSent()
-        await router.handle(IncomingLine(sender: sender, origin: origin, text: text))
+        await router.handle(IRCUserMessage(sender: sender, origin: origin, text: text))
         await router.waitUntilIdle()
         return transport.takeSent()
+    }
+}
+
+extension TestBot where Login == TestLogin {
+    /// A bot whose session book stores ``TestLogin``s.
+    public init(
+        plugins: [any Plugin], settings: CommandRouter.Settings = .init(), nick: String = "MapBot",
+        logger: Logger? = nil
+    ) {
+        self.init(plugins: plugins, settings: settings, nick: nick, sessions: SessionBook(), logger: logger)
     }
 }

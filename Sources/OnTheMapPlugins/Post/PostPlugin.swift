@@ -100,7 +100,7 @@ public struct PostPlugin: Plugin {
 
     /// Geocodes the place and opens (or restarts) the flow.
     static func startFlow(
-        place typed: String, bound: BoundSession, call: Invocation, _ services: ClassServices,
+        place typed: String, bound: StudentSession, call: Invocation, _ services: ClassServices,
         announceStep: Bool
     ) async throws -> PostDraft {
         guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
@@ -150,7 +150,7 @@ public struct PostPlugin: Plugin {
 
     /// Validates the link and saves the pin; on failure the flow stays open.
     static func finish(
-        _ draft: PostDraft, link: String, bound: BoundSession, call: Invocation, _ services: ClassServices,
+        _ draft: PostDraft, link: String, bound: StudentSession, call: Invocation, _ services: ClassServices,
         oneShot: Bool
     ) async throws {
         let found = "Found \(Formatting.clean(draft.place.displayName, maxBytes: 120))."
