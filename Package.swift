@@ -106,7 +106,6 @@ let package = Package(
             name: "BotKit",
             dependencies: [
                 "IRCProtocol",
-                "OnTheMapService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -176,7 +175,7 @@ let package = Package(
         .executableTarget(
             name: "CommandArgumentFuzzer",
             dependencies: [
-                "FuzzingSupport", "BotKit", "OnTheMapPlugins", "OnTheMapService",
+                "FuzzingSupport", "BotKit", "IRCProtocol", "OnTheMapPlugins", "OnTheMapService",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Fuzzing/CommandArgumentFuzzer",
@@ -243,7 +242,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BotKitTests",
-            dependencies: ["BotKit", "BotTesting", "IRCProtocol", "OnTheMapService"],
+            dependencies: ["BotKit", "BotTesting", "IRCProtocol"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import IRCProtocol
 import Synchronization
 import Testing
 
@@ -30,7 +31,7 @@ struct ProbePlugin: Plugin {
                 await call.reply("here")
             },
             Command("mine", usage: "!mine", help: "Needs login.", requiresLogin: true) { call in
-                await call.reply("yours, \(call.session?.profile.firstName ?? "?")")
+                await call.reply("yours, \(call.session(as: TestLogin.self)?.login.name ?? "?")")
             },
             Command("slowish", usage: "!slowish", help: "Rate limited.", rateLimit: .perUser(every: .seconds(10))) {
                 call in
@@ -62,7 +63,7 @@ final class CallLog: Sendable {
 @Suite struct RouterTests {
     let probe = ProbePlugin()
 
-    func makeBot(_ settings: CommandRouter.Settings = .init()) -> TestBot {
+    func makeBot(_ settings: CommandRouter.Settings = .init()) -> TestBot<TestLogin> {
         TestBot(plugins: [CorePlugin(aboutLines: ["Place data © GeoNames"]), probe], settings: settings)
     }
 
@@ -71,7 +72,7 @@ final class CallLog: Sendable {
         let replies = await bot.say("!echo hello world", in: "#class", as: "alice")
         #expect(
             replies == [
-                OutgoingLine(kind: .message, target: "#class", text: "alice: hello world", requester: "alice")
+                OutgoingText(.privmsg, to: "#class", text: "alice: hello world", fairnessKey: "alice")
             ])
     }
 
@@ -94,9 +95,9 @@ final class CallLog: Sendable {
         #expect(probe.log.all == ["echo:padded", "echo:tight"])
     }
 
-    @Test func userLimitsCanBeTurnedOffForLoadTests() async {
+    @Test func withoutUserLimitsNeitherTheFloodRuleNorRateLimitsHoldAnyoneBack() async {
         var settings = CommandRouter.Settings()
-        settings.enforcesUserLimits = false
+        settings.userLimits = nil
         let bot = makeBot(settings)
         for _ in 0..<20 {
             #expect(await bot.dm("!slowish", as: "kim").map(\.text) == ["done"])
@@ -106,7 +107,7 @@ final class CallLog: Sendable {
     @Test func privateMessagesAcceptBareCommandsAndReplyPrivately() async {
         let bot = makeBot()
         let replies = await bot.dm("echo psst", as: "carol")
-        #expect(replies == [OutgoingLine(kind: .message, target: "carol", text: "psst")])
+        #expect(replies == [OutgoingText(.privmsg, to: "carol", text: "psst")])
         let chatter = await bot.dm("hello there", as: "carol")
         #expect(chatter.count == 1)
         #expect(chatter.first?.text.contains("!help") == true)
@@ -157,8 +158,7 @@ final class CallLog: Sendable {
         let bot = makeBot()
         let refused = await bot.say("!mine", in: "#class", as: "hank")
         #expect(refused.first?.text.contains("log in first") == true)
-        let session = DirectorySessionFixture.make()
-        await bot.router.sessions.bind(session.0, profile: session.1, to: bot.user("hank"))
+        await bot.sessions.bind(TestLogin("Hank"), to: bot.user("hank"))
         #expect(await bot.say("!mine", in: "#class", as: "hank").map(\.text) == ["hank: yours, Hank"])
     }
 
@@ -186,10 +186,10 @@ final class CallLog: Sendable {
         #expect(warned.first?.text.contains("5 minutes") == true)
         #expect(await bot.dm("!echo 14", as: "kim").isEmpty)
         // Changing nick on the same user@host does not escape it.
-        let renamed = Sender(nick: "kim2", user: "~kim", host: "kim.example")
+        let renamed = UserIdentity(nick: "kim2", user: "~kim", host: "kim.example")
         #expect(await bot.say("!echo 15", from: renamed, origin: .privateMessage).isEmpty)
         // Another student behind the same NAT (same host, other user name) is not ignored.
-        let classmate = Sender(nick: "lou", user: "~lou", host: "kim.example")
+        let classmate = UserIdentity(nick: "lou", user: "~lou", host: "kim.example")
         #expect(await bot.say("!echo hey", from: classmate, origin: .privateMessage).map(\.text) == ["hey"])
         // Others are served.
         #expect(await bot.dm("!echo hi", as: "lee").map(\.text) == ["hi"])
@@ -216,9 +216,9 @@ final class CallLog: Sendable {
         // Long enough for the echo to finish in time even under a sanitizer on a loaded machine.
         let bot = makeBot(.init(commandTimeout: .seconds(2)))
         let started = ContinuousClock.now
-        await bot.router.handle(IncomingLine(sender: bot.user("ned"), origin: .privateMessage, text: "!hang"))
+        await bot.router.handle(IRCUserMessage(sender: bot.user("ned"), origin: .privateMessage, text: "!hang"))
         try? await Task.sleep(for: .milliseconds(300))
-        await bot.router.handle(IncomingLine(sender: bot.user("oli"), origin: .privateMessage, text: "!hang"))
+        await bot.router.handle(IRCUserMessage(sender: bot.user("oli"), origin: .privateMessage, text: "!hang"))
         var sent = await bot.dm("!echo still here", as: "pia")
         await bot.router.waitUntilIdle()
         sent += bot.transport.takeSent()
@@ -286,18 +286,32 @@ final class CallLog: Sendable {
         let bot = makeBot(.init(version: "OnTheMapBot test"))
         #expect(await bot.say("!ping", in: "#class", as: "sam").map(\.text) == ["sam: pong"])
         let version = await bot.dm("\u{01}VERSION\u{01}", as: "sam")
-        #expect(version == [OutgoingLine(kind: .notice, target: "sam", text: "\u{01}VERSION OnTheMapBot test\u{01}")])
+        #expect(version == [OutgoingText(.notice, to: "sam", text: "\u{01}VERSION OnTheMapBot test\u{01}")])
         let ping = await bot.dm("\u{01}PING 12345\u{01}", as: "sam")
         #expect(ping.map(\.text) == ["\u{01}PING 12345\u{01}"])
         let time = await bot.dm("\u{01}TIME\u{01}", as: "sam")
         #expect(time.first?.text.hasPrefix("\u{01}TIME 20") == true)
         #expect(await bot.dm("\u{01}ACTION waves\u{01}", as: "sam").isEmpty)
+        // An unclosed query is still one; a lone or empty delimiter, or a line starting with one, is
+        // never taken for a command. (Each from its own host and later: the CTCP budget holds a host, and
+        // everyone, back for a while.)
+        bot.clock.advance(by: .seconds(60))
+        let clientInfo = await bot.say("\u{01}CLIENTINFO", from: bot.user("uma"), origin: .privateMessage)
+        #expect(clientInfo.map(\.text) == ["\u{01}CLIENTINFO CLIENTINFO PING TIME VERSION\u{01}"])
+        let bare = await bot.say("\u{01}ping", from: bot.user("val"), origin: .privateMessage)
+        #expect(bare.map(\.text) == ["\u{01}PING\u{01}"])
+        for (index, text) in ["\u{01}", "\u{01}\u{01}", "\u{01}!echo hi\u{01}", "\u{01} VERSION\u{01}"].enumerated() {
+            let asker = bot.user("wes\(index)")
+            #expect(await bot.say(text, from: asker, origin: .privateMessage).isEmpty, "\(text.debugDescription)")
+        }
+        #expect(probe.log.all.isEmpty)
     }
 
     @Test func commandsOfOneUserRunInOrder() async {
         let bot = makeBot()
         for i in 0..<20 {
-            await bot.router.handle(IncomingLine(sender: bot.user("tia"), origin: .privateMessage, text: "!echo \(i)"))
+            await bot.router.handle(
+                IRCUserMessage(sender: bot.user("tia"), origin: .privateMessage, text: "!echo \(i)"))
             if i == 10 { bot.clock.advance(by: .seconds(120)) }
         }
         await bot.router.waitUntilIdle()

@@ -1,65 +1,55 @@
 import BotKit
 import BotTesting
-import Foundation
 import IRCProtocol
-import OnTheMapService
 import Testing
 
-enum DirectorySessionFixture {
-    static func make(expiresIn seconds: TimeInterval = 3600) -> (DirectorySession, StudentProfile) {
-        (
-            DirectorySession(accountKey: "k1", sessionId: "s1", expiresAt: Date().addingTimeInterval(seconds)),
-            StudentProfile(accountKey: "k1", firstName: "Hank", lastName: "Hill")
-        )
-    }
-}
-
 @Suite struct SessionBookTests {
-    let alice = Sender(nick: "alice", user: "~alice", host: "home.example")
+    let alice = UserIdentity(nick: "alice", user: "~alice", host: "home.example")
 
     @Test func sessionIsFoundForTheSameIdentityOnly() async {
-        let book = SessionBook()
-        let (session, profile) = DirectorySessionFixture.make()
-        await book.bind(session, profile: profile, to: alice)
-        #expect(await book.session(for: alice)?.session == session)
-        #expect(await book.session(for: Sender(nick: "ALICE", user: "~alice", host: "HOME.example")) != nil)
-        #expect(await book.session(for: Sender(nick: "alice", user: "~alice", host: "evil.example")) == nil)
-        #expect(await book.session(for: Sender(nick: "alice", user: "~eve", host: "home.example")) == nil)
+        let book = SessionBook<TestLogin>()
+        let login = TestLogin("Hank")
+        await book.bind(login, to: alice)
+        #expect(await book.session(for: alice)?.login == login)
+        #expect(await book.session(for: UserIdentity(nick: "ALICE", user: "~alice", host: "HOME.example")) != nil)
+        #expect(await book.session(for: UserIdentity(nick: "alice", user: "~alice", host: "evil.example")) == nil)
+        #expect(await book.session(for: UserIdentity(nick: "alice", user: "~eve", host: "home.example")) == nil)
     }
 
     @Test func sessionFollowsNickChangeAndIsNotInheritedByTheNextHolder() async {
-        let book = SessionBook()
-        let (session, profile) = DirectorySessionFixture.make()
-        await book.bind(session, profile: profile, to: alice)
+        let book = SessionBook<TestLogin>()
+        let login = TestLogin("Hank")
+        await book.bind(login, to: alice)
         await book.nickChanged(from: "alice", to: "alice_away")
-        #expect(await book.session(for: Sender(nick: "alice_away", user: "~alice", host: "home.example")) != nil)
+        #expect(await book.session(for: UserIdentity(nick: "alice_away", user: "~alice", host: "home.example")) != nil)
         #expect(await book.session(for: alice) == nil)
         // Someone else takes the old nick.
-        #expect(await book.session(for: Sender(nick: "alice", user: "~mallory", host: "bad.example")) == nil)
+        #expect(await book.session(for: UserIdentity(nick: "alice", user: "~mallory", host: "bad.example")) == nil)
         #expect(await book.session(ofNick: "Alice_Away") != nil)
     }
 
     @Test func quitEndsConnectionBoundSessionsButNotAccountBoundOnes() async {
-        let book = SessionBook()
-        let (session, profile) = DirectorySessionFixture.make()
-        await book.bind(session, profile: profile, to: alice)
-        let bob = Sender(nick: "bob", user: "~bob", host: "b.example", account: "BobAccount")
-        await book.bind(session, profile: profile, to: bob)
+        let book = SessionBook<TestLogin>()
+        let login = TestLogin("Hank")
+        await book.bind(login, to: alice)
+        let bob = UserIdentity(nick: "bob", user: "~bob", host: "b.example", account: "BobAccount")
+        await book.bind(login, to: bob)
         #expect(await book.userQuit(nick: "alice").count == 1)
         #expect(await book.userQuit(nick: "bob").isEmpty)
         #expect(await book.session(for: alice) == nil)
         // bob comes back from another host under another nick, same account.
-        #expect(await book.session(for: Sender(nick: "bobby", user: "x", host: "y", account: "bobaccount")) != nil)
+        #expect(
+            await book.session(for: UserIdentity(nick: "bobby", user: "x", host: "y", account: "bobaccount")) != nil)
         // the nick alone, without the account, gets nothing.
-        #expect(await book.session(for: Sender(nick: "bob", user: "~bob", host: "b.example")) == nil)
+        #expect(await book.session(for: UserIdentity(nick: "bob", user: "~bob", host: "b.example")) == nil)
     }
 
     @Test func aQuitUnderTheNickByAnotherConnectionLeavesTheOwnersSession() async {
         // While the bot was away, someone else used the nick and quit: the owner keeps the session;
         // the owner's own QUIT ends it.
-        let book = SessionBook()
-        let (session, profile) = DirectorySessionFixture.make()
-        await book.bind(session, profile: profile, to: alice)
+        let book = SessionBook<TestLogin>()
+        let login = TestLogin("Hank")
+        await book.bind(login, to: alice)
         #expect(await book.userQuit(nick: "alice", user: "~mallory", host: "m.example").isEmpty)
         #expect(await book.session(for: alice) != nil)
         #expect(await book.userQuit(nick: "Alice", user: alice.user, host: alice.host).count == 1)
@@ -67,42 +57,65 @@ enum DirectorySessionFixture {
     }
 
     @Test func expiredSessionsAreDropped() async {
-        let book = SessionBook()
-        let (session, profile) = DirectorySessionFixture.make(expiresIn: -1)
-        await book.bind(session, profile: profile, to: alice)
+        let book = SessionBook<TestLogin>()
+        let login = TestLogin("Hank", expiresIn: -1)
+        await book.bind(login, to: alice)
         #expect(await book.session(for: alice) == nil)
         #expect(await book.count == 0)
     }
 
     @Test func unbindEndsTheSession() async {
-        let book = SessionBook()
-        let (session, profile) = DirectorySessionFixture.make()
-        await book.bind(session, profile: profile, to: alice)
-        #expect(await book.unbind(alice)?.session == session)
+        let book = SessionBook<TestLogin>()
+        let login = TestLogin("Hank")
+        await book.bind(login, to: alice)
+        #expect(await book.unbind(alice)?.login == login)
         #expect(await book.session(for: alice) == nil)
         #expect(await book.unbind(alice) == nil)
     }
 
+    @Test func identityEventsFromTheClientMoveEndAndUnwatchSessions() async {
+        let book = SessionBook<TestLogin>()
+        let bob = UserIdentity(nick: "bob", user: "~bob", host: "b.example", account: "bobacct")
+        await book.bind(TestLogin("Alice"), to: alice, watch: .channel)
+        await book.bind(TestLogin("Bob"), to: bob)
+        await book.follow(.nickChanged(from: "alice", to: "alice2", user: "~alice", host: "home.example"))
+        let renamed = UserIdentity(nick: "alice2", user: "~alice", host: "home.example")
+        #expect(await book.session(for: renamed)?.login.name == "Alice")
+        await book.follow(.lostSight(nick: "ALICE2"))
+        #expect(await book.session(for: renamed) == nil)
+        #expect(await book.hasUnwatchedSession(for: renamed))
+        await book.follow(.quit(nick: "alice2", user: "~alice", host: "home.example"))
+        #expect(await !book.hasUnwatchedSession(for: renamed))
+        await book.follow(.accountChanged(nick: "bob", account: nil))
+        #expect(await book.session(for: bob) == nil)
+        #expect(await book.count == 0)
+        // A watched nick going offline leaves its session unwatched.
+        await book.bind(TestLogin("Alice"), to: alice, watch: .server)
+        await book.follow(.offline(nick: "alice"))
+        #expect(await book.session(for: alice) == nil)
+        #expect(await book.hasUnwatchedSession(for: alice))
+    }
+
     @Test func casemappingRulesNickEquality() async {
-        let book = SessionBook(caseMapping: .rfc1459)
-        let (session, profile) = DirectorySessionFixture.make()
-        let odd = Sender(nick: "wiz[1]", user: "u", host: "h")
-        await book.bind(session, profile: profile, to: odd)
-        #expect(await book.session(for: Sender(nick: "WIZ{1}", user: "u", host: "h")) != nil)
+        let book = SessionBook<TestLogin>(caseMapping: .rfc1459)
+        let login = TestLogin("Hank")
+        let odd = UserIdentity(nick: "wiz[1]", user: "u", host: "h")
+        await book.bind(login, to: odd)
+        #expect(await book.session(for: UserIdentity(nick: "WIZ{1}", user: "u", host: "h")) != nil)
         await book.setCaseMapping(.ascii)
-        #expect(await book.session(for: Sender(nick: "WIZ{1}", user: "u", host: "h")) == nil)
-        #expect(await book.session(for: Sender(nick: "WIZ[1]", user: "u", host: "h")) != nil)
+        #expect(await book.session(for: UserIdentity(nick: "WIZ{1}", user: "u", host: "h")) == nil)
+        #expect(await book.session(for: UserIdentity(nick: "WIZ[1]", user: "u", host: "h")) != nil)
     }
 }
 
 @Suite struct UnwatchedSessionTests {
-    let alice = Sender(nick: "alice", user: "~alice", host: "home.example")
+    let alice = UserIdentity(nick: "alice", user: "~alice", host: "home.example")
     let signon = 1_700_000_000
 
-    func bookWithAlice(watch: SessionWatch = .server) async -> SessionBook {
-        let book = SessionBook()
-        let (session, profile) = DirectorySessionFixture.make()
-        await book.bind(session, profile: profile, to: alice, signedOnAt: signon, watch: watch)
+    func bookWithAlice(watch: SessionWatch = .server) async -> SessionBook<TestLogin> {
+        let book = SessionBook<TestLogin>()
+        let login = TestLogin("Hank")
+        await book.bind(login, to: alice, signedOnAt: signon, watch: watch)
         return book
     }
 
@@ -128,7 +141,7 @@ enum DirectorySessionFixture {
 
     @Test func aNickChangeOutOfSightIsFollowedByTheSignOnTime() async {
         let book = await bookWithAlice(watch: .none)
-        let away = Sender(nick: "alice_away", user: "~alice", host: "home.example")
+        let away = UserIdentity(nick: "alice_away", user: "~alice", host: "home.example")
         #expect(await book.session(for: away) == nil)
         #expect(await book.hasUnwatchedSession(for: away))
         let mark = await book.sightMark(of: "alice_away")
@@ -156,9 +169,9 @@ enum DirectorySessionFixture {
 
     @Test func leavingTheLastSharedChannelUnwatchesOnlyChannelWatchedSessions() async {
         let book = await bookWithAlice(watch: .channel)
-        let (session, profile) = DirectorySessionFixture.make()
-        let bob = Sender(nick: "bob", user: "~bob", host: "b.example")
-        await book.bind(session, profile: profile, to: bob, signedOnAt: signon, watch: .server)
+        let login = TestLogin("Hank")
+        let bob = UserIdentity(nick: "bob", user: "~bob", host: "b.example")
+        await book.bind(login, to: bob, signedOnAt: signon, watch: .server)
         await book.lostSight(ofNick: "alice")
         await book.lostSight(ofNick: "bob")
         #expect(await book.session(for: alice) == nil)
@@ -167,9 +180,9 @@ enum DirectorySessionFixture {
 
     @Test func theBotsOwnReconnectUnwatchesConnectionSessionsButNotAccountOnes() async {
         let book = await bookWithAlice()
-        let (session, profile) = DirectorySessionFixture.make()
-        let carol = Sender(nick: "carol", user: "c", host: "c.example", account: "carolacct")
-        await book.bind(session, profile: profile, to: carol)
+        let login = TestLogin("Hank")
+        let carol = UserIdentity(nick: "carol", user: "c", host: "c.example", account: "carolacct")
+        await book.bind(login, to: carol)
         let before = await book.sightMark(of: "anyone")
         await book.connectionLost()
         #expect(await book.sightMark(of: "anyone") != before)

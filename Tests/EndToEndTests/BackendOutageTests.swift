@@ -77,7 +77,7 @@ import Testing
         let directory: UdacityStudentDirectory
         let geocoder: NominatimGeocoder
         let services: ClassServices
-        let bot: TestBot
+        let bot: TestBot<StudentLogin>
 
         static func start() async throws -> OutageClass {
             let now = Date()
@@ -110,10 +110,11 @@ import Testing
             let plugins = ClassPlugins.make(enabled: ClassPlugins.names, services: services).map {
                 $0 is RefreshPlugin ? RefreshPlugin(services: services, settings: .init(cooldown: .zero)) : $0
             }
-            let bot = TestBot(
+            let bot = TestBot<StudentLogin>(
                 plugins: plugins + [CorePlugin()],
                 settings: CommandRouter.Settings(
-                    commandTimeout: .seconds(15), floodGuard: CommandFloodGuard(maxCommands: 10_000)))
+                    commandTimeout: .seconds(15), floodGuard: CommandFloodGuard(maxCommands: 10_000)),
+                sessions: SessionBook())
             return OutageClass(
                 udacity: udacity, nominatim: nominatim, directory: directory, geocoder: geocoder,
                 services: services, bot: bot)

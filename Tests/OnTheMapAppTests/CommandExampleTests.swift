@@ -22,7 +22,7 @@ import Testing
     }
 
     /// A bot with every plugin of ``config`` on a fresh demo class.
-    static func demoBot(in folder: TemporaryDirectory) async throws -> TestBot {
+    static func demoBot(in folder: TemporaryDirectory) async throws -> TestBot<StudentLogin> {
         let sqlite = try SQLiteStudentDirectory(
             path: folder.file("demo.sqlite"),
             options: LocalDirectoryOptions(
@@ -31,12 +31,12 @@ import Testing
         let services = ClassServices(
             directory: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: geocoder,
             settings: PluginAssembly.settings(for: config))
-        return TestBot(plugins: PluginAssembly.plugins(config: config, services: services))
+        return TestBot(plugins: PluginAssembly.plugins(config: config, services: services), sessions: SessionBook())
     }
 
     /// Runs `example` as the demo student Alice (logged in first when it says so), in a private
     /// message for a private-only command, else in a channel; returns the answer lines.
-    static func run(_ example: CommandExample, of command: Command, on bot: TestBot) async -> [String] {
+    static func run(_ example: CommandExample, of command: Command, on bot: TestBot<StudentLogin>) async -> [String] {
         let (email, password, _, _) = DemoClass.accounts[0]
         if example.loggedIn {
             let welcome = await bot.dm("!login \(email) \(password)", as: "alice")

@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import IRCProtocol
 import OnTheMapApp
 import Testing
 
@@ -224,7 +225,7 @@ import Testing
         #expect(
             console.interpret("!near Paris")
                 == .say(
-                    IncomingLine(
+                    IRCUserMessage(
                         sender: ConsoleInterpreter.sender(nick: "you"), origin: .channel("#class"), text: "!near Paris")
                 ))
         guard case .note = console.interpret("/as 9bad") else {
@@ -238,7 +239,7 @@ import Testing
         #expect(
             console.interpret("//slash at the start")
                 == .say(
-                    IncomingLine(
+                    IRCUserMessage(
                         sender: ConsoleInterpreter.sender(nick: "carol"), origin: .privateMessage,
                         text: "/slash at the start")))
         _ = console.interpret("/channel lounge")
@@ -252,14 +253,14 @@ import Testing
     }
 
     @Test func screenRendersLinesAsAnIRCClientShowsThem() {
-        let render = { (kind: ReplyKind, target: String, text: String) in
-            ConsoleScreen.render(OutgoingLine(kind: kind, target: target, text: text), botNick: "MapBot", user: "alice")
+        let render = { (kind: OutgoingText.Kind, target: String, text: String) in
+            ConsoleScreen.render(OutgoingText(kind, to: target, text: text), botNick: "MapBot", user: "alice")
         }
-        #expect(render(.message, "#class", "alice: pong") == "[#class] <MapBot> alice: pong")
-        #expect(render(.message, "Alice", "pong") == "[private] <MapBot> pong")
-        #expect(render(.message, "bob", "hi") == "[private to bob] <MapBot> hi")
+        #expect(render(.privmsg, "#class", "alice: pong") == "[#class] <MapBot> alice: pong")
+        #expect(render(.privmsg, "Alice", "pong") == "[private] <MapBot> pong")
+        #expect(render(.privmsg, "bob", "hi") == "[private to bob] <MapBot> hi")
         #expect(render(.notice, "alice", "slow down") == "-MapBot- slow down")
         #expect(render(.notice, "#class", "news") == "[#class] -MapBot- news")
-        #expect(render(.message, "#class", "\u{02}bold\u{02} and\nnext") == "[#class] <MapBot> bold and next")
+        #expect(render(.privmsg, "#class", "\u{02}bold\u{02} and\nnext") == "[#class] <MapBot> bold and next")
     }
 }

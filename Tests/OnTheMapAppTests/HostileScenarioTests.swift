@@ -5,6 +5,7 @@ import IRCClient
 import IRCProtocol
 import Logging
 import OnTheMapApp
+import OnTheMapPlugins
 import OnTheMapService
 import SQLiteDirectory
 import Synchronization
@@ -342,7 +343,8 @@ struct RecordingLogHandler: LogHandler {
             h.privately(jane, "\u{02}!login\u{02} \(Self.jane.email) \(Self.jane.password)")
             #expect(try await h.replies(to: "jane").first?.hasPrefix("Welcome, Jane Doe!") == true)
             sessionIds += [
-                try #require(await h.bot.router.sessions.session(ofNick: "jane")?.session.sessionId)
+                try #require(
+                    await h.bot.router.sessions(storing: StudentLogin.self).session(ofNick: "jane")?.session.sessionId)
             ]
             // A post, with a link that carries a password first.
             h.privately(jane, "!post Seattle")
@@ -365,7 +367,8 @@ struct RecordingLogHandler: LogHandler {
             h.privately("tom!~tom@t.example", "login \(Self.tom.email) \(Self.tom.password)")
             #expect(try await h.replies(to: "tom").first?.hasPrefix("Welcome, Tom Tacoma!") == true)
             sessionIds += [
-                try #require(await h.bot.router.sessions.session(ofNick: "tom")?.session.sessionId)
+                try #require(
+                    await h.bot.router.sessions(storing: StudentLogin.self).session(ofNick: "tom")?.session.sessionId)
             ]
             h.privately("tom!~tom@t.example", "!logout")
             #expect(try await h.replies(to: "tom").first?.hasPrefix("You are logged out") == true)

@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import IRCProtocol
 import Logging
 import OnTheMapApp
 import OnTheMapPlugins
@@ -19,12 +20,12 @@ import Testing
     /// Keeps every line the bot sends (announcements arrive between commands).
     final class KeptLines: BotTransport {
         let nick: String
-        private let lines = Mutex<[OutgoingLine]>([])
+        private let lines = Mutex<[OutgoingText]>([])
 
         init(nick: String) { self.nick = nick }
-        nonisolated(nonsending) func send(_ line: OutgoingLine) async { lines.withLock { $0.append(line) } }
+        nonisolated(nonsending) func send(_ line: OutgoingText) async { lines.withLock { $0.append(line) } }
         nonisolated(nonsending) func currentNick() async -> String { nick }
-        var all: [OutgoingLine] { lines.withLock { $0 } }
+        var all: [OutgoingText] { lines.withLock { $0 } }
     }
 
     /// One bot instance without IRC: its config's service stack and plugins on a real router.
@@ -53,7 +54,7 @@ import Testing
             let router = CommandRouter(
                 plugins: PluginAssembly.plugins(config: config, stack: stack),
                 settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)),
-                transport: transport, logger: quietLogger)
+                transport: transport, sessions: SessionBook<StudentLogin>(), logger: quietLogger)
             let background = Task { await router.runBackgroundPlugins() }
             return Instance(
                 channel: channel, stack: stack, router: router, transport: transport, background: background)
@@ -69,8 +70,8 @@ import Testing
         func dm(_ text: String, as nick: String) async -> (text: String, took: Duration) {
             let start = transport.all.count
             let started = ContinuousClock.now
-            let sender = Sender(nick: nick, user: "~" + nick, host: nick + ".example")
-            await router.handle(IncomingLine(sender: sender, origin: .privateMessage, text: text))
+            let sender = UserIdentity(nick: nick, user: "~" + nick, host: nick + ".example")
+            await router.handle(IRCUserMessage(sender: sender, origin: .privateMessage, text: text))
             await router.waitUntilIdle()
             let took = ContinuousClock.now - started
             let answer = transport.all.dropFirst(start).filter { $0.target == nick }.map(\.text)

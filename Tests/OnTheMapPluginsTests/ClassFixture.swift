@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import IRCProtocol
 import Logging
 import OnTheMapPlugins
 import SQLiteDirectory
@@ -91,7 +92,7 @@ struct ClassFixture {
     let directory: SwitchableDirectory
     let services: ClassServices
     let plugins: [any Plugin]
-    let bot: TestBot
+    let bot: TestBot<StudentLogin>
 
     /// The class plugins named in `plugins` with their default settings, except those that
     /// `replacing` builds (with the settings a test needs), plus help/ping. The per-user limits
@@ -105,7 +106,7 @@ struct ClassFixture {
     ) throws {
         let folder = try folder ?? TemporaryDirectory(prefix: "plugins")
         let clock = ManualBotClock()
-        let now = TestBot.wallClock(clock)
+        let now = clock.wallClock()
         let sqlite = try SQLiteStudentDirectory(
             path: folder.file("class.sqlite"),
             options: LocalDirectoryOptions(signUpURL: signUpURL, passwordHasher: passwordHasher, clock: now))
@@ -127,8 +128,9 @@ struct ClassFixture {
         self.bot = TestBot(
             plugins: plugins,
             settings: userLimits
-                ? CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)) : TestBot.unlimited,
-            logger: logger, clock: clock)
+                ? CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000))
+                : CommandRouter.Settings.unlimited,
+            sessions: SessionBook(), logger: logger, clock: clock)
     }
 
     /// The wall clock of the class (the bot's clock as a date).
@@ -175,7 +177,7 @@ struct ClassFixture {
     }
 
     /// Like ``dm(_:as:)`` but with every line (targets included).
-    func dmLines(_ text: String, as nick: String) async -> [OutgoingLine] {
+    func dmLines(_ text: String, as nick: String) async -> [OutgoingText] {
         await bot.dm(text, as: nick)
     }
 
@@ -183,7 +185,7 @@ struct ClassFixture {
         await bot.dm(text, as: nick).map(\.text)
     }
 
-    func say(_ text: String, in channel: String = "#class", as nick: String) async -> [OutgoingLine] {
+    func say(_ text: String, in channel: String = "#class", as nick: String) async -> [OutgoingText] {
         await bot.say(text, in: channel, as: nick)
     }
 }

@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import IRCProtocol
 import OnTheMapService
 import Testing
 
@@ -331,14 +332,14 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         var unit: String
     }
 
-    static func snapshot(_ fixture: ClassFixture, _ jane: Sender) async throws -> Snapshot {
+    static func snapshot(_ fixture: ClassFixture, _ jane: UserIdentity) async throws -> Snapshot {
         let accounts = try await fixture.sqlite.listAccounts().map {
             "\($0.email) \($0.firstName) \($0.lastName)"
         }
         let pins = try await fixture.sqlite.recentLocations(limit: 100, skip: 0).map {
             "\($0.objectId) \($0.fullName) \($0.mapString) \($0.mediaURL) \($0.coordinate) \($0.updatedAt)"
         }
-        let session = await fixture.bot.router.sessions.session(for: jane)
+        let session = await fixture.bot.sessions.session(for: jane)
         var flow: String?
         if let owner = session?.owner,
             case .open(let draft) = try await fixture.plugin(PostPlugin.self).flows.draft(of: owner)
@@ -348,8 +349,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         return Snapshot(
             accounts: accounts.sorted(), pins: pins.sorted(),
             session: session.map { "\($0.profile.accountKey) \($0.session.sessionId)" },
-            sessionCount: await fixture.bot.router.sessions.count, postFlow: flow,
-            unit: try await fixture.plugin(NearPlugin.self).units.unit(for: jane).rawValue)
+            sessionCount: await fixture.bot.sessions.count, postFlow: flow,
+            unit: try await fixture.plugin(NearPlugin.self).units.unit(for: jane, caseMapping: .rfc1459).rawValue)
     }
 
     @Test("Hostile input", arguments: rows)
@@ -407,7 +408,7 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         #expect(after == before)
         if row.allowed.contains(.postFlow) {
             // The replaced flow holds a clean place.
-            let owner = try #require(await fixture.bot.router.sessions.session(for: jane)?.owner)
+            let owner = try #require(await fixture.bot.sessions.session(for: jane)?.owner)
             if case .open(let draft) = try await fixture.plugin(PostPlugin.self).flows.draft(of: owner) {
                 #expect(Self.isClean(draft.typedPlace))
             }

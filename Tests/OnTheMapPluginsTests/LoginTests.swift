@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import IRCProtocol
 import OnTheMapPlugins
 import OnTheMapService
 import Testing
@@ -93,8 +94,8 @@ import Testing
         #expect(theirs.first?.text.hasPrefix("You are not logged in.") == true)
 
         // A nick change keeps the session (the IRC layer reports NICK to the session book).
-        await fixture.bot.router.sessions.nickChanged(from: "jane", to: "jane_away")
-        let moved = Sender(nick: "jane_away", user: "~jane", host: "jane.example")
+        await fixture.bot.sessions.nickChanged(from: "jane", to: "jane_away")
+        let moved = UserIdentity(nick: "jane_away", user: "~jane", host: "jane.example")
         let after = await fixture.bot.say("!whoami", from: moved, origin: .privateMessage)
         #expect(after.first?.text.hasPrefix("You are logged in as Jane Doe") == true)
         // Whoever takes the old nick afterwards does not get it.

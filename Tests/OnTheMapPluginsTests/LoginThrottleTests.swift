@@ -1,6 +1,7 @@
 import BotKit
 import BotTesting
 import Foundation
+import IRCProtocol
 @testable import OnTheMapPlugins
 import OnTheMapService
 import SQLiteDirectory
@@ -283,7 +284,7 @@ import Testing
         })
         try await fixture.addStudent("amy@class.test", "Amy", "Lee")
         for index in 1...12 {
-            let sender = Sender(nick: "bot\(index)", user: "~b", host: "net\(index).example")
+            let sender = UserIdentity(nick: "bot\(index)", user: "~b", host: "net\(index).example")
             let reply = await fixture.bot.say(
                 "!login v\(index)@class.test wrong-password", from: sender, origin: .privateMessage)
             #expect(reply.map(\.text) == ["Wrong email or password."])
@@ -308,7 +309,7 @@ import Testing
         _ fixture: ClassFixture, _ nick: String, on host: String, email: String,
         password: String = ClassFixture.password
     ) async -> [String] {
-        let sender = Sender(nick: nick, user: "~" + nick, host: host)
+        let sender = UserIdentity(nick: nick, user: "~" + nick, host: host)
         return await fixture.bot.say("!login \(email) \(password)", from: sender, origin: .privateMessage).map(\.text)
     }
 
@@ -408,24 +409,22 @@ import Testing
         #expect(await after.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
     }
 
-    @Test func hostKeysLeaveOutWhatAGuesserChangesAtWill() {
-        let plain = Sender(nick: "a", user: "~a", host: "Dorm-7.Uni.example")
-        let other = Sender(nick: "b", user: "~zz", host: "dorm-7.uni.example")
-        #expect(LoginPlugin.throttleKeys(plain) == LoginPlugin.throttleKeys(other))
-        #expect(LoginPlugin.throttleKeys(plain) == ("h:dorm-7.uni.example", "h:dorm-7.uni.example"))
-        let account = Sender(nick: "c", user: "~c", host: "dorm-7.uni.example", account: "Carol")
-        #expect(LoginPlugin.throttleKeys(account) == ("a:carol", "h:dorm-7.uni.example"))
-        #expect(LoginPlugin.hostKey("2001:db8:7:1::10") == "2001:db8:7:1::/64")
-        #expect(LoginPlugin.hostKey("2001:0DB8:0007:0001:ffff:1:2:3") == "2001:db8:7:1::/64")
-        #expect(LoginPlugin.hostKey("::1") == "0:0:0:0::/64")
-        #expect(LoginPlugin.hostKey("fe80::1%eth0") == "fe80:0:0:0::/64")
-        #expect(LoginPlugin.hostKey("::ffff:192.0.2.7") == "192.0.2.7")
-        #expect(LoginPlugin.hostKey("64:ff9b::192.0.2.7") == "64:ff9b:0:0::/64")
-        #expect(LoginPlugin.hostKey("192.0.2.7") == "192.0.2.7")
-        // Not addresses: taken as written.
-        for host in ["1:2:3", "1::2::3", "12345::1", "a:b:c:d:e:f:1:2:3", "gg::1", "+1::2", "::1.2.3", "user/cloak:x"] {
-            #expect(LoginPlugin.hostKey(host) == host.lowercased(), "\(host)")
-        }
+    @Test func throttleKeysLeaveOutWhatAGuesserChangesAtWill() {
+        let plain = UserIdentity(nick: "a", user: "~a", host: "Dorm-7.Uni.example")
+        let other = UserIdentity(nick: "b", user: "~zz", host: "dorm-7.uni.example")
+        #expect(
+            LoginPlugin.throttleKeys(plain, caseMapping: .rfc1459)
+                == LoginPlugin.throttleKeys(other, caseMapping: .rfc1459))
+        #expect(
+            LoginPlugin.throttleKeys(plain, caseMapping: .rfc1459) == ("h:dorm-7.uni.example", "h:dorm-7.uni.example"))
+        let account = UserIdentity(nick: "c", user: "~c", host: "dorm-7.uni.example", account: "Carol")
+        #expect(LoginPlugin.throttleKeys(account, caseMapping: .rfc1459) == ("a:carol", "h:dorm-7.uni.example"))
+        // An IPv6 host stands for its /64 (the addresses are tested in IRCProtocolTests).
+        let v6 = UserIdentity(nick: "d", user: "~d", host: "2001:db8:7:1::10")
+        #expect(LoginPlugin.throttleKeys(v6, caseMapping: .rfc1459) == ("h:2001:db8:7:1::/64", "h:2001:db8:7:1::/64"))
+        // Without a host, the nick, folded with the server's casemapping.
+        let hostless = UserIdentity(nick: "Wiz[1]")
+        #expect(LoginPlugin.throttleKeys(hostless, caseMapping: .rfc1459) == ("n:wiz{1}", "n:wiz{1}"))
     }
 }
 

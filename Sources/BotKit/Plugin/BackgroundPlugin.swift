@@ -1,3 +1,4 @@
+import IRCProtocol
 import Logging
 
 /// A plugin that also works on its own, outside any command: e.g. the announcer that polls the
@@ -8,11 +9,11 @@ public protocol BackgroundPlugin: Plugin {
 
 /// What a background plugin may do: speak in channels and see sessions.
 public struct PluginContext: Sendable {
-    public let sessions: SessionBook
+    public let sessions: any SessionRegistry
     public let logger: Logger
     let transport: any BotTransport
 
-    public init(transport: any BotTransport, sessions: SessionBook, logger: Logger) {
+    public init(transport: any BotTransport, sessions: any SessionRegistry, logger: Logger) {
         self.transport = transport
         self.sessions = sessions
         self.logger = logger
@@ -20,7 +21,7 @@ public struct PluginContext: Sendable {
 
     /// Says `text` in `channel` (not addressed to anyone).
     public func say(_ text: String, in channel: String) async {
-        await transport.send(.init(kind: .message, target: channel, text: text))
+        await transport.send(OutgoingText(.privmsg, to: channel, text: text))
     }
 
     /// Waits until every line said so far has left for the network (see
@@ -31,6 +32,6 @@ public struct PluginContext: Sendable {
 
     /// Sends `text` privately to `nick`.
     public func tell(_ nick: String, _ text: String) async {
-        await transport.send(.init(kind: .message, target: nick, text: text))
+        await transport.send(OutgoingText(.privmsg, to: nick, text: text))
     }
 }

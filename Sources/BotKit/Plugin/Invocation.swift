@@ -1,4 +1,4 @@
-import OnTheMapService
+import IRCProtocol
 import Synchronization
 
 /// One run of a command: who asked, where, with what argument, and how to answer.
@@ -7,7 +7,7 @@ import Synchronization
 /// ``channelLineCap`` lines per invocation; the rest is dropped with a hint to ask privately.
 /// Replying runs on the caller's executor (`nonisolated(nonsending)`, see ``BotTransport``).
 public struct Invocation: Sendable {
-    public let sender: Sender
+    public let sender: UserIdentity
     public let origin: Origin
     /// The command's declared name (not the alias that was typed).
     public let commandName: String
@@ -17,10 +17,9 @@ public struct Invocation: Sendable {
     public let prefix: String
     /// The bot's nick when the line arrived.
     public let botNick: String
-    /// The sender's login session, when they have one.
-    public let session: BoundSession?
-    /// All sessions (for `!login` / `!logout`).
-    public let sessions: SessionBook
+    /// The server's CASEMAPPING when the line arrived (for keys made of nicks, see
+    /// ``UserIdentity/key(by:caseMapping:)``).
+    public let caseMapping: CaseMapping
     /// Lines a command may put into a channel.
     public let channelLineCap: Int
 
@@ -29,11 +28,15 @@ public struct Invocation: Sendable {
 
     let transport: any BotTransport
     let budget: ReplyBudget
+    /// The sender's session (a ``BoundSession`` of what ``registry`` stores), when they have one.
+    let boundSession: (any Sendable)?
+    /// The router's session book.
+    let registry: any SessionRegistry
 
     init(
-        sender: Sender, origin: Origin, commandName: String, argument: String, prefix: String,
-        botNick: String, session: BoundSession?, sessions: SessionBook, channelLineCap: Int,
-        transport: any BotTransport, catalog: CommandCatalog
+        sender: UserIdentity, origin: Origin, commandName: String, argument: String, prefix: String,
+        botNick: String, caseMapping: CaseMapping, session: (any Sendable)?, sessions: any SessionRegistry,
+        channelLineCap: Int, transport: any BotTransport, catalog: CommandCatalog
     ) {
         self.sender = sender
         self.origin = origin
@@ -41,12 +44,31 @@ public struct Invocation: Sendable {
         self.argument = argument
         self.prefix = prefix
         self.botNick = botNick
-        self.session = session
-        self.sessions = sessions
+        self.caseMapping = caseMapping
+        self.boundSession = session
+        self.registry = sessions
         self.channelLineCap = channelLineCap
         self.transport = transport
         self.catalog = catalog
         self.budget = ReplyBudget()
+    }
+
+    /// The sender's login session, when they have one. `Login` is what the router's session book
+    /// stores (the host decides it when it makes the router).
+    public func session<Login: ExpiringLogin>(as type: Login.Type) -> BoundSession<Login>? {
+        guard let boundSession else { return nil }
+        guard let session = boundSession as? BoundSession<Login> else { Self.wrongLogin(type, stored: boundSession) }
+        return session
+    }
+
+    /// Every session (for `!login` / `!logout`): the router's session book, which stores `Login`s.
+    public func sessions<Login: ExpiringLogin>(storing type: Login.Type) -> SessionBook<Login> {
+        guard let book = registry as? SessionBook<Login> else { Self.wrongLogin(type, stored: registry) }
+        return book
+    }
+
+    private static func wrongLogin(_ wanted: Any.Type, stored: Any) -> Never {
+        preconditionFailure("a plugin asked for \(wanted) sessions; the router's book holds \(type(of: stored))")
     }
 
     /// True when the command was sent in a private message.
@@ -65,17 +87,17 @@ public struct Invocation: Sendable {
     public nonisolated(nonsending) func reply(lines: [String]) async {
         switch origin {
         case .privateMessage:
-            await transport.send(lines: lines.map { .init(kind: .message, target: sender.nick, text: $0) })
+            await transport.send(lines: lines.map { OutgoingText(.privmsg, to: sender.nick, text: $0) })
         case .channel(let channel):
             let allowed = budget.take(lines.count, cap: channelLineCap)
             var outgoing = lines.prefix(allowed).map {
-                OutgoingLine(kind: .message, target: channel, text: "\(sender.nick): \($0)", requester: sender.nick)
+                OutgoingText(.privmsg, to: channel, text: "\(sender.nick): \($0)", fairnessKey: sender.nick)
             }
             let dropped = lines.count - allowed
             if dropped > 0, budget.takeOverflowNotice() {
                 let hint =
                     "\(sender.nick): (\(dropped) more line\(dropped == 1 ? "" : "s") — ask me in a private message: /msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …"))"
-                outgoing.append(.init(kind: .message, target: channel, text: hint, requester: sender.nick))
+                outgoing.append(OutgoingText(.privmsg, to: channel, text: hint, fairnessKey: sender.nick))
             }
             await transport.send(lines: outgoing)
         }
@@ -88,22 +110,22 @@ public struct Invocation: Sendable {
 
     /// Several private lines.
     public nonisolated(nonsending) func replyPrivately(lines: [String]) async {
-        await transport.send(lines: lines.map { .init(kind: .message, target: sender.nick, text: $0) })
+        await transport.send(lines: lines.map { OutgoingText(.privmsg, to: sender.nick, text: $0) })
     }
 
     /// A NOTICE to the sender.
     public nonisolated(nonsending) func notice(_ text: String) async {
-        await transport.send(.init(kind: .notice, target: sender.nick, text: text))
+        await transport.send(OutgoingText(.notice, to: sender.nick, text: text))
     }
 
     /// What the network says about a nick now (user, host, services account), when known.
-    public nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
+    public nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? {
         await transport.identity(ofNick: nick)
     }
 
     /// Says something in a channel, not addressed to anyone (announcements).
     public nonisolated(nonsending) func say(_ text: String, in channel: String) async {
-        await transport.send(.init(kind: .message, target: channel, text: text))
+        await transport.send(OutgoingText(.privmsg, to: channel, text: text))
     }
 }
 

@@ -1,3 +1,5 @@
+import IRCProtocol
+
 /// A bot feature: a set of commands, and optionally a reaction to everything the bot sees.
 ///
 /// A plugin declares its commands; the ``CommandRouter`` enforces each declaration (where a

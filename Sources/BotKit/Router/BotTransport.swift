@@ -1,25 +1,4 @@
-/// How a reply is delivered: a PRIVMSG or a NOTICE.
-public enum ReplyKind: Sendable, Hashable {
-    case message
-    case notice
-}
-
-/// One line of text the bot wants to send (the IRC layer sanitizes and splits it again).
-public struct OutgoingLine: Sendable, Hashable {
-    public var kind: ReplyKind
-    public var target: String
-    public var text: String
-    /// The nick whose command this line answers, when it goes to a channel (the send queue shares its
-    /// turns between askers); `nil` means the target itself.
-    public var requester: String?
-
-    public init(kind: ReplyKind, target: String, text: String, requester: String? = nil) {
-        self.kind = kind
-        self.target = target
-        self.text = text
-        self.requester = requester
-    }
-}
+import IRCProtocol
 
 /// Where the router sends replies: the IRC client in production, a recorder in tests, the
 /// terminal in console mode.
@@ -28,20 +7,20 @@ public struct OutgoingLine: Sendable, Hashable {
 /// from the IRC connection's event loop, and leaving it for the global executor and coming back
 /// would cost two task switches per reply.
 public protocol BotTransport: Sendable {
-    nonisolated(nonsending) func send(_ line: OutgoingLine) async
+    nonisolated(nonsending) func send(_ line: OutgoingText) async
     /// Sends several lines in order, in one go where the transport can (one write to the network).
-    nonisolated(nonsending) func send(lines: [OutgoingLine]) async
+    nonisolated(nonsending) func send(lines: [OutgoingText]) async
     /// The bot's current nick (for "BotNick: command" and "/msg BotNick …" hints).
     nonisolated(nonsending) func currentNick() async -> String
     /// What the network says about a nick now (user, host, services account), when known.
-    nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender?
+    nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity?
     /// Waits until every line sent so far has left for the network (not just been queued); false
     /// when it may not have (the connection stopped first, or the wait was cancelled).
     nonisolated(nonsending) func waitUntilSent() async -> Bool
     /// Asks the network about the connection that uses `nick` now (WHOIS).
     nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup
     /// Asks the network to report when nobody uses `nick` any more (MONITOR, WATCH); false when it
-    /// cannot. Reports arrive as the transport's owner feeds them to ``SessionBook/wentOffline(nick:)``.
+    /// cannot. Reports arrive as the transport's owner feeds them to ``SessionRegistry/follow(_:)``.
     nonisolated(nonsending) func watchPresence(ofNick nick: String) async -> Bool
     /// Stops ``watchPresence(ofNick:)``.
     nonisolated(nonsending) func unwatchPresence(ofNick nick: String) async
@@ -61,12 +40,12 @@ public enum ConnectionLookup: Sendable, Hashable {
 
 extension BotTransport {
     /// One line after the other.
-    public nonisolated(nonsending) func send(lines: [OutgoingLine]) async {
+    public nonisolated(nonsending) func send(lines: [OutgoingText]) async {
         for line in lines { await send(line) }
     }
 
     /// What the network says about a nick now (user, host, services account), when known.
-    public nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? { nil }
+    public nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? { nil }
 
     /// A transport that writes each line at once has nothing to wait for.
     public nonisolated(nonsending) func waitUntilSent() async -> Bool { true }

@@ -18,20 +18,20 @@ public actor CommandRouter {
         public var disabledPlugins: [String: Set<String>]
         /// The longest a handler may run before the user is told it took too long.
         public var commandTimeout: Duration
-        /// Too many commands from one user → ignored for a while.
-        public var floodGuard: CommandFloodGuard
+        /// What each user may send: too many commands → ignored for a while, and the commands' rate
+        /// limits. `nil` limits nobody: for a private server where one client speaks for many (the
+        /// benchmarks' probe, `plugins.user_limits: false`).
+        public var userLimits: UserLimits?
         /// The CTCP VERSION reply.
         public var version: String
         /// How many CTCP queries are answered, per host and in all; the rest are ignored.
         public var ctcpBudget = CTCPBudget()
-        /// `false` skips ``floodGuard`` and the commands' rate limits (load tests only).
-        public var enforcesUserLimits = true
         /// Where command tasks run: the IRC connection's event loop in the bot (no thread switch
         /// between reading a command and writing its answer), the default executor when `nil`.
         public var commandExecutor: (any TaskExecutor)?
-        /// The serial executor of the router and of the session book it makes: in the bot the one
-        /// of the IRC client actor (its event loop), so that calls between the three run inline,
-        /// without a task switch; a private queue when `nil`.
+        /// The serial executor of the router: in the bot the one of the IRC client actor (its event
+        /// loop), which the session book shares, so that calls between the three run inline, without
+        /// a task switch; a private queue when `nil`.
         public var actorExecutor: (any SerialExecutor)?
 
         public init(
@@ -43,22 +43,25 @@ public actor CommandRouter {
             self.channelLineCap = channelLineCap
             self.disabledPlugins = disabledPlugins
             self.commandTimeout = commandTimeout
-            self.floodGuard = floodGuard
+            self.userLimits = UserLimits(floodGuard: floodGuard)
             self.version = version
         }
     }
 
     public let catalog: CommandCatalog
-    public let sessions: SessionBook
+    /// The session book (see ``sessions(storing:)`` for what it stores).
+    public nonisolated let sessions: any SessionRegistry
     /// The plugins that also work in the background (see ``runBackgroundPlugins()``).
     public nonisolated let backgroundPlugins: [any BackgroundPlugin]
     private var settings: Settings
     private let parser: CommandLineParser
     private nonisolated let transport: any BotTransport
+    /// The sender's session for a command (a ``BoundSession`` of what ``sessions`` stores), checked
+    /// by a ``SessionKeeper``.
+    private nonisolated let findSession: nonisolated(nonsending) @Sendable (UserIdentity) async -> (any Sendable)?
     private nonisolated let logger: Logger
     private let clock: any BotClock
     private var caseMapping: CaseMapping = .rfc1459
-    private var cooldowns = CommandCooldowns()
     /// The last command started per user (the next one of that user waits for it).
     private var inFlight: [String: (id: Int, task: Task<Void, Never>)] = [:]
     private var lastCommandID = 0
@@ -74,10 +77,11 @@ public actor CommandRouter {
     /// The router's jobs run on ``Settings/actorExecutor`` (see there).
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// `sessions` nil: a new, empty book on the router's executor.
-    public init(
+    /// `sessions` holds the users' logins; its `Login` is what plugins find in
+    /// ``Invocation/session(as:)``.
+    public init<Login: ExpiringLogin>(
         plugins: [any Plugin], settings: Settings = Settings(), transport: any BotTransport,
-        sessions: SessionBook? = nil, logger: Logger = Logger(label: "onthemap.router"),
+        sessions: SessionBook<Login>, logger: Logger = Logger(label: "onthemap.router"),
         clock: any BotClock = SystemBotClock()
     ) {
         let executor = settings.actorExecutor ?? SerialQueueExecutor(label: "onthemap.router")
@@ -87,7 +91,10 @@ public actor CommandRouter {
         self.settings = settings
         self.parser = CommandLineParser(prefix: settings.prefix)
         self.transport = transport
-        self.sessions = sessions ?? SessionBook(executor: executor)
+        self.sessions = sessions
+        self.findSession = { sender in
+            await SessionKeeper(sessions: sessions, transport: transport).session(for: sender)
+        }
         self.logger = logger
         self.clock = clock
     }
@@ -98,11 +105,19 @@ public actor CommandRouter {
         await sessions.setCaseMapping(mapping)
     }
 
+    /// The session book, which stores `Login`s (the router's host knows which).
+    public nonisolated func sessions<Login: ExpiringLogin>(storing type: Login.Type) -> SessionBook<Login> {
+        guard let book = sessions as? SessionBook<Login> else {
+            preconditionFailure("the router's session book holds \(Swift.type(of: sessions)), not \(Login.self)")
+        }
+        return book
+    }
+
     /// Handles one line said to the bot or in one of its channels. Returns once the line is
     /// checked; the handler itself may still be running (see ``waitUntilIdle()``).
-    public func handle(_ line: IncomingLine) async {
-        if line.text.hasPrefix("\u{01}") {
-            await answerCTCP(line)
+    public func handle(_ line: IRCUserMessage) async {
+        if line.text.hasPrefix(String(CTCP.delimiter)) {
+            if let query = CTCP(parsing: line.text) { await answer(query, from: line.sender) }
             return
         }
         // Most channel lines are chatter: they leave here, before the nick is asked for.
@@ -117,15 +132,15 @@ public actor CommandRouter {
         let entry = catalog.lookup(parsed.word)
         if parsed.bare && entry == nil { return await replyUnknown(parsed, line: line) }
 
-        let userKey = floodKey(for: line.sender)
-        switch settings.enforcesUserLimits ? settings.floodGuard.register(userKey, at: clock.now()) : .allow {
+        let userKey = limitKey(for: line.sender)
+        switch settings.userLimits?.floodGuard.register(userKey, at: clock.now()) ?? .allow {
         case .allow: break
         case .ignore: return
         case .startIgnoring(let duration):
             logger.notice("ignoring a user who sends too many commands", metadata: ["user": "\(line.sender.mask)"])
             await transport.send(
-                .init(
-                    kind: .notice, target: line.sender.nick,
+                OutgoingText(
+                    .notice, to: line.sender.nick,
                     text: "You are sending commands too fast; I will ignore you for \(Self.describe(duration)).")
             )
             return
@@ -141,7 +156,7 @@ public actor CommandRouter {
                 metadata: ["command": "\(command.name)", "user": "\(line.sender.mask)", "channel": "\(channel)"])
             let text =
                 "\(line.sender.nick): never type a password in a channel. Everyone here has seen it: change that password now, then log in privately with \(hint) …"
-            await transport.send(.init(kind: .message, target: channel, text: text))
+            await transport.send(OutgoingText(.privmsg, to: channel, text: text))
             return
         }
         guard command.allowed.allows(line.origin) else {
@@ -158,23 +173,25 @@ public actor CommandRouter {
                 "\(settings.prefix)\(command.name) is turned off in \(channel); try it in a private message: \(hint)",
                 to: line)
         }
-        if settings.enforcesUserLimits, let limit = command.rateLimit,
-            let wait = checkRateLimit(limit, command: command, line: line)
-        {
+        if let limit = command.rateLimit, let wait = checkRateLimit(limit, command: command, line: line) {
             return await reply(
                 "Please wait \(Self.describe(wait)) before using \(settings.prefix)\(command.name) again.", to: line)
         }
 
-        let (prefix, lineCap, sessions, transport, catalog) = (
-            settings.prefix, settings.channelLineCap, sessions, transport, catalog
+        start(command, argument: parsed.argument, line: line, botNick: botNick, userKey: userKey)
+    }
+
+    /// Starts `command` for `line` once the user's earlier commands are done (see ``handle(_:)``).
+    private func start(_ command: Command, argument: String, line: IRCUserMessage, botNick: String, userKey: String) {
+        let (prefix, lineCap, sessions, transport, catalog, findSession, mapping) = (
+            settings.prefix, settings.channelLineCap, sessions, transport, catalog, findSession, caseMapping
         )
-        let makeInvocation = { (session: BoundSession?) in
+        let makeInvocation = { (session: (any Sendable)?) in
             Invocation(
-                sender: line.sender, origin: line.origin, commandName: command.name, argument: parsed.argument,
-                prefix: prefix, botNick: botNick, session: session, sessions: sessions, channelLineCap: lineCap,
-                transport: transport, catalog: catalog)
+                sender: line.sender, origin: line.origin, commandName: command.name, argument: argument,
+                prefix: prefix, botNick: botNick, caseMapping: mapping, session: session, sessions: sessions,
+                channelLineCap: lineCap, transport: transport, catalog: catalog)
         }
-        let keeper = SessionKeeper(sessions: sessions, transport: transport)
         let loginHint = "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>"
         let previous = inFlight[userKey]?.task
         let timeout = settings.commandTimeout
@@ -187,7 +204,7 @@ public actor CommandRouter {
             await previous?.value
             // The session is looked up once the user's earlier commands are done (one of them may be a
             // login); checking an unwatched one asks the server, which must not hold up other users.
-            let session = await keeper.session(for: line.sender)
+            let session = await findSession(line.sender)
             if command.requiresLogin && session == nil {
                 await self.reply(loginHint, to: line)
             } else {
@@ -322,17 +339,22 @@ public actor CommandRouter {
         return timer
     }
 
-    private func checkRateLimit(_ limit: RateLimit, command: Command, line: IncomingLine) -> Duration? {
+    /// How long the sender must wait before `command` may run again, or nil when it may run now
+    /// (and that run is recorded); nil for everyone without ``Settings/userLimits``.
+    private func checkRateLimit(_ limit: RateLimit, command: Command, line: IRCUserMessage) -> Duration? {
+        let key: String
+        let interval: Duration
         switch limit {
         case .perUser(let every):
-            return cooldowns.check("u|\(command.name)|\(floodKey(for: line.sender))", every: every, at: clock.now())
+            (key, interval) = ("u|\(command.name)|\(limitKey(for: line.sender))", every)
         case .perVenue(let every):
-            let venue = line.origin.channelName.map { caseMapping.lowercased($0) } ?? "pm:" + floodKey(for: line.sender)
-            return cooldowns.check("v|\(command.name)|\(venue)", every: every, at: clock.now())
+            let venue = line.origin.channelName.map { caseMapping.lowercased($0) } ?? "pm:" + limitKey(for: line.sender)
+            (key, interval) = ("v|\(command.name)|\(venue)", every)
         }
+        return settings.userLimits?.cooldowns.check(key, every: interval, at: clock.now())
     }
 
-    private func replyUnknown(_ parsed: CommandLineParser.Parsed, line: IncomingLine) async {
+    private func replyUnknown(_ parsed: CommandLineParser.Parsed, line: IRCUserMessage) async {
         guard parsed.addressed else { return }
         let word = TextSanitizer.untrusted(parsed.word, maxBytes: 32)
         if parsed.bare {
@@ -343,53 +365,42 @@ public actor CommandRouter {
         await reply("I don't know the command \"\(word)\". Try \(settings.prefix)help.", to: line)
     }
 
-    private func reply(_ text: String, to line: IncomingLine) async {
+    private func reply(_ text: String, to line: IRCUserMessage) async {
         switch line.origin {
         case .privateMessage:
-            await transport.send(.init(kind: .message, target: line.sender.nick, text: text))
+            await transport.send(OutgoingText(.privmsg, to: line.sender.nick, text: text))
         case .channel(let channel):
             let addressed = "\(line.sender.nick): \(text)"
-            await transport.send(
-                .init(kind: .message, target: channel, text: addressed, requester: line.sender.nick))
+            await transport.send(OutgoingText(.privmsg, to: channel, text: addressed, fairnessKey: line.sender.nick))
         }
     }
 
-    private func answerCTCP(_ line: IncomingLine) async {
-        guard line.text.count > 1 else { return }
-        var body = line.text.dropFirst()
-        if body.hasSuffix("\u{01}") { body = body.dropLast() }
-        let verb = body.prefix { $0 != " " }.uppercased()
-        let argument = body.drop { $0 != " " }.dropFirst()
+    /// Answers a CTCP VERSION, PING, TIME or CLIENTINFO query (others are ignored), within the
+    /// sender's flood limit and the CTCP budget.
+    private func answer(_ query: CTCP, from sender: UserIdentity) async {
         let answer: String
-        switch verb {
+        switch query.verb {
         case "VERSION": answer = settings.version
-        case "PING": answer = TextSanitizer.untrusted(String(argument), maxBytes: 64)
-        case "TIME":
-            answer = Date().formatted(.iso8601)
+        case "PING": answer = TextSanitizer.untrusted(query.arguments, maxBytes: 64)
+        case "TIME": answer = Date().formatted(.iso8601)
         case "CLIENTINFO": answer = "CLIENTINFO PING TIME VERSION"
         default: return
         }
-        switch settings.floodGuard.register(floodKey(for: line.sender), at: clock.now()) {
+        switch settings.userLimits?.floodGuard.register(limitKey(for: sender), at: clock.now()) ?? .allow {
         case .allow: break
         case .ignore, .startIgnoring: return
         }
-        let host = line.sender.host.map { $0.lowercased() } ?? "n:" + caseMapping.lowercased(line.sender.nick)
+        let host = sender.host.map { $0.lowercased() } ?? "n:" + caseMapping.lowercased(sender.nick)
         guard settings.ctcpBudget.allows(host: host, at: clock.now()) else { return }
-        let text = "\u{01}\(verb)\(answer.isEmpty ? "" : " " + answer)\u{01}"
-        await transport.send(.init(kind: .notice, target: line.sender.nick, text: text))
+        await transport.send(
+            OutgoingText(.notice, to: sender.nick, text: CTCP(verb: query.verb, arguments: answer).encoded))
     }
 
-    /// Whose budget a command counts against: the services account when known, else user@host
+    /// Whose limits a command counts against: the services account when known, else user@host
     /// (a nick change does not escape a limit, and students behind one school NAT or web gateway,
     /// who differ in their user names, do not share one), else the nick.
-    private func floodKey(for sender: Sender) -> String {
-        if let account = sender.account, !account.isEmpty, account != "*" {
-            return "a:" + caseMapping.lowercased(account)
-        }
-        if let host = sender.host, !host.isEmpty {
-            return "h:" + (sender.user ?? "") + "@" + host.lowercased()
-        }
-        return "n:" + caseMapping.lowercased(sender.nick)
+    private func limitKey(for sender: UserIdentity) -> String {
+        sender.key(by: .userAtHost, caseMapping: caseMapping)
     }
 
     /// An argument as it may be logged: one clean line of at most 200 bytes, with the user name

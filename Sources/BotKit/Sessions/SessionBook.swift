@@ -1,11 +1,18 @@
 import Foundation
 import IRCProtocol
-import OnTheMapService
 
-/// A login session of one IRC user with the backend, and who it belongs to.
-public struct BoundSession: Sendable, Hashable {
-    public var session: DirectorySession
-    public var profile: StudentProfile
+/// What a ``SessionBook`` stores for each logged-in user: their login with a backend, which ends at
+/// ``expiresAt``. The host decides what that is (the bot's plugins store a class-directory session
+/// and profile).
+public protocol ExpiringLogin: Sendable {
+    /// When the login ends; the book drops it then.
+    var expiresAt: Date { get }
+}
+
+/// A login session of one IRC user, and who it belongs to.
+public struct BoundSession<Login: ExpiringLogin>: Sendable {
+    /// The login itself.
+    public var login: Login
     /// The identity the session is bound to.
     public var owner: SessionOwner
     /// The nick its owner was last seen using (follows NICK changes).
@@ -16,18 +23,18 @@ public struct BoundSession: Sendable, Hashable {
     /// How the bot would learn that the owner's connection ended.
     public var watch: SessionWatch
 
-    public init(
-        session: DirectorySession, profile: StudentProfile, owner: SessionOwner, nick: String,
-        signedOnAt: Int? = nil, watch: SessionWatch = .channel
-    ) {
-        self.session = session
-        self.profile = profile
+    public init(login: Login, owner: SessionOwner, nick: String, signedOnAt: Int? = nil, watch: SessionWatch = .channel)
+    {
+        self.login = login
         self.owner = owner
         self.nick = nick
         self.signedOnAt = signedOnAt
         self.watch = watch
     }
 }
+
+extension BoundSession: Equatable where Login: Equatable {}
+extension BoundSession: Hashable where Login: Hashable {}
 
 /// How the bot would see a connection-bound session's owner leave.
 public enum SessionWatch: Sendable, Hashable {
@@ -47,13 +54,44 @@ public enum SessionOwner: Sendable, Hashable {
     case connection(nick: String, user: String, host: String)
 
     /// The owner for a sender: their services account when known, else nick + user@host.
-    public init(_ sender: Sender) {
-        if let account = sender.account, !account.isEmpty, account != "*" {
+    public init(_ sender: UserIdentity) {
+        if let account = sender.loggedInAccount {
             self = .account(account)
         } else {
             self = .connection(nick: sender.nick, user: sender.user ?? "", host: sender.host ?? "")
         }
     }
+
+    /// The owner's key in a book that follows `caseMapping` (see ``UserIdentity/key(by:caseMapping:)``).
+    func key(_ caseMapping: CaseMapping) -> String {
+        switch self {
+        case .account(let name):
+            UserIdentity(nick: "", account: name).key(by: .connection, caseMapping: caseMapping)
+        case .connection(let nick, let user, let host):
+            UserIdentity(nick: nick, user: user, host: host).key(by: .connection, caseMapping: caseMapping)
+        }
+    }
+}
+
+/// Where the bot's sight of a nick stands: compare two marks to know whether it lost sight in between
+/// (see ``SessionBook/sightMark(of:)``).
+public struct SightMark: Sendable, Hashable {
+    fileprivate var nick: Int
+    fileprivate var everyone: Int
+}
+
+/// A session book whatever its logins are: what the router and the bot's host tell it and ask it.
+public protocol SessionRegistry: Actor {
+    /// Every live session (for logs and health).
+    var count: Int { get }
+    /// Follows the server's CASEMAPPING (sent in ISUPPORT after registration).
+    func setCaseMapping(_ mapping: CaseMapping)
+    /// Keeps sessions in step with a change in who uses which nick.
+    func follow(_ change: IdentityEvent)
+    /// The bot's own connection ended.
+    func connectionLost()
+    /// Where the bot's sight of `nick` stands.
+    func sightMark(of nick: String) -> SightMark
 }
 
 /// The sessions of every logged-in IRC user. Sessions follow nick changes, end on QUIT when
@@ -64,10 +102,10 @@ public enum SessionOwner: Sendable, Hashable {
 /// they left the last shared channel, the bot's own connection dropped) the session is kept but
 /// unwatched: before it acts again, the connection using the nick must prove to be the owner's (same
 /// user@host and sign-on time), else the session ends.
-public actor SessionBook {
+public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
     private var caseMapping: CaseMapping
-    private var byAccount: [String: BoundSession] = [:]
-    private var byConnection: [String: BoundSession] = [:]
+    private var byAccount: [String: BoundSession<Login>] = [:]
+    private var byConnection: [String: BoundSession<Login>] = [:]
     /// Counts every loss of sight: per folded nick, and for everyone at once (the bot's reconnects).
     private var sightLosses: [String: Int] = [:]
     private var everyoneSightLosses = 0
@@ -95,19 +133,19 @@ public actor SessionBook {
             byConnection.values.map { (key(for: $0.owner), $0) }, uniquingKeysWith: { a, _ in a })
     }
 
-    /// Binds a new session to the sender (replacing any earlier one of theirs). `signedOnAt` and
-    /// `watch` describe the sender's connection (see ``BoundSession``); with `ifUnchangedSince`, a
-    /// loss of sight of the sender after that ``sightMark(of:)`` leaves the session unwatched.
+    /// Binds a new session with `login` to the sender (replacing any earlier one of theirs).
+    /// `signedOnAt` and `watch` describe the sender's connection (see ``BoundSession``); with
+    /// `ifUnchangedSince`, a loss of sight of the sender after that ``sightMark(of:)`` leaves the
+    /// session unwatched.
     @discardableResult
     public func bind(
-        _ session: DirectorySession, profile: StudentProfile, to sender: Sender, signedOnAt: Int? = nil,
-        watch: SessionWatch = .channel, ifUnchangedSince mark: SightMark? = nil
-    ) -> BoundSession {
+        _ login: Login, to sender: UserIdentity, signedOnAt: Int? = nil, watch: SessionWatch = .channel,
+        ifUnchangedSince mark: SightMark? = nil
+    ) -> BoundSession<Login> {
         let owner = SessionOwner(sender)
         let unchanged = mark.map { $0 == sightMark(of: sender.nick) } ?? true
         let bound = BoundSession(
-            session: session, profile: profile, owner: owner, nick: sender.nick, signedOnAt: signedOnAt,
-            watch: unchanged ? watch : .none)
+            login: login, owner: owner, nick: sender.nick, signedOnAt: signedOnAt, watch: unchanged ? watch : .none)
         switch owner {
         case .account: byAccount[key(for: owner)] = bound
         case .connection: byConnection[key(for: owner)] = bound
@@ -116,23 +154,13 @@ public actor SessionBook {
     }
 
     /// The live session of the sender, if any (expired ones are dropped).
-    public func session(for sender: Sender) -> BoundSession? {
-        let candidates: [(String, Bool)] = {
-            var keys: [(String, Bool)] = []
-            if let account = sender.account, !account.isEmpty, account != "*" {
-                keys.append((key(for: .account(account)), true))
-            }
-            keys.append(
-                (
-                    key(
-                        for: SessionOwner.connection(
-                            nick: sender.nick, user: sender.user ?? "", host: sender.host ?? "")), false
-                ))
-            return keys
-        }()
+    public func session(for sender: UserIdentity) -> BoundSession<Login>? {
+        var candidates: [(String, Bool)] = []
+        if let account = sender.loggedInAccount { candidates.append((key(for: .account(account)), true)) }
+        candidates.append((connectionKey(of: sender), false))
         for (k, isAccount) in candidates {
             guard let bound = isAccount ? byAccount[k] : byConnection[k] else { continue }
-            if bound.session.expiresAt <= clock() {
+            if bound.login.expiresAt <= clock() {
                 if isAccount { byAccount[k] = nil } else { byConnection[k] = nil }
                 continue
             }
@@ -142,12 +170,6 @@ public actor SessionBook {
         return nil
     }
 
-    /// Where the bot's sight of `nick` stands: compare two marks to know whether it lost sight in between.
-    public struct SightMark: Sendable, Hashable {
-        fileprivate var nick: Int
-        fileprivate var everyone: Int
-    }
-
     /// The current ``SightMark`` of `nick`.
     public func sightMark(of nick: String) -> SightMark {
         SightMark(nick: sightLosses[caseMapping.lowercased(nick)] ?? 0, everyone: everyoneSightLosses)
@@ -155,7 +177,7 @@ public actor SessionBook {
 
     /// Whether an unwatched connection-bound session might be the sender's: one bound to the sender's
     /// nick and user@host, or (after a nick change the bot did not see) to their user@host alone.
-    public func hasUnwatchedSession(for sender: Sender) -> Bool {
+    public func hasUnwatchedSession(for sender: UserIdentity) -> Bool {
         !unwatchedCandidates(for: sender).isEmpty
     }
 
@@ -168,15 +190,15 @@ public actor SessionBook {
     /// connection, and its owner, wherever they are now, can still take it back. Returns the session,
     /// or nil.
     public func reclaim(
-        for sender: Sender, signedOnAt: Int?, user: String?, host: String?, watch: SessionWatch,
+        for sender: UserIdentity, signedOnAt: Int?, user: String?, host: String?, watch: SessionWatch,
         ifUnchangedSince mark: SightMark
-    ) -> BoundSession? {
+    ) -> BoundSession<Login>? {
         let candidates = unwatchedCandidates(for: sender)
-        var reclaimed: BoundSession?
+        var reclaimed: BoundSession<Login>?
         for (k, bound) in candidates {
             guard case .connection(_, let ownerUser, let ownerHost) = bound.owner else { continue }
             let matches =
-                signedOnAt != nil && bound.signedOnAt == signedOnAt && Self.sameUser(user, ownerUser)
+                signedOnAt != nil && bound.signedOnAt == signedOnAt && UserIdentity.sameUserName(user, ownerUser)
                 && host?.lowercased() == ownerHost.lowercased()
             if matches, reclaimed == nil {
                 var moved = bound
@@ -193,9 +215,9 @@ public actor SessionBook {
 
     /// Takes back, unchecked, the unwatched session bound to the sender's nick and user@host, for a
     /// transport that cannot ask the server who uses a nick (a console, a test transport).
-    public func trustUnwatchedSession(of sender: Sender) -> BoundSession? {
+    public func trustUnwatchedSession(of sender: UserIdentity) -> BoundSession<Login>? {
         let k = key(for: SessionOwner(sender))
-        guard var bound = byConnection[k], bound.watch == .none, bound.session.expiresAt > clock() else { return nil }
+        guard var bound = byConnection[k], bound.watch == .none, bound.login.expiresAt > clock() else { return nil }
         bound.watch = .channel
         byConnection[k] = bound
         return bound
@@ -203,7 +225,7 @@ public actor SessionBook {
 
     /// Sets how the bot watches the connection-bound session of `sender`, unless it lost sight of
     /// them since `mark`.
-    public func setWatch(_ watch: SessionWatch, for sender: Sender, ifUnchangedSince mark: SightMark) {
+    public func setWatch(_ watch: SessionWatch, for sender: UserIdentity, ifUnchangedSince mark: SightMark) {
         let k = key(for: SessionOwner(sender))
         guard byConnection[k] != nil else { return }
         byConnection[k]?.watch = mark == sightMark(of: sender.nick) ? watch : .none
@@ -233,11 +255,24 @@ public actor SessionBook {
         for k in byConnection.keys { byConnection[k]?.watch = .none }
     }
 
-    /// Whether two user names are the same user, whether or not each shows the `~` of an ident the
-    /// server could not verify (a WHOIS and a message prefix may differ in it).
-    static func sameUser(_ a: String?, _ b: String?) -> Bool {
-        func bare(_ name: String?) -> Substring? { name.map { $0.drop { $0 == "~" } } }
-        return bare(a) != nil && bare(a) == bare(b)
+    /// Keeps sessions in step with the network: nick changes move them, a QUIT or a services logout
+    /// ends them, and losing sight of a user (they left the last shared channel, or the server says
+    /// their nick went offline) leaves their session to be checked before it acts again. The bot's
+    /// own reconnects end none (see ``connectionLost()``).
+    public func follow(_ change: IdentityEvent) {
+        switch change {
+        case .nickChanged(let old, let new, _, _):
+            nickChanged(from: old, to: new)
+        case .quit(let nick, let user, let host):
+            userQuit(nick: nick, user: user, host: host)
+        case .accountChanged(let nick, let account):
+            // A services logout (ACCOUNT *) or switch ends the account-bound session.
+            accountChanged(nick: nick, to: account)
+        case .lostSight(let nick):
+            lostSight(ofNick: nick)
+        case .offline(let nick):
+            wentOffline(nick: nick)
+        }
     }
 
     private func loseSight(of nick: String) -> String {
@@ -246,14 +281,14 @@ public actor SessionBook {
         return folded
     }
 
-    private func unwatchedCandidates(for sender: Sender) -> [(String, BoundSession)] {
+    private func unwatchedCandidates(for sender: UserIdentity) -> [(String, BoundSession<Login>)] {
         let now = clock()
         let user = sender.user ?? ""
         let host = (sender.host ?? "").lowercased()
         let ownKey = key(for: SessionOwner(sender))
-        var found: [(String, BoundSession)] = []
+        var found: [(String, BoundSession<Login>)] = []
         for (k, bound) in byConnection where bound.watch == .none {
-            guard bound.session.expiresAt > now else {
+            guard bound.login.expiresAt > now else {
                 byConnection[k] = nil
                 continue
             }
@@ -266,11 +301,10 @@ public actor SessionBook {
 
     /// Ends the sender's session; returns it so the caller can log out of the backend.
     @discardableResult
-    public func unbind(_ sender: Sender) -> BoundSession? {
+    public func unbind(_ sender: UserIdentity) -> BoundSession<Login>? {
         // A connection-bound session is found watched or not: the router checked the sender's
         // connection before the command that ends it ran.
-        let connectionKey = key(for: .connection(nick: sender.nick, user: sender.user ?? "", host: sender.host ?? ""))
-        guard let bound = session(for: sender) ?? byConnection[connectionKey] else { return nil }
+        guard let bound = session(for: sender) ?? byConnection[connectionKey(of: sender)] else { return nil }
         remove(bound)
         return bound
     }
@@ -298,7 +332,7 @@ public actor SessionBook {
     /// With `user` and `host` (from the QUIT's source), only a session of that very connection ends:
     /// someone else who held the nick while the bot was away cannot end its owner's session.
     @discardableResult
-    public func userQuit(nick: String, user: String? = nil, host: String? = nil) -> [BoundSession] {
+    public func userQuit(nick: String, user: String? = nil, host: String? = nil) -> [BoundSession<Login>] {
         let folded = loseSight(of: nick)
         let gone = byConnection.filter { _, bound in
             guard caseMapping.lowercased(bound.nick) == folded else { return false }
@@ -315,9 +349,9 @@ public actor SessionBook {
     /// account: the account-bound sessions last used under that nick end, so a services logout is
     /// a logout here too. Connection-bound sessions are not affected. Returns the ended ones.
     @discardableResult
-    public func accountChanged(nick: String, to account: String?) -> [BoundSession] {
+    public func accountChanged(nick: String, to account: String?) -> [BoundSession<Login>] {
         let folded = caseMapping.lowercased(nick)
-        let newKey = account.flatMap { $0.isEmpty || $0 == "*" ? nil : key(for: .account($0)) }
+        let newKey = UserIdentity(nick: nick, account: account).loggedInAccount.map { key(for: .account($0)) }
         let gone = byAccount.filter { k, bound in caseMapping.lowercased(bound.nick) == folded && k != newKey }
         for k in gone.keys { byAccount[k] = nil }
         return Array(gone.values)
@@ -329,29 +363,28 @@ public actor SessionBook {
     /// The session of whoever uses `nick` now (for `!near nick`, `!where nick`), if any.
     /// A session bound to a services account counts only while `account` (what the server says
     /// of the nick's account now) still matches it.
-    public func session(ofNick nick: String, account: String? = nil) -> BoundSession? {
+    public func session(ofNick nick: String, account: String? = nil) -> BoundSession<Login>? {
         let folded = caseMapping.lowercased(nick)
         if let found = byConnection.values.first(where: {
             $0.watch != .none && caseMapping.lowercased($0.nick) == folded
         }) {
             return found
         }
-        guard let account, !account.isEmpty, account != "*" else { return nil }
+        guard let account = UserIdentity(nick: nick, account: account).loggedInAccount else { return nil }
         return byAccount[key(for: .account(account))]
     }
 
-    private func remove(_ bound: BoundSession) {
+    private func remove(_ bound: BoundSession<Login>) {
         switch bound.owner {
         case .account: byAccount[key(for: bound.owner)] = nil
         case .connection: byConnection[key(for: bound.owner)] = nil
         }
     }
 
-    private func key(for owner: SessionOwner) -> String {
-        switch owner {
-        case .account(let name): "a:" + caseMapping.lowercased(name)
-        case .connection(let nick, let user, let host):
-            "c:" + caseMapping.lowercased(nick) + "!" + user + "@" + host.lowercased()
-        }
+    private func key(for owner: SessionOwner) -> String { owner.key(caseMapping) }
+
+    /// The key of the sender's connection-bound session (whether or not they have an account).
+    private func connectionKey(of sender: UserIdentity) -> String {
+        key(for: .connection(nick: sender.nick, user: sender.user ?? "", host: sender.host ?? ""))
     }
 }

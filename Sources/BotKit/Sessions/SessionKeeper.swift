@@ -1,15 +1,15 @@
-import OnTheMapService
+import IRCProtocol
 
 /// Keeps login sessions that are bound to an IRC connection with that connection: checks the
 /// connection before an unwatched session acts again, and watches it after a login.
-struct SessionKeeper: Sendable {
-    let sessions: SessionBook
+struct SessionKeeper<Login: ExpiringLogin>: Sendable {
+    let sessions: SessionBook<Login>
     let transport: any BotTransport
 
     /// The sender's session, when they have one that may act now. An unwatched connection-bound
     /// session is checked first (WHOIS: same user@host and sign-on time) and ends when the nick is
     /// used by another connection now.
-    nonisolated(nonsending) func session(for sender: Sender) async -> BoundSession? {
+    nonisolated(nonsending) func session(for sender: UserIdentity) async -> BoundSession<Login>? {
         if let live = await sessions.session(for: sender) { return live }
         guard await sessions.hasUnwatchedSession(for: sender) else { return nil }
         let mark = await sessions.sightMark(of: sender.nick)
@@ -33,7 +33,7 @@ struct SessionKeeper: Sendable {
     /// Watches the sender's connection from now on: through a shared channel (it costs no line),
     /// else the server's MONITOR or WATCH, else not at all. Each state is recorded before it is set
     /// up, so a loss of sight reported meanwhile is never overwritten.
-    nonisolated(nonsending) func watch(_ sender: Sender, since mark: SessionBook.SightMark) async -> SessionWatch {
+    nonisolated(nonsending) func watch(_ sender: UserIdentity, since mark: SightMark) async -> SessionWatch {
         await sessions.setWatch(.channel, for: sender, ifUnchangedSince: mark)
         if await transport.sharesChannel(withNick: sender.nick) { return .channel }
         await sessions.setWatch(.server, for: sender, ifUnchangedSince: mark)
@@ -46,26 +46,26 @@ struct SessionKeeper: Sendable {
 /// What the network said about the sender's connection as a login began (see
 /// ``Invocation/checkConnection()``).
 public struct ConnectionCheck: Sendable {
-    let mark: SessionBook.SightMark?
+    let mark: SightMark?
     let lookup: ConnectionLookup
 }
 
-/// The outcome of ``Invocation/bindSession(_:profile:check:)``.
-public enum SessionBinding: Sendable {
+/// The outcome of ``Invocation/bindSession(_:check:)``.
+public enum SessionBinding<Login: ExpiringLogin>: Sendable {
     /// Bound; `caveat`, when set, is a sentence the student must read (how long the login can last).
-    case bound(BoundSession, caveat: String?)
+    case bound(BoundSession<Login>, caveat: String?)
     /// Not bound, for the reason given in words.
     case refused(String)
 }
 
 extension Invocation {
-    /// Asks the network about the sender's connection (WHOIS), for ``bindSession(_:profile:check:)``.
+    /// Asks the network about the sender's connection (WHOIS), for ``bindSession(_:check:)``.
     /// Ask it as soon as a login begins: the answer must describe the connection that sent the command.
     /// Someone in a channel with the bot is watched there and costs no WHOIS (a line under the flood
     /// gate that a busy server may answer late); their session then lasts while the bot sees them.
     public nonisolated(nonsending) func checkConnection() async -> ConnectionCheck {
         guard case .connection = SessionOwner(sender) else { return ConnectionCheck(mark: nil, lookup: .notAsked) }
-        let mark = await sessions.sightMark(of: sender.nick)
+        let mark = await registry.sightMark(of: sender.nick)
         if let seen = await transport.identity(ofNick: sender.nick),
             await transport.sharesChannel(withNick: sender.nick)
         {
@@ -75,26 +75,27 @@ extension Invocation {
         return ConnectionCheck(mark: mark, lookup: await transport.lookUpConnection(ofNick: sender.nick))
     }
 
-    /// Binds a login session to the sender: to their services account when they have one, else to
-    /// their connection as `check` found it, watched from now on (see ``SessionBook``). Refused when
+    /// Binds a session with `login` to the sender: to their services account when they have one, else
+    /// to their connection as `check` found it, watched from now on (see ``SessionBook``). Refused when
     /// the connection is gone, or when the network gives the bot no way to see it end.
-    public nonisolated(nonsending) func bindSession(
-        _ session: DirectorySession, profile: StudentProfile, check: ConnectionCheck
-    ) async -> SessionBinding {
+    public nonisolated(nonsending) func bindSession<Login: ExpiringLogin>(
+        _ login: Login, check: ConnectionCheck
+    ) async -> SessionBinding<Login> {
+        let sessions = self.sessions(storing: Login.self)
         guard let mark = check.mark else {
-            return .bound(await sessions.bind(session, profile: profile, to: sender), caveat: nil)
+            return .bound(await sessions.bind(login, to: sender), caveat: nil)
         }
         switch check.lookup {
         case .notAsked:
-            return .bound(await sessions.bind(session, profile: profile, to: sender), caveat: nil)
+            return .bound(await sessions.bind(login, to: sender), caveat: nil)
         case .nobody:
             return .refused("You seem to have disconnected while logging in; please log in again.")
         case .found(let user, let host, _, let signedOnAt):
-            guard SessionBook.sameUser(user, sender.user), host?.lowercased() == sender.host?.lowercased() else {
+            guard UserIdentity.sameUserName(user, sender.user), host?.lowercased() == sender.host?.lowercased() else {
                 return .refused("Your connection changed while logging in; please log in again.")
             }
             var bound = await sessions.bind(
-                session, profile: profile, to: sender, signedOnAt: signedOnAt, watch: .none, ifUnchangedSince: mark)
+                login, to: sender, signedOnAt: signedOnAt, watch: .none, ifUnchangedSince: mark)
             let keeper = SessionKeeper(sessions: sessions, transport: transport)
             bound.watch = await keeper.watch(sender, since: mark)
             if signedOnAt != nil || bound.watch == .server { return .bound(bound, caveat: nil) }
@@ -113,8 +114,10 @@ extension Invocation {
     }
 
     /// Ends the sender's session (`!logout`); returns it so the caller can log out of the backend.
-    public nonisolated(nonsending) func endSession() async -> BoundSession? {
-        guard let bound = await sessions.unbind(sender) else { return nil }
+    public nonisolated(nonsending) func endSession<Login: ExpiringLogin>(
+        storing type: Login.Type
+    ) async -> BoundSession<Login>? {
+        guard let bound = await sessions(storing: type).unbind(sender) else { return nil }
         if case .connection = bound.owner { await transport.unwatchPresence(ofNick: bound.nick) }
         return bound
     }

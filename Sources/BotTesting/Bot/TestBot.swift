@@ -1,40 +1,41 @@
 import BotKit
 import Foundation
+import IRCProtocol
 import Logging
 import Synchronization
 import Testing
 
 /// A transport that records what the bot would send, for plugin tests (no socket).
 public final class RecordingTransport: BotTransport {
-    private let state: Mutex<(nick: String, sent: [OutgoingLine])>
+    private let state: Mutex<(nick: String, sent: [OutgoingText])>
 
     public init(nick: String = "MapBot") {
         state = Mutex((nick, []))
     }
 
-    public nonisolated(nonsending) func send(_ line: OutgoingLine) async {
+    public nonisolated(nonsending) func send(_ line: OutgoingText) async {
         state.withLock { $0.sent.append(line) }
     }
 
     public nonisolated(nonsending) func currentNick() async -> String { state.withLock { $0.nick } }
 
     /// Identities that `identity(ofNick:)` reports (set them with ``setIdentity(_:)``).
-    private let identities = Mutex<[String: Sender]>([:])
+    private let identities = Mutex<[String: UserIdentity]>([:])
 
-    public nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
+    public nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? {
         identities.withLock { $0[nick.lowercased()] }
     }
 
     /// Makes `identity(ofNick:)` report `sender` for its nick.
-    public func setIdentity(_ sender: Sender) {
+    public func setIdentity(_ sender: UserIdentity) {
         identities.withLock { $0[sender.nick.lowercased()] = sender }
     }
 
     /// Everything sent so far.
-    public var sent: [OutgoingLine] { state.withLock { $0.sent } }
+    public var sent: [OutgoingText] { state.withLock { $0.sent } }
 
     /// Returns and forgets everything sent so far.
-    public func takeSent() -> [OutgoingLine] {
+    public func takeSent() -> [OutgoingText] {
         state.withLock { s in
             defer { s.sent.removeAll() }
             return s.sent
@@ -46,13 +47,15 @@ public final class RecordingTransport: BotTransport {
 
 /// Drives the real ``CommandRouter`` with a recording transport, so a plugin test reads like a
 /// conversation: `let replies = await bot.say("!near Seattle", in: "#class", as: "alice")`, or
-/// in one line: `await bot.assertResponse("!ping", "pong")`.
+/// in one line: `await bot.assertResponse("!ping", "pong")`. `Login` is what its session book stores.
 ///
 /// The per-user limits (flood guard, command rate limits) are off unless the test passes router
 /// settings of its own. One clock drives the bot: ``clock`` for the router, and ``now`` (the same
 /// clock as a date) for the plugins' wall clock.
-public struct TestBot: Sendable {
+public struct TestBot<Login: ExpiringLogin>: Sendable {
     public let router: CommandRouter
+    /// The router's session book.
+    public let sessions: SessionBook<Login>
     public let transport: RecordingTransport
     public let clock: ManualBotClock
     /// The clock as a date (what the plugins under test should use as their wall clock).
@@ -61,24 +64,18 @@ public struct TestBot: Sendable {
     public var hostSuffix = ".example"
     private let outcomes: OutcomeRecorder
 
-    /// Router settings without the per-user limits.
-    public static var unlimited: CommandRouter.Settings {
-        var settings = CommandRouter.Settings()
-        settings.enforcesUserLimits = false
-        return settings
-    }
-
     /// `logger` receives the router's log lines (none when nil); `clock` is the one clock of the
-    /// test (make it first when the plugins need ``now`` too, see ``wallClock(_:)``).
+    /// test (make it first when the plugins need ``now`` too, see ``ManualBotClock/wallClock()``).
     public init(
-        plugins: [any Plugin], settings: CommandRouter.Settings = TestBot.unlimited, nick: String = "MapBot",
-        sessions: SessionBook = SessionBook(), logger: Logger? = nil, clock: ManualBotClock = ManualBotClock()
+        plugins: [any Plugin], settings: CommandRouter.Settings = .unlimited, nick: String = "MapBot",
+        sessions: SessionBook<Login>, logger: Logger? = nil, clock: ManualBotClock = ManualBotClock()
     ) {
         let transport = RecordingTransport(nick: nick)
         let outcomes = OutcomeRecorder()
         self.transport = transport
+        self.sessions = sessions
         self.clock = clock
-        self.now = Self.wallClock(clock)
+        self.now = clock.wallClock()
         self.outcomes = outcomes
         let recording = Logger(label: "test") { label in
             var recorder = OutcomeLogHandler(recorder: outcomes)
@@ -91,35 +88,27 @@ public struct TestBot: Sendable {
             clock: clock)
     }
 
-    /// `clock` as a wall clock: the time the test started, moved with `clock`.
-    public static func wallClock(_ clock: ManualBotClock) -> @Sendable () -> Date {
-        let start = Date()
-        return {
-            let elapsed = clock.now().components
-            return start.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
-        }
-    }
     /// A sender with a predictable user and host.
-    public func user(_ nick: String, account: String? = nil, host: String? = nil) -> Sender {
-        Sender(
+    public func user(_ nick: String, account: String? = nil, host: String? = nil) -> UserIdentity {
+        UserIdentity(
             nick: nick, user: "~" + nick.lowercased(), host: host ?? nick.lowercased() + hostSuffix, account: account)
     }
 
     /// Says `text` in a channel as `nick`; returns everything the bot sent in answer.
-    public func say(_ text: String, in channel: String, as nick: String) async -> [OutgoingLine] {
+    public func say(_ text: String, in channel: String, as nick: String) async -> [OutgoingText] {
         await say(text, from: user(nick), origin: .channel(channel))
     }
 
     /// Says `text` privately to the bot as `nick`; returns everything the bot sent in answer.
-    public func dm(_ text: String, as nick: String) async -> [OutgoingLine] {
+    public func dm(_ text: String, as nick: String) async -> [OutgoingText] {
         await say(text, from: user(nick), origin: .privateMessage)
     }
 
     /// Says `text` from any sender and place; returns the bot's answer lines.
-    public func say(_ text: String, from sender: Sender, origin: Origin) async -> [OutgoingLine] {
+    public func say(_ text: String, from sender: UserIdentity, origin: Origin) async -> [OutgoingText] {
         _ = transport.takeSent()
         _ = outcomes.take()
-        await router.handle(IncomingLine(sender: sender, origin: origin, text: text))
+        await router.handle(IRCUserMessage(sender: sender, origin: origin, text: text))
         await router.waitUntilIdle()
         return transport.takeSent()
     }
@@ -201,5 +190,36 @@ struct OutcomeLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         if let outcome = event.metadata?["outcome"] { recorder.record("\(outcome)") }
+    }
+}
+
+extension TestBot where Login == TestLogin {
+    /// A bot whose session book stores ``TestLogin``s.
+    public init(
+        plugins: [any Plugin], settings: CommandRouter.Settings = .unlimited, nick: String = "MapBot",
+        logger: Logger? = nil, clock: ManualBotClock = ManualBotClock()
+    ) {
+        self.init(
+            plugins: plugins, settings: settings, nick: nick, sessions: SessionBook(), logger: logger, clock: clock)
+    }
+}
+
+extension CommandRouter.Settings {
+    /// Router settings without the per-user limits (flood guard, command rate limits).
+    public static var unlimited: CommandRouter.Settings {
+        var settings = CommandRouter.Settings()
+        settings.userLimits = nil
+        return settings
+    }
+}
+
+extension ManualBotClock {
+    /// This clock as a wall clock: the time of the call, moved with the clock.
+    public func wallClock() -> @Sendable () -> Date {
+        let start = Date()
+        return {
+            let elapsed = self.now().components
+            return start.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import BotKit
 import Foundation
 import FuzzingSupport
+import IRCProtocol
 import Logging
 import OnTheMapPlugins
 import OnTheMapService
@@ -11,7 +12,7 @@ import Synchronization
 /// aside) and every saved pin has a valid place and an acceptable link.
 enum RouterRun {
     static let botNick = "OnTheMapBot"
-    static let student = Sender(nick: "student", user: "s", host: "school.example")
+    static let student = UserIdentity(nick: "student", user: "s", host: "school.example")
     static let quiet = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
 
     static func run(_ text: String) {
@@ -25,15 +26,14 @@ enum RouterRun {
         let router = CommandRouter(
             plugins: plugins + [CorePlugin()],
             settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 1_000)),
-            transport: transport, logger: quiet)
+            transport: transport, sessions: SessionBook<StudentLogin>(), logger: quiet)
         blocking {
-            await router.sessions.bind(
-                MemoryDirectory.session,
-                profile: StudentProfile(
-                    accountKey: MemoryDirectory.session.accountKey, firstName: "Ada", lastName: "Lovelace"),
-                to: Self.student)
-            await router.handle(IncomingLine(sender: Self.student, origin: .privateMessage, text: text))
-            await router.handle(IncomingLine(sender: Self.student, origin: .channel("#class"), text: text))
+            let profile = StudentProfile(
+                accountKey: MemoryDirectory.session.accountKey, firstName: "Ada", lastName: "Lovelace")
+            await router.sessions(storing: StudentLogin.self).bind(
+                StudentLogin(session: MemoryDirectory.session, profile: profile), to: Self.student)
+            await router.handle(IRCUserMessage(sender: Self.student, origin: .privateMessage, text: text))
+            await router.handle(IRCUserMessage(sender: Self.student, origin: .channel("#class"), text: text))
             await router.waitUntilIdle()
         }
         for line in transport.sent {
@@ -66,10 +66,10 @@ enum RouterRun {
 
 /// Records the router's replies.
 final class RecordingTransport: BotTransport {
-    private let lines = Mutex<[OutgoingLine]>([])
-    var sent: [OutgoingLine] { lines.withLock { $0 } }
+    private let lines = Mutex<[OutgoingText]>([])
+    var sent: [OutgoingText] { lines.withLock { $0 } }
 
-    nonisolated(nonsending) func send(_ line: OutgoingLine) async { lines.withLock { $0.append(line) } }
+    nonisolated(nonsending) func send(_ line: OutgoingText) async { lines.withLock { $0.append(line) } }
     nonisolated(nonsending) func currentNick() async -> String { RouterRun.botNick }
 }
 

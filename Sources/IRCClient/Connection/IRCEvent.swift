@@ -40,29 +40,3 @@ public enum IRCEvent: Sendable {
     /// error such as a failed required SASL login or unusable TLS settings.
     case stopped(reason: String?)
 }
-
-/// A PRIVMSG or NOTICE sent by a user, with the sender's identity.
-public struct IRCUserMessage: Sendable {
-    /// The sender: nick, user and host from the message source, account from the `account` tag or else
-    /// from the identity tracker.
-    public var sender: UserIdentity
-    /// The target as sent: a channel, or the client's nick for a private message.
-    public var target: String
-    /// The message text (possibly a CTCP request, see ``IRCMessage/ctcp``).
-    public var text: String
-    /// `true` when sent to the client directly rather than to a channel.
-    public var isPrivate: Bool
-    /// The whole message (tags such as `time` included).
-    public var message: IRCMessage
-
-    public init(sender: UserIdentity, target: String, text: String, isPrivate: Bool, message: IRCMessage) {
-        self.sender = sender
-        self.target = target
-        self.text = text
-        self.isPrivate = isPrivate
-        self.message = message
-    }
-
-    /// Where a reply goes: the sender's nick for a private message, else the channel.
-    public var replyTarget: String { isPrivate ? sender.nick : target }
-}

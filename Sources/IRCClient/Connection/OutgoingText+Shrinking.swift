@@ -1,3 +1,5 @@
+import IRCProtocol
+
 extension OutgoingText {
     /// `texts` with each asker's channel answer made one line: consecutive texts to the same channel on
     /// behalf of the same asker become one text of at most one line ("alice: first · second · third",

@@ -4,7 +4,7 @@ import IRCProtocol
 /// What one line typed in the console means.
 public enum ConsoleAction: Sendable, Equatable {
     /// A line said to the bot (in a channel or privately) by the current console user.
-    case say(IncomingLine)
+    case say(IRCUserMessage)
     /// A console command that changed who or where (or asked for help): lines for the screen.
     case note([String])
     /// `/quit`.
@@ -33,8 +33,8 @@ public struct ConsoleInterpreter: Sendable {
 
     /// The stable fake identity of a console user: `alice!alice@alice.console`. Each user has their
     /// own host, so the per-user limits (flood guard, cooldowns) stay per user as on IRC.
-    public static func sender(nick: String) -> Sender {
-        Sender(nick: nick, user: String(nick.lowercased().prefix(10)), host: "\(nick.lowercased()).console")
+    public static func sender(nick: String) -> UserIdentity {
+        UserIdentity(nick: nick, user: String(nick.lowercased().prefix(10)), host: "\(nick.lowercased()).console")
     }
 
     /// "#class" or "private".
@@ -90,7 +90,7 @@ public struct ConsoleInterpreter: Sendable {
     }
 
     private func say(_ text: String) -> ConsoleAction {
-        .say(IncomingLine(sender: Self.sender(nick: user), origin: origin, text: text))
+        .say(IRCUserMessage(sender: Self.sender(nick: user), origin: origin, text: text))
     }
 
     private mutating func switchUser(to nick: String) -> ConsoleAction {

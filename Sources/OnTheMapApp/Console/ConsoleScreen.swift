@@ -23,7 +23,7 @@ public actor ConsoleScreen {
     }
 
     /// Prints one line the bot sends.
-    public func show(_ line: OutgoingLine) {
+    public func show(_ line: OutgoingText) {
         emit([Self.render(line, botNick: botNick, user: user)])
     }
 
@@ -55,12 +55,12 @@ public actor ConsoleScreen {
     }
 
     /// How an IRC client would show `line` to `user`.
-    public static func render(_ line: OutgoingLine, botNick: String, user: String) -> String {
+    public static func render(_ line: OutgoingText, botNick: String, user: String) -> String {
         let text = TextSanitizer.untrusted(line.text)
         let isChannel = line.target.first.map { "#&".contains($0) } ?? false
         let isUser = line.target.lowercased() == user.lowercased()
         switch line.kind {
-        case .message:
+        case .privmsg:
             let place = isChannel ? line.target : isUser ? "private" : "private to \(line.target)"
             return "[\(place)] <\(botNick)> \(text)"
         case .notice:
@@ -75,13 +75,13 @@ struct ConsoleTransport: BotTransport {
     let screen: ConsoleScreen
     let botNick: String
 
-    nonisolated(nonsending) func send(_ line: OutgoingLine) async {
+    nonisolated(nonsending) func send(_ line: OutgoingText) async {
         await screen.show(line)
     }
 
     nonisolated(nonsending) func currentNick() async -> String { botNick }
 
-    nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
+    nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? {
         ConsoleInterpreter.sender(nick: nick)
     }
 }

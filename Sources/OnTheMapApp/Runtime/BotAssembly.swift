@@ -1,6 +1,7 @@
 import BotKit
 import IRCClient
 import Logging
+import OnTheMapPlugins
 import OnTheMapService
 
 /// Builds the running bot from a config: the IRC client, the plugins the config enables, and
@@ -63,12 +64,13 @@ public enum BotAssembly {
             uniquingKeysWith: { a, b in a.union(b) })
         var settings = CommandRouter.Settings(
             prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
-        settings.enforcesUserLimits = config.plugins.userLimits
+        if !config.plugins.userLimits { settings.userLimits = nil }
         settings.commandExecutor = commandExecutor
         settings.actorExecutor = actorExecutor
         return CommandRouter(
             plugins: PluginAssembly.plugins(config: config, stack: stack), settings: settings,
-            transport: transport, logger: logger.withLabel("onthemap.router"))
+            transport: transport, sessions: SessionBook<StudentLogin>(executor: actorExecutor),
+            logger: logger.withLabel("onthemap.router"))
     }
 
     /// Whether `directory` answers within `timeout`.

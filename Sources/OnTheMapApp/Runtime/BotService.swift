@@ -102,13 +102,12 @@ public final class BotService: Service {
         for await event in client.events {
             switch event {
             case .privmsg(let message):
-                let origin: Origin = message.isPrivate ? .privateMessage : .channel(message.target)
-                await router.handle(
-                    IncomingLine(sender: Sender(message.sender), origin: origin, text: message.text))
+                await router.handle(message)
             case .message(let message):
                 if message.command == "005" { await router.setCaseMapping(await client.serverSupport.caseMapping) }
             case .identity(let change):
-                await follow(change, in: router.sessions)
+                // Sessions follow nick changes, QUITs, services logouts and losses of sight.
+                await router.sessions.follow(change)
             case .registered(let nick):
                 logger.info("registered", metadata: ["nick": "\(nick)"])
                 toldChannels = []
@@ -139,26 +138,6 @@ public final class BotService: Service {
             }
         }
         return .shutDown
-    }
-
-    /// Keeps sessions in step with the network: nick changes move them, a QUIT or a services logout
-    /// ends them, and losing sight of a user (they left the last shared channel, or the server says
-    /// their nick went offline) leaves their session to be checked before it acts again. The bot's
-    /// own reconnects end none (see ``SessionBook/connectionLost()``).
-    private func follow(_ change: IdentityEvent, in sessions: SessionBook) async {
-        switch change {
-        case .nickChanged(let old, let new, _, _):
-            await sessions.nickChanged(from: old, to: new)
-        case .quit(let nick, let user, let host):
-            await sessions.userQuit(nick: nick, user: user, host: host)
-        case .accountChanged(let nick, let account):
-            // A services logout (ACCOUNT *) or switch ends the account-bound session.
-            await sessions.accountChanged(nick: nick, to: account)
-        case .lostSight(let nick):
-            await sessions.lostSight(ofNick: nick)
-        case .offline(let nick):
-            await sessions.wentOffline(nick: nick)
-        }
     }
 
     /// While the bot is not on its configured nick, it says so once in each channel: whoever holds

@@ -1,39 +1,35 @@
 import BotKit
 import IRCClient
+import IRCProtocol
 
 /// Sends the router's replies through the IRC client, which sanitizes, splits and
 /// flood-controls every line.
 struct IRCBotTransport: BotTransport {
     let client: IRCClient
-    /// The most IRC lines one reply line may become after splitting.
+    /// The most IRC lines one reply text may become after splitting.
     var maxLinesPerReply = 3
 
-    nonisolated(nonsending) func send(_ line: OutgoingLine) async {
-        switch line.kind {
-        case .message:
-            await client.sendPrivmsg(
-                to: line.target, text: line.text, maxLines: maxLinesPerReply, fairnessKey: line.requester)
-        case .notice:
-            await client.sendNotice(
-                to: line.target, text: line.text, maxLines: maxLinesPerReply, fairnessKey: line.requester)
-        }
+    nonisolated(nonsending) func send(_ text: OutgoingText) async {
+        await client.send(texts: [capped(text)])
     }
 
-    nonisolated(nonsending) func send(lines: [OutgoingLine]) async {
-        await client.send(
-            texts: lines.map { line in
-                OutgoingText(
-                    line.kind == .notice ? .notice : .privmsg, to: line.target, text: line.text,
-                    maxLines: maxLinesPerReply, fairnessKey: line.requester)
-            })
+    nonisolated(nonsending) func send(lines: [OutgoingText]) async {
+        await client.send(texts: lines.map(capped))
+    }
+
+    /// `text` split into at most ``maxLinesPerReply`` IRC lines.
+    private func capped(_ text: OutgoingText) -> OutgoingText {
+        var capped = text
+        capped.maxLines = min(text.maxLines, maxLinesPerReply)
+        return capped
     }
 
     nonisolated(nonsending) func currentNick() async -> String { client.nick }
 
     nonisolated(nonsending) func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
 
-    nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
-        await client.identity(ofNick: nick).map(Sender.init)
+    nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? {
+        await client.identity(ofNick: nick)
     }
 
     nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup {
@@ -56,11 +52,5 @@ struct IRCBotTransport: BotTransport {
 
     nonisolated(nonsending) func sharesChannel(withNick nick: String) async -> Bool {
         await client.identity(ofNick: nick) != nil
-    }
-}
-
-extension Sender {
-    init(_ identity: UserIdentity) {
-        self.init(nick: identity.nick, user: identity.user, host: identity.host, account: identity.account)
     }
 }

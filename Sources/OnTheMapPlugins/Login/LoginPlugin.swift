@@ -112,64 +112,16 @@ public struct LoginPlugin: Plugin {
     }
 
     /// What the login throttle counts a failure against: `identity`, the services account, else the
-    /// host; and `origin`, always the host, whose failures count towards the bot-wide cap. The nick
-    /// and user name are left out (anyone changes them at will), and an IPv6 address stands for its
-    /// /64 (one customer's network).
-    static func throttleKeys(_ sender: Sender) -> (identity: String, origin: String) {
-        let origin: String
-        if let host = sender.host, !host.isEmpty {
-            origin = "h:" + hostKey(host)
-        } else {
-            origin = "n:" + sender.nick.lowercased()
-        }
-        if let account = sender.account, !account.isEmpty, account != "*" {
-            return ("a:" + account.lowercased(), origin)
-        }
-        return (origin, origin)
-    }
-
-    /// A host as the throttle counts it: an IPv6 address as its /64 prefix (`2001:db8:7:1::/64`), an
-    /// IPv4-mapped one as its IPv4 address, anything else (IPv4 address, host name, cloak) lowercased.
-    static func hostKey(_ host: String) -> String {
-        let lowered = host.lowercased()
-        guard let groups = ipv6Groups(lowered) else { return lowered }
-        if groups[0..<5].allSatisfy({ $0 == 0 }) && groups[5] == 0xffff {
-            return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].map(String.init).joined(
-                separator: ".")
-        }
-        return groups[0..<4].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
-    }
-
-    /// The eight 16-bit groups of an IPv6 address in text form (`::` and a final dotted IPv4 part
-    /// allowed, a `%zone` ignored), or nil when `text` is not one.
-    static func ipv6Groups(_ text: String) -> [UInt16]? {
-        guard text.contains(":") else { return nil }
-        let address = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let halves = address.components(separatedBy: "::")
-        guard halves.count <= 2 else { return nil }
-        func parse(_ part: String, endsAddress: Bool) -> [UInt16]? {
-            guard !part.isEmpty else { return [] }
-            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
-            var groups: [UInt16] = []
-            for (index, piece) in pieces.enumerated() {
-                if endsAddress && index == pieces.count - 1 && piece.contains(".") {
-                    let octets = piece.split(separator: ".", omittingEmptySubsequences: false)
-                    let values = octets.compactMap { $0.utf8.allSatisfy { (48...57).contains($0) } ? UInt8($0) : nil }
-                    guard octets.count == 4, values.count == 4 else { return nil }
-                    groups += [UInt16(values[0]) << 8 | UInt16(values[1]), UInt16(values[2]) << 8 | UInt16(values[3])]
-                } else {
-                    guard (1...4).contains(piece.count), piece.allSatisfy({ $0.isASCII && $0.isHexDigit }),
-                        let value = UInt16(piece, radix: 16)
-                    else { return nil }
-                    groups.append(value)
-                }
-            }
-            return groups
-        }
-        guard let head = parse(halves[0], endsAddress: halves.count == 1) else { return nil }
-        if halves.count == 1 { return head.count == 8 ? head : nil }
-        guard let tail = parse(halves[1], endsAddress: true), head.count + tail.count <= 7 else { return nil }
-        return head + Array(repeating: 0, count: 8 - head.count - tail.count) + tail
+    /// network the sender connects from; and `origin`, always that network, whose failures count
+    /// towards the bot-wide cap (see ``UserIdentity/KeyBasis/network``: the nick and user name, which
+    /// anyone changes at will, are left out; an IPv6 address stands for its /64).
+    static func throttleKeys(_ sender: UserIdentity, caseMapping: CaseMapping) -> (identity: String, origin: String) {
+        var anonymous = sender
+        anonymous.account = nil
+        return (
+            sender.key(by: .network, caseMapping: caseMapping),
+            anonymous.key(by: .network, caseMapping: caseMapping)
+        )
     }
 
     static func logIn(_ call: Invocation, _ services: ClassServices, _ throttle: LoginThrottle) async throws {
@@ -180,7 +132,7 @@ public struct LoginPlugin: Plugin {
         let email = words[0]
         // A password may contain spaces: everything after the email is the password.
         let password = call.argument.drop { !$0.isWhitespace }.drop { $0.isWhitespace }
-        let (identity, origin) = throttleKeys(call.sender)
+        let (identity, origin) = throttleKeys(call.sender, caseMapping: call.caseMapping)
         if let refusal = await throttle.check(identity: identity, origin: origin, email: email) {
             throw UserFacingError(refusalSentence(refusal, justFailed: false))
         }
@@ -211,7 +163,8 @@ public struct LoginPlugin: Plugin {
         if let previous = await call.sessions.unbind(call.sender) {
             try? await services.directory.logOut(previous.session)
         }
-        let caveat = try await bind(session, profile: profile, check: await connection, call, services)
+        let caveat = try await bind(
+            StudentLogin(session: session, profile: profile), check: await connection, call, services)
         let name = Formatting.displayName(profile)
         await call.reply(
             "Welcome, \(name)! You are logged in. Post your pin with \(call.prefix)post <place>; \(call.prefix)logout ends the session."
@@ -222,14 +175,13 @@ public struct LoginPlugin: Plugin {
     /// Binds the session to the sender's identity (see `Invocation.bindSession`); a refused binding
     /// logs the new session out again and says why. Returns the caveat the student must read, if any.
     static func bind(
-        _ session: DirectorySession, profile: StudentProfile, check: ConnectionCheck, _ call: Invocation,
-        _ services: ClassServices
+        _ login: StudentLogin, check: ConnectionCheck, _ call: Invocation, _ services: ClassServices
     ) async throws -> String? {
-        switch await call.bindSession(session, profile: profile, check: check) {
+        switch await call.bindSession(login, check: check) {
         case .bound(_, let caveat):
             return caveat
         case .refused(let reason):
-            try? await services.directory.logOut(session)
+            try? await services.directory.logOut(login.session)
             throw UserFacingError(reason)
         }
     }
@@ -252,7 +204,7 @@ public struct LoginPlugin: Plugin {
     }
 
     static func logOut(_ call: Invocation, _ services: ClassServices) async throws {
-        guard let bound = await call.endSession() else {
+        guard let bound = await call.endSession(storing: StudentLogin.self) else {
             await call.reply("You were not logged in.")
             return
         }
@@ -315,7 +267,8 @@ public struct LoginPlugin: Plugin {
         let profile = try await services.call {
             try await accounts.profile(accountKey: session.accountKey, session: session)
         }
-        let caveat = try await bind(session, profile: profile, check: await connection, call, services)
+        let caveat = try await bind(
+            StudentLogin(session: session, profile: profile), check: await connection, call, services)
         let name = Formatting.clean(
             "\(account.firstName) \(account.lastName)", maxBytes: 64, fallback: "friend")
         await call.reply(

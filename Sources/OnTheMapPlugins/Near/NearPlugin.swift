@@ -76,7 +76,7 @@ public struct NearPlugin: Plugin {
                     ? "Nobody is on the map yet. Be the first: /msg \(call.botNick) \(call.prefix)post <place>"
                     : "Nobody else is on the map yet.")
         }
-        let unit = await units.unit(for: call.sender)
+        let unit = await units.unit(for: call.sender, caseMapping: call.caseMapping)
         var lines = nearest.map {
             Formatting.neighbour($0.payload, kilometres: $0.distanceKilometres, unit: unit)
         }

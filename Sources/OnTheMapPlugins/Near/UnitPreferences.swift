@@ -1,7 +1,8 @@
 import BotKit
+import IRCProtocol
 
 /// Each student's choice of kilometres or miles (`!units`), kept while the bot runs. Keyed by
-/// services account when there is one, otherwise by nick.
+/// services account when there is one, otherwise by nick (see ``UserIdentity/key(by:caseMapping:)``).
 public actor UnitPreferences {
     private let defaultUnit: UnitSystem
     private var chosen: [String: UnitSystem] = [:]
@@ -10,21 +11,14 @@ public actor UnitPreferences {
         self.defaultUnit = defaultUnit
     }
 
-    /// The unit `sender` sees.
-    public func unit(for sender: Sender) -> UnitSystem {
-        chosen[Self.key(sender)] ?? defaultUnit
+    /// The unit `sender` sees (nicks compared under `caseMapping`).
+    public func unit(for sender: UserIdentity, caseMapping: CaseMapping) -> UnitSystem {
+        chosen[sender.key(by: .nick, caseMapping: caseMapping)] ?? defaultUnit
     }
 
-    /// Remembers `unit` for `sender`.
-    public func set(_ unit: UnitSystem, for sender: Sender) {
-        chosen[Self.key(sender)] = unit
-    }
-
-    private static func key(_ sender: Sender) -> String {
-        if let account = sender.account, !account.isEmpty, account != "*" {
-            return "a:" + account.lowercased()
-        }
-        return "n:" + sender.nick.lowercased()
+    /// Remembers `unit` for `sender` (nicks compared under `caseMapping`).
+    public func set(_ unit: UnitSystem, for sender: UserIdentity, caseMapping: CaseMapping) {
+        chosen[sender.key(by: .nick, caseMapping: caseMapping)] = unit
     }
 }
 
@@ -43,7 +37,7 @@ struct UnitsCommand {
             ]
         ) { call in
             guard let word = call.words.first?.lowercased() else {
-                let unit = await units.unit(for: call.sender)
+                let unit = await units.unit(for: call.sender, caseMapping: call.caseMapping)
                 await call.reply(
                     "Your distances are in \(unit.rawValue). Change with \(call.prefix)units km or \(call.prefix)units mi."
                 )
@@ -56,7 +50,7 @@ struct UnitsCommand {
             guard let unit = aliases[word], call.words.count == 1 else {
                 throw UserFacingError("Units are km or mi: \(call.prefix)units km or \(call.prefix)units mi.")
             }
-            await units.set(unit, for: call.sender)
+            await units.set(unit, for: call.sender, caseMapping: call.caseMapping)
             await call.reply(
                 "OK, I will show you distances in \(unit == .km ? "kilometres (km)" : "miles (mi)").")
         }

@@ -150,7 +150,7 @@ public struct PostPlugin: Plugin {
 
     /// Geocodes the place and opens (or restarts) the flow.
     func startFlow(
-        place typed: String, bound: BoundSession, call: Invocation, announceStep: Bool
+        place typed: String, bound: StudentSession, call: Invocation, announceStep: Bool
     ) async throws -> PostDraft {
         guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
             throw UserFacingError("That place is too long; try 'City, Country'.")
@@ -199,7 +199,7 @@ public struct PostPlugin: Plugin {
 
     /// Validates the link and saves the pin; on failure the flow stays open.
     func finish(
-        _ draft: PostDraft, link: String, bound: BoundSession, call: Invocation, oneShot: Bool
+        _ draft: PostDraft, link: String, bound: StudentSession, call: Invocation, oneShot: Bool
     ) async throws {
         let found = "Found \(Formatting.clean(draft.place.displayName, maxBytes: 120))."
         let keepOpen =

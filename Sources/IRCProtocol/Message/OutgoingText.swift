@@ -1,5 +1,5 @@
-/// A text for ``IRCClient/send(texts:)``: a PRIVMSG or NOTICE, split to fit like
-/// ``IRCClient/sendPrivmsg(to:text:maxLines:fairnessKey:)``.
+/// A text a client sends: a PRIVMSG or NOTICE, which the connection sanitizes and splits into IRC
+/// lines that fit.
 public struct OutgoingText: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         case privmsg, notice
@@ -10,7 +10,8 @@ public struct OutgoingText: Sendable, Hashable {
     public var text: String
     /// The most IRC lines the text may become after splitting.
     public var maxLines: Int
-    /// On whose behalf the lines go (see ``SendQueue``); `nil` means the target.
+    /// On whose behalf the lines go, for a send queue that shares its turns between askers (the nick
+    /// whose command a channel reply answers); `nil` means the target.
     public var fairnessKey: String?
 
     public init(_ kind: Kind, to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {

@@ -1,0 +1,11 @@
+import BotKit
+import Synchronization
+
+/// A clock that only moves when told to, so that rate limits are tested without waiting.
+public final class ManualBotClock: BotClock {
+    private let current = Mutex<Duration>(.zero)
+    public init() {}
+    public func now() -> Duration { current.withLock { $0 } }
+    /// Moves the clock forward.
+    public func advance(by duration: Duration) { current.withLock { $0 += duration } }
+}

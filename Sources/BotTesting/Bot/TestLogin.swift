@@ -1,0 +1,14 @@
+import BotKit
+import Foundation
+
+/// A login for tests of the plugin host: a name and when it ends.
+public struct TestLogin: ExpiringLogin, Hashable {
+    public var name: String
+    public var expiresAt: Date
+
+    /// A login of `name` that ends `seconds` from now.
+    public init(_ name: String, expiresIn seconds: TimeInterval = 3600) {
+        self.name = name
+        self.expiresAt = Date().addingTimeInterval(seconds)
+    }
+}

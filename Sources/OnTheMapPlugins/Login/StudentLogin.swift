@@ -1,0 +1,34 @@
+import BotKit
+import Foundation
+import OnTheMapService
+
+/// What the bot's session book stores for a logged-in student: their class-directory session and
+/// the profile it belongs to.
+public struct StudentLogin: ExpiringLogin, Hashable {
+    public var session: DirectorySession
+    public var profile: StudentProfile
+
+    public init(session: DirectorySession, profile: StudentProfile) {
+        self.session = session
+        self.profile = profile
+    }
+
+    public var expiresAt: Date { session.expiresAt }
+}
+
+/// A student's login session, bound to their IRC identity.
+public typealias StudentSession = BoundSession<StudentLogin>
+
+extension BoundSession where Login == StudentLogin {
+    /// The class-directory session.
+    public var session: DirectorySession { login.session }
+    /// The student's profile.
+    public var profile: StudentProfile { login.profile }
+}
+
+extension Invocation {
+    /// The sender's login session, when they have one.
+    var session: StudentSession? { session(as: StudentLogin.self) }
+    /// Every student's session.
+    var sessions: SessionBook<StudentLogin> { sessions(storing: StudentLogin.self) }
+}
