@@ -1,7 +1,7 @@
 import IRCProtocol
 
 /// Something that happened on the IRC connection, delivered through ``IRCClient/events``.
-public enum IRCEvent: Sendable {
+public enum IRCEvent: Sendable, Equatable {
     /// A connection attempt starts (`attempt` counts from 1 since ``IRCClient/run()``).
     case connecting(host: String, port: Int, attempt: Int)
     /// The TCP (and TLS, if enabled) connection is up; registration starts.
@@ -42,7 +42,7 @@ public enum IRCEvent: Sendable {
 }
 
 /// A PRIVMSG or NOTICE sent by a user, with the sender's identity.
-public struct IRCUserMessage: Sendable {
+public struct IRCUserMessage: Sendable, Equatable {
     /// The sender: nick, user and host from the message source, account from the `account` tag or else
     /// from the identity tracker.
     public var sender: UserIdentity
