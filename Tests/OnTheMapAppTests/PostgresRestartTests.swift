@@ -22,8 +22,8 @@ import Testing
         private let lines = Mutex<[OutgoingLine]>([])
 
         init(nick: String) { self.nick = nick }
-        nonisolated(nonsending) func send(_ line: OutgoingLine) async { lines.withLock { $0.append(line) } }
-        nonisolated(nonsending) func currentNick() async -> String { nick }
+        func send(_ line: OutgoingLine) async { lines.withLock { $0.append(line) } }
+        func currentNick() async -> String { nick }
         var all: [OutgoingLine] { lines.withLock { $0 } }
     }
 

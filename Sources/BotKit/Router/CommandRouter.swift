@@ -26,13 +26,6 @@ public actor CommandRouter {
         public var ctcpBudget = CTCPBudget()
         /// `false` skips ``floodGuard`` and the commands' rate limits (load tests only).
         public var enforcesUserLimits = true
-        /// Where command tasks run: the IRC connection's event loop in the bot (no thread switch
-        /// between reading a command and writing its answer), the default executor when `nil`.
-        public var commandExecutor: (any TaskExecutor)?
-        /// The serial executor of the router and of the session book it makes: in the bot the one
-        /// of the IRC client actor (its event loop), so that calls between the three run inline,
-        /// without a task switch; a private queue when `nil`.
-        public var actorExecutor: (any SerialExecutor)?
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -69,25 +62,18 @@ public actor CommandRouter {
     private var outcomeCounters: [String: Counter] = [:]
     private var durationTimers: [String: Metrics.Timer] = [:]
 
-    private nonisolated let executor: any SerialExecutor
-
-    /// The router's jobs run on ``Settings/actorExecutor`` (see there).
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    /// `sessions` nil: a new, empty book on the router's executor.
+    /// `sessions` nil: a new, empty book.
     public init(
         plugins: [any Plugin], settings: Settings = Settings(), transport: any BotTransport,
         sessions: SessionBook? = nil, logger: Logger = Logger(label: "onthemap.router"),
         clock: any BotClock = SystemBotClock()
     ) {
-        let executor = settings.actorExecutor ?? SerialQueueExecutor(label: "onthemap.router")
-        self.executor = executor
         self.catalog = CommandCatalog(plugins: plugins)
         self.backgroundPlugins = plugins.compactMap { $0 as? any BackgroundPlugin }
         self.settings = settings
         self.parser = CommandLineParser(prefix: settings.prefix)
         self.transport = transport
-        self.sessions = sessions ?? SessionBook(executor: executor)
+        self.sessions = sessions ?? SessionBook()
         self.logger = logger
         self.clock = clock
     }
@@ -180,10 +166,9 @@ public actor CommandRouter {
         let timeout = settings.commandTimeout
         lastCommandID += 1
         let id = lastCommandID
-        // One task per command: the handler runs in it, its time limit is kept by the watchdog. It
-        // starts on the command executor, which in the bot is also the router's executor, so its
-        // calls into the router run inline.
-        let task = Task(executorPreference: settings.commandExecutor) {
+        // One task per command, isolated to the router; the handler itself runs off it (so a slow
+        // handler holds up only its own user), and its time limit is kept by the watchdog.
+        let task = Task {
             await previous?.value
             // The session is looked up once the user's earlier commands are done (one of them may be a
             // login); checking an unwatched one asks the server, which must not hold up other users.
@@ -193,7 +178,7 @@ public actor CommandRouter {
             } else {
                 await self.execute(command, invocation: makeInvocation(session), id: id, timeout: timeout)
             }
-            await self.finished(id, key: userKey)
+            self.finished(id, key: userKey)
         }
         inFlight[userKey] = (id, task)
         deadlines.register(id, task: task)

@@ -10,16 +10,16 @@ public final class RecordingTransport: BotTransport {
         state = Mutex((nick, []))
     }
 
-    public nonisolated(nonsending) func send(_ line: OutgoingLine) async {
+    public func send(_ line: OutgoingLine) async {
         state.withLock { $0.sent.append(line) }
     }
 
-    public nonisolated(nonsending) func currentNick() async -> String { state.withLock { $0.nick } }
+    public func currentNick() async -> String { state.withLock { $0.nick } }
 
     /// Identities that `identity(ofNick:)` reports (set them with ``setIdentity(_:)``).
     private let identities = Mutex<[String: Sender]>([:])
 
-    public nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
+    public func identity(ofNick nick: String) async -> Sender? {
         identities.withLock { $0[nick.lowercased()] }
     }
 

@@ -3,8 +3,8 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// One connection from connect to close: the pipeline (TLS → line decoder → forwarder), the writer
-/// and the maintenance tick.
+/// One connection from connect to close: the pipeline (TLS → line decoder → the reader's stream),
+/// the reader, the writer and the maintenance tick.
 extension IRCClient {
     /// One connection from connect to close; returns how long it stayed registered (nil if it never was).
     func runConnection(attempt: Int) async -> Duration? {
@@ -23,71 +23,51 @@ extension IRCClient {
             emit(.connectionFailed(reason: reason))
             return nil
         }
-        let (signals, signalSink) = AsyncStream.makeStream(of: ConnectionSignal.self)
-        // The pipeline runs on the actor's own executor (the event loop), so a decoded line is handled
-        // in the actor right away, without a task switch (see IRCLineForwarder).
-        earlyLines = []
-        let deliverLine: @Sendable (String) -> Void = { line in
-            self.assumeIsolated { client in client.receiveLine(line) }
-        }
-        let channel: any Channel
+        let connection: NIOAsyncChannel<String, Never>
         do {
-            channel = try await connect(tlsSetup: tlsSetup, signals: signalSink, deliver: deliverLine)
+            connection = try await connect(tlsSetup: tlsSetup)
         } catch {
-            signalSink.finish()
             let reason = "cannot connect to \(configuration.host):\(configuration.port): \(error)"
             logger.warning("\(reason)")
             emit(.connectionFailed(reason: reason))
             return nil
         }
         if stopRequested || Task.isCancelled {
-            try? await channel.close()
+            try? await connection.channel.close()
             return nil
         }
         connectionID += 1
         let id = connectionID
-        self.channel = channel
+        channel = connection.channel
         closeReason = nil
         perform(machine.connected(at: clock.now))
-        let early = earlyLines ?? []
-        earlyLines = nil
-        for line in early { perform(machine.lineReceived(line, at: clock.now)) }
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.runWriter(connectionID: id) }
             group.addTask { await self.runMaintenance(connectionID: id) }
-            for await signal in signals {
-                switch signal {
-                case .closed(let error):
-                    if closeReason == nil { closeReason = error }
-                }
-            }
+            await readLines(from: connection)
             group.cancelAll()
         }
-        if channel.isActive { try? await channel.close() }
         var reason = closeReason ?? "connection closed by the server"
         if let pinFailure = tlsSetup?.lastPinFailure { reason = pinFailure.description }
-        if let tlsSetup, !machine.isRegistered, reason.hasPrefix(IRCLineForwarder.certificateRefused) {
+        if let tlsSetup, !machine.isRegistered, reason.hasPrefix(ConnectionError.certificateRefused) {
             reason = await explainRefusedCertificate(tlsSetup, fallback: reason)
         }
         let registeredFor = machine.registeredAt.map { $0.duration(to: clock.now) }
-        self.channel = nil
+        channel = nil
         writerWake?.finish()
         writerWake = nil
         perform(machine.connectionClosed(reason: reason, at: clock.now))
         return registeredFor
     }
 
-    private func connect(
-        tlsSetup: IRCTLSSetup?, signals: AsyncStream<ConnectionSignal>.Continuation,
-        deliver: @escaping @Sendable (String) -> Void
-    ) async throws -> any Channel {
+    private func connect(tlsSetup: IRCTLSSetup?) async throws -> NIOAsyncChannel<String, Never> {
         let maximumLineLength = configuration.maximumLineLength
         let decoderLogger = logger
         let statistics = inboundStatistics
-        return try await ClientBootstrap(group: eventLoop)
+        return try await ClientBootstrap(group: eventLoopGroup)
             .connectTimeout(.nanoseconds(Self.nanoseconds(configuration.connectTimeout)))
-            .channelInitializer { channel in
+            .connect(host: configuration.host, port: configuration.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     if let tlsSetup { try pipeline.addHandler(try tlsSetup.makeHandler()) }
@@ -100,18 +80,25 @@ extension IRCClient {
                             )
                         )
                     )
-                    try pipeline.addHandler(IRCLineForwarder(continuation: signals, deliver: deliver))
+                    // Lines wait in the stream until the reader takes them; while too many wait, the
+                    // socket is not read (TCP then slows the server down).
+                    return try NIOAsyncChannel<String, Never>(wrappingChannelSynchronously: channel)
                 }
             }
-            .connect(host: configuration.host, port: configuration.port).get()
     }
 
-    /// A line from the pipeline: handled now, or kept until the connection is taken up.
-    private func receiveLine(_ line: String) {
-        if earlyLines != nil {
-            earlyLines?.append(line)
-        } else {
-            perform(machine.lineReceived(line, at: clock.now))
+    /// Feeds every line read to the machine until the connection closes; a pipeline error (TLS,
+    /// reset…) becomes the close reason unless one was recorded first.
+    private func readLines(from connection: NIOAsyncChannel<String, Never>) async {
+        do {
+            try await connection.executeThenClose { inbound in
+                for try await line in inbound {
+                    perform(machine.lineReceived(line, at: clock.now))
+                }
+            }
+        } catch {
+            // `executeThenClose` has closed the channel.
+            if closeReason == nil { closeReason = ConnectionError.describe(error) }
         }
     }
 

@@ -10,20 +10,17 @@ import NIOPosix
 /// The protocol logic is ``ConnectionStateMachine``; this actor is its I/O shell. It makes the
 /// connections (TCP, TLS, line framing), feeds the machine what happens (a line read, a tick of the
 /// maintenance timer, the close, a request) and carries out what the machine returns: writing lines,
-/// queueing them behind the ``FloodGate``, emitting ``events``, closing.
-///
-/// Concurrency: the actor runs on one NIO event loop (its executor is that loop) and every connection
-/// is made on the same loop, so the pipeline (TLS → line decoder → forwarder) and the actor share a
-/// thread: a line read from the socket is handled by the actor inside the read event, without a task
-/// switch, and a line the actor writes goes to the socket at once. Per connection, two child tasks
-/// run beside the reader: the writer (drains what the flood gate held back) and a maintenance tick.
+/// queueing them behind the ``FloodGate``, emitting ``events``, closing. Per connection three tasks
+/// run: the reader (lines from the socket, with back-pressure: the socket is not read while lines
+/// wait), the writer (drains what the flood gate held back) and the maintenance tick.
 ///
 /// Call ``run()`` once (it returns only after ``shutdown(quitMessage:)``, a fatal error, or cancellation of
 /// its task) and consume ``events``. The event stream finishes when `run()` returns.
 public actor IRCClient {
     /// Events for the layer above. Single consumer; when the consumer lags by more than
     /// ``IRCClientConfiguration/eventBufferSize`` events the oldest are dropped.
-    public nonisolated let events: IRCEventStream
+    public nonisolated let events: AsyncStream<IRCEvent>
+    private nonisolated let eventSink: AsyncStream<IRCEvent>.Continuation
     public nonisolated let configuration: IRCClientConfiguration
     /// What the inbound line decoders have seen (buffer high-water mark, dropped overlong lines).
     public nonisolated let inboundStatistics = InboundLineStatistics()
@@ -35,24 +32,9 @@ public actor IRCClient {
 
     let logger: Logger
     let eventLoopGroup: any EventLoopGroup
-    /// The loop the actor and all its connections run on.
-    nonisolated let eventLoop: any EventLoop
     let clock = ContinuousClock()
     /// The protocol logic.
     var machine: ConnectionStateMachine
-
-    /// Runs tasks on the client's event loop: a task that prefers it talks to the client without a
-    /// thread switch (the bot's event pump and command handlers use it; see ``EventLoopExecutor``).
-    public nonisolated let taskExecutor: EventLoopExecutor
-
-    /// The actor's jobs run on ``eventLoop`` (see the type's concurrency note).
-    public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        taskExecutor.asUnownedSerialExecutor()
-    }
-
-    /// The actor's serial executor (the same ``EventLoopExecutor``): an actor that shares it calls
-    /// the client, and is called back, inline, without a task switch (the bot's command router does).
-    public nonisolated var serialExecutor: any SerialExecutor { taskExecutor }
 
     // Lifetime.
     var isRunning = false
@@ -73,9 +55,6 @@ public actor IRCClient {
     var connectionID = 0
     /// The first reason recorded for the end of the current connection.
     var closeReason: String?
-    /// Lines read before the actor has taken up their connection (between the socket's connect and
-    /// the actor's resuming after it); handled, in order, once registration has begun.
-    var earlyLines: [String]?
 
     /// WHOIS requests waiting for the server's answer, by waiter id (see ``whois(_:)``).
     var whoisWaiters: [Int: CheckedContinuation<WhoisReply?, Never>] = [:]
@@ -90,11 +69,9 @@ public actor IRCClient {
         self.configuration = configuration
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
-        eventLoop = eventLoopGroup.next()
-        taskExecutor = EventLoopExecutor(eventLoop: eventLoop)
         nickSnapshot = NIOLockedValueBox(configuration.nick)
         publishedNick = configuration.nick
-        events = IRCEventStream(limit: max(16, configuration.eventBufferSize))
+        (events, eventSink) = Self.makeEventStream(limit: configuration.eventBufferSize)
         machine = ConnectionStateMachine(configuration: configuration, logger: logger)
         queue = SendQueue(capacity: configuration.sendQueueCapacity)
         floodGate = FloodGate(
@@ -102,6 +79,12 @@ public actor IRCClient {
             linesPerSecond: configuration.flood.linesPerSecond,
             now: ContinuousClock.now
         )
+    }
+
+    /// The client's event stream: one consumer; past `limit` (at least 16) waiting events the oldest
+    /// is dropped; it ends after `finish()` or when the consuming task is cancelled.
+    static func makeEventStream(limit: Int) -> (AsyncStream<IRCEvent>, AsyncStream<IRCEvent>.Continuation) {
+        AsyncStream.makeStream(of: IRCEvent.self, bufferingPolicy: .bufferingNewest(max(16, limit)))
     }
 
     // MARK: Public queries
@@ -133,9 +116,6 @@ public actor IRCClient {
     /// Channels the client is in.
     public var joinedChannels: [String] { machine.identityTracker.channelNames }
 
-    /// Whether the actor's code runs on its event loop now (tests check the executor wiring).
-    func isOnItsEventLoop() -> Bool { eventLoop.inEventLoop }
-
     /// Normal lines waiting in the send queue.
     public var queuedLineCount: Int { queue.count }
 
@@ -146,12 +126,6 @@ public actor IRCClient {
     public func run() async {
         guard !isRunning, !stopRequested else { return }
         isRunning = true
-        // The reading loop and its child tasks prefer the client's event loop too: a line read from the
-        // socket then reaches the actor without passing through the global executor (a thread wake-up).
-        await withTaskExecutorPreference(taskExecutor) { await self.runConnections() }
-    }
-
-    private func runConnections() async {
         var backoff = ReconnectBackoff(configuration.reconnect)
         var attempt = 0
         while !stopRequested, fatalReason == nil, !Task.isCancelled {
@@ -161,12 +135,12 @@ public actor IRCClient {
             if let registeredFor, registeredFor >= configuration.reconnect.resetAfter { backoff.reset() }
             let delay = backoff.nextDelay()
             logger.info("Reconnecting in \(ConnectionStateMachine.format(delay))")
-            events.yield(.reconnecting(after: delay))
+            eventSink.yield(.reconnecting(after: delay))
             await sleepUnlessStopped(delay)
         }
         if let fatalReason { logger.error("IRC client stopped: \(fatalReason)") }
-        events.yield(.stopped(reason: fatalReason))
-        events.finish()
+        eventSink.yield(.stopped(reason: fatalReason))
+        eventSink.finish()
         isRunning = false
         receipts.finishWaiters()
         let waiters = runWaiters
@@ -209,8 +183,7 @@ public actor IRCClient {
             logger.warning("Shutting down while disconnected: \(queue.count) queued lines dropped")
         }
         guard isRunning else { return }
-        // Checked again inside: the call may suspend before the closure runs (a task that does not
-        // prefer the client's executor switches even to re-enter it), and `run()` may end meanwhile.
+        // Checked again inside: `run()` may end while this call waits to re-enter the actor.
         await withCheckedContinuation { continuation in
             if isRunning { runWaiters.append(continuation) } else { continuation.resume() }
         }
@@ -238,7 +211,7 @@ public actor IRCClient {
             case .enqueue(let message):
                 enqueue(message)
             case .emit(let event):
-                events.yield(event)
+                eventSink.yield(event)
             case .closeConnection(let reason):
                 guard let channel else { continue }
                 if closeReason == nil { closeReason = reason }
@@ -261,6 +234,6 @@ public actor IRCClient {
 
     /// Emits an event of the shell's own (connection attempts and failures).
     func emit(_ event: IRCEvent) {
-        events.yield(event)
+        eventSink.yield(event)
     }
 }

@@ -75,13 +75,13 @@ struct ConsoleTransport: BotTransport {
     let screen: ConsoleScreen
     let botNick: String
 
-    nonisolated(nonsending) func send(_ line: OutgoingLine) async {
+    func send(_ line: OutgoingLine) async {
         await screen.show(line)
     }
 
-    nonisolated(nonsending) func currentNick() async -> String { botNick }
+    func currentNick() async -> String { botNick }
 
-    nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
+    func identity(ofNick nick: String) async -> Sender? {
         ConsoleInterpreter.sender(nick: nick)
     }
 }

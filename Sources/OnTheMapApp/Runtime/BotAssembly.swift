@@ -33,8 +33,7 @@ public enum BotAssembly {
         tuneIRC(&ircConfiguration)
         let client = IRCClient(configuration: ircConfiguration, logger: logger.withLabel("onthemap.irc"))
         let router = makeRouter(
-            config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger,
-            commandExecutor: client.taskExecutor, actorExecutor: client.serialExecutor)
+            config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger)
         let directory = stack.directory
         let watch = stack.faultWatch
         return BotService(
@@ -52,11 +51,9 @@ public enum BotAssembly {
     }
 
     /// The command router of `config`: the plugins it enables on `stack`, replying through
-    /// `transport` (the IRC client when running, the terminal in console mode); command tasks run on
-    /// `commandExecutor` and the router on `actorExecutor` when given (the IRC client's event loop).
+    /// `transport` (the IRC client when running, the terminal in console mode).
     public static func makeRouter(
-        config: BotConfiguration, stack: ServiceStack, transport: any BotTransport, logger: Logger,
-        commandExecutor: (any TaskExecutor)? = nil, actorExecutor: (any SerialExecutor)? = nil
+        config: BotConfiguration, stack: ServiceStack, transport: any BotTransport, logger: Logger
     ) -> CommandRouter {
         let disabled = Dictionary(
             config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
@@ -64,8 +61,6 @@ public enum BotAssembly {
         var settings = CommandRouter.Settings(
             prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
         settings.enforcesUserLimits = config.plugins.userLimits
-        settings.commandExecutor = commandExecutor
-        settings.actorExecutor = actorExecutor
         return CommandRouter(
             plugins: PluginAssembly.plugins(config: config, stack: stack), settings: settings,
             transport: transport, logger: logger.withLabel("onthemap.router"))

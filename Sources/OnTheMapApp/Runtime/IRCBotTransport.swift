@@ -8,7 +8,7 @@ struct IRCBotTransport: BotTransport {
     /// The most IRC lines one reply line may become after splitting.
     var maxLinesPerReply = 3
 
-    nonisolated(nonsending) func send(_ line: OutgoingLine) async {
+    func send(_ line: OutgoingLine) async {
         switch line.kind {
         case .message:
             await client.sendPrivmsg(
@@ -19,7 +19,7 @@ struct IRCBotTransport: BotTransport {
         }
     }
 
-    nonisolated(nonsending) func send(lines: [OutgoingLine]) async {
+    func send(lines: [OutgoingLine]) async {
         await client.send(
             texts: lines.map { line in
                 OutgoingText(
@@ -28,15 +28,15 @@ struct IRCBotTransport: BotTransport {
             })
     }
 
-    nonisolated(nonsending) func currentNick() async -> String { client.nick }
+    func currentNick() async -> String { client.nick }
 
-    nonisolated(nonsending) func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
+    func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
 
-    nonisolated(nonsending) func identity(ofNick nick: String) async -> Sender? {
+    func identity(ofNick nick: String) async -> Sender? {
         await client.identity(ofNick: nick).map(Sender.init)
     }
 
-    nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup {
+    func lookUpConnection(ofNick nick: String) async -> ConnectionLookup {
         if let reply = await client.whois(nick) {
             return .found(user: reply.user, host: reply.host, account: reply.account, signedOnAt: reply.signedOnAt)
         }
@@ -46,15 +46,15 @@ struct IRCBotTransport: BotTransport {
         return .found(user: seen.user, host: seen.host, account: seen.account, signedOnAt: nil)
     }
 
-    nonisolated(nonsending) func watchPresence(ofNick nick: String) async -> Bool {
+    func watchPresence(ofNick nick: String) async -> Bool {
         await client.watchPresence(of: nick)
     }
 
-    nonisolated(nonsending) func unwatchPresence(ofNick nick: String) async {
+    func unwatchPresence(ofNick nick: String) async {
         await client.unwatchPresence(of: nick)
     }
 
-    nonisolated(nonsending) func sharesChannel(withNick nick: String) async -> Bool {
+    func sharesChannel(withNick nick: String) async -> Bool {
         await client.identity(ofNick: nick) != nil
     }
 }
