@@ -19,6 +19,7 @@ struct ProbePlugin: Plugin {
             Command("compute", usage: "!compute", help: "Keeps its thread busy until someone is echoed.") { call in
                 // Busy, not waiting: the thread is not given back until another user's echo has run
                 // (or 10 s have passed).
+                log.append("compute started")
                 let deadline = ContinuousClock.now + .seconds(10)
                 while ContinuousClock.now < deadline {
                     if log.all.contains(where: { $0.hasPrefix("echo:") }) { return await call.reply("saw an echo") }
@@ -241,6 +242,7 @@ final class CallLog: Sendable {
     @Test func aHandlerThatComputesDoesNotHoldUpOtherUsers() async {
         let bot = makeBot()
         await bot.router.handle(IncomingLine(sender: bot.user("rae"), origin: .privateMessage, text: "!compute"))
+        while !probe.log.all.contains("compute started") { try? await Task.sleep(for: .milliseconds(5)) }
         let replies = await bot.dm("!echo meanwhile", as: "sam")
         #expect(replies.contains { $0.target == "sam" && $0.text == "meanwhile" })
         #expect(replies.contains { $0.target == "rae" && $0.text == "saw an echo" })

@@ -24,15 +24,13 @@ struct ConnectionIndependenceTests {
         let client = IRCClient(
             configuration: testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot"))
         let runner = Task { await client.run() }
-        // On "compute" the consumer keeps its thread busy (as a slow command handler would) until the
-        // server has its PONG, or for at most 10 s.
+        // On "compute" the consumer keeps its thread busy (as a slow command handler would), has the
+        // server send a PING, and stays busy until the server has the PONG, or for at most 10 s.
         let consumer = Task { () -> Bool in
             for await event in client.events {
-                if case .registered = event {
-                    server.broadcast(":ada!a@h PRIVMSG bot :compute")
-                    server.broadcast("PING :while-busy")
-                }
+                if case .registered = event { server.broadcast(":ada!a@h PRIVMSG bot :compute") }
                 guard case .privmsg(let message) = event, message.text == "compute" else { continue }
+                server.broadcast("PING :while-busy")
                 let deadline = ContinuousClock.now + .seconds(10)
                 while ContinuousClock.now < deadline {
                     if server.receivedLines().contains("PONG while-busy") { return true }
