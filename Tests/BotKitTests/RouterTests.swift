@@ -17,8 +17,15 @@ struct ProbePlugin: Plugin {
                 log.append("echo:\(call.argument)")
                 await call.reply(call.argument.isEmpty ? "(nothing)" : call.argument)
             },
-            Command("offloop", usage: "!offloop", help: "Awaits work that runs off the router.") { call in
-                await call.reply(await workOffTheRouter())
+            Command("compute", usage: "!compute", help: "Keeps its thread busy until someone is echoed.") { call in
+                // Busy, not waiting: the thread is not given back until another user's echo has run
+                // (or 10 s have passed).
+                log.append("compute started")
+                let deadline = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < deadline {
+                    if log.all.contains(where: { $0.hasPrefix("echo:") }) { return await call.reply("saw an echo") }
+                }
+                await call.reply("saw no echo")
             },
             Command(
                 "secret", usage: "!secret <email> <password>", help: "Takes a password.",
@@ -219,9 +226,10 @@ final class CallLog: Sendable {
         await bot.router.handle(IRCUserMessage(sender: bot.user("ned"), origin: .privateMessage, text: "!hang"))
         try? await Task.sleep(for: .milliseconds(300))
         await bot.router.handle(IRCUserMessage(sender: bot.user("oli"), origin: .privateMessage, text: "!hang"))
-        var sent = await bot.dm("!echo still here", as: "pia")
+        await bot.router.handle(
+            IRCUserMessage(sender: bot.user("pia"), origin: .privateMessage, text: "!echo still here"))
         await bot.router.waitUntilIdle()
-        sent += bot.transport.takeSent()
+        let sent = bot.transport.takeSent()
         // Far below the handlers' own 300 s: they were stopped, not left to end (a sanitizer amid
         // hundreds of parallel tests on two cores can take tens of seconds for the rest).
         #expect(ContinuousClock.now - started < .seconds(120))
@@ -230,18 +238,15 @@ final class CallLog: Sendable {
         #expect(stopped.sorted() == ["ned", "oli"])
     }
 
-    /// A handler runs on the router's executor; async work it awaits that is not isolated to
-    /// anything runs on the command executor.
-    @Test func commandsRunOnTheCommandExecutorWhenOneIsSet() async {
-        let executor = CountingTaskExecutor()
-        var settings = CommandRouter.Settings()
-        settings.commandExecutor = executor
-        let bot = makeBot(settings)
-        #expect(await bot.dm("!offloop", as: "rae").map(\.text) == ["done off the router"])
-        #expect(executor.jobs > 0)
-        let unset = CountingTaskExecutor()
-        #expect(await makeBot().dm("!echo hi", as: "rae").map(\.text) == ["hi"])
-        #expect(unset.jobs == 0)
+    /// Handlers run off the router: while one computes, the router takes and answers another user's
+    /// command.
+    @Test func aHandlerThatComputesDoesNotHoldUpOtherUsers() async {
+        let bot = makeBot()
+        await bot.router.handle(IRCUserMessage(sender: bot.user("rae"), origin: .privateMessage, text: "!compute"))
+        while !probe.log.all.contains("compute started") { try? await Task.sleep(for: .milliseconds(5)) }
+        let replies = await bot.dm("!echo meanwhile", as: "sam")
+        #expect(replies.contains { $0.target == "sam" && $0.text == "meanwhile" })
+        #expect(replies.contains { $0.target == "rae" && $0.text == "saw an echo" })
     }
 
     @Test func channelRepliesAreCappedAtThreeLines() async {
@@ -318,21 +323,5 @@ final class CallLog: Sendable {
         let texts = bot.transport.sent.map(\.text).filter { Int($0) != nil }
         #expect(texts == texts.sorted { Int($0)! < Int($1)! })
         #expect(texts.count >= 12)
-    }
-}
-
-/// Work a handler awaits that is isolated to nothing (it runs on the task's preferred executor).
-func workOffTheRouter() async -> String { "done off the router" }
-
-/// A task executor that counts the jobs it runs (on Dispatch's global queue).
-final class CountingTaskExecutor: TaskExecutor, @unchecked Sendable {
-    private let lock = NSLock()  // a pthread lock: ThreadSanitizer sees its ordering
-    private var count = 0
-    var jobs: Int { lock.withLock { count } }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        lock.withLock { count += 1 }
-        let job = UnownedJob(job)
-        DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -23,8 +23,8 @@ import Testing
         private let lines = Mutex<[OutgoingText]>([])
 
         init(nick: String) { self.nick = nick }
-        nonisolated(nonsending) func send(_ line: OutgoingText) async { lines.withLock { $0.append(line) } }
-        nonisolated(nonsending) func currentNick() async -> String { nick }
+        func send(_ line: OutgoingText) async { lines.withLock { $0.append(line) } }
+        func currentNick() async -> String { nick }
         var all: [OutgoingText] { lines.withLock { $0 } }
     }
 

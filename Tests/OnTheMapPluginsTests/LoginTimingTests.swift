@@ -63,8 +63,8 @@ import Testing
         #expect(log.take() == [4_096])
     }
 
-    /// A derivation takes tens of milliseconds: it must never hold the caller's thread (in the bot, the
-    /// IRC connection's event loop runs the commands).
+    /// A derivation takes tens of milliseconds: it must never hold the caller's thread (in the bot, one
+    /// of the few cooperative threads that run the commands).
     @Test func everyDerivationRunsOnTheDerivationThreads() async throws {
         let places = DerivationLog()
         let hasher = PasswordHasher(uncheckedRounds: 2_048).observingDerivations { _ in

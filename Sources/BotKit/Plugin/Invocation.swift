@@ -5,7 +5,6 @@ import Synchronization
 ///
 /// Replies in a channel are addressed to the sender ("alice: …") and capped at
 /// ``channelLineCap`` lines per invocation; the rest is dropped with a hint to ask privately.
-/// Replying runs on the caller's executor (`nonisolated(nonsending)`, see ``BotTransport``).
 public struct Invocation: Sendable {
     public let sender: UserIdentity
     public let origin: Origin
@@ -78,13 +77,13 @@ public struct Invocation: Sendable {
     public var words: [String] { argument.split(whereSeparator: \.isWhitespace).map(String.init) }
 
     /// Answers where the command was said: in the channel (addressed by nick) or privately.
-    public nonisolated(nonsending) func reply(_ text: String) async {
+    public func reply(_ text: String) async {
         await reply(lines: [text])
     }
 
     /// Answers with several lines; in a channel at most ``channelLineCap`` lines are sent in all
     /// (across every reply of this invocation), then one line says where to find the rest.
-    public nonisolated(nonsending) func reply(lines: [String]) async {
+    public func reply(lines: [String]) async {
         switch origin {
         case .privateMessage:
             await transport.send(lines: lines.map { OutgoingText(.privmsg, to: sender.nick, text: $0) })
@@ -104,27 +103,27 @@ public struct Invocation: Sendable {
     }
 
     /// Answers in a private message, wherever the command was said.
-    public nonisolated(nonsending) func replyPrivately(_ text: String) async {
+    public func replyPrivately(_ text: String) async {
         await replyPrivately(lines: [text])
     }
 
     /// Several private lines.
-    public nonisolated(nonsending) func replyPrivately(lines: [String]) async {
+    public func replyPrivately(lines: [String]) async {
         await transport.send(lines: lines.map { OutgoingText(.privmsg, to: sender.nick, text: $0) })
     }
 
     /// A NOTICE to the sender.
-    public nonisolated(nonsending) func notice(_ text: String) async {
+    public func notice(_ text: String) async {
         await transport.send(OutgoingText(.notice, to: sender.nick, text: text))
     }
 
     /// What the network says about a nick now (user, host, services account), when known.
-    public nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? {
+    public func identity(ofNick nick: String) async -> UserIdentity? {
         await transport.identity(ofNick: nick)
     }
 
     /// Says something in a channel, not addressed to anyone (announcements).
-    public nonisolated(nonsending) func say(_ text: String, in channel: String) async {
+    public func say(_ text: String, in channel: String) async {
         await transport.send(OutgoingText(.privmsg, to: channel, text: text))
     }
 }

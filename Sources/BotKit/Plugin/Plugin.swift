@@ -38,9 +38,9 @@ public enum RateLimit: Sendable, Hashable {
 
 /// One command: its declarations and its handler.
 public struct Command: Sendable {
-    /// Runs on the router's executor (the IRC connection's event loop in the bot) until it awaits
-    /// something that runs elsewhere, such as a database query.
-    public typealias Handler = nonisolated(nonsending) @Sendable (Invocation) async throws -> Void
+    /// Runs in a task of its own, beside other users' commands (one user's commands run one after
+    /// the other); it may compute or wait without holding up the connection.
+    public typealias Handler = @Sendable (Invocation) async throws -> Void
 
     /// The command word, lowercase, without prefix ("near").
     public var name: String

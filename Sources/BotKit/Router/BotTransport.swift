@@ -2,30 +2,26 @@ import IRCProtocol
 
 /// Where the router sends replies: the IRC client in production, a recorder in tests, the
 /// terminal in console mode.
-///
-/// The methods run on their caller's executor (`nonisolated(nonsending)`): the router calls them
-/// from the IRC connection's event loop, and leaving it for the global executor and coming back
-/// would cost two task switches per reply.
 public protocol BotTransport: Sendable {
-    nonisolated(nonsending) func send(_ line: OutgoingText) async
+    func send(_ line: OutgoingText) async
     /// Sends several lines in order, in one go where the transport can (one write to the network).
-    nonisolated(nonsending) func send(lines: [OutgoingText]) async
+    func send(lines: [OutgoingText]) async
     /// The bot's current nick (for "BotNick: command" and "/msg BotNick …" hints).
-    nonisolated(nonsending) func currentNick() async -> String
+    func currentNick() async -> String
     /// What the network says about a nick now (user, host, services account), when known.
-    nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity?
+    func identity(ofNick nick: String) async -> UserIdentity?
     /// Waits until every line sent so far has left for the network (not just been queued); false
     /// when it may not have (the connection stopped first, or the wait was cancelled).
-    nonisolated(nonsending) func waitUntilSent() async -> Bool
+    func waitUntilSent() async -> Bool
     /// Asks the network about the connection that uses `nick` now (WHOIS).
-    nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup
+    func lookUpConnection(ofNick nick: String) async -> ConnectionLookup
     /// Asks the network to report when nobody uses `nick` any more (MONITOR, WATCH); false when it
     /// cannot. Reports arrive as the transport's owner feeds them to ``SessionRegistry/follow(_:)``.
-    nonisolated(nonsending) func watchPresence(ofNick nick: String) async -> Bool
+    func watchPresence(ofNick nick: String) async -> Bool
     /// Stops ``watchPresence(ofNick:)``.
-    nonisolated(nonsending) func unwatchPresence(ofNick nick: String) async
+    func unwatchPresence(ofNick nick: String) async
     /// Whether the bot shares a channel with `nick` now (it then sees their QUIT and NICK).
-    nonisolated(nonsending) func sharesChannel(withNick nick: String) async -> Bool
+    func sharesChannel(withNick nick: String) async -> Bool
 }
 
 /// What the network says about the connection that uses a nick now.
@@ -40,19 +36,19 @@ public enum ConnectionLookup: Sendable, Hashable {
 
 extension BotTransport {
     /// One line after the other.
-    public nonisolated(nonsending) func send(lines: [OutgoingText]) async {
+    public func send(lines: [OutgoingText]) async {
         for line in lines { await send(line) }
     }
 
     /// What the network says about a nick now (user, host, services account), when known.
-    public nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? { nil }
+    public func identity(ofNick nick: String) async -> UserIdentity? { nil }
 
     /// A transport that writes each line at once has nothing to wait for.
-    public nonisolated(nonsending) func waitUntilSent() async -> Bool { true }
+    public func waitUntilSent() async -> Bool { true }
 
     /// A transport without a network to ask.
-    public nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }
-    public nonisolated(nonsending) func watchPresence(ofNick nick: String) async -> Bool { false }
-    public nonisolated(nonsending) func unwatchPresence(ofNick nick: String) async {}
-    public nonisolated(nonsending) func sharesChannel(withNick nick: String) async -> Bool { false }
+    public func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }
+    public func watchPresence(ofNick nick: String) async -> Bool { false }
+    public func unwatchPresence(ofNick nick: String) async {}
+    public func sharesChannel(withNick nick: String) async -> Bool { false }
 }

@@ -26,13 +26,6 @@ public actor CommandRouter {
         public var version: String
         /// How many CTCP queries are answered, per host and in all; the rest are ignored.
         public var ctcpBudget = CTCPBudget()
-        /// Where command tasks run: the IRC connection's event loop in the bot (no thread switch
-        /// between reading a command and writing its answer), the default executor when `nil`.
-        public var commandExecutor: (any TaskExecutor)?
-        /// The serial executor of the router: in the bot the one of the IRC client actor (its event
-        /// loop), which the session book shares, so that calls between the three run inline, without
-        /// a task switch; a private queue when `nil`.
-        public var actorExecutor: (any SerialExecutor)?
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -58,7 +51,7 @@ public actor CommandRouter {
     private nonisolated let transport: any BotTransport
     /// The sender's session for a command (a ``BoundSession`` of what ``sessions`` stores), checked
     /// by a ``SessionKeeper``.
-    private nonisolated let findSession: nonisolated(nonsending) @Sendable (UserIdentity) async -> (any Sendable)?
+    private nonisolated let findSession: @Sendable (UserIdentity) async -> (any Sendable)?
     private nonisolated let logger: Logger
     private let clock: any BotClock
     private var caseMapping: CaseMapping = .rfc1459
@@ -72,11 +65,6 @@ public actor CommandRouter {
     private var outcomeCounters: [String: Counter] = [:]
     private var durationTimers: [String: Metrics.Timer] = [:]
 
-    private nonisolated let executor: any SerialExecutor
-
-    /// The router's jobs run on ``Settings/actorExecutor`` (see there).
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
     /// `sessions` holds the users' logins; its `Login` is what plugins find in
     /// ``Invocation/session(as:)``.
     public init<Login: ExpiringLogin>(
@@ -84,8 +72,6 @@ public actor CommandRouter {
         sessions: SessionBook<Login>, logger: Logger = Logger(label: "onthemap.router"),
         clock: any BotClock = SystemBotClock()
     ) {
-        let executor = settings.actorExecutor ?? SerialQueueExecutor(label: "onthemap.router")
-        self.executor = executor
         self.catalog = CommandCatalog(plugins: plugins)
         self.backgroundPlugins = plugins.compactMap { $0 as? any BackgroundPlugin }
         self.settings = settings
@@ -197,10 +183,9 @@ public actor CommandRouter {
         let timeout = settings.commandTimeout
         lastCommandID += 1
         let id = lastCommandID
-        // One task per command: the handler runs in it, its time limit is kept by the watchdog. It
-        // starts on the command executor, which in the bot is also the router's executor, so its
-        // calls into the router run inline.
-        let task = Task(executorPreference: settings.commandExecutor) {
+        // One task per command, isolated to the router; the handler itself runs off it (so a slow
+        // handler holds up only its own user), and its time limit is kept by the watchdog.
+        let task = Task {
             await previous?.value
             // The session is looked up once the user's earlier commands are done (one of them may be a
             // login); checking an unwatched one asks the server, which must not hold up other users.
@@ -210,7 +195,7 @@ public actor CommandRouter {
             } else {
                 await self.execute(command, invocation: makeInvocation(session), id: id, timeout: timeout)
             }
-            await self.finished(id, key: userKey)
+            self.finished(id, key: userKey)
         }
         inFlight[userKey] = (id, task)
         deadlines.register(id, task: task)

@@ -110,18 +110,10 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
     private var sightLosses: [String: Int] = [:]
     private var everyoneSightLosses = 0
     private let clock: @Sendable () -> Date
-    private nonisolated let executor: any SerialExecutor
 
-    /// The book's jobs run on `executor` (the router's in the bot), on a private queue when nil.
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    public init(
-        caseMapping: CaseMapping = .rfc1459, clock: @escaping @Sendable () -> Date = { Date() },
-        executor: (any SerialExecutor)? = nil
-    ) {
+    public init(caseMapping: CaseMapping = .rfc1459, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.caseMapping = caseMapping
         self.clock = clock
-        self.executor = executor ?? SerialQueueExecutor(label: "onthemap.sessions")
     }
 
     /// Follows the server's CASEMAPPING (sent in ISUPPORT after registration).

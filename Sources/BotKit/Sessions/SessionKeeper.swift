@@ -9,7 +9,7 @@ struct SessionKeeper<Login: ExpiringLogin>: Sendable {
     /// The sender's session, when they have one that may act now. An unwatched connection-bound
     /// session is checked first (WHOIS: same user@host and sign-on time) and ends when the nick is
     /// used by another connection now.
-    nonisolated(nonsending) func session(for sender: UserIdentity) async -> BoundSession<Login>? {
+    func session(for sender: UserIdentity) async -> BoundSession<Login>? {
         if let live = await sessions.session(for: sender) { return live }
         guard await sessions.hasUnwatchedSession(for: sender) else { return nil }
         let mark = await sessions.sightMark(of: sender.nick)
@@ -33,7 +33,7 @@ struct SessionKeeper<Login: ExpiringLogin>: Sendable {
     /// Watches the sender's connection from now on: through a shared channel (it costs no line),
     /// else the server's MONITOR or WATCH, else not at all. Each state is recorded before it is set
     /// up, so a loss of sight reported meanwhile is never overwritten.
-    nonisolated(nonsending) func watch(_ sender: UserIdentity, since mark: SightMark) async -> SessionWatch {
+    func watch(_ sender: UserIdentity, since mark: SightMark) async -> SessionWatch {
         await sessions.setWatch(.channel, for: sender, ifUnchangedSince: mark)
         if await transport.sharesChannel(withNick: sender.nick) { return .channel }
         await sessions.setWatch(.server, for: sender, ifUnchangedSince: mark)
@@ -63,7 +63,7 @@ extension Invocation {
     /// Ask it as soon as a login begins: the answer must describe the connection that sent the command.
     /// Someone in a channel with the bot is watched there and costs no WHOIS (a line under the flood
     /// gate that a busy server may answer late); their session then lasts while the bot sees them.
-    public nonisolated(nonsending) func checkConnection() async -> ConnectionCheck {
+    public func checkConnection() async -> ConnectionCheck {
         guard case .connection = SessionOwner(sender) else { return ConnectionCheck(mark: nil, lookup: .notAsked) }
         let mark = await registry.sightMark(of: sender.nick)
         if let seen = await transport.identity(ofNick: sender.nick),
@@ -78,7 +78,7 @@ extension Invocation {
     /// Binds a session with `login` to the sender: to their services account when they have one, else
     /// to their connection as `check` found it, watched from now on (see ``SessionBook``). Refused when
     /// the connection is gone, or when the network gives the bot no way to see it end.
-    public nonisolated(nonsending) func bindSession<Login: ExpiringLogin>(
+    public func bindSession<Login: ExpiringLogin>(
         _ login: Login, check: ConnectionCheck
     ) async -> SessionBinding<Login> {
         let sessions = self.sessions(storing: Login.self)
@@ -114,7 +114,7 @@ extension Invocation {
     }
 
     /// Ends the sender's session (`!logout`); returns it so the caller can log out of the backend.
-    public nonisolated(nonsending) func endSession<Login: ExpiringLogin>(
+    public func endSession<Login: ExpiringLogin>(
         storing type: Login.Type
     ) async -> BoundSession<Login>? {
         guard let bound = await sessions(storing: type).unbind(sender) else { return nil }

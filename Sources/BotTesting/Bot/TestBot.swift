@@ -13,16 +13,16 @@ public final class RecordingTransport: BotTransport {
         state = Mutex((nick, []))
     }
 
-    public nonisolated(nonsending) func send(_ line: OutgoingText) async {
+    public func send(_ line: OutgoingText) async {
         state.withLock { $0.sent.append(line) }
     }
 
-    public nonisolated(nonsending) func currentNick() async -> String { state.withLock { $0.nick } }
+    public func currentNick() async -> String { state.withLock { $0.nick } }
 
     /// Identities that `identity(ofNick:)` reports (set them with ``setIdentity(_:)``).
     private let identities = Mutex<[String: UserIdentity]>([:])
 
-    public nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? {
+    public func identity(ofNick nick: String) async -> UserIdentity? {
         identities.withLock { $0[nick.lowercased()] }
     }
 

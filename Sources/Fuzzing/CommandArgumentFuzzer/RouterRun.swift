@@ -69,8 +69,8 @@ final class RecordingTransport: BotTransport {
     private let lines = Mutex<[OutgoingText]>([])
     var sent: [OutgoingText] { lines.withLock { $0 } }
 
-    nonisolated(nonsending) func send(_ line: OutgoingText) async { lines.withLock { $0.append(line) } }
-    nonisolated(nonsending) func currentNick() async -> String { RouterRun.botNick }
+    func send(_ line: OutgoingText) async { lines.withLock { $0.append(line) } }
+    func currentNick() async -> String { RouterRun.botNick }
 }
 
 /// An in-memory class directory for the fuzzer: two classmates' pins, the student's login, and

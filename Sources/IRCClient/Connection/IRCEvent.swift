@@ -1,7 +1,7 @@
 import IRCProtocol
 
 /// Something that happened on the IRC connection, delivered through ``IRCClient/events``.
-public enum IRCEvent: Sendable {
+public enum IRCEvent: Sendable, Equatable {
     /// A connection attempt starts (`attempt` counts from 1 since ``IRCClient/run()``).
     case connecting(host: String, port: Int, attempt: Int)
     /// The TCP (and TLS, if enabled) connection is up; registration starts.

@@ -75,13 +75,13 @@ struct ConsoleTransport: BotTransport {
     let screen: ConsoleScreen
     let botNick: String
 
-    nonisolated(nonsending) func send(_ line: OutgoingText) async {
+    func send(_ line: OutgoingText) async {
         await screen.show(line)
     }
 
-    nonisolated(nonsending) func currentNick() async -> String { botNick }
+    func currentNick() async -> String { botNick }
 
-    nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? {
+    func identity(ofNick nick: String) async -> UserIdentity? {
         ConsoleInterpreter.sender(nick: nick)
     }
 }

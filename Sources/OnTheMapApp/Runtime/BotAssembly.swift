@@ -34,8 +34,7 @@ public enum BotAssembly {
         tuneIRC(&ircConfiguration)
         let client = IRCClient(configuration: ircConfiguration, logger: logger.withLabel("onthemap.irc"))
         let router = makeRouter(
-            config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger,
-            commandExecutor: client.taskExecutor, actorExecutor: client.serialExecutor)
+            config: config, stack: stack, transport: IRCBotTransport(client: client), logger: logger)
         let directory = stack.directory
         let watch = stack.faultWatch
         return BotService(
@@ -53,11 +52,9 @@ public enum BotAssembly {
     }
 
     /// The command router of `config`: the plugins it enables on `stack`, replying through
-    /// `transport` (the IRC client when running, the terminal in console mode); command tasks run on
-    /// `commandExecutor` and the router on `actorExecutor` when given (the IRC client's event loop).
+    /// `transport` (the IRC client when running, the terminal in console mode).
     public static func makeRouter(
-        config: BotConfiguration, stack: ServiceStack, transport: any BotTransport, logger: Logger,
-        commandExecutor: (any TaskExecutor)? = nil, actorExecutor: (any SerialExecutor)? = nil
+        config: BotConfiguration, stack: ServiceStack, transport: any BotTransport, logger: Logger
     ) -> CommandRouter {
         let disabled = Dictionary(
             config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
@@ -65,11 +62,9 @@ public enum BotAssembly {
         var settings = CommandRouter.Settings(
             prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
         if !config.plugins.userLimits { settings.userLimits = nil }
-        settings.commandExecutor = commandExecutor
-        settings.actorExecutor = actorExecutor
         return CommandRouter(
             plugins: PluginAssembly.plugins(config: config, stack: stack), settings: settings,
-            transport: transport, sessions: SessionBook<StudentLogin>(executor: actorExecutor),
+            transport: transport, sessions: SessionBook<StudentLogin>(),
             logger: logger.withLabel("onthemap.router"))
     }
 

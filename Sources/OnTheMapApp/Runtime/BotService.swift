@@ -69,9 +69,7 @@ public final class BotService: Service {
                     await client.run()
                     return nil
                 }
-                // The events are handled on the connection's own thread (see IRCClient.taskExecutor),
-                // isolated to the router, which shares the client's executor in the bot.
-                group.addTask(executorPreference: client.taskExecutor) { await self.pumpEvents(into: router) }
+                group.addTask { await self.pumpEvents(into: router) }
                 // Background plugins (the announcer) run until the bot stops.
                 let background = Task { await router.runBackgroundPlugins() }
                 var outcome = Outcome.shutDown
@@ -94,8 +92,8 @@ public final class BotService: Service {
         await client.shutdown(quitMessage: quitMessage)
     }
 
-    /// Feeds the client's events to `router`, isolated to it: a command goes from the client through
-    /// the router to its handler without leaving the router's executor.
+    /// Feeds the client's events to `router`, isolated to it: a line said to the bot reaches the
+    /// router without another task switch (the router then runs the command in a task of its own).
     private func pumpEvents(into router: isolated CommandRouter) async -> Outcome {
         // Channels told that the bot is not on its configured nick (until it is again).
         var toldChannels: Set<String> = []

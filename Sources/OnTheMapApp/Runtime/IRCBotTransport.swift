@@ -9,11 +9,11 @@ struct IRCBotTransport: BotTransport {
     /// The most IRC lines one reply text may become after splitting.
     var maxLinesPerReply = 3
 
-    nonisolated(nonsending) func send(_ text: OutgoingText) async {
+    func send(_ text: OutgoingText) async {
         await client.send(texts: [capped(text)])
     }
 
-    nonisolated(nonsending) func send(lines: [OutgoingText]) async {
+    func send(lines: [OutgoingText]) async {
         await client.send(texts: lines.map(capped))
     }
 
@@ -24,15 +24,15 @@ struct IRCBotTransport: BotTransport {
         return capped
     }
 
-    nonisolated(nonsending) func currentNick() async -> String { client.nick }
+    func currentNick() async -> String { client.nick }
 
-    nonisolated(nonsending) func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
+    func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
 
-    nonisolated(nonsending) func identity(ofNick nick: String) async -> UserIdentity? {
+    func identity(ofNick nick: String) async -> UserIdentity? {
         await client.identity(ofNick: nick)
     }
 
-    nonisolated(nonsending) func lookUpConnection(ofNick nick: String) async -> ConnectionLookup {
+    func lookUpConnection(ofNick nick: String) async -> ConnectionLookup {
         if let reply = await client.whois(nick) {
             return .found(user: reply.user, host: reply.host, account: reply.account, signedOnAt: reply.signedOnAt)
         }
@@ -42,15 +42,15 @@ struct IRCBotTransport: BotTransport {
         return .found(user: seen.user, host: seen.host, account: seen.account, signedOnAt: nil)
     }
 
-    nonisolated(nonsending) func watchPresence(ofNick nick: String) async -> Bool {
+    func watchPresence(ofNick nick: String) async -> Bool {
         await client.watchPresence(of: nick)
     }
 
-    nonisolated(nonsending) func unwatchPresence(ofNick nick: String) async {
+    func unwatchPresence(ofNick nick: String) async {
         await client.unwatchPresence(of: nick)
     }
 
-    nonisolated(nonsending) func sharesChannel(withNick nick: String) async -> Bool {
+    func sharesChannel(withNick nick: String) async -> Bool {
         await client.identity(ofNick: nick) != nil
     }
 }

@@ -75,7 +75,7 @@ public struct PasswordHasher: Sendable {
     // MARK: - In the background
 
     /// ``hash(_:)`` on a thread of its own: a derivation takes tens of milliseconds, too long to hold
-    /// a cooperative thread or the IRC connection's event loop, where the bot's commands run.
+    /// one of the few cooperative threads, where the bot's commands run.
     public func hashInBackground(_ password: String) async throws -> String {
         try await Self.inBackground { try hash(password) }
     }

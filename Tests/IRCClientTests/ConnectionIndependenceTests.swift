@@ -6,11 +6,11 @@ import Testing
 
 @testable import IRCClient
 
-/// The client runs on one event loop, so a line read from the socket reaches it, and its answer
-/// goes out, without a thread switch; several texts queued together leave in order, in one TLS
-/// record.
-@Suite("Event-loop affinity", .timeLimit(.minutes(1)))
-struct EventLoopAffinityTests {
+/// The connection does not wait for whoever consumes its events: while the consumer computes, or
+/// takes no events at all, the client goes on reading and answers the server's PINGs. Texts queued
+/// together leave in order, in one TLS record; refusals and shutdowns end cleanly.
+@Suite("Connection independence", .timeLimit(.minutes(1)))
+struct ConnectionIndependenceTests {
     static func registeringServer() async throws -> ScriptedIRCServer {
         try await ScriptedIRCServer.start { message, _ in
             if message.command == "CAP", message.parameters.first == "LS" { return [":srv CAP * LS :"] }
@@ -19,19 +19,55 @@ struct EventLoopAffinityTests {
         }
     }
 
-    @Test func theActorAndTasksPreferringItsExecutorRunOnTheClientsEventLoop() async throws {
+    @Test func aConsumerBusyComputingDoesNotStopTheClientAnsweringPings() async throws {
         let server = try await Self.registeringServer()
-        let recorder = await EventRecorder.start(
-            testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot"))
-        let client = recorder.client
-        try await recorder.waitFor("registered") { if case .registered = $0 { true } else { false } }
-        #expect(await client.isOnItsEventLoop())
-        let loop = client.taskExecutor.eventLoop
-        let onLoop = await Task(executorPreference: client.taskExecutor) { loop.inEventLoop }.value
-        #expect(onLoop)
-        let elsewhere = await Task { loop.inEventLoop }.value
-        #expect(!elsewhere)
-        await recorder.stop()
+        let client = IRCClient(
+            configuration: testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot"))
+        let runner = Task { await client.run() }
+        // On "compute" the consumer keeps its thread busy (as a slow command handler would), has the
+        // server send a PING, and stays busy until the server has the PONG, or for at most 10 s.
+        let consumer = Task { () -> Bool in
+            for await event in client.events {
+                if case .registered = event { server.broadcast(":ada!a@h PRIVMSG bot :compute") }
+                guard case .privmsg(let message) = event, message.text == "compute" else { continue }
+                server.broadcast("PING :while-busy")
+                let deadline = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < deadline {
+                    if server.receivedLines().contains("PONG while-busy") { return true }
+                }
+                return false
+            }
+            return false
+        }
+        #expect(await consumer.value, "the PING was answered while the consumer computed")
+        await client.shutdown()
+        await runner.value
+        await server.stop()
+    }
+
+    @Test func aConsumerThatTakesNoEventsDoesNotHoldTheConnectionBack() async throws {
+        let server = try await Self.registeringServer()
+        var configuration = testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot")
+        configuration.eventBufferSize = 16
+        let client = IRCClient(configuration: configuration)
+        let runner = Task { await client.run() }
+        _ = try await server.waitForLine(timeout: .seconds(10)) { $0.command == "CAP" && $0.parameters.first == "END" }
+        for index in 1...500 { server.broadcast(":ada!a@h PRIVMSG bot :line \(index)") }
+        server.broadcast("PING :after-the-lines")
+        _ = try await server.waitForLine(timeout: .seconds(10)) {
+            $0.command == "PONG" && $0.parameters.last == "after-the-lines"
+        }
+        // Only the newest events waited, in order.
+        await client.shutdown()
+        await runner.value
+        var texts: [String] = []
+        for await event in client.events {
+            if case .privmsg(let message) = event { texts.append(message.text) }
+        }
+        #expect(texts.count < 16)
+        #expect(texts.last == "line 500")
+        let numbers = texts.compactMap { Int($0.dropFirst(5)) }
+        #expect(numbers == numbers.sorted())
         await server.stop()
     }
 
@@ -107,8 +143,7 @@ struct EventLoopAffinityTests {
     }
 
     /// A server that refuses a connection at once ("ERROR" as soon as it accepts): its reason is the
-    /// one the client reports. (Such a line can be read before the client actor has taken up the
-    /// connection; it is then kept until it has. This test does not force that ordering.)
+    /// one the client reports (the line can arrive before the client has started reading).
     @Test func aServerThatRefusesAtOnceIsReportedWithItsReason() async throws {
         let server = try await RefuseAtOnce.startServer()
         let configuration = testConfiguration(
@@ -120,9 +155,8 @@ struct EventLoopAffinityTests {
         try await server.close()
     }
 
-    /// `shutdown` called from a task that does not prefer the client's executor (a test, the bot's
-    /// service) switches even to re-enter the client, so `run()` can end between its check and its
-    /// wait: it must return all the same. Each round stops the client just as a refused connection
+    /// `shutdown` called from another task must return even when `run()` ends between its check and
+    /// its wait. Each round stops the client just as a refused connection
     /// ends and the reconnect wait begins (a hang here ends at the suite's time limit).
     @Test func shutdownReturnsWhenRunEndsAtTheSameMoment() async throws {
         let server = try await RefuseAtOnce.startServer()

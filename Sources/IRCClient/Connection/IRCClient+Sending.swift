@@ -1,0 +1,195 @@
+import IRCProtocol
+import Logging
+import NIOCore
+
+/// The writer: the priority lane (written at once), the flood-controlled ``SendQueue``, and the
+/// receipts that tell when queued lines have been written.
+extension IRCClient {
+    /// Sends a message. PONG, CAP, AUTHENTICATE and QUIT are written at once (priority lane); everything
+    /// else goes through the flood-controlled queue and is sent once registered. NUL/CR/LF never leave.
+    public func send(_ message: IRCMessage) {
+        switch message.command.uppercased() {
+        case "PONG", "CAP", "AUTHENTICATE", "QUIT":
+            guard channel != nil else { return }
+            write(message)
+        case "PRIVMSG", "NOTICE":
+            enqueue(message, fairnessKey: message.parameters.first?.lowercased())
+        default:
+            enqueue(message)
+        }
+    }
+
+    /// Sends `text` as one or more PRIVMSGs: split on line breaks and at word boundaries so each line fits
+    /// after the server's prefix (at most `maxLines` lines); no NUL, CR or LF can be sent.
+    ///
+    /// `fairnessKey` says on whose behalf the lines go (the asker's nick for a reply in a channel); when the
+    /// queue is backed up, keys are served round-robin (see ``SendQueue``). It defaults to `target`.
+    public func sendPrivmsg(to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {
+        send(texts: [OutgoingText(.privmsg, to: target, text: text, maxLines: maxLines, fairnessKey: fairnessKey)])
+    }
+
+    /// Sends `text` as one or more NOTICEs (see ``sendPrivmsg(to:text:maxLines:fairnessKey:)``).
+    public func sendNotice(to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {
+        send(texts: [OutgoingText(.notice, to: target, text: text, maxLines: maxLines, fairnessKey: fairnessKey)])
+    }
+
+    /// Queues several texts at once (each split like ``sendPrivmsg(to:text:maxLines:fairnessKey:)``);
+    /// the lines the flood gate lets through now leave in one write to the socket.
+    ///
+    /// When the queue is long, each asker's channel answer in `texts` shrinks to one line
+    /// (``OutgoingText/shrunk(_:isChannel:)``).
+    public func send(texts: [OutgoingText]) {
+        for line in machine.lines(for: texts, shrinking: queue.count >= Self.shrinkingBacklog) {
+            queueLine(line.message, fairnessKey: line.fairnessKey, answer: line.answer)
+        }
+        if writeReadyLines() { writerWake?.yield() }
+    }
+
+    /// Queued lines from which channel answers shrink to one line.
+    static let shrinkingBacklog = 5
+
+    /// Joins `channel` now (if registered) and after every reconnect.
+    public func join(_ channel: String, key: String? = nil) {
+        perform(machine.join(channel, key: key))
+    }
+
+    /// Leaves `channel` and stops rejoining it.
+    public func part(_ channel: String, reason: String? = nil) {
+        perform(machine.part(channel, reason: reason))
+    }
+
+    /// Waits until every line queued so far (`send`, `sendPrivmsg`, `sendNotice`…) has been written
+    /// to the connection; true when it was, false when the client stopped first or the calling
+    /// task was cancelled. Lines dropped from a full queue count as gone.
+    public func waitUntilQueuedLinesAreWritten() async -> Bool {
+        let ticket = receipts.lastTicket
+        if receipts.isSettled(upTo: ticket) { return true }
+        guard isRunning, !stopRequested else { return false }
+        let id = receipts.makeWaiterID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // The client may have stopped, or the task been cancelled, before this runs.
+                if isRunning, !stopRequested, !Task.isCancelled {
+                    receipts.addWaiter(id: id, ticket: ticket, continuation)
+                } else {
+                    continuation.resume(returning: receipts.isSettled(upTo: ticket))
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWriteWaiter(id) }
+        }
+    }
+
+    private func cancelWriteWaiter(_ id: Int) { receipts.cancelWaiter(id) }
+
+    // MARK: The queue
+
+    /// Queues a normal line; `fairnessKey` nil puts it in the control lane (JOIN, WHO, NICK…).
+    func enqueue(_ message: IRCMessage, fairnessKey: String? = nil) {
+        queueLine(message, fairnessKey: fairnessKey)
+        if writeReadyLines() { writerWake?.yield() }
+    }
+
+    private func queueLine(_ message: IRCMessage, fairnessKey: String?, answer: SendQueue.Answer? = nil) {
+        queue.enqueue(message.serialized(), fairnessKey: fairnessKey, answer: answer, ticket: receipts.queued())
+        receipts.settled(queue.takeDroppedTickets())
+    }
+
+    func dropQueuedLines(of departure: SendQueue.Departure) {
+        guard !queue.isEmpty, queue.dropLines(of: departure) > 0 else { return }
+        receipts.settled(queue.takeDroppedTickets())
+        if queue.isEmpty { receipts.queueEmptied() }
+    }
+
+    /// Lines queued before (or during) an outage longer than
+    /// ``IRCClientConfiguration/Reconnect/keepQueuedLinesFor`` are not sent after the reconnect.
+    func discardQueuedLines(after outage: Duration) {
+        guard !queue.isEmpty else { return }
+        let count = queue.count
+        queue.removeAll()
+        receipts.queueEmptied()
+        let limit = ConnectionStateMachine.format(configuration.reconnect.keepQueuedLinesFor)
+        logger.warning(
+            "Dropped \(count) queued line(s): the connection was down for \(ConnectionStateMachine.format(outage)), longer than \(limit)"
+        )
+    }
+
+    /// Writes the queued lines the flood gate lets through now, in queue order, as one buffer (so
+    /// one TLS record and one segment: a server relays the lines together instead of holding the
+    /// later ones back for Nagle); true when lines remain that have to wait (the writer task sends
+    /// those).
+    private func writeReadyLines() -> Bool {
+        guard machine.isRegistered, let channel else { return !queue.isEmpty }
+        var batch: ByteBuffer?
+        defer { if let batch { channel.writeAndFlush(batch, promise: nil) } }
+        while let line = queue.first {
+            if floodGate.delay(beforeSending: FloodGate.cost(of: line), at: clock.now) > .zero { return true }
+            guard let entry = queue.removeFirstEntry(packing: mustPack) else { break }
+            if batch == nil { batch = channel.allocator.buffer(capacity: 512) }
+            encodeLine(entry.line, into: &batch!)
+            receipts.settled(entry.tickets)
+            if queue.isEmpty { receipts.queueEmptied() }
+        }
+        return false
+    }
+
+    /// Whether the flood gate will hold some queued lines back (so channel answers share lines).
+    private var mustPack: Bool {
+        queue.count > 1 && Double(queue.count) > floodGate.availableTokens(at: clock.now) && !floodGate.isUnlimited
+    }
+
+    // MARK: Writing
+
+    /// Writes a line now (priority lane), bypassing the queue but not the flood accounting.
+    func write(_ message: IRCMessage) {
+        writeLine(message.serialized(), message: message)
+    }
+
+    private func writeLine(_ line: String, message: IRCMessage? = nil) {
+        guard let channel else { return }
+        var buffer = channel.allocator.buffer(capacity: line.utf8.count + 2)
+        encodeLine(line, message: message, into: &buffer)
+        channel.writeAndFlush(buffer, promise: nil)
+    }
+
+    /// Appends `line` and CR LF to `buffer`, logs it at trace level and charges the flood gate.
+    private func encodeLine(_ line: String, message: IRCMessage? = nil, into buffer: inout ByteBuffer) {
+        // `serialized()` never emits NUL/CR/LF; this is the last line of defence for every path.
+        let safe = String(
+            decoding: line.utf8.map { $0 == 0 || $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 },
+            as: UTF8.self
+        )
+        if logger.logLevel <= .trace {
+            logger.trace(">> \((message.flatMap(LogRedaction.redact)) ?? LogRedaction.redact(safe))")
+        }
+        buffer.writeString(safe)
+        buffer.writeStaticString("\r\n")
+        floodGate.recordSend(costing: FloodGate.cost(of: safe), at: clock.now)
+    }
+
+    // MARK: The writer task
+
+    func runWriter(connectionID id: Int) async {
+        let (wakeups, wakeSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        writerWake = wakeSink
+        wakeSink.yield()
+        for await _ in wakeups {
+            guard id == connectionID else { break }
+            await drainQueue(connectionID: id)
+        }
+    }
+
+    private func drainQueue(connectionID id: Int) async {
+        while machine.isRegistered, id == connectionID, !Task.isCancelled, let line = queue.first {
+            let wait = floodGate.delay(beforeSending: FloodGate.cost(of: line), at: clock.now)
+            if wait > .zero {
+                do { try await Task.sleep(for: wait) } catch { return }
+                continue
+            }
+            guard let entry = queue.removeFirstEntry(packing: mustPack) else { break }
+            writeLine(entry.line)
+            receipts.settled(entry.tickets)
+            if queue.isEmpty { receipts.queueEmptied() }
+        }
+    }
+}

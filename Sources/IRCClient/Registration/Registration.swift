@@ -1,0 +1,184 @@
+import IRCProtocol
+import Logging
+
+/// Registration on one connection: `PASS`, `CAP LS 302`, `NICK` and `USER`, capability negotiation
+/// (``CapabilityNegotiator``), SASL, and the fallback nicks tried until the server's 001.
+///
+/// A pure state machine kept by ``ConnectionStateMachine``: it starts again on every connection
+/// (``begin(nick:into:)``), except that a SASL failure is reported once and not retried on later
+/// connections, and that a required SASL login that failed stops the client for good
+/// (``fatalReason``).
+struct Registration: Sendable {
+    enum SASLProgress: Sendable, Equatable {
+        case idle, awaitingContinuation, payloadSent, finished
+    }
+
+    let configuration: IRCClientConfiguration
+    let logger: Logger
+    private(set) var capabilities = CapabilityNegotiator(saslMechanism: nil)
+    private(set) var capEndSent = false
+    private(set) var sasl = SASLProgress.idle
+    /// SASL failed (or was unavailable) once: it is not tried again, on this connection or the next.
+    private(set) var saslGivenUp = false
+    private(set) var nicks: NickSequence
+    /// The services account logged in to with SASL on this connection.
+    private(set) var account: String?
+    /// Why the client must stop (a required SASL login failed); never cleared.
+    private(set) var fatalReason: String?
+
+    init(configuration: IRCClientConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        nicks = NickSequence(primary: configuration.nick, alternates: configuration.altNicks)
+    }
+
+    /// Capabilities enabled on this connection.
+    var enabledCapabilities: Set<String> { capabilities.enabled }
+
+    /// A new connection: the registration lines, with `nick` as the first nick.
+    mutating func begin(nick: String, into actions: inout [ConnectionAction]) {
+        capEndSent = false
+        sasl = .idle
+        account = nil
+        capabilities = CapabilityNegotiator(saslMechanism: saslGivenUp ? nil : configuration.sasl?.mechanism.rawValue)
+        nicks = NickSequence(primary: configuration.nick, alternates: configuration.altNicks)
+        if let password = configuration.serverPassword, !password.isEmpty {
+            actions.append(.write(IRCMessage(command: "PASS", parameters: [password])))
+        }
+        actions.append(.write(.cap("LS", "302")))
+        actions.append(.write(.nick(nick)))
+        actions.append(.write(.user(configuration.username, realName: configuration.realname)))
+    }
+
+    /// Handles a message of the registration dialogue: CAP, AUTHENTICATE, the SASL numerics (900,
+    /// 902–908) and 421 (for CAP).
+    mutating func handle(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
+        let parameters = message.parameters
+        switch message.command {
+        case "CAP":
+            let capabilityActions = capabilities.handle(message)
+            if let saslConfiguration = configuration.sasl, !saslGivenUp, capabilities.saslOffered == false {
+                saslFailed("the server does not offer SASL \(saslConfiguration.mechanism.rawValue)", into: &actions)
+                if fatalReason != nil { return }
+            }
+            carryOut(capabilityActions, into: &actions)
+        case "AUTHENTICATE":
+            if parameters.first == "+", sasl == .awaitingContinuation { sendSASLPayload(into: &actions) }
+        case "900":
+            if parameters.count >= 3 {
+                account = parameters[2]
+                actions.append(.emit(.loggedIn(account: parameters[2])))
+            }
+        case "903", "907":
+            sasl = .finished
+            endCapabilityNegotiation(into: &actions)
+        case "902", "904", "905", "906":
+            if sasl == .awaitingContinuation || sasl == .payloadSent {
+                saslFailed("\(message.command) \(parameters.last ?? "")", into: &actions)
+            }
+        case "908":
+            logger.info("Server SASL mechanisms: \(parameters.count >= 2 ? parameters[1] : "")")
+        case "421":
+            guard parameters.count >= 2, parameters[1].uppercased() == "CAP" else { return }
+            logger.info("The server does not support CAP")
+            capabilities.finish()
+            capEndSent = true
+            if configuration.sasl != nil, !saslGivenUp {
+                saslFailed("the server does not support CAP/SASL", into: &actions)
+            }
+        default:
+            break
+        }
+    }
+
+    /// The server's 001: false when the client must not go on (a required SASL login did not happen).
+    mutating func welcome(into actions: inout [ConnectionAction]) -> Bool {
+        if !capEndSent { capabilities.finish() }
+        guard fatalReason == nil else { return false }
+        if configuration.sasl?.required == true, account == nil {
+            saslFailed("registered without SASL (the server did not negotiate it)", into: &actions)
+        }
+        return fatalReason == nil
+    }
+
+    /// A nick refused before 001 (432 erroneous, 433/436/437 in use or unavailable): the next one to
+    /// try, already sent.
+    mutating func nickRefused(
+        _ message: IRCMessage, current: String, into actions: inout [ConnectionAction]
+    ) -> String {
+        let refused = message.parameters.count >= 2 ? message.parameters[1] : current
+        let next = nicks.next(afterErroneous: message.command == "432")
+        logger.info("Nick \(refused) refused (\(message.command)); trying \(next)")
+        actions.append(.write(.nick(next)))
+        return next
+    }
+
+    private mutating func carryOut(
+        _ capabilityActions: [CapabilityNegotiator.Action], into actions: inout [ConnectionAction]
+    ) {
+        for action in capabilityActions {
+            switch action {
+            case .send(let message):
+                actions.append(.write(message))
+            case .startSASL:
+                guard let saslConfiguration = configuration.sasl else {
+                    endCapabilityNegotiation(into: &actions)
+                    continue
+                }
+                sasl = .awaitingContinuation
+                actions.append(
+                    .write(IRCMessage(command: "AUTHENTICATE", parameters: [saslConfiguration.mechanism.rawValue])))
+            case .end:
+                if let saslConfiguration = configuration.sasl, !saslGivenUp, !capabilities.enabled.contains("sasl") {
+                    let mechanism = saslConfiguration.mechanism.rawValue
+                    saslFailed(
+                        capabilities.saslOffered == true
+                            ? "the server refused the sasl capability"
+                            : "the server does not offer SASL \(mechanism)",
+                        into: &actions
+                    )
+                    if fatalReason != nil { return }
+                }
+                endCapabilityNegotiation(into: &actions)
+            }
+        }
+    }
+
+    private mutating func endCapabilityNegotiation(into actions: inout [ConnectionAction]) {
+        capabilities.finish()
+        guard !capEndSent else { return }
+        capEndSent = true
+        actions.append(.write(.cap("END")))
+    }
+
+    private mutating func sendSASLPayload(into actions: inout [ConnectionAction]) {
+        guard let saslConfiguration = configuration.sasl else { return }
+        let payload: [UInt8]
+        switch saslConfiguration.mechanism {
+        case .plain:
+            payload = SASLPayload.plain(username: saslConfiguration.username, password: saslConfiguration.password)
+        case .external:
+            payload = SASLPayload.external()
+        }
+        for message in SASLPayload.authenticateMessages(for: payload) { actions.append(.write(message)) }
+        sasl = .payloadSent
+    }
+
+    /// Reports a SASL failure once; stops the client if SASL is required, else registers without it.
+    private mutating func saslFailed(_ reason: String, into actions: inout [ConnectionAction]) {
+        sasl = .finished
+        guard !saslGivenUp else { return }
+        saslGivenUp = true
+        logger.error("SASL authentication failed: \(reason)")
+        actions.append(.emit(.saslFailed(reason: reason)))
+        if configuration.sasl?.required == true {
+            let fatal = "SASL authentication failed and is required: \(reason)"
+            fatalReason = fatal
+            logger.warning("Dropping the connection: \(fatal)")
+            actions.append(.write(.quit(configuration.quitMessage)))
+            actions.append(.closeConnection(reason: fatal))
+        } else if capabilities.pending.isEmpty {
+            endCapabilityNegotiation(into: &actions)
+        }
+    }
+}

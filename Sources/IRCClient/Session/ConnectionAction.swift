@@ -1,0 +1,23 @@
+import IRCProtocol
+
+/// What ``ConnectionStateMachine`` asks its I/O shell (``IRCClient``) to do, in order.
+enum ConnectionAction: Sendable, Equatable {
+    /// Write the line now, ahead of the send queue (registration, PONG, keepalive PING, QUIT, the
+    /// JOINs after 001).
+    case write(IRCMessage)
+    /// Queue the line in the send queue's control lane (flood-controlled; sent once registered).
+    case enqueue(IRCMessage)
+    /// Hand the event to the consumer of ``IRCClient/events``.
+    case emit(IRCEvent)
+    /// Close the connection; `reason` is reported for it unless another was recorded first.
+    case closeConnection(reason: String)
+    /// Drop the queued lines nobody will read any more (their reader quit, parted or was kicked).
+    case dropQueuedLines(SendQueue.Departure)
+    /// Registered after an outage longer than ``IRCClientConfiguration/Reconnect/keepQueuedLinesFor``:
+    /// drop every queued line (old replies would only confuse).
+    case discardQueuedLines(outage: Duration)
+    /// Registered: queued lines may go out now.
+    case startSending
+    /// Answer the WHOIS waiters with these ids.
+    case answerWhois(waiters: [Int], reply: WhoisReply?)
+}

@@ -1,0 +1,68 @@
+import IRCProtocol
+
+/// How texts to send become IRC lines that fit the server's limits.
+extension ConnectionStateMachine {
+    /// One line of an outgoing text, ready for the send queue.
+    struct OutgoingLine: Sendable, Equatable {
+        var message: IRCMessage
+        /// On whose behalf it goes (lower-cased), see ``SendQueue``.
+        var fairnessKey: String
+        var answer: SendQueue.Answer
+    }
+
+    /// The lines that say `texts`: each split on line breaks and at word boundaries so every line fits
+    /// after the server's prefix, none with NUL, CR or LF. `shrinking` (the send queue is backed up)
+    /// cuts each asker's channel answer to one line (``OutgoingText/shrunk(_:isChannel:)``).
+    func lines(for texts: [OutgoingText], shrinking: Bool) -> [OutgoingLine] {
+        let support = identityTracker.serverSupport
+        let isChannel = { (target: String) in support.isChannel(target) }
+        let texts = shrinking ? OutgoingText.shrunk(texts, isChannel: isChannel) : texts
+        let textsPerKey = OutgoingText.textsPerKey(texts)
+        let userHost = ownUserHost
+        var lines: [OutgoingLine] = []
+        for outgoing in texts {
+            let key = (outgoing.fairnessKey ?? outgoing.target).lowercased()
+            let command = outgoing.kind == .notice ? "NOTICE" : "PRIVMSG"
+            let target = TextSanitizer.singleLine(outgoing.target).replacingSpaces()
+            let messages = split(
+                outgoing.text, command: command, target: target, maxLines: outgoing.maxLines, userHost: userHost)
+            let budget = LineSplitter(serverSupport: support).textBudget(
+                command: command, target: target, nick: currentNick, userHost: userHost)
+            for message in messages {
+                let answer = SendQueue.Answer(
+                    command: command, target: message.parameters[0], isChannel: isChannel(outgoing.target),
+                    text: message.parameters[message.parameters.count - 1], asker: outgoing.fairnessKey,
+                    isWholeAnswer: messages.count == 1 && textsPerKey[key] == 1, textBudget: budget)
+                lines.append(OutgoingLine(message: message, fairnessKey: key, answer: answer))
+            }
+        }
+        return lines
+    }
+
+    /// The client's own user@host as the server shows it, when known (it counts in the line length).
+    private var ownUserHost: String? {
+        guard let me = identityTracker.identity(ofNick: currentNick), let user = me.user, let host = me.host else {
+            return nil
+        }
+        return "\(user)@\(host)"
+    }
+
+    private func split(
+        _ text: String, command: String, target: String, maxLines: Int, userHost: String?
+    ) -> [IRCMessage] {
+        let safeText = String(decoding: text.utf8.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+        let splitter = LineSplitter(serverSupport: identityTracker.serverSupport, maxLines: maxLines)
+        return splitter.messages(safeText, command: command, target: target, nick: currentNick, userHost: userHost)
+            .map { message in
+                var message = message
+                message.parameters = message.parameters.map { TextSanitizer.singleLine($0) }
+                return message
+            }
+    }
+}
+
+extension String {
+    fileprivate func replacingSpaces() -> String {
+        String(decoding: utf8.map { $0 == 0x20 ? 0x5F : $0 }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,400 @@
+import IRCProtocol
+import Logging
+import Testing
+
+@testable import IRCClient
+
+/// The connection's protocol logic without sockets: lines and ticks in, the lines it writes or
+/// queues, the events it emits and the closes it asks for out.
+@Suite("Connection state machine")
+struct ConnectionStateMachineTests {
+    static let start = ContinuousClock.now
+
+    static func at(_ seconds: Double) -> ContinuousClock.Instant { start + .milliseconds(Int(seconds * 1000)) }
+
+    /// `bot` (else `bot_`) in #class; a keepalive ping after `silence` (long enough not to show in
+    /// the tests of other things).
+    static func configuration(
+        channels: [String] = ["#class"], sasl: IRCClientConfiguration.SASL? = nil, silence: Duration = .seconds(1000)
+    ) -> IRCClientConfiguration {
+        IRCClientConfiguration(
+            host: "irc.example", port: 6697, nick: "bot", altNicks: ["bot_"], username: "otm",
+            realname: "Map bot", sasl: sasl, channels: channels.map { .init($0) },
+            keepalive: .init(pingAfterSilence: silence, timeout: .seconds(10)),
+            reconnect: .init(keepQueuedLinesFor: .seconds(60)),
+            retry: .init(
+                rejoinAfterKick: .seconds(3), rejoinAfterRefusal: .seconds(30), nickRegainInterval: .seconds(60)),
+            registrationTimeout: .seconds(90)
+        )
+    }
+
+    static func machine(_ configuration: IRCClientConfiguration = configuration()) -> ConnectionStateMachine {
+        ConnectionStateMachine(configuration: configuration, logger: Logger(label: "test"))
+    }
+
+    /// The actions in words ("write NICK bot", "queue JOIN #class", "emit registered(nick: \"bot\")"…),
+    /// without the `message` event every line causes.
+    static func described(_ actions: [ConnectionAction]) -> [String] {
+        actions.compactMap { action in
+            switch action {
+            case .write(let message): "write \(message.serialized())"
+            case .enqueue(let message): "queue \(message.serialized())"
+            case .emit(.message): nil
+            case .emit(let event): "emit \(event)"
+            case .closeConnection(let reason): "close \(reason)"
+            case .dropQueuedLines(let departure): "drop lines of \(departure)"
+            case .discardQueuedLines(let outage): "discard queue after \(outage)"
+            case .startSending: "start sending"
+            case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
+            }
+        }
+    }
+
+    /// Feeds `lines` at `time`; the actions of all of them, described.
+    static func receive(_ lines: String..., into machine: inout ConnectionStateMachine, at time: Double = 1) -> [String]
+    {
+        lines.flatMap { described(machine.lineReceived($0, at: at(time))) }
+    }
+
+    /// A machine registered as `bot` on a server without CAP.
+    static func registered(_ configuration: IRCClientConfiguration = configuration()) -> ConnectionStateMachine {
+        var machine = machine(configuration)
+        _ = machine.connected(at: at(0))
+        _ = receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine)
+        return machine
+    }
+
+    // MARK: Registration
+
+    @Test func registrationWithoutCAPJoinsTheChannelsAfterTheWelcome() {
+        var machine = Self.machine()
+        #expect(
+            Self.described(machine.connected(at: Self.at(0))) == [
+                "emit connected(host: \"irc.example\", port: 6697)", "write CAP LS 302", "write NICK bot",
+                "write USER otm 0 * :Map bot",
+            ])
+        #expect(Self.receive(":srv 421 * CAP :Unknown command", into: &machine).isEmpty)
+        #expect(!machine.registration.capabilities.isNegotiating)
+        #expect(
+            Self.receive(":srv 001 bot :Welcome", into: &machine) == [
+                "emit registered(nick: \"bot\")", "write JOIN #class", "start sending",
+            ])
+        #expect(machine.isRegistered)
+        #expect(machine.currentNick == "bot")
+    }
+
+    @Test func registrationWithCAPRequestsWhatIsOfferedAndEndsNegotiation() {
+        var machine = Self.machine()
+        _ = machine.connected(at: Self.at(0))
+        #expect(
+            Self.receive(":srv CAP * LS :multi-prefix sasl=PLAIN away-notify", into: &machine) == [
+                "write CAP REQ multi-prefix"
+            ])
+        #expect(Self.receive(":srv CAP * ACK :multi-prefix", into: &machine) == ["write CAP END"])
+        #expect(machine.enabledCapabilities == ["multi-prefix"])
+        #expect(Self.receive(":srv 001 bot :Welcome", into: &machine).contains("emit registered(nick: \"bot\")"))
+    }
+
+    @Test func saslPlainLogsInBeforeTheCapabilityNegotiationEnds() {
+        let sasl = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "secret")
+        var machine = Self.machine(Self.configuration(sasl: sasl))
+        _ = machine.connected(at: Self.at(0))
+        #expect(Self.receive(":srv CAP * LS :sasl=PLAIN,EXTERNAL", into: &machine) == ["write CAP REQ sasl"])
+        #expect(Self.receive(":srv CAP * ACK :sasl", into: &machine) == ["write AUTHENTICATE PLAIN"])
+        let payload = Self.receive("AUTHENTICATE +", into: &machine)
+        #expect(payload == ["write AUTHENTICATE \(SASLPayload.base64(Array("bot\0bot\0secret".utf8)))"])
+        #expect(
+            Self.receive(":srv 900 bot bot!otm@h bot :You are now logged in", into: &machine) == [
+                "emit loggedIn(account: \"bot\")"
+            ])
+        #expect(Self.receive(":srv 903 bot :SASL successful", into: &machine) == ["write CAP END"])
+        #expect(machine.account == "bot")
+        #expect(Self.receive(":srv 001 bot :Welcome", into: &machine).contains("emit registered(nick: \"bot\")"))
+    }
+
+    @Test func aSASLFailureIsReportedOnceAndNotTriedOnTheNextConnection() {
+        let sasl = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "wrong")
+        var machine = Self.machine(Self.configuration(sasl: sasl))
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv CAP * LS :sasl", ":srv CAP * ACK :sasl", "AUTHENTICATE +", into: &machine)
+        #expect(
+            Self.receive(":srv 904 bot :SASL authentication failed", into: &machine) == [
+                "emit saslFailed(reason: \"904 SASL authentication failed\")", "write CAP END",
+            ])
+        #expect(Self.receive(":srv 001 bot :Welcome", into: &machine).contains("emit registered(nick: \"bot\")"))
+        #expect(machine.fatalReason == nil)
+
+        _ = machine.connectionClosed(reason: "gone", at: Self.at(5))
+        _ = machine.connected(at: Self.at(6))
+        // SASL is neither requested nor reported failed again.
+        #expect(Self.receive(":srv CAP * LS :sasl multi-prefix", into: &machine) == ["write CAP REQ multi-prefix"])
+        #expect(Self.receive(":srv CAP * ACK :multi-prefix", into: &machine) == ["write CAP END"])
+    }
+
+    @Test func aRequiredSASLLoginThatFailsStopsTheClient() {
+        var sasl = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "wrong")
+        sasl.required = true
+        var machine = Self.machine(Self.configuration(sasl: sasl))
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv CAP * LS :sasl", ":srv CAP * ACK :sasl", "AUTHENTICATE +", into: &machine)
+        let reason = "SASL authentication failed and is required: 904 bad password"
+        #expect(
+            Self.receive(":srv 904 bot :bad password", into: &machine) == [
+                "emit saslFailed(reason: \"904 bad password\")", "write QUIT Goodbye", "close \(reason)",
+            ])
+        #expect(machine.fatalReason == reason)
+        // A welcome that still arrives does not register the client.
+        #expect(Self.receive(":srv 001 bot :Welcome", into: &machine).isEmpty)
+        #expect(!machine.isRegistered)
+    }
+
+    @Test func aRequiredSASLLoginOnAServerWithoutCAPStopsTheClient() {
+        var sasl = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "pw")
+        sasl.required = true
+        var machine = Self.machine(Self.configuration(sasl: sasl))
+        _ = machine.connected(at: Self.at(0))
+        let actions = Self.receive(":srv 421 * CAP :Unknown command", into: &machine)
+        #expect(actions.first == "emit saslFailed(reason: \"the server does not support CAP/SASL\")")
+        #expect(actions.last?.hasPrefix("close SASL authentication failed and is required") == true)
+        #expect(machine.fatalReason != nil)
+    }
+
+    @Test func aSASLMechanismTheServerDoesNotOfferIsReportedAndRegistrationGoesOn() {
+        let sasl = IRCClientConfiguration.SASL(mechanism: .external, username: "", password: "")
+        var machine = Self.machine(Self.configuration(sasl: sasl))
+        _ = machine.connected(at: Self.at(0))
+        #expect(
+            Self.receive(":srv CAP * LS :sasl=PLAIN", into: &machine) == [
+                "emit saslFailed(reason: \"the server does not offer SASL EXTERNAL\")", "write CAP END",
+            ])
+        #expect(machine.fatalReason == nil)
+    }
+
+    // MARK: Nick
+
+    @Test func aNickInUseFallsBackThenTheConfiguredNickIsRegained() {
+        var machine = Self.machine()
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", into: &machine)
+        #expect(Self.receive(":srv 433 * bot :Nickname is already in use", into: &machine) == ["write NICK bot_"])
+        let generated = Self.receive(":srv 433 * bot_ :Nickname is already in use", into: &machine)
+        #expect(generated.count == 1)
+        #expect(generated[0].hasPrefix("write NICK bot") && generated[0].dropFirst(14).allSatisfy(\.isNumber))
+        let nick = machine.currentNick
+        _ = Self.receive(":srv 001 \(nick) :Welcome", into: &machine)
+        #expect(machine.currentNick == nick)
+
+        // No MONITOR or WATCH: the configured nick is checked with ISON.
+        #expect(Self.described(machine.tick(at: Self.at(2))) == ["queue ISON bot"])
+        #expect(Self.described(machine.tick(at: Self.at(3))).isEmpty)
+        #expect(Self.receive(":srv 303 \(nick) :bot", into: &machine, at: 4).isEmpty)
+        // Free again: taken back at once.
+        #expect(Self.receive(":srv 303 \(nick) :", into: &machine, at: 8) == ["queue NICK bot"])
+        #expect(
+            Self.receive(":\(nick)!otm@h NICK :bot", into: &machine, at: 9) == [
+                "emit nickChanged(from: \"\(nick)\", to: \"bot\")"
+            ])
+        #expect(machine.currentNick == "bot")
+        #expect(machine.nextNickRegain == nil)
+        #expect(Self.described(machine.tick(at: Self.at(200))).isEmpty)
+    }
+
+    @Test func theConfiguredNickIsAskedForAgainEveryIntervalAndWhenItsHolderLeaves() {
+        var machine = Self.machine()
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 433 * bot :in use", into: &machine)
+        _ = Self.receive(":srv 001 bot_ :Welcome", into: &machine)
+        _ = machine.tick(at: Self.at(2))  // the ISON
+        #expect(Self.described(machine.tick(at: Self.at(61))) == ["queue NICK bot", "queue ISON bot"])
+        #expect(Self.receive(":bot!x@y QUIT :bye", into: &machine, at: 62).contains("queue NICK bot"))
+        #expect(Self.receive(":bot!x@y NICK :other", into: &machine, at: 63).contains("queue NICK bot"))
+    }
+
+    @Test func withMonitorTheConfiguredNickIsWatchedAndTakenWhenReportedOffline() {
+        var machine = Self.machine()
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 433 * bot :in use", into: &machine)
+        _ = Self.receive(":srv 001 bot_ :Welcome", ":srv 005 bot_ MONITOR=100 :are supported", into: &machine)
+        #expect(Self.described(machine.tick(at: Self.at(2))) == ["queue MONITOR + bot"])
+        #expect(machine.configuredNickWatched)
+        // The configured nick stays watched when the bot's user asks to stop watching it.
+        #expect(machine.unwatchPresence(of: "bot").isEmpty)
+        #expect(Self.receive(":srv 731 bot_ :bot", into: &machine, at: 5) == ["queue NICK bot"])
+    }
+
+    // MARK: Keepalive and timeouts
+
+    @Test func silencePingsTwiceThenDropsTheConnection() {
+        var machine = Self.registered(Self.configuration(silence: .seconds(20)))
+        #expect(Self.described(machine.tick(at: Self.at(20))).isEmpty)
+        #expect(Self.described(machine.tick(at: Self.at(21))) == ["write PING keepalive"])
+        #expect(Self.described(machine.tick(at: Self.at(30))).isEmpty)
+        #expect(Self.described(machine.tick(at: Self.at(31))) == ["write PING keepalive"])
+        #expect(
+            Self.described(machine.tick(at: Self.at(41))) == ["close ping timeout: no reply from the server"])
+    }
+
+    @Test func anyLineAnswersTheKeepalive() {
+        var machine = Self.registered(Self.configuration(silence: .seconds(20)))
+        #expect(Self.described(machine.tick(at: Self.at(21))) == ["write PING keepalive"])
+        _ = Self.receive(":srv PONG srv :keepalive", into: &machine, at: 25)
+        #expect(Self.described(machine.tick(at: Self.at(40))).isEmpty)
+        #expect(Self.described(machine.tick(at: Self.at(45))) == ["write PING keepalive"])
+    }
+
+    @Test func keepaliveOnItsOwn() {
+        var keepalive = Keepalive(.init(pingAfterSilence: .seconds(100), timeout: .seconds(30)))
+        keepalive.connected(at: Self.at(0))
+        #expect(keepalive.tick(at: Self.at(99)) == .wait)
+        #expect(keepalive.tick(at: Self.at(100)) == .ping)
+        #expect(keepalive.tick(at: Self.at(129)) == .wait)
+        #expect(keepalive.tick(at: Self.at(130)) == .ping)
+        keepalive.received(at: Self.at(131))
+        #expect(keepalive.tick(at: Self.at(200)) == .wait)
+        #expect(keepalive.tick(at: Self.at(231)) == .ping)
+        #expect(keepalive.tick(at: Self.at(261)) == .ping)
+        #expect(keepalive.tick(at: Self.at(291)) == .timedOut)
+    }
+
+    @Test func aRegistrationThatTakesTooLongIsDropped() {
+        var machine = Self.machine()
+        _ = machine.connected(at: Self.at(0))
+        // The server keeps talking (no keepalive ping) but never welcomes the client.
+        _ = Self.receive(":srv NOTICE * :*** Looking up your hostname", into: &machine, at: 80)
+        #expect(Self.described(machine.tick(at: Self.at(90))).isEmpty)
+        #expect(Self.described(machine.tick(at: Self.at(91))) == ["close registration timed out after 90 s"])
+    }
+
+    @Test func theServersErrorClosesTheConnection() {
+        var machine = Self.registered()
+        #expect(
+            Self.receive("ERROR :Closing link: (otm@h) [Killed]", into: &machine) == [
+                "close server error: Closing link: (otm@h) [Killed]"
+            ])
+    }
+
+    @Test func aPingIsAnsweredAtOnce() {
+        var machine = Self.machine()
+        _ = machine.connected(at: Self.at(0))
+        #expect(Self.receive("PING :12345", into: &machine) == ["write PONG 12345"])
+        #expect(Self.receive("PING", into: &machine) == ["write PONG :"])
+    }
+
+    // MARK: Channels
+
+    @Test func aKickIsFollowedByARejoinOnceTheDelayHasPassed() {
+        var machine = Self.registered()
+        _ = Self.receive(":bot!otm@h JOIN #class", into: &machine)
+        #expect(
+            Self.receive(":op!o@h KICK #class bot :behave", into: &machine, at: 10) == [
+                "drop lines of left(nick: \"bot\", channels: [\"#class\"])",
+                "emit kicked(channel: \"#class\", by: \"op\", reason: \"behave\")",
+            ])
+        #expect(Self.described(machine.tick(at: Self.at(12))).isEmpty)
+        #expect(Self.described(machine.tick(at: Self.at(13))) == ["queue JOIN #class"])
+        #expect(Self.described(machine.tick(at: Self.at(14))).isEmpty)
+    }
+
+    @Test func aRefusedJoinIsRetriedLaterAndAPartedChannelIsNot() {
+        var machine = Self.registered()
+        #expect(
+            Self.receive(":srv 474 bot #class :Cannot join channel (+b)", into: &machine, at: 10) == [
+                "emit joinRefused(channel: \"#class\", code: \"474\", reason: \"Cannot join channel (+b)\")"
+            ])
+        #expect(Self.described(machine.tick(at: Self.at(40))) == ["queue JOIN #class"])
+        _ = Self.receive(":srv 474 bot #class :Cannot join channel (+b)", into: &machine, at: 41)
+        #expect(Self.described(machine.part("#class", reason: nil)) == ["queue PART #class"])
+        #expect(Self.described(machine.tick(at: Self.at(80))).isEmpty)
+    }
+
+    @Test func everyWantedChannelIsJoinedAgainAfterAReconnect() {
+        var machine = Self.registered()
+        #expect(Self.described(machine.join("#extra", key: "key")) == ["queue JOIN #extra key"])
+        _ = machine.connectionClosed(reason: "reset", at: Self.at(10))
+        #expect(Self.described(machine.join("#late", key: nil)).isEmpty)
+        _ = machine.connected(at: Self.at(11))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", into: &machine, at: 11)
+        #expect(
+            Self.receive(":srv 001 bot :Welcome", into: &machine, at: 12) == [
+                "emit registered(nick: \"bot\")", "write JOIN #class", "write JOIN #extra key", "write JOIN #late",
+                "start sending",
+            ])
+    }
+
+    @Test func queuedLinesAreDiscardedOnlyAfterALongOutage() {
+        var machine = Self.registered()
+        #expect(
+            Self.described(machine.connectionClosed(reason: "reset", at: Self.at(10))) == [
+                "emit disconnected(reason: \"reset\")"
+            ])
+        _ = machine.connected(at: Self.at(30))
+        #expect(!Self.receive(":srv 001 bot :Welcome", into: &machine, at: 31).contains { $0.hasPrefix("discard") })
+        _ = machine.connectionClosed(reason: "reset", at: Self.at(40))
+        _ = machine.connected(at: Self.at(200))
+        #expect(
+            Self.receive(":srv 001 bot :Welcome", into: &machine, at: 201).contains("discard queue after 161.0 seconds")
+        )
+    }
+
+    @Test func aConnectionThatNeverRegisteredEndsAsAFailure() {
+        var machine = Self.machine()
+        _ = machine.connected(at: Self.at(0))
+        #expect(
+            Self.described(machine.connectionClosed(reason: "refused", at: Self.at(1))) == [
+                "emit connectionFailed(reason: \"refused\")"
+            ])
+        #expect(!machine.isConnected)
+        #expect(Self.described(machine.tick(at: Self.at(500))).isEmpty)
+    }
+
+    // MARK: Users
+
+    @Test func privateAndChannelMessagesCarryTheSendersIdentity() {
+        var machine = Self.registered()
+        let actions = machine.lineReceived("@account=ada :ada!a@host PRIVMSG bot :!ping", at: Self.at(2))
+        guard case .emit(.privmsg(let message)) = actions.last else {
+            Issue.record("no privmsg in \(actions)")
+            return
+        }
+        #expect(message.sender == UserIdentity(nick: "ada", user: "a", host: "host", account: "ada"))
+        #expect(message.isPrivate)
+        let inChannel = machine.lineReceived(":ada!a@host NOTICE @#class :hello", at: Self.at(3))
+        guard case .emit(.notice(let notice)) = inChannel.last else {
+            Issue.record("no notice in \(inChannel)")
+            return
+        }
+        #expect(!notice.isPrivate)
+        #expect(notice.replyTarget == "@#class")
+    }
+
+    @Test func whoisLookupsAreAnsweredByTheServerOrWhenTheConnectionEnds() {
+        var machine = Self.registered()
+        #expect(Self.described(machine.askWhois(about: "ada", waiter: 1, at: Self.at(1))) == ["queue WHOIS ada"])
+        #expect(Self.described(machine.askWhois(about: "ADA", waiter: 2, at: Self.at(1))).isEmpty)
+        #expect(Self.described(machine.askWhois(about: "a b", waiter: 3, at: Self.at(1))) == ["answer [3] nil"])
+        let answer = Self.receive(
+            ":srv 311 bot ada a host * :Ada", ":srv 330 bot ada ada_acct :is logged in as",
+            ":srv 318 bot ada :End of /WHOIS list.", into: &machine)
+        let reply = WhoisReply(nick: "ada", user: "a", host: "host", account: "ada_acct")
+        #expect(answer == ["answer [1, 2] \(reply)"])
+
+        _ = machine.askWhois(about: "bob", waiter: 4, at: Self.at(2))
+        #expect(Self.described(machine.connectionClosed(reason: "reset", at: Self.at(3))).first == "answer [4] nil")
+        #expect(Self.described(machine.askWhois(about: "bob", waiter: 5, at: Self.at(4))) == ["answer [5] nil"])
+    }
+
+    @Test func textsAreSplitToFitAndKeyedByTheirAsker() {
+        let machine = Self.registered()
+        let long = String(repeating: "word ", count: 200)
+        let lines = machine.lines(
+            for: [
+                OutgoingText(.privmsg, to: "#class", text: "first\r\nsecond", fairnessKey: "Ada"),
+                OutgoingText(.notice, to: "bob", text: long, maxLines: 2),
+            ], shrinking: false)
+        #expect(lines.map(\.message.command) == ["PRIVMSG", "PRIVMSG", "NOTICE", "NOTICE"])
+        #expect(lines.map(\.fairnessKey) == ["ada", "ada", "bob", "bob"])
+        #expect(lines.prefix(2).map { $0.message.parameters[1] } == ["first", "second"])
+        #expect(lines.allSatisfy { $0.message.serialized().utf8.count <= 512 })
+        #expect(lines[0].answer.isChannel && !lines[2].answer.isChannel)
+    }
+}
