@@ -151,12 +151,17 @@ public actor CommandRouter {
                 "Please wait \(Self.describe(wait)) before using \(settings.prefix)\(command.name) again.", to: line)
         }
 
+        start(command, argument: parsed.argument, for: line, botNick: botNick, userKey: userKey)
+    }
+
+    /// Starts `command` in a task of its own once the same user's earlier commands are done.
+    private func start(_ command: Command, argument: String, for line: IncomingLine, botNick: String, userKey: String) {
         let (prefix, lineCap, sessions, transport, catalog) = (
             settings.prefix, settings.channelLineCap, sessions, transport, catalog
         )
         let makeInvocation = { (session: BoundSession?) in
             Invocation(
-                sender: line.sender, origin: line.origin, commandName: command.name, argument: parsed.argument,
+                sender: line.sender, origin: line.origin, commandName: command.name, argument: argument,
                 prefix: prefix, botNick: botNick, session: session, sessions: sessions, channelLineCap: lineCap,
                 transport: transport, catalog: catalog)
         }
