@@ -58,25 +58,17 @@ struct FakeUdacityRecords {
     /// The stored pins in one of the API's orders (`-updatedAt`, `updatedAt`, `-createdAt`,
     /// `createdAt`), or as stored for any other.
     func sortedLocations(order: String?) -> [StoredLocation] {
-        switch order {
-        case "-updatedAt":
-            return stored.sorted {
-                ($0.location.updatedAt, $0.sequence) > ($1.location.updatedAt, $1.sequence)
-            }
-        case "updatedAt":
-            return stored.sorted {
-                ($0.location.updatedAt, $0.sequence) < ($1.location.updatedAt, $1.sequence)
-            }
-        case "-createdAt":
-            return stored.sorted {
-                ($0.location.createdAt, $0.sequence) > ($1.location.createdAt, $1.sequence)
-            }
-        case "createdAt":
-            return stored.sorted {
-                ($0.location.createdAt, $0.sequence) < ($1.location.createdAt, $1.sequence)
-            }
-        default:
-            return stored
+        let descending = order?.hasPrefix("-") == true
+        let time: (FakeUdacityServer.Location) -> Date
+        switch descending ? order?.dropFirst() : order?[...] {
+        case "updatedAt": time = \.updatedAt
+        case "createdAt": time = \.createdAt
+        default: return stored
+        }
+        return stored.sorted { a, b in
+            descending
+                ? (time(a.location), a.sequence) > (time(b.location), b.sequence)
+                : (time(a.location), a.sequence) < (time(b.location), b.sequence)
         }
     }
 
