@@ -50,6 +50,34 @@ struct FakeUdacityServerTests {
         await server.stop()
     }
 
+    /// Each of the four orders sorts by its own time in its own direction, and no order keeps the
+    /// order the pins were stored in (here created newest first, updated oldest first).
+    @Test func theListIsSortedByTheOrderAsked() async throws {
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        let pins = UdacityFixtures.pins(base: base).enumerated().map { index, pin in
+            var pin = pin
+            pin.createdAt = base.addingTimeInterval(Double(-index) * 60)
+            return pin
+        }
+        let server = FakeUdacityServer(locations: pins)
+        let url = try await server.start().absoluteString
+        let client = HTTPExchange.makeClient(connectTimeout: .seconds(10), requestTimeout: .seconds(15))
+        let exchange = HTTPExchange(client: client, requestTimeout: .seconds(5), maximumBodyBytes: 1 << 20)
+        func ids(_ query: String) async throws -> [String] {
+            let reply = try await rawGET(exchange, url + "/StudentLocation" + query)
+            let results = JSONValue.parse(reply.body)?["results"]?.arrayValue ?? []
+            return results.compactMap { $0["objectId"]?.text }
+        }
+        let oldestFirst = ["pin-1", "pin-2", "pin-3", "pin-4", "pin-5"]
+        #expect(try await ids("?order=updatedAt") == oldestFirst)
+        #expect(try await ids("?order=-updatedAt") == oldestFirst.reversed())
+        #expect(try await ids("?order=createdAt") == oldestFirst.reversed())
+        #expect(try await ids("?order=-createdAt") == oldestFirst)
+        #expect(try await ids("") == oldestFirst)
+        try await client.shutdown()
+        await server.stop()
+    }
+
     @Test func faultsCanBeLimitedToOneRoute() async throws {
         try await withUdacity(locations: UdacityFixtures.pins()) { server, directory in
             await server.setFault(.serverError(500), on: [.studentLocation])

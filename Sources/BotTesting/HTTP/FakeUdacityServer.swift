@@ -101,32 +101,14 @@ public actor FakeUdacityServer {
     /// The API root path the server answers under.
     public nonisolated let basePath: String
     private let neverAnswerDelay: Duration
-    private let sessionLifetime: TimeInterval
 
-    private var accounts: [Account]
-    private var stored: [StoredLocation] = []
-    private var sequence = 0
-    private var sessions: [String: Session] = [:]
-    private var issuedTokens: [String] = []
+    private var records: FakeUdacityRecords
     private var faultsByRoute: [Route: Set<Fault>] = [:]
     private var log: [RecordedHTTPRequest] = []
-    private var lastTimestamp = Date(timeIntervalSince1970: 0)
     private var server: FakeHTTPServerRunner?
     private var startedURL: URL?
     /// The port of the last start: a restarted server comes back where its clients expect it.
     private var lastPort: Int?
-
-    private struct StoredLocation {
-        var location: Location
-        var sequence: Int
-    }
-
-    private struct Session {
-        var id: String
-        var accountKey: String
-        var xsrfToken: String
-        var expiration: Date
-    }
 
     /// - Parameters:
     ///   - accounts: who can log in.
@@ -137,16 +119,9 @@ public actor FakeUdacityServer {
         accounts: [Account] = [], locations: [Location] = [], basePath: String = "/v1",
         neverAnswerDelay: Duration = .seconds(60), sessionLifetime: TimeInterval = 14 * 86_400
     ) {
-        self.accounts = accounts
         self.basePath = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
         self.neverAnswerDelay = neverAnswerDelay
-        self.sessionLifetime = sessionLifetime
-        for var location in locations {
-            location.createdAt = FakeTimestamp.truncatedToMilliseconds(location.createdAt)
-            location.updatedAt = FakeTimestamp.truncatedToMilliseconds(location.updatedAt)
-            sequence += 1
-            stored.append(StoredLocation(location: location, sequence: sequence))
-        }
+        records = FakeUdacityRecords(accounts: accounts, locations: locations, sessionLifetime: sessionLifetime)
     }
 
     // MARK: Lifecycle
@@ -203,7 +178,7 @@ public actor FakeUdacityServer {
     public func clearRequests() { log = [] }
 
     /// The stored pins, newest update first.
-    public func locations() -> [Location] { sortedLocations(order: "-updatedAt").map(\.location) }
+    public func locations() -> [Location] { records.sortedLocations(order: "-updatedAt").map(\.location) }
 
     /// Adds a pin as if posted elsewhere; returns it with its objectId and times.
     @discardableResult
@@ -211,30 +186,20 @@ public actor FakeUdacityServer {
         uniqueKey: String, firstName: String, lastName: String, mapString: String, mediaURL: String,
         latitude: Double, longitude: Double
     ) -> Location {
-        let now = nextTimestamp()
-        let location = Location(
-            objectId: newObjectId(), uniqueKey: uniqueKey, firstName: firstName, lastName: lastName,
-            mapString: mapString, mediaURL: mediaURL, latitude: latitude, longitude: longitude,
-            createdAt: now, updatedAt: now)
-        sequence += 1
-        stored.append(StoredLocation(location: location, sequence: sequence))
-        return location
+        records.addLocation(
+            uniqueKey: uniqueKey, firstName: firstName, lastName: lastName, mapString: mapString,
+            mediaURL: mediaURL, latitude: latitude, longitude: longitude)
     }
 
-    public func addAccount(_ account: Account) { accounts.append(account) }
+    public func addAccount(_ account: Account) { records.accounts.append(account) }
 
     /// How many sessions are open (logged in and not logged out).
-    public var activeSessionCount: Int { sessions.count }
+    public var activeSessionCount: Int { records.sessions.count }
 
     /// Every XSRF token handed out by `POST /session`, oldest first.
-    public func issuedXSRFTokens() -> [String] { issuedTokens }
+    public func issuedXSRFTokens() -> [String] { records.issuedTokens }
 
     // MARK: Serving
-
-    private enum Reply {
-        case answer(status: HTTPResponse.Status, body: [UInt8], headers: HTTPFields)
-        case hold(Duration)
-    }
 
     /// How long requests to the route of `path` wait before being handled (`.slowAnswer`).
     private func slowness(ofPath path: String) -> Duration? {
@@ -264,7 +229,7 @@ public actor FakeUdacityServer {
         }
     }
 
-    private func handle(_ request: Request, body: Data) -> Reply {
+    private func handle(_ request: Request, body: Data) -> FakeUdacityReply {
         let recorded = RecordedHTTPRequest(request: request, body: nil)
         let isSessionPath = recorded.path == basePath + "/session"
         var entry = recorded
@@ -272,7 +237,7 @@ public actor FakeUdacityServer {
         log.append(entry)
 
         guard recorded.path.hasPrefix(basePath + "/") else {
-            return error(.notFound, code: 404, "Not found.")
+            return .failure(.notFound, code: 404, "Not found.")
         }
         let subpath = String(recorded.path.dropFirst(basePath.count))
         let route: Route
@@ -283,7 +248,7 @@ public actor FakeUdacityServer {
         } else if subpath == "/StudentLocation" || subpath.hasPrefix("/StudentLocation/") {
             route = .studentLocation
         } else {
-            return error(.notFound, code: 404, "Not found.")
+            return .failure(.notFound, code: 404, "Not found.")
         }
 
         let faults = faultsByRoute[route] ?? []
@@ -292,282 +257,31 @@ public actor FakeUdacityServer {
             if case .serverError(let status) = fault { return status }
             return nil
         }).first {
-            return error(HTTPResponse.Status(code: status), code: status, "Simulated server error.")
+            return .failure(HTTPResponse.Status(code: status), code: status, "Simulated server error.")
         }
-        if faults.contains(.htmlPage) {
-            var headers = HTTPFields()
-            headers[.contentType] = "text/html; charset=utf-8"
-            return .answer(
-                status: .ok,
-                body: Array("<!doctype html><html><body><h1>Welcome to the hotel Wi-Fi</h1></body></html>".utf8),
-                headers: headers)
-        }
+        if faults.contains(.htmlPage) { return .htmlPage }
         let prefixed = route != .studentLocation && !faults.contains(.prefixMissing)
         if faults.contains(.malformedJSON) {
-            return answer(.ok, prefixed: prefixed, #"{"results": [{"objectId": "trunc"#)
+            return .json(.ok, prefixed: prefixed, #"{"results": [{"objectId": "trunc"#)
         }
 
         let method = recorded.method
         switch (route, method) {
         case (.session, "POST"):
-            return logIn(body: body, prefixed: prefixed)
+            return records.logIn(body: body, prefixed: prefixed)
         case (.session, "DELETE"):
-            return logOut(token: recorded.header("x-xsrf-token"), prefixed: prefixed)
+            return records.logOut(token: recorded.header("x-xsrf-token"), prefixed: prefixed)
         case (.users, "GET"):
             let key = String(subpath.dropFirst("/users/".count))
-            return profile(key: key, prefixed: prefixed, nested: faults.contains(.nestedUserProfile))
+            return records.profile(key: key, prefixed: prefixed, nested: faults.contains(.nestedUserProfile))
         case (.studentLocation, "GET") where subpath == "/StudentLocation":
-            return list(query: recorded.query, messy: faults.contains(.messyRecords))
+            return records.list(query: recorded.query, messy: faults.contains(.messyRecords))
         case (.studentLocation, "POST") where subpath == "/StudentLocation":
-            return create(body: body)
+            return records.create(body: body)
         case (.studentLocation, "PUT") where subpath.hasPrefix("/StudentLocation/"):
-            return update(objectId: String(subpath.dropFirst("/StudentLocation/".count)), body: body)
+            return records.update(objectId: String(subpath.dropFirst("/StudentLocation/".count)), body: body)
         default:
-            return error(.methodNotAllowed, code: 405, "Method not allowed.")
+            return .failure(.methodNotAllowed, code: 405, "Method not allowed.")
         }
     }
-
-    private func logIn(body: Data, prefixed: Bool) -> Reply {
-        struct LoginBody: Decodable {
-            struct Credentials: Decodable {
-                var username: String
-                var password: String
-            }
-            var udacity: Credentials
-        }
-        guard let login = try? JSONDecoder().decode(LoginBody.self, from: body) else {
-            return error(.badRequest, code: 400, "Failed to parse JSON body.", statusKey: "status")
-        }
-        let email = login.udacity.username.lowercased()
-        guard
-            let account = accounts.first(where: {
-                $0.email.lowercased() == email && $0.password == login.udacity.password
-            })
-        else {
-            return answer(
-                .forbidden, prefixed: prefixed,
-                #"{"status": 403, "error": "Account not found or invalid credentials."}"#)
-        }
-        let session = Session(
-            id: UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased(),
-            accountKey: account.key,
-            xsrfToken: UUID().uuidString.replacingOccurrences(of: "-", with: ""),
-            expiration: Date().addingTimeInterval(sessionLifetime))
-        sessions[session.id] = session
-        issuedTokens.append(session.xsrfToken)
-        var headers = HTTPFields()
-        headers[.setCookie] = "XSRF-TOKEN=\(session.xsrfToken); Path=/"
-        let json =
-            #"{"account": {"registered": true, "key": \#(quotedJSON(account.key))}, "#
-            + #""session": {"id": \#(quotedJSON(session.id)), "#
-            + #""expiration": "\#(FakeTimestamp.format(session.expiration, fractionDigits: 6))"}}"#
-        return answer(.ok, prefixed: prefixed, json, headers: headers)
-    }
-
-    private func logOut(token: String?, prefixed: Bool) -> Reply {
-        guard let token, let session = sessions.values.first(where: { $0.xsrfToken == token }) else {
-            return answer(
-                .forbidden, prefixed: prefixed, #"{"status": 403, "error": "Missing or invalid XSRF token."}"#
-            )
-        }
-        sessions[session.id] = nil
-        var headers = HTTPFields()
-        headers[.setCookie] = "XSRF-TOKEN=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT"
-        let json =
-            #"{"session": {"id": \#(quotedJSON(session.id)), "#
-            + #""expiration": "\#(FakeTimestamp.format(Date(), fractionDigits: 6))"}}"#
-        return answer(.ok, prefixed: prefixed, json, headers: headers)
-    }
-
-    private func profile(key: String, prefixed: Bool, nested: Bool) -> Reply {
-        guard let account = accounts.first(where: { $0.key == key }) else {
-            return answer(.notFound, prefixed: prefixed, #"{"status": 404, "error": "User not found."}"#)
-        }
-        let fields =
-            #"{"first_name": \#(quotedJSON(account.firstName)), "#
-            + #""last_name": \#(quotedJSON(account.lastName)), "#
-            + #""nickname": \#(quotedJSON(account.nickname)), "key": \#(quotedJSON(account.key)), "#
-            + #""_registered": true, "guard": {"allowed": true}}"#
-        return answer(.ok, prefixed: prefixed, nested ? #"{"user": \#(fields)}"# : fields)
-    }
-
-    private func list(query: [String: String], messy: Bool) -> Reply {
-        var limit = 100
-        if let text = query["limit"] {
-            guard let value = Int(text), value >= 0 else {
-                return error(.badRequest, code: 102, "Invalid limit.")
-            }
-            limit = min(value, 1000)
-        }
-        var skip = 0
-        if let text = query["skip"] {
-            guard let value = Int(text), value >= 0 else {
-                return error(.badRequest, code: 102, "Invalid skip.")
-            }
-            skip = value
-        }
-        let order = query["order"]
-        guard order == nil || ["-updatedAt", "updatedAt", "-createdAt", "createdAt"].contains(order ?? "")
-        else {
-            return error(.badRequest, code: 105, "Invalid order.")
-        }
-        var records: [(uniqueKey: String, json: String)] = []
-        if messy { records += Self.messyRecords }
-        records += sortedLocations(order: order).map { ($0.location.uniqueKey, Self.json(of: $0.location)) }
-        if let uniqueKey = query["uniqueKey"] {
-            records = records.filter { $0.uniqueKey == uniqueKey }
-        }
-        let page = records.dropFirst(skip).prefix(limit)
-        return answer(
-            .ok, prefixed: false, #"{"results": ["# + page.map(\.json).joined(separator: ", ") + "]}")
-    }
-
-    private struct LocationBody: Decodable {
-        var uniqueKey: String
-        var firstName: String
-        var lastName: String
-        var mapString: String
-        var mediaURL: String
-        var latitude: Double
-        var longitude: Double
-    }
-
-    private func create(body: Data) -> Reply {
-        guard let input = try? JSONDecoder().decode(LocationBody.self, from: body) else {
-            return error(.badRequest, code: 142, "Failed to parse JSON body.")
-        }
-        let location = addLocation(
-            uniqueKey: input.uniqueKey, firstName: input.firstName, lastName: input.lastName,
-            mapString: input.mapString, mediaURL: input.mediaURL, latitude: input.latitude,
-            longitude: input.longitude)
-        return answer(
-            .ok, prefixed: false,
-            #"{"createdAt": "\#(FakeTimestamp.format(location.createdAt))", "#
-                + #""objectId": \#(quotedJSON(location.objectId))}"#
-        )
-    }
-
-    private func update(objectId: String, body: Data) -> Reply {
-        guard let index = stored.firstIndex(where: { $0.location.objectId == objectId }) else {
-            return error(.notFound, code: 101, "Object not found.")
-        }
-        guard let input = try? JSONDecoder().decode(LocationBody.self, from: body) else {
-            return error(.badRequest, code: 142, "Failed to parse JSON body.")
-        }
-        let now = nextTimestamp()
-        stored[index].location.uniqueKey = input.uniqueKey
-        stored[index].location.firstName = input.firstName
-        stored[index].location.lastName = input.lastName
-        stored[index].location.mapString = input.mapString
-        stored[index].location.mediaURL = input.mediaURL
-        stored[index].location.latitude = input.latitude
-        stored[index].location.longitude = input.longitude
-        stored[index].location.updatedAt = now
-        return answer(.ok, prefixed: false, #"{"updatedAt": "\#(FakeTimestamp.format(now))"}"#)
-    }
-
-    // MARK: Building answers
-
-    private func answer(
-        _ status: HTTPResponse.Status, prefixed: Bool, _ json: String, headers: HTTPFields = [:]
-    ) -> Reply {
-        let bytes = (prefixed ? Array(")]}'\n".utf8) : []) + Array(json.utf8)
-        return .answer(status: status, body: bytes, headers: headers)
-    }
-
-    private func error(
-        _ status: HTTPResponse.Status, code: Int, _ message: String, statusKey: String = "code"
-    ) -> Reply {
-        answer(status, prefixed: false, #"{"\#(statusKey)": \#(code), "error": \#(quotedJSON(message))}"#)
-    }
-
-    private func sortedLocations(order: String?) -> [StoredLocation] {
-        switch order {
-        case "-updatedAt":
-            return stored.sorted {
-                ($0.location.updatedAt, $0.sequence) > ($1.location.updatedAt, $1.sequence)
-            }
-        case "updatedAt":
-            return stored.sorted {
-                ($0.location.updatedAt, $0.sequence) < ($1.location.updatedAt, $1.sequence)
-            }
-        case "-createdAt":
-            return stored.sorted {
-                ($0.location.createdAt, $0.sequence) > ($1.location.createdAt, $1.sequence)
-            }
-        case "createdAt":
-            return stored.sorted {
-                ($0.location.createdAt, $0.sequence) < ($1.location.createdAt, $1.sequence)
-            }
-        default:
-            return stored
-        }
-    }
-
-    /// Now, truncated to milliseconds and strictly after the previous timestamp handed out.
-    private func nextTimestamp() -> Date {
-        var now = FakeTimestamp.truncatedToMilliseconds(Date())
-        if now <= lastTimestamp { now = lastTimestamp.addingTimeInterval(0.001) }
-        now = FakeTimestamp.truncatedToMilliseconds(now.addingTimeInterval(0.0000001))
-        lastTimestamp = now
-        return now
-    }
-
-    private func newObjectId() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        return String((0..<10).map { _ in alphabet.randomElement() ?? "x" })
-    }
-
-    private static func json(of location: Location) -> String {
-        #"{"objectId": \#(quotedJSON(location.objectId)), "uniqueKey": \#(quotedJSON(location.uniqueKey)), "#
-            + #""firstName": \#(quotedJSON(location.firstName)), "#
-            + #""lastName": \#(quotedJSON(location.lastName)), "#
-            + #""mapString": \#(quotedJSON(location.mapString)), "#
-            + #""mediaURL": \#(quotedJSON(location.mediaURL)), "#
-            + #""latitude": \#(location.latitude), "longitude": \#(location.longitude), "#
-            + #""createdAt": "\#(FakeTimestamp.format(location.createdAt))", "#
-            + #""updatedAt": "\#(FakeTimestamp.format(location.updatedAt))"}"#
-    }
-
-    /// Shared data as it really comes: missing fields, links without a scheme, numbers as
-    /// strings or as junk, records without coordinates, other date precisions.
-    private static let messyRecords: [(uniqueKey: String, json: String)] = [
-        (
-            "messy-1",
-            #"{"objectId": "messy-strings", "uniqueKey": "messy-1", "firstName": "Ana", "#
-                + #""mapString": "Lima, Peru", "#
-                + #""mediaURL": "example.com/ana", "latitude": "-12.0464", "longitude": " -77.0428", "#
-                + #""createdAt": "2015-02-25T01:10:38Z", "updatedAt": "2015-02-26T01:10:38Z"}"#
-        ),
-        (
-            "messy-2",
-            #"{"objectId": "messy-nocoords", "uniqueKey": "messy-2", "#
-                + #""firstName": "No", "lastName": "Coordinates", "#
-                + #""mapString": "Nowhere", "mediaURL": "https://example.org", "#
-                + #""createdAt": "2015-02-25T01:10:38.103Z", "updatedAt": "2015-02-25T01:10:38.103Z"}"#
-        ),
-        (
-            "messy-3",
-            #"{"objectId": "messy-null", "uniqueKey": "messy-3", "#
-                + #""firstName": "Null", "lastName": "Latitude", "#
-                + #""latitude": null, "longitude": 2.35}"#
-        ),
-        (
-            "messy-4",
-            #"{"objectId": "messy-range", "uniqueKey": "messy-4", "#
-                + #""firstName": "Out", "lastName": "Of Range", "#
-                + #""latitude": 123.4, "longitude": 10.0}"#
-        ),
-        (
-            "12345",
-            #"{"objectId": "messy-junk", "uniqueKey": 12345, "firstName": "", "latitude": 48.8566, "#
-                + #""longitude": 2.3522, "mediaURL": "javascript:alert(1)", "#
-                + #""updatedAt": "2015-05-10T16:48:30.760460Z", "extra": {"nested": [1, 2, 3]}}"#
-        ),
-        (
-            "messy-6",
-            #"{"objectId": "messy-text", "uniqueKey": "messy-6", "firstName": "Bad", "lastName": "Numbers", "#
-                + #""latitude": "north", "longitude": "east"}"#
-        ),
-    ]
 }

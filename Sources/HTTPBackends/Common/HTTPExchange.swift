@@ -19,18 +19,47 @@ struct HTTPReply: Sendable {
 /// answer (DNS, refused, timeout, TLS, reset) into `ServiceError.networkUnreachable`.
 struct HTTPExchange: Sendable {
     let client: HTTPClient
+    /// Whether the exchange made `client` itself (and so shuts it down in ``shutdown()``).
+    let ownsClient: Bool
     let requestTimeout: Duration
     let maximumBodyBytes: Int
     let logger: Logger
 
+    /// An exchange over `client`, which stays the caller's to shut down.
     init(
         client: HTTPClient, requestTimeout: Duration, maximumBodyBytes: Int,
         logger: Logger = Logger(label: "onthemap.http")
     ) {
         self.client = client
+        self.ownsClient = false
         self.requestTimeout = requestTimeout
         self.maximumBodyBytes = maximumBodyBytes
         self.logger = logger
+    }
+
+    /// An exchange over `sharedClient` when one is given (its timeouts and lifecycle are the
+    /// caller's; `requestTimeout` still applies per request), else over a client of its own made by
+    /// ``makeClient(connectTimeout:requestTimeout:)``.
+    init(
+        sharing sharedClient: HTTPClient?, connectTimeout: Duration, requestTimeout: Duration,
+        maximumBodyBytes: Int, logger: Logger = Logger(label: "onthemap.http")
+    ) {
+        self.client =
+            sharedClient ?? Self.makeClient(connectTimeout: connectTimeout, requestTimeout: requestTimeout)
+        self.ownsClient = sharedClient == nil
+        self.requestTimeout = requestTimeout
+        self.maximumBodyBytes = maximumBodyBytes
+        self.logger = logger
+    }
+
+    /// Shuts down the client when the exchange made it; a shared one is left alone.
+    func shutdown() async {
+        guard ownsClient else { return }
+        do {
+            try await client.shutdown()
+        } catch {
+            logger.debug("HTTP client shutdown reported an error", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The client the backends create when none is shared with them: connect timeout as given,

@@ -65,11 +65,9 @@ public final class NominatimGeocoder: Geocoder {
     private let email: String?
     private let acceptLanguage: String?
     private let exchange: HTTPExchange
-    private let ownsClient: Bool
     private let waitForTurn: @Sendable () async throws -> Void
     private let endTurn: @Sendable () async -> Void
     private let cache: PlaceCache
-    private let logger: Logger
 
     /// Creates the geocoder. Throws `ServiceError.rejectedInput` when the base URL is not
     /// http(s) or the User-Agent is empty. `clock` times the spacing of requests.
@@ -87,30 +85,19 @@ public final class NominatimGeocoder: Geocoder {
         self.userAgent = agent
         self.email = configuration.email.flatMap { $0.isEmpty ? nil : $0 }
         self.acceptLanguage = configuration.acceptLanguage.flatMap { $0.isEmpty ? nil : $0 }
-        self.logger = logger
         let spacer = RequestSpacer(interval: configuration.minimumInterval, clock: clock)
         self.waitForTurn = { try await spacer.waitForTurn() }
         self.endTurn = { await spacer.finished() }
         self.cache = PlaceCache(
             capacity: configuration.cacheCapacity, timeToLive: configuration.cacheTimeToLive)
-        let client =
-            httpClient
-            ?? HTTPExchange.makeClient(
-                connectTimeout: configuration.connectTimeout, requestTimeout: configuration.requestTimeout)
-        self.ownsClient = httpClient == nil
         self.exchange = HTTPExchange(
-            client: client, requestTimeout: configuration.requestTimeout,
-            maximumBodyBytes: 2 * 1024 * 1024, logger: logger)
+            sharing: httpClient, connectTimeout: configuration.connectTimeout,
+            requestTimeout: configuration.requestTimeout, maximumBodyBytes: 2 * 1024 * 1024, logger: logger)
     }
 
     /// Shuts down the `HTTPClient` when the geocoder created it.
     public func shutdown() async {
-        guard ownsClient else { return }
-        do {
-            try await exchange.client.shutdown()
-        } catch {
-            logger.debug("HTTP client shutdown reported an error", metadata: ["error": "\(error)"])
-        }
+        await exchange.shutdown()
     }
 
     public func geocode(_ query: String, limit: Int) async throws -> [PlaceCandidate] {

@@ -46,7 +46,6 @@ public final class UdacityStudentDirectory: StudentDirectory {
     public let baseURL: String
 
     private let exchange: HTTPExchange
-    private let ownsClient: Bool
     private let state = UdacityClientState()
     private let logger: Logger
 
@@ -61,24 +60,15 @@ public final class UdacityStudentDirectory: StudentDirectory {
         self.baseURL = try BaseURL.normalize(configuration.baseURL)
         self.signUpURL = configuration.signUpURL
         self.logger = logger
-        let client =
-            httpClient
-            ?? HTTPExchange.makeClient(
-                connectTimeout: configuration.connectTimeout, requestTimeout: configuration.requestTimeout)
-        self.ownsClient = httpClient == nil
         self.exchange = HTTPExchange(
-            client: client, requestTimeout: configuration.requestTimeout,
-            maximumBodyBytes: configuration.maximumResponseBytes, logger: logger)
+            sharing: httpClient, connectTimeout: configuration.connectTimeout,
+            requestTimeout: configuration.requestTimeout, maximumBodyBytes: configuration.maximumResponseBytes,
+            logger: logger)
     }
 
     /// Shuts down the `HTTPClient` when the directory created it (a shared one is left alone).
     public func shutdown() async {
-        guard ownsClient else { return }
-        do {
-            try await exchange.client.shutdown()
-        } catch {
-            logger.debug("HTTP client shutdown reported an error", metadata: ["error": "\(error)"])
-        }
+        await exchange.shutdown()
     }
 
     // MARK: Session

@@ -99,7 +99,7 @@ public struct IdentityTracker: Sendable {
     public mutating func apply(_ message: IRCMessage, ownNick: String) -> [IdentityEvent] {
         var events: [IdentityEvent] = []
         let known = users.count
-        applyChanges(of: message, ownNick: ownNick, events: &events)
+        if let event = applyChanges(of: message, ownNick: ownNick) { events.append(event) }
         if users.count < known, ["PART", "KICK", "366"].contains(message.command) {
             events += forgotten.map { IdentityEvent.lostSight(nick: $0) }
         }
@@ -107,7 +107,8 @@ public struct IdentityTracker: Sendable {
         return events
     }
 
-    private mutating func applyChanges(of message: IRCMessage, ownNick: String, events: inout [IdentityEvent]) {
+    /// Applies the `account` tag, then the command itself; returns the event it makes, if any.
+    private mutating func applyChanges(of message: IRCMessage, ownNick: String) -> IdentityEvent? {
         let source = message.sourceIdentity
         let parameters = message.parameters
         if let source, let account = message.tags["account"], !source.nick.isEmpty {
@@ -115,120 +116,154 @@ public struct IdentityTracker: Sendable {
         }
         switch message.command {
         case "JOIN":
-            guard let source, let channel = parameters.first else { return }
-            let isSelf = serverSupport.namesEqual(source.nick, ownNick)
-            let channelKey = fold(channel)
-            let nickKey = fold(source.nick)
-            if isSelf { channels[channelKey] = TrackedChannel(name: channel) }
-            guard channels[channelKey] != nil else { return }
-            var identity = users[fold(source.nick)] ?? UserIdentity(nick: source.nick)
-            identity.nick = source.nick
-            identity.user = source.user ?? identity.user
-            identity.host = source.host ?? identity.host
-            if parameters.count >= 2 {
-                // extended-join: JOIN #channel account :realname
-                identity.account = parameters[1] == "*" ? nil : parameters[1]
-            }
-            if let tagged = message.tags["account"] { identity.account = tagged }
-            users[nickKey] = identity
-            channels[channelKey]?.members[nickKey] = ""
+            guard let source, let channel = parameters.first else { return nil }
+            applyJoin(of: source, to: channel, message: message, ownNick: ownNick)
         case "PART":
-            guard let source, let channel = parameters.first else { return }
+            guard let source, let channel = parameters.first else { return nil }
             removeMember(source.nick, from: channel, isSelf: serverSupport.namesEqual(source.nick, ownNick))
         case "KICK":
-            guard parameters.count >= 2 else { return }
+            guard parameters.count >= 2 else { return nil }
             removeMember(
                 parameters[1],
                 from: parameters[0],
                 isSelf: serverSupport.namesEqual(parameters[1], ownNick)
             )
         case "QUIT":
-            guard let source else { return }
-            let folded = fold(source.nick)
-            if let known = users[folded], !serverSupport.namesEqual(source.nick, ownNick) {
-                events.append(.quit(nick: known.nick, user: source.user ?? known.user, host: source.host ?? known.host))
-            }
-            for key in channels.keys { channels[key]?.members.removeValue(forKey: folded) }
-            users.removeValue(forKey: folded)
+            guard let source else { return nil }
+            return applyQuit(of: source, ownNick: ownNick)
         case "NICK":
-            guard let source, let newNick = parameters.first else { return }
-            let oldKey = fold(source.nick)
-            let newKey = fold(newNick)
-            var identity = users.removeValue(forKey: oldKey) ?? UserIdentity(nick: newNick)
-            identity.nick = newNick
-            identity.user = source.user ?? identity.user
-            identity.host = source.host ?? identity.host
-            let isKnown = channels.values.contains { $0.members[oldKey] != nil }
-            if isKnown, !serverSupport.namesEqual(source.nick, ownNick) {
-                events.append(.nickChanged(from: source.nick, to: newNick, user: identity.user, host: identity.host))
-            }
-            for key in channels.keys {
-                if let prefixes = channels[key]?.members.removeValue(forKey: oldKey) {
-                    channels[key]?.members[newKey] = prefixes
-                }
-            }
-            if isKnown || serverSupport.namesEqual(newNick, ownNick) { users[newKey] = identity }
+            guard let source, let newNick = parameters.first else { return nil }
+            return applyNickChange(of: source, to: newNick, ownNick: ownNick)
         case "ACCOUNT":
-            guard let source, let account = parameters.first else { return }
-            update(nick: source.nick) { $0.account = account == "*" ? nil : account }
-            events.append(.accountChanged(nick: source.nick, account: account == "*" ? nil : account))
+            guard let source, let account = parameters.first else { return nil }
+            return applyAccount(account, of: source.nick)
         case "CHGHOST":
-            guard let source, parameters.count >= 2 else { return }
+            guard let source, parameters.count >= 2 else { return nil }
             update(nick: source.nick) {
                 $0.user = parameters[0]
                 $0.host = parameters[1]
             }
         case "PRIVMSG", "NOTICE":
-            guard let source, source.user != nil || source.host != nil else { return }
+            guard let source, source.user != nil || source.host != nil else { return nil }
             update(nick: source.nick) {
                 $0.user = source.user ?? $0.user
                 $0.host = source.host ?? $0.host
             }
         case "353":
-            // 353 me = #channel :[prefixes]nick[!user@host] ...
-            guard parameters.count >= 4 else { return }
-            let channel = parameters[parameters.count - 2]
-            let channelKey = fold(channel)
-            guard channels[channelKey] != nil else { return }
-            if !namesInProgress.contains(channelKey) {
-                namesInProgress.insert(channelKey)
-                channels[channelKey]?.members = [:]
-            }
-            for entry in parameters[parameters.count - 1].split(separator: " ") {
-                let (symbols, rest) = serverSupport.splitPrefixes(String(entry))
-                guard !rest.isEmpty else { continue }
-                let parsed = IRCSource(parsing: rest)
-                let key = fold(parsed.nick)
-                var identity = users[key] ?? UserIdentity(nick: parsed.nick)
-                identity.nick = parsed.nick
-                identity.user = parsed.user ?? identity.user
-                identity.host = parsed.host ?? identity.host
-                users[key] = identity
-                channels[channelKey]?.members[key] = symbols
-            }
+            applyNamesReply(parameters)
         case "366":
-            guard parameters.count >= 2 else { return }
+            guard parameters.count >= 2 else { return nil }
             namesInProgress.remove(fold(parameters[1]))
             pruneUsers()
         case "352":
-            // 352 me #channel user host server nick flags :hopcount realname
-            guard parameters.count >= 7 else { return }
-            let nick = parameters[5]
-            update(nick: nick) {
-                $0.user = parameters[2]
-                $0.host = parameters[3]
-            }
+            applyWhoReply(parameters)
         case "354":
-            // WHOX reply to "WHO #channel %tcuhna,152": 354 me 152 #channel user host nick account
-            guard parameters.count >= 7, parameters[1] == Self.whoxToken else { return }
-            let nick = parameters[5]
-            update(nick: nick) {
-                $0.user = parameters[3]
-                $0.host = parameters[4]
-                $0.account = parameters[6] == "0" ? nil : parameters[6]
-            }
+            applyWhoxReply(parameters)
         default:
-            return
+            break
+        }
+        return nil
+    }
+
+    /// JOIN (with the extended-join account): the client's own join starts tracking the channel; anyone's
+    /// join to a tracked channel adds them as a member.
+    private mutating func applyJoin(of source: IRCSource, to channel: String, message: IRCMessage, ownNick: String) {
+        let channelKey = fold(channel)
+        let nickKey = fold(source.nick)
+        if serverSupport.namesEqual(source.nick, ownNick) { channels[channelKey] = TrackedChannel(name: channel) }
+        guard channels[channelKey] != nil else { return }
+        var identity = Self.identity(
+            users[nickKey] ?? UserIdentity(nick: source.nick), nick: source.nick, seenIn: source)
+        if message.parameters.count >= 2 {
+            // extended-join: JOIN #channel account :realname
+            identity.account = message.parameters[1] == "*" ? nil : message.parameters[1]
+        }
+        if let tagged = message.tags["account"] { identity.account = tagged }
+        users[nickKey] = identity
+        channels[channelKey]?.members[nickKey] = ""
+    }
+
+    /// QUIT: the user leaves every channel and is forgotten.
+    private mutating func applyQuit(of source: IRCSource, ownNick: String) -> IdentityEvent? {
+        let folded = fold(source.nick)
+        var event: IdentityEvent?
+        if let known = users[folded], !serverSupport.namesEqual(source.nick, ownNick) {
+            event = .quit(nick: known.nick, user: source.user ?? known.user, host: source.host ?? known.host)
+        }
+        for key in channels.keys { channels[key]?.members.removeValue(forKey: folded) }
+        users.removeValue(forKey: folded)
+        return event
+    }
+
+    /// NICK: the user's identity and channel memberships move to the new nick.
+    private mutating func applyNickChange(of source: IRCSource, to newNick: String, ownNick: String) -> IdentityEvent? {
+        let oldKey = fold(source.nick)
+        let newKey = fold(newNick)
+        let identity = Self.identity(
+            users.removeValue(forKey: oldKey) ?? UserIdentity(nick: newNick),
+            nick: newNick,
+            seenIn: source
+        )
+        let isKnown = channels.values.contains { $0.members[oldKey] != nil }
+        var event: IdentityEvent?
+        if isKnown, !serverSupport.namesEqual(source.nick, ownNick) {
+            event = .nickChanged(from: source.nick, to: newNick, user: identity.user, host: identity.host)
+        }
+        for key in channels.keys {
+            if let prefixes = channels[key]?.members.removeValue(forKey: oldKey) {
+                channels[key]?.members[newKey] = prefixes
+            }
+        }
+        if isKnown || serverSupport.namesEqual(newNick, ownNick) { users[newKey] = identity }
+        return event
+    }
+
+    /// ACCOUNT (`*` when the user logged out).
+    private mutating func applyAccount(_ account: String, of nick: String) -> IdentityEvent {
+        let account = account == "*" ? nil : account
+        update(nick: nick) { $0.account = account }
+        return .accountChanged(nick: nick, account: account)
+    }
+
+    /// 353 (NAMES): the first reply of a list replaces the channel's members; entries may carry several
+    /// prefixes (multi-prefix) and `user@host` (userhost-in-names).
+    private mutating func applyNamesReply(_ parameters: [String]) {
+        // 353 me = #channel :[prefixes]nick[!user@host] ...
+        guard parameters.count >= 4 else { return }
+        let channelKey = fold(parameters[parameters.count - 2])
+        guard channels[channelKey] != nil else { return }
+        if !namesInProgress.contains(channelKey) {
+            namesInProgress.insert(channelKey)
+            channels[channelKey]?.members = [:]
+        }
+        for entry in parameters[parameters.count - 1].split(separator: " ") {
+            let (symbols, rest) = serverSupport.splitPrefixes(String(entry))
+            guard !rest.isEmpty else { continue }
+            let parsed = IRCSource(parsing: rest)
+            let key = fold(parsed.nick)
+            users[key] = Self.identity(users[key] ?? UserIdentity(nick: parsed.nick), nick: parsed.nick, seenIn: parsed)
+            channels[channelKey]?.members[key] = symbols
+        }
+    }
+
+    /// 352 (WHO): the user and host of a member.
+    private mutating func applyWhoReply(_ parameters: [String]) {
+        // 352 me #channel user host server nick flags :hopcount realname
+        guard parameters.count >= 7 else { return }
+        update(nick: parameters[5]) {
+            $0.user = parameters[2]
+            $0.host = parameters[3]
+        }
+    }
+
+    /// 354 (WHOX), only in reply to the client's own query: the user, host and account of a member.
+    private mutating func applyWhoxReply(_ parameters: [String]) {
+        // WHOX reply to "WHO #channel %tcuhna,152": 354 me 152 #channel user host nick account
+        guard parameters.count >= 7, parameters[1] == Self.whoxToken else { return }
+        update(nick: parameters[5]) {
+            $0.user = parameters[3]
+            $0.host = parameters[4]
+            $0.account = parameters[6] == "0" ? nil : parameters[6]
         }
     }
 
@@ -247,6 +282,16 @@ public struct IdentityTracker: Sendable {
 
     private func fold(_ name: String) -> String {
         serverSupport.caseMapping.lowercased(name)
+    }
+
+    /// `identity` under `nick`, with the user and host `source` shows (those known are kept where it
+    /// shows none).
+    private static func identity(_ identity: UserIdentity, nick: String, seenIn source: IRCSource) -> UserIdentity {
+        var identity = identity
+        identity.nick = nick
+        identity.user = source.user ?? identity.user
+        identity.host = source.host ?? identity.host
+        return identity
     }
 
     /// Updates a known user (one sharing a channel); unknown users are not added.

@@ -74,30 +74,99 @@ struct GazetteerStore: Sendable {
 // MARK: - Loading
 
 extension GazetteerStore {
-    private enum Section: Int { case header, countries, regions, cities, keys }
-
     /// How far the parse reads into a mapped file before letting go of the pages behind it.
     private static let releaseStep = 1 << 20
 
     /// Parses a gazetteer file whose every line, the last one too, ends in "\n". A mapped file's
     /// pages are let go of as the parse passes them, so the parse does not leave them resident.
     init(text: GazetteerText) throws(GazetteerError) {
-        var countryOf: [Int32] = []
-        var regionOf: [Int32] = []
-        var populations: [Int32] = []
-        var latitudes: [Float] = []
-        var longitudes: [Float] = []
-        var nameStarts: [Int32] = []
-        var nameLengths: [UInt16] = []
-        var countryCodeStarts: [Int32] = []
-        var keyStarts: [Int32] = []
-        var keyLengths: [UInt8] = []
-        var countryCount = 0
-        var regionCount = 0
-        var failure: GazetteerError?
-
         guard text.count < Int(Int32.max) else { throw .corrupt("file too large") }
-        let estimatedPlaces = text.count / 80
+        let base = text.base
+        let end = text.count
+        guard end > 0 else { throw .corrupt("empty file") }
+        var columns = GazetteerColumns(reservingFor: end)
+        var releasedUpTo = 0
+        var lineNumber = 0
+        var lineStart = 0
+        while lineStart < end {
+            lineNumber += 1
+            let lineEnd: Int
+            if let found = memchr(base + lineStart, 0x0A, end - lineStart) {
+                lineEnd = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            } else {
+                lineEnd = end
+            }
+            defer { lineStart = lineEnd + 1 }
+            if lineStart - releasedUpTo >= Self.releaseStep {
+                text.releasePages(before: lineStart)
+                releasedUpTo = lineStart
+            }
+            guard lineEnd > lineStart else { continue }
+            do throws(BadGazetteerLine) {
+                try columns.add(FieldCursor(base: base, position: lineStart, end: lineEnd), isFirst: lineNumber == 1)
+            } catch {
+                throw .corrupt("line \(lineNumber): \(error.reason)")
+            }
+        }
+        guard columns.sawHeader, columns.countryCount > 0, !columns.keyStarts.isEmpty else {
+            throw .corrupt("no places or keys")
+        }
+        self.init(text: text, columns: columns)
+    }
+
+    private init(text: GazetteerText, columns: GazetteerColumns) {
+        self.text = text
+        countryCount = columns.countryCount
+        regionCount = columns.regionCount
+        countryOf = columns.countryOf
+        regionOf = columns.regionOf
+        populations = columns.populations
+        latitudes = columns.latitudes
+        longitudes = columns.longitudes
+        nameStarts = columns.nameStarts
+        nameLengths = columns.nameLengths
+        keyStarts = columns.keyStarts
+        keyLengths = columns.keyLengths
+        func string(_ start: Int32, _ length: Int) -> String {
+            String(decoding: text.buffer[Int(start)..<Int(start) + length], as: UTF8.self)
+        }
+        let (countries, regions) = (columns.countryCount, columns.regionCount)
+        let (nameStarts, nameLengths) = (columns.nameStarts, columns.nameLengths)
+        countryNames = (0..<countries).map { string(nameStarts[$0], Int(nameLengths[$0])) }
+        countryCodes = columns.countryCodeStarts.map { string($0, 2) }
+        regionNames = (countries..<countries + regions).map { string(nameStarts[$0], Int(nameLengths[$0])) }
+    }
+}
+
+/// Why one line of a gazetteer file is not valid.
+private struct BadGazetteerLine: Error {
+    let reason: String
+}
+
+/// The columns of a gazetteer as its lines are read, in file order: the header, countries (`C`), regions
+/// (`R`), cities (`P`), then the sorted keys (`K`).
+private struct GazetteerColumns {
+    private enum Section: Int { case header, countries, regions, cities, keys }
+
+    var countryOf: [Int32] = []
+    var regionOf: [Int32] = []
+    var populations: [Int32] = []
+    var latitudes: [Float] = []
+    var longitudes: [Float] = []
+    var nameStarts: [Int32] = []
+    var nameLengths: [UInt16] = []
+    var countryCodeStarts: [Int32] = []
+    var keyStarts: [Int32] = []
+    var keyLengths: [UInt8] = []
+    var countryCount = 0
+    var regionCount = 0
+    private(set) var sawHeader = false
+    private var section = Section.header
+    private var previousKey: Range<Int>?
+
+    /// Empty columns with room for the places and keys a file of `byteCount` bytes usually holds.
+    init(reservingFor byteCount: Int) {
+        let estimatedPlaces = byteCount / 80
         countryOf.reserveCapacity(estimatedPlaces)
         regionOf.reserveCapacity(estimatedPlaces)
         populations.reserveCapacity(estimatedPlaces)
@@ -105,161 +174,111 @@ extension GazetteerStore {
         longitudes.reserveCapacity(estimatedPlaces)
         nameStarts.reserveCapacity(estimatedPlaces)
         nameLengths.reserveCapacity(estimatedPlaces)
-        keyStarts.reserveCapacity(text.count / 40)
-        keyLengths.reserveCapacity(text.count / 40)
+        keyStarts.reserveCapacity(byteCount / 40)
+        keyLengths.reserveCapacity(byteCount / 40)
+    }
 
-        parse: do {
-            let base = text.base
-            let end = text.count
-            guard end > 0 else {
-                failure = .corrupt("empty file")
-                break parse
+    /// Adds one non-empty line; `isFirst` when it is the file's first line (which must be the header).
+    mutating func add(_ line: FieldCursor, isFirst: Bool) throws(BadGazetteerLine) {
+        var cursor = line
+        switch line.base[line.position] {
+        case UInt8(ascii: "#"):
+            guard isFirst else { return }
+            guard cursor.matchesPrefix("#onthemap-gazetteer\t1") else {
+                throw BadGazetteerLine(reason: "not an On The Map gazetteer (version 1)")
             }
-            var releasedUpTo = 0
-            var section = Section.header
-            var lineNumber = 0
-            var lineStart = 0
-            var previousKey: (start: Int, end: Int)?
-            var sawHeader = false
-
-            func fail(_ message: String) {
-                failure = .corrupt("line \(lineNumber): \(message)")
-            }
-
-            while lineStart < end {
-                lineNumber += 1
-                let lineEnd: Int
-                if let found = memchr(base + lineStart, 0x0A, end - lineStart) {
-                    lineEnd = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                } else {
-                    lineEnd = end
-                }
-                defer { lineStart = lineEnd + 1 }
-                if lineStart - releasedUpTo >= Self.releaseStep {
-                    text.releasePages(before: lineStart)
-                    releasedUpTo = lineStart
-                }
-                guard lineEnd > lineStart else { continue }
-                var cursor = FieldCursor(base: base, position: lineStart, end: lineEnd)
-                let tag = base[lineStart]
-                switch tag {
-                case UInt8(ascii: "#"):
-                    if lineNumber == 1 {
-                        guard cursor.matchesPrefix("#onthemap-gazetteer\t1") else {
-                            fail("not an On The Map gazetteer (version 1)")
-                            break parse
-                        }
-                        sawHeader = true
-                    }
-                    continue
-                case UInt8(ascii: "C"), UInt8(ascii: "R"), UInt8(ascii: "P"):
-                    let lineSection: Section =
-                        tag == UInt8(ascii: "C") ? .countries : tag == UInt8(ascii: "R") ? .regions : .cities
-                    guard sawHeader, lineSection.rawValue >= section.rawValue else {
-                        fail("record out of order")
-                        break parse
-                    }
-                    section = lineSection
-                    cursor.skipField()
-                    let id = Int32(populations.count)
-                    switch lineSection {
-                    case .countries:
-                        guard let codeStart = cursor.field(), codeStart.count == 2 else {
-                            fail("bad country code")
-                            break parse
-                        }
-                        countryCodeStarts.append(Int32(codeStart.lowerBound))
-                        cursor.skipField()  // ISO alpha-3
-                        countryOf.append(id)
-                        regionOf.append(-1)
-                        countryCount += 1
-                    case .regions:
-                        guard let country = cursor.integer(), (0..<countryCount).contains(country) else {
-                            fail("bad country id")
-                            break parse
-                        }
-                        cursor.skipField()  // admin1 code
-                        countryOf.append(Int32(country))
-                        regionOf.append(id)
-                        regionCount += 1
-                    default:
-                        guard let country = cursor.integer(), (0..<countryCount).contains(country),
-                            let region = cursor.integer(),
-                            region == -1 || (countryCount..<countryCount + regionCount).contains(region)
-                        else {
-                            fail("bad country or region id")
-                            break parse
-                        }
-                        countryOf.append(Int32(country))
-                        regionOf.append(Int32(region))
-                    }
-                    guard let population = cursor.integer(), (0...Int(Int32.max)).contains(population),
-                        let latitude = cursor.decimal(), (-90...90).contains(latitude),
-                        let longitude = cursor.decimal(), (-180...180).contains(longitude),
-                        let name = cursor.rest(), !name.isEmpty, name.count <= Int(UInt16.max)
-                    else {
-                        fail("bad population, coordinate or name")
-                        break parse
-                    }
-                    populations.append(Int32(population))
-                    latitudes.append(Float(latitude))
-                    longitudes.append(Float(longitude))
-                    nameStarts.append(Int32(name.lowerBound))
-                    nameLengths.append(UInt16(name.count))
-                case UInt8(ascii: "K"):
-                    guard sawHeader, section != .header else {
-                        fail("key before places")
-                        break parse
-                    }
-                    section = .keys
-                    cursor.skipField()
-                    guard let key = cursor.field(), !key.isEmpty, cursor.position < lineEnd else {
-                        fail("bad key line")
-                        break parse
-                    }
-                    if let previous = previousKey {
-                        let order = compareBytes(
-                            base + previous.start, previous.end - previous.start,
-                            base + key.lowerBound, key.count)
-                        guard order < 0 else {
-                            fail("keys not sorted")
-                            break parse
-                        }
-                    }
-                    previousKey = (key.lowerBound, key.upperBound)
-                    keyStarts.append(Int32(key.lowerBound))
-                    keyLengths.append(UInt8(min(key.count, 255)))
-                default:
-                    fail("unknown record type")
-                    break parse
-                }
-            }
-            if failure == nil && (!sawHeader || countryCount == 0 || keyStarts.isEmpty) {
-                failure = .corrupt("no places or keys")
-            }
+            sawHeader = true
+        case UInt8(ascii: "C"):
+            try addPlace(in: .countries, &cursor)
+        case UInt8(ascii: "R"):
+            try addPlace(in: .regions, &cursor)
+        case UInt8(ascii: "P"):
+            try addPlace(in: .cities, &cursor)
+        case UInt8(ascii: "K"):
+            try addKey(&cursor)
+        default:
+            throw BadGazetteerLine(reason: "unknown record type")
         }
-        if let failure { throw failure }
+    }
 
-        self.text = text
-        self.countryCount = countryCount
-        self.regionCount = regionCount
-        self.countryOf = countryOf
-        self.regionOf = regionOf
-        self.populations = populations
-        self.latitudes = latitudes
-        self.longitudes = longitudes
-        self.nameStarts = nameStarts
-        self.nameLengths = nameLengths
-        self.keyStarts = keyStarts
-        self.keyLengths = keyLengths
-        func string(_ start: Int32, _ length: Int) -> String {
-            String(decoding: text.buffer[Int(start)..<Int(start) + length], as: UTF8.self)
+    /// A place record: the fields of its kind, then population, latitude, longitude and name.
+    private mutating func addPlace(in lineSection: Section, _ cursor: inout FieldCursor) throws(BadGazetteerLine) {
+        guard sawHeader, lineSection.rawValue >= section.rawValue else {
+            throw BadGazetteerLine(reason: "record out of order")
         }
-        countryNames = (0..<countryCount).map { string(nameStarts[$0], Int(nameLengths[$0])) }
-        countryCodes = countryCodeStarts.map { string($0, 2) }
-        regionNames = (countryCount..<countryCount + regionCount).map {
-            string(nameStarts[$0], Int(nameLengths[$0]))
+        section = lineSection
+        cursor.skipField()
+        switch lineSection {
+        case .countries: try addCountryFields(&cursor)
+        case .regions: try addRegionFields(&cursor)
+        default: try addCityFields(&cursor)
         }
+        guard let population = cursor.integer(), (0...Int(Int32.max)).contains(population),
+            let latitude = cursor.decimal(), (-90...90).contains(latitude),
+            let longitude = cursor.decimal(), (-180...180).contains(longitude),
+            let name = cursor.rest(), !name.isEmpty, name.count <= Int(UInt16.max)
+        else {
+            throw BadGazetteerLine(reason: "bad population, coordinate or name")
+        }
+        populations.append(Int32(population))
+        latitudes.append(Float(latitude))
+        longitudes.append(Float(longitude))
+        nameStarts.append(Int32(name.lowerBound))
+        nameLengths.append(UInt16(name.count))
+    }
+
+    /// `C`: ISO alpha-2 and alpha-3 codes; a country is its own country.
+    private mutating func addCountryFields(_ cursor: inout FieldCursor) throws(BadGazetteerLine) {
+        guard let codeStart = cursor.field(), codeStart.count == 2 else {
+            throw BadGazetteerLine(reason: "bad country code")
+        }
+        countryCodeStarts.append(Int32(codeStart.lowerBound))
+        cursor.skipField()  // ISO alpha-3
+        countryOf.append(Int32(populations.count))
+        regionOf.append(-1)
+        countryCount += 1
+    }
+
+    /// `R`: the country's id and the admin1 code; a region is its own region.
+    private mutating func addRegionFields(_ cursor: inout FieldCursor) throws(BadGazetteerLine) {
+        guard let country = cursor.integer(), (0..<countryCount).contains(country) else {
+            throw BadGazetteerLine(reason: "bad country id")
+        }
+        cursor.skipField()  // admin1 code
+        countryOf.append(Int32(country))
+        regionOf.append(Int32(populations.count))
+        regionCount += 1
+    }
+
+    /// `P`: the country's id and the region's id (-1 for none).
+    private mutating func addCityFields(_ cursor: inout FieldCursor) throws(BadGazetteerLine) {
+        guard let country = cursor.integer(), (0..<countryCount).contains(country),
+            let region = cursor.integer(),
+            region == -1 || (countryCount..<countryCount + regionCount).contains(region)
+        else {
+            throw BadGazetteerLine(reason: "bad country or region id")
+        }
+        countryOf.append(Int32(country))
+        regionOf.append(Int32(region))
+    }
+
+    /// `K`: a search key, after every place and in strictly increasing byte order.
+    private mutating func addKey(_ cursor: inout FieldCursor) throws(BadGazetteerLine) {
+        guard sawHeader, section != .header else { throw BadGazetteerLine(reason: "key before places") }
+        section = .keys
+        cursor.skipField()
+        guard let key = cursor.field(), !key.isEmpty, cursor.position < cursor.end else {
+            throw BadGazetteerLine(reason: "bad key line")
+        }
+        if let previous = previousKey {
+            let order = compareBytes(
+                cursor.base + previous.lowerBound, previous.count,
+                cursor.base + key.lowerBound, key.count)
+            guard order < 0 else { throw BadGazetteerLine(reason: "keys not sorted") }
+        }
+        previousKey = key
+        keyStarts.append(Int32(key.lowerBound))
+        keyLengths.append(UInt8(min(key.count, 255)))
     }
 }
 
