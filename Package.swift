@@ -5,27 +5,6 @@ let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6)
 ]
 
-/// How the release bot is linked on Linux, for a smaller resident set (BENCHMARKS.md): by lld, with
-/// SQLite, zlib and the C++ runtime static (scripts/release-linker; the Swift runtime and Foundation
-/// are static through scripts/swift-build-release), packed relative relocations (glibc 2.36 or
-/// later), no symbols exported to the dynamic loader, and the code in start-up order.
-let releaseBotLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags(
-        [
-            "-use-ld=lld",
-            // lld through a wrapper that links SQLite, zlib and the C++ runtime statically.
-            "-Xclang-linker", "--ld-path=\(Context.packageDirectory)/scripts/release-linker",
-            "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            "-Xlinker", "--no-export-dynamic",
-            // Startup code first, so fewer 64 KiB code windows get faulted in (scripts/make-link-order).
-            "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/OnTheMapBotCLI/link-order.txt",
-            "-Xlinker", "--no-warn-symbol-ordering",
-            "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Sources/OnTheMapBotCLI/private-functions.ld",
-        ],
-        .when(platforms: [.linux], configuration: .release)
-    )
-]
-
 let package = Package(
     name: "OnTheMapBot",
     platforms: [.macOS(.v14)],
@@ -140,9 +119,7 @@ let package = Package(
         .executableTarget(
             name: "OnTheMapBotCLI",
             dependencies: ["OnTheMapApp"],
-            exclude: ["link-order.txt", "private-functions.ld"],
-            swiftSettings: swiftSettings,
-            linkerSettings: releaseBotLinkerSettings
+            swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "Benchmarks",
