@@ -1,7 +1,7 @@
 // onthemap-bench: prints throughput and latency figures. Build in release:
-//   swift run -c release onthemap-bench [irc|nearest|gazetteer|sqlite|all]
-//   swift run -c release onthemap-bench --profile <parse|serialize|roundtrip> N   (for callgrind)
-//   swift run -c release onthemap-bench seed-pins FILE COUNT   (synthetic pins for scripts/bench-irc)
+//   swift run -c release --static-swift-stdlib onthemap-bench [irc|nearest|gazetteer|sqlite|all]
+//   swift run -c release --static-swift-stdlib onthemap-bench --profile <parse|serialize|roundtrip> N   (for callgrind)
+//   swift run -c release --static-swift-stdlib onthemap-bench seed-pins FILE COUNT   (synthetic pins for scripts/bench-irc)
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.count == 3, arguments[0] == "seed-pins", let count = Int(arguments[2]) {
     await PinSeeder.run(path: arguments[1], count: count)
