@@ -44,4 +44,22 @@ import Testing
                 ".echo <text> — Says the text back.", "e.g. .echo hi → hi", "e.g. .echo a b → a b …",
             ])
     }
+
+    /// `!help` of a command with secret arguments shows its usage in the example, never the example's
+    /// password: help may be asked in a channel.
+    @Test func helpNeverShowsTheWordsOfASecretCommandsExample() async {
+        let secret = Command(
+            "login", usage: "!login <email> <password>", help: "Logs you in.", allowed: .privateMessage,
+            hasSecretArguments: true,
+            examples: [CommandExample("!login ada@demo.local hunter2-demo", answer: "Welcome, Ada!")]
+        ) { call in await call.reply("Welcome, Ada!") }
+        struct Login: Plugin {
+            let name = "login"
+            let commands: [Command]
+        }
+        let bot = TestBot(plugins: [Login(commands: [secret]), CorePlugin()])
+        let lines = await bot.say("!help login", in: "#class", as: "quinn").map(\.text)
+        #expect(lines.contains { $0.hasSuffix("e.g. !login <email> <password> → Welcome, Ada!") })
+        #expect(!lines.contains { $0.contains("hunter2-demo") || $0.contains("ada@demo.local") })
+    }
 }

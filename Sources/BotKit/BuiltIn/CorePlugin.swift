@@ -35,12 +35,14 @@ public struct CorePlugin: Plugin {
     }
 
     /// "e.g. !near Paris → Ada Lovelace — 343 km — …": the input and the first answer line (" …"
-    /// after it when more lines follow).
-    static func exampleLine(_ example: CommandExample, prefix: String) -> String {
+    /// after it when more lines follow). A command with secret arguments shows its usage instead of
+    /// the example's words: help never prints a password, not even a demo one, where others read it.
+    static func exampleLine(_ example: CommandExample, of command: Command, prefix: String) -> String {
         let more = example.answer.count > 1 ? " …" : ""
         let first = example.answer.first ?? ""
         let shown = first == CommandExample.wildcard ? "" : " → \(first)\(more)"
-        return "e.g. \(example.input(withPrefix: prefix))\(shown)"
+        let input = command.hasSecretArguments ? command.usage(withPrefix: prefix) : example.input(withPrefix: prefix)
+        return "e.g. \(input)\(shown)"
     }
 
     static func help(_ call: Invocation, about: [String]) async throws {
@@ -73,7 +75,7 @@ public struct CorePlugin: Plugin {
             let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
             await call.reply(
                 lines: ["\(command.usage(withPrefix: p)) — \(command.help)\(suffix)"]
-                    + command.examples.map { exampleLine($0, prefix: p) })
+                    + command.examples.map { exampleLine($0, of: command, prefix: p) })
             return
         }
         let visible = call.catalog.entries.filter { !$0.command.isHidden }
