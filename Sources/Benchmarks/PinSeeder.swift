@@ -31,7 +31,6 @@ enum PinSeeder {
         do {
             let directory = try SQLiteStudentDirectory(path: path)
             let clock = ContinuousClock()
-            var generator = SystemRandomNumberGenerator()
             let elapsed = try await clock.measure {
                 for number in 0..<count {
                     let (place, latitude, longitude) = places[number % places.count]
@@ -40,8 +39,8 @@ enum PinSeeder {
                         lastName: lastNames[number / 100 % 100], mapString: place,
                         mediaURL: "https://example.com/students/\(number)",
                         coordinate: Coordinate(
-                            latitude: latitude + Double.random(in: -2...2, using: &generator),
-                            longitude: longitude + Double.random(in: -2...2, using: &generator)))
+                            latitude: latitude + Double.random(in: -2...2),
+                            longitude: longitude + Double.random(in: -2...2)))
                     _ = try await directory.createLocation(draft, session: nil)
                 }
             }

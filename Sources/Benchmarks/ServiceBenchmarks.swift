@@ -7,18 +7,17 @@ enum NearestBenchmark {
     static func run() {
         print("Nearest-k (k = 5), random pins, one core")
         for pinCount in [100, 10_000, 1_000_000] {
-            var generator = SystemRandomNumberGenerator()
             let base = Date()
             let entries = (0..<pinCount).map { number in
                 NearestIndex<Int>.Entry(
-                    coordinate: randomCoordinate(using: &generator), payload: number, key: "k\(number)",
+                    coordinate: randomCoordinate(), payload: number, key: "k\(number)",
                     updatedAt: base.addingTimeInterval(Double(number)))
             }
             let clock = ContinuousClock()
             var index: NearestIndex<Int>?
             let buildTime = clock.measure { index = NearestIndex(entries: entries) }
             guard let index else { continue }
-            let queries = (0..<20_000).map { _ in randomCoordinate(using: &generator) }
+            let queries = (0..<20_000).map { _ in randomCoordinate() }
             var checksum = 0
             var times: [Duration] = []
             times.reserveCapacity(queries.count)
@@ -38,9 +37,9 @@ enum NearestBenchmark {
         }
     }
 
-    static func randomCoordinate(using generator: inout SystemRandomNumberGenerator) -> Coordinate {
-        let z = Double.random(in: -1...1, using: &generator)
-        return Coordinate(latitude: asin(z) * 180 / .pi, longitude: Double.random(in: -180...180, using: &generator))
+    static func randomCoordinate() -> Coordinate {
+        let z = Double.random(in: -1...1)
+        return Coordinate(latitude: asin(z) * 180 / .pi, longitude: Double.random(in: -180...180))
     }
 }
 

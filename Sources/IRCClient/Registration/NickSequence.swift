@@ -21,14 +21,20 @@ public struct NickSequence: Sendable {
 
     /// The next nick to try after the current one was refused (`erroneous` for 432).
     public mutating func next(afterErroneous erroneous: Bool = false) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return next(afterErroneous: erroneous, using: &generator)
+        // The system generator is drawn through `Int.random(in:)`, never passed `inout`: it has no
+        // stored bytes, so its address is undefined, and ThreadSanitizer builds check every inout
+        // access at that address.
+        next(afterErroneous: erroneous) { Int.random(in: $0) }
     }
 
     public mutating func next(
         afterErroneous erroneous: Bool,
         using generator: inout some RandomNumberGenerator
     ) -> String {
+        next(afterErroneous: erroneous) { Int.random(in: $0, using: &generator) }
+    }
+
+    private mutating func next(afterErroneous erroneous: Bool, randomIn: (Range<Int>) -> Int) -> String {
         if erroneous { shortenGenerated = true }
         let index = attempts - 1
         attempts += 1
@@ -36,7 +42,7 @@ public struct NickSequence: Sendable {
             current = alternates[index]
             return current
         }
-        let digits = String(Int.random(in: 10..<1000, using: &generator))
+        let digits = String(randomIn(10..<1000))
         let base = shortenGenerated ? String(primary.prefix(max(1, maximumLength - digits.count))) : primary
         current = base + digits
         return current

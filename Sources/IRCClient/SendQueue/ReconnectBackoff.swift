@@ -29,18 +29,23 @@ public struct ReconnectBackoff: Sendable {
 
     /// The delay before the next attempt, using the system random generator.
     public mutating func nextDelay() -> Duration {
-        var generator = SystemRandomNumberGenerator()
-        return nextDelay(using: &generator)
+        // Drawn through `Double.random(in:)`, never passed `inout`: the system generator has no stored
+        // bytes, so its address is undefined, and ThreadSanitizer builds check inout accesses there.
+        nextDelay { Double.random(in: $0) }
     }
 
     /// The delay before the next attempt.
     public mutating func nextDelay(using generator: inout some RandomNumberGenerator) -> Duration {
+        nextDelay { Double.random(in: $0, using: &generator) }
+    }
+
+    private mutating func nextDelay(randomIn: (ClosedRange<Double>) -> Double) -> Duration {
         let minimumSeconds = Self.seconds(minimum)
         let maximumSeconds = Self.seconds(maximum)
         let exponent = Double(min(attempt, 64))
         var base = minimumSeconds * power(multiplier, exponent)
         if !base.isFinite || base > maximumSeconds { base = maximumSeconds }
-        let factor = jitter > 0 ? Double.random(in: (1 - jitter)...(1 + jitter), using: &generator) : 1
+        let factor = jitter > 0 ? randomIn((1 - jitter)...(1 + jitter)) : 1
         let seconds = min(max(base * factor, minimumSeconds), maximumSeconds)
         attempt += 1
         return .nanoseconds(Int64(seconds * 1_000_000_000))
