@@ -69,6 +69,7 @@ public struct CorePlugin: Plugin {
             case .anywhere: break
             }
             if command.requiresLogin { notes.append("needs \(p)login") }
+            if command.requiresOwner { notes.append("the bot's owners only") }
             if !command.aliases.isEmpty {
                 notes.append("also " + command.aliases.map { p + $0 }.joined(separator: ", "))
             }

@@ -122,6 +122,11 @@ public struct Invocation: Sendable {
         await transport.identity(ofNick: nick)
     }
 
+    /// Waits until every line sent so far has left for the network; false when it may not have.
+    public func waitUntilSent() async -> Bool {
+        await transport.waitUntilSent()
+    }
+
     /// Says something in a channel, not addressed to anyone (announcements).
     public func say(_ text: String, in channel: String) async {
         await transport.send(OutgoingText(.privmsg, to: channel, text: text))

@@ -54,6 +54,8 @@ public struct Command: Sendable {
     public var allowed: Venue
     /// Whether the sender must be logged in (`!login`) to run it.
     public var requiresLogin: Bool
+    /// Whether only the bot's owners (``OwnerList``) may run it; others get a plain refusal.
+    public var requiresOwner: Bool
     /// An optional rate limit, enforced by the router.
     public var rateLimit: RateLimit?
     /// When true the arguments are secret (a password): never logged, never echoed, and a use in
@@ -68,7 +70,8 @@ public struct Command: Sendable {
 
     public init(
         _ name: String, aliases: [String] = [], usage: String, help: String,
-        allowed: Venue = .anywhere, requiresLogin: Bool = false, rateLimit: RateLimit? = nil,
+        allowed: Venue = .anywhere, requiresLogin: Bool = false, requiresOwner: Bool = false,
+        rateLimit: RateLimit? = nil,
         hasSecretArguments: Bool = false, isHidden: Bool = false, examples: [CommandExample] = [],
         handler: @escaping Handler
     ) {
@@ -78,6 +81,7 @@ public struct Command: Sendable {
         self.help = help
         self.allowed = allowed
         self.requiresLogin = requiresLogin
+        self.requiresOwner = requiresOwner
         self.rateLimit = rateLimit
         self.hasSecretArguments = hasSecretArguments
         self.isHidden = isHidden

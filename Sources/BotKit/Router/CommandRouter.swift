@@ -26,6 +26,8 @@ public actor CommandRouter {
         public var version: String
         /// How many CTCP queries are answered, per host and in all; the rest are ignored.
         public var ctcpBudget = CTCPBudget()
+        /// Who may run owner commands (``Command/requiresOwner``); nobody when empty.
+        public var owners = OwnerList()
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -41,20 +43,22 @@ public actor CommandRouter {
         }
     }
 
-    public let catalog: CommandCatalog
+    public private(set) var catalog: CommandCatalog
     /// The session book (see ``sessions(storing:)`` for what it stores).
     public nonisolated let sessions: any SessionRegistry
     /// The plugins that also work in the background (see ``runBackgroundPlugins()``).
     public nonisolated let backgroundPlugins: [any BackgroundPlugin]
-    private var settings: Settings
-    private let parser: CommandLineParser
+    var settings: Settings
+    private var parser: CommandLineParser
     private nonisolated let transport: any BotTransport
     /// The sender's session for a command (a ``BoundSession`` of what ``sessions`` stores), checked
     /// by a ``SessionKeeper``.
     private nonisolated let findSession: @Sendable (UserIdentity) async -> (any Sendable)?
     private nonisolated let logger: Logger
-    private let clock: any BotClock
-    private var caseMapping: CaseMapping = .rfc1459
+    let clock: any BotClock
+    var caseMapping: CaseMapping = .rfc1459
+    /// Masks whose commands are ignored (`!ignore`).
+    var ignores = IgnoreList()
     /// The last command started per user (the next one of that user waits for it).
     private var inFlight: [String: (id: Int, task: Task<Void, Never>)] = [:]
     private var lastCommandID = 0
@@ -85,6 +89,27 @@ public actor CommandRouter {
         self.clock = clock
     }
 
+    /// Takes new settings (a config reload): the prefix, owners, limits and the rest apply to the
+    /// next line. What the limits learned so far is kept when they stay on.
+    public func apply(_ newSettings: Settings) {
+        var updated = newSettings
+        if var limits = settings.userLimits, let wanted = newSettings.userLimits {
+            limits.floodGuard.maxCommands = wanted.floodGuard.maxCommands
+            limits.floodGuard.window = wanted.floodGuard.window
+            limits.floodGuard.ignoreFor = wanted.floodGuard.ignoreFor
+            updated.userLimits = limits
+        }
+        updated.ctcpBudget = settings.ctcpBudget
+        settings = updated
+        parser = CommandLineParser(prefix: updated.prefix)
+    }
+
+    /// Replaces the command plugins (a config reload enabled, disabled or rebuilt some); commands
+    /// already running finish as they are. Background plugins stay those the router started with.
+    public func replacePlugins(_ plugins: [any Plugin]) {
+        catalog = CommandCatalog(plugins: plugins)
+    }
+
     /// Follows the server's CASEMAPPING for nick and channel comparisons.
     public func setCaseMapping(_ mapping: CaseMapping) async {
         caseMapping = mapping
@@ -102,6 +127,7 @@ public actor CommandRouter {
     /// Handles one line said to the bot or in one of its channels. Returns once the line is
     /// checked; the handler itself may still be running (see ``waitUntilIdle()``).
     public func handle(_ line: IRCUserMessage) async {
+        if !ignores.isEmpty && isIgnored(line.sender) { return }
         if line.text.hasPrefix(String(CTCP.delimiter)) {
             if let query = CTCP(parsing: line.text) { await answer(query, from: line.sender) }
             return
@@ -134,6 +160,11 @@ public actor CommandRouter {
 
         guard let entry else { return await replyUnknown(parsed, line: line) }
         let command = entry.command
+        if command.requiresOwner && !isOwner(line.sender) {
+            logger.notice(
+                "owner command refused", metadata: ["command": "\(command.name)", "user": "\(line.sender.description)"])
+            return await reply("\(settings.prefix)\(command.name) is for the bot's owners only.", to: line)
+        }
         let hint = "/msg \(botNick) \(settings.prefix)\(command.name)"
 
         if command.hasSecretArguments, case .channel(let channel) = line.origin {
@@ -301,6 +332,9 @@ public actor CommandRouter {
                 elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         if outcome == "error" {
             logger.error("command failed", metadata: metadata)
+        } else if command.requiresOwner {
+            metadata["account"] = "\(invocation.sender.loggedInAccount ?? "none")"
+            logger.notice("owner command", metadata: metadata)
         } else {
             logger.info("command", metadata: metadata)
         }

@@ -53,6 +53,12 @@ extension IRCClient {
         perform(machine.join(channel, key: key))
     }
 
+    /// Sends at a new pace from now on (a config reload); lines already queued follow it.
+    public func setFlood(_ flood: IRCClientConfiguration.Flood) {
+        floodGate = FloodGate(burst: flood.burst, linesPerSecond: flood.linesPerSecond, now: ContinuousClock.now)
+        writerWake?.yield()
+    }
+
     /// Leaves `channel` and stops rejoining it.
     public func part(_ channel: String, reason: String? = nil) {
         perform(machine.part(channel, reason: reason))

@@ -3,6 +3,7 @@ import Logging
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import UnixSignals
 
 /// `onthemap-bot run`: connects to the configured network and serves the class until stopped.
 struct RunCommand: AsyncParsableCommand {
@@ -53,7 +54,16 @@ struct RunCommand: AsyncParsableCommand {
         }
         // The gazetteer loads on the other core while the bot connects and registers.
         let stack = try await ServiceStack.make(config: config, logger: logger, loadGazetteerInBackground: true)
-        let bot = BotAssembly.makeService(config: config, stack: stack, logger: logger)
+        let bot = BotAssembly.makeService(config: config, configPath: options.config, stack: stack, logger: logger)
+        // SIGHUP reloads the config as an owner's !reload does.
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        let reloads = Task {
+            for await _ in signals {
+                logger.notice("SIGHUP: reloading the config")
+                _ = await bot.control?.reload()
+            }
+        }
+        defer { reloads.cancel() }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: bot, successTerminationBehavior: .gracefullyShutdownGroup)
         ]

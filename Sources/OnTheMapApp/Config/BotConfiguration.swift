@@ -29,6 +29,8 @@ public struct BotConfiguration: Sendable, Equatable {
         public var channels: [ChannelEntry] = []
         public var announceTo: [String] = []
         public var commandPrefix = "!"
+        /// Who may run owner commands: services accounts (`account:NAME`) and `nick!user@host` masks.
+        public var owners: [String] = []
         public var flood = Flood()
         public var quitMessage = "On The Map bot signing off"
         /// On SIGTERM/SIGINT, how long queued replies keep going out (at the flood rate) before QUIT.

@@ -60,7 +60,7 @@ public enum ConfigLoader {
 
     /// What is allowed but probably not meant, for `check-config` and the log at start: the web
     /// listener on every network interface (the class map, with every student's name and link, and
-    /// `/metrics` open to anyone who can reach the machine).
+    /// `/metrics` open to anyone who can reach the machine); an owner mask any host matches.
     public static func warnings(for config: BotConfiguration) -> [ConfigProblem] {
         var warnings: [ConfigProblem] = []
         if config.web.enabled, let (host, _) = hostAndPort(config.web.listen),
@@ -71,6 +71,14 @@ public enum ConfigLoader {
                     key: "web.listen",
                     message:
                         "\(config.web.listen) listens on every network interface: the class map (every student's name and link), /healthz and /metrics are open to anyone who can reach this machine; listen on 127.0.0.1 behind a reverse proxy unless that is what you want"
+                ))
+        }
+        for owner in config.irc.owners.compactMap(OwnerList.Entry.init(parsing:)) where owner.hasOpenHost {
+            warnings.append(
+                ConfigProblem(
+                    key: "irc.owners",
+                    message:
+                        "\(owner) lets in anyone who takes that nick and user name from any host: give the host (or a cloak), or use account:NAME"
                 ))
         }
         return warnings
@@ -175,6 +183,11 @@ private struct ConfigCheck {
         for channel in irc.announceTo where !joined.contains(channel.lowercased()) {
             problem(
                 "irc.announce_to", "\(channel) is not in irc.channels: the bot can only announce in channels it joins")
+        }
+        for (index, owner) in irc.owners.enumerated() where OwnerList.Entry(parsing: owner) == nil {
+            problem(
+                "irc.owners[\(index)]",
+                "\"\(owner)\" is neither a services account (account:NAME) nor a nick!user@host mask")
         }
         if irc.commandPrefix.isEmpty || irc.commandPrefix.count > 3 || irc.commandPrefix.contains(" ") {
             problem("irc.command_prefix", "must be 1 to 3 characters without spaces, like !")
@@ -310,4 +323,7 @@ extension ConfigLoader {
 
     /// Whether `name` is a channel name the config would accept.
     static func isValidChannel(_ name: String) -> Bool { ConfigCheck.isValidChannel(name) }
+
+    /// Whether `key` can be a channel key (one word of printable characters without commas).
+    static func isValidChannelKey(_ key: String) -> Bool { ConfigCheck.isValidChannelKey(key) }
 }

@@ -92,6 +92,7 @@ enum ConfigReader {
         readChannels(&i, into: &irc)
         i.strings("announce_to", into: &irc.announceTo)
         i.string("command_prefix", into: &irc.commandPrefix)
+        i.strings("owners", into: &irc.owners)
         i.section("flood") { f in
             f.bool("enabled", into: &irc.flood.enabled)
             f.int("burst", into: &irc.flood.burst, range: 1...20)

@@ -10,6 +10,8 @@ import ServiceLifecycle
 public final class BotService: Service {
     public let client: IRCClient
     public let router: CommandRouter
+    /// What owner commands and SIGHUP act on.
+    public let control: BotControl?
     private let logger: Logger
     private let quitMessage: String
     private let onStop: @Sendable () async -> Void
@@ -18,7 +20,7 @@ public final class BotService: Service {
     /// `onStop` runs once the bot has stopped (e.g. closing the service stack); `checkBackend`
     /// tells `/healthz` whether the backend answers.
     public init(
-        client: IRCClient, router: CommandRouter, quitMessage: String, logger: Logger,
+        client: IRCClient, router: CommandRouter, control: BotControl? = nil, quitMessage: String, logger: Logger,
         onStop: @escaping @Sendable () async -> Void = {},
         checkBackend: @escaping @Sendable () async -> HealthReport.Backend = {
             HealthReport.Backend(name: "none", reachable: true)
@@ -26,6 +28,7 @@ public final class BotService: Service {
     ) {
         self.client = client
         self.router = router
+        self.control = control
         self.quitMessage = quitMessage
         self.logger = logger
         self.onStop = onStop

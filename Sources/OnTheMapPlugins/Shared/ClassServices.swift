@@ -37,12 +37,14 @@ public final class ClassServices: Sendable {
     /// Instant news of pins saved elsewhere (PostgreSQL), when the backend has it.
     public let pinChanges: (any PinChangeNotifying)?
     public let geocoder: any Geocoder
-    public let settings: ClassSettings
+    /// The shared settings in force (a config reload may change them).
+    public var settings: ClassSettings { currentSettings.withLock { $0 } }
     /// The wall clock ("how long ago", post expiry, login throttle).
     public let now: @Sendable () -> Date
 
     public let classMap: ClassMap
     public let ledger: AnnouncementLedger
+    private let currentSettings: Mutex<ClassSettings>
     private let logoutListeners = Mutex<[@Sendable (SessionOwner) async -> Void]>([])
 
     public init(
@@ -56,10 +58,15 @@ public final class ClassServices: Sendable {
         self.stateStore = stateStore
         self.pinChanges = pinChanges
         self.geocoder = geocoder
-        self.settings = settings
+        self.currentSettings = Mutex(settings)
         self.now = now
         self.classMap = ClassMap(directory: directory, limit: settings.recentLimit)
         self.ledger = AnnouncementLedger(store: stateStore)
+    }
+
+    /// Takes new shared settings (a config reload): announcements and hints follow them at once.
+    public func update(settings: ClassSettings) {
+        currentSettings.withLock { $0 = settings }
     }
 
     /// Calls `listener` each time a student logs out with `!logout` (a plugin ends what the student

@@ -1,0 +1,52 @@
+import IRCProtocol
+
+extension CommandRouter {
+    /// One ignored mask as `!ignores` shows it.
+    public struct IgnoredMask: Sendable, Equatable {
+        public var mask: String
+        /// Time left, nil for "until lifted".
+        public var remaining: Duration?
+        public var addedBy: String
+
+        public init(mask: String, remaining: Duration?, addedBy: String) {
+            self.mask = mask
+            self.remaining = remaining
+            self.addedBy = addedBy
+        }
+    }
+
+    /// Whether `sender` may run owner commands.
+    public func isOwner(_ sender: UserIdentity) -> Bool {
+        settings.owners.contains(sender, caseMapping: caseMapping)
+    }
+
+    /// Whether the bot ignores `sender`'s commands now (never an owner's).
+    func isIgnored(_ sender: UserIdentity) -> Bool {
+        let now = clock.now()
+        ignores.expire(at: now)
+        return ignores.matches(sender, at: now, caseMapping: caseMapping) && !isOwner(sender)
+    }
+
+    /// Ignores every command of `mask` (normalized: see ``IgnoreList/normalizedMask(_:)``) for
+    /// `duration`, or until ``unignore(_:)`` when nil; false when the list is full.
+    public func ignore(_ mask: String, for duration: Duration?, addedBy: String) -> Bool {
+        ignores.add(mask, until: duration.map { clock.now() + $0 }, addedBy: addedBy)
+    }
+
+    /// Lifts the ignore of `mask`; false when it was not ignored.
+    public func unignore(_ mask: String) -> Bool {
+        ignores.remove(mask)
+    }
+
+    /// The masks ignored now, in the order they were added.
+    public func ignoredMasks() -> [IgnoredMask] {
+        let now = clock.now()
+        ignores.expire(at: now)
+        return ignores.entries.map {
+            IgnoredMask(mask: $0.mask, remaining: $0.until.map { $0 - now }, addedBy: $0.addedBy)
+        }
+    }
+
+    /// The settings in force (a reload compares and extends them).
+    public var currentSettings: Settings { settings }
+}

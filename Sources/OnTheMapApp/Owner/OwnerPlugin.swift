@@ -1,0 +1,161 @@
+import BotKit
+import Foundation
+import IRCClient
+import IRCProtocol
+
+/// The owners' commands (`irc.owners`): steer the running bot from IRC. The router refuses them to
+/// everyone else and logs every use; `!help <command>` documents them, the public list hides them.
+struct OwnerPlugin: Plugin {
+    let name = "owner"
+    let control: BotControl
+
+    var commands: [Command] {
+        [
+            ownerCommand(
+                "join", usage: "!join #channel [key]", help: "Joins a channel (until the next restart or !part).",
+                example: CommandExample("!join #study-group", answer: "Joining #study-group.")
+            ) { try await join($0) },
+            ownerCommand(
+                "part", usage: "!part #channel [reason]", help: "Leaves a channel and stops rejoining it.",
+                example: CommandExample("!part #study-group", answer: "Leaving #study-group.")
+            ) { try await part($0) },
+            ownerCommand(
+                "say", usage: "!say <#channel|nick> <text>", help: "Says a line in a channel or to a nick.",
+                example: CommandExample("!say #class Office hours moved to 4 pm.", answer: "Said in #class.")
+            ) { try await say($0) },
+            ownerCommand(
+                "quit", usage: "!quit [message]", help: "Stops the bot (it does not come back by itself).",
+                example: CommandExample("!quit See you next term", answer: "Quitting.")
+            ) { try await quit($0) },
+            ownerCommand(
+                "reload", usage: "!reload", help: "Reads the config file again and applies what can change live.",
+                example: CommandExample("!reload", answer: "Reloaded …")
+            ) { call in
+                let outcome = await control.reload()
+                if !outcome.succeeded { throw UserFacingError(outcome.summary) }
+                await call.reply(outcome.summary)
+            },
+            ownerCommand(
+                "ignore", usage: "!ignore <nick|mask> [minutes]", help: "Ignores someone's commands.",
+                example: CommandExample("!ignore spammer 60", answer: "Ignoring spammer!*@* for 60 minutes.")
+            ) { try await ignore($0) },
+            ownerCommand(
+                "unignore", usage: "!unignore <nick|mask>", help: "Stops ignoring someone.",
+                example: CommandExample("!unignore spammer", answer: "No longer ignoring spammer!*@*.")
+            ) { try await unignore($0) },
+            ownerCommand(
+                "ignores", usage: "!ignores", help: "Lists who is ignored.",
+                example: CommandExample("!ignores", answer: "Nobody is ignored.")
+            ) { try await listIgnores($0) },
+            ownerCommand(
+                "status", usage: "!status",
+                help: "Connection, nick, channels, backend, sessions, send queue, uptime and version.",
+                example: CommandExample("!status", answer: ["On The Map …", CommandExample.wildcard])
+            ) { call in await call.reply(lines: await control.statusLines()) },
+        ]
+    }
+
+    private func ownerCommand(
+        _ name: String, usage: String, help: String, example: CommandExample,
+        handler: @escaping Command.Handler
+    ) -> Command {
+        Command(
+            name, usage: usage, help: help, requiresOwner: true, isHidden: true, examples: [example], handler: handler)
+    }
+
+    private func connected() throws -> IRCClient {
+        guard let client = control.client else { throw UserFacingError("I am not connected to IRC here.") }
+        return client
+    }
+
+    private func join(_ call: Invocation) async throws {
+        let words = call.words
+        guard let channel = words.first, words.count <= 2, ConfigLoader.isValidChannel(channel) else {
+            throw UserFacingError("Usage: \(call.prefix)join #channel [key] (a channel starts with # or &).")
+        }
+        let key = words.count == 2 ? words[1] : nil
+        if let key, !ConfigLoader.isValidChannelKey(key) {
+            throw UserFacingError("That key is not a valid channel key (one word, no commas).")
+        }
+        try await connected().join(channel, key: key)
+        await call.reply("Joining \(channel).")
+    }
+
+    private func part(_ call: Invocation) async throws {
+        guard let channel = call.words.first, ConfigLoader.isValidChannel(channel) else {
+            throw UserFacingError("Usage: \(call.prefix)part #channel [reason].")
+        }
+        let reason = call.argument.dropFirst(channel.count).trimmingCharacters(in: .whitespaces)
+        try await connected().part(
+            channel, reason: reason.isEmpty ? nil : TextSanitizer.untrusted(reason, maxBytes: 300))
+        await call.reply("Leaving \(channel).")
+    }
+
+    private func say(_ call: Invocation) async throws {
+        guard let target = call.words.first,
+            ConfigLoader.isValidChannel(target) || ConfigLoader.isValidNick(target)
+        else {
+            throw UserFacingError("Usage: \(call.prefix)say <#channel|nick> <text>.")
+        }
+        let text = TextSanitizer.untrusted(call.argument.dropFirst(target.count).trimmingCharacters(in: .whitespaces))
+        guard !text.isEmpty else { throw UserFacingError("Say what? \(call.prefix)say \(target) <text>.") }
+        let client = try connected()
+        if target.hasPrefix("#") || target.hasPrefix("&") {
+            guard await client.joinedChannels.contains(where: { $0.lowercased() == target.lowercased() }) else {
+                throw UserFacingError("I am not in \(target); \(call.prefix)join it first.")
+            }
+        }
+        await client.sendPrivmsg(to: target, text: text, maxLines: 3)
+        await call.reply(target.hasPrefix("#") || target.hasPrefix("&") ? "Said in \(target)." : "Told \(target).")
+    }
+
+    private func quit(_ call: Invocation) async throws {
+        let client = try connected()
+        let message = TextSanitizer.untrusted(call.argument, maxBytes: 300)
+        control.logger.notice("stopping on an owner's !quit", metadata: ["owner": "\(call.sender.description)"])
+        await call.reply("Quitting.")
+        _ = await call.waitUntilSent()
+        Task { await client.shutdown(quitMessage: message.isEmpty ? nil : message) }
+    }
+
+    private func ignore(_ call: Invocation) async throws {
+        let words = call.words
+        guard let typed = words.first, words.count <= 2, let mask = IgnoreList.normalizedMask(typed) else {
+            throw UserFacingError("Usage: \(call.prefix)ignore <nick|nick!user@host> [minutes].")
+        }
+        var duration: Duration?
+        if words.count == 2 {
+            guard let minutes = Int(words[1]), (1...525_600).contains(minutes) else {
+                throw UserFacingError("Minutes must be a whole number from 1 to 525600 (a year).")
+            }
+            duration = .seconds(minutes * 60)
+        }
+        guard let router = control.router else { throw UserFacingError("There is no router to ignore with.") }
+        guard await router.ignore(mask, for: duration, addedBy: call.sender.nick) else {
+            throw UserFacingError("The ignore list is full (\(IgnoreList.capacity) masks); lift some first.")
+        }
+        let span = duration.map { " for \($0.components.seconds / 60) minutes" } ?? " until \(call.prefix)unignore"
+        await call.reply("Ignoring \(mask)\(span).")
+    }
+
+    private func unignore(_ call: Invocation) async throws {
+        guard let typed = call.words.first, call.words.count == 1, let mask = IgnoreList.normalizedMask(typed) else {
+            throw UserFacingError("Usage: \(call.prefix)unignore <nick|nick!user@host>.")
+        }
+        guard let router = control.router, await router.unignore(mask) else {
+            throw UserFacingError("\(mask) is not ignored; \(call.prefix)ignores lists who is.")
+        }
+        await call.reply("No longer ignoring \(mask).")
+    }
+
+    private func listIgnores(_ call: Invocation) async throws {
+        let masks = await control.router?.ignoredMasks() ?? []
+        guard !masks.isEmpty else { return await call.reply("Nobody is ignored.") }
+        let shown = masks.prefix(10).map { entry in
+            let left = entry.remaining.map { "\(max(1, ($0.components.seconds + 59) / 60)) min left" } ?? "until lifted"
+            return "\(entry.mask) (\(left), by \(entry.addedBy))"
+        }
+        let more = masks.count > 10 ? " and \(masks.count - 10) more" : ""
+        await call.reply("Ignoring \(masks.count): " + shown.joined(separator: ", ") + more + ".")
+    }
+}
