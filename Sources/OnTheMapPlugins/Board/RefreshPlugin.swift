@@ -34,7 +34,7 @@ public struct RefreshPlugin: Plugin {
         let services = self.services
         return [
             Command(
-                "refresh", aliases: ["reload"], usage: "!refresh",
+                "refresh", usage: "!refresh",
                 help: "Downloads the most recent posts again and says how many are new.",
                 rateLimit: .perVenue(every: settings.cooldown),
                 examples: [
