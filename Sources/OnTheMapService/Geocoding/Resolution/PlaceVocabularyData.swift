@@ -8,7 +8,8 @@ extension PlaceVocabulary {
     /// "N/A" is "n a") and after leading words such as "I'm", "at", "from", "the", "my".
     /// Kinds: `online` (studying online or from home), `nowhere` (no answer, a placeholder or
     /// a joke), `offworld` (not on Earth, or not real). Real places that share a word with these
-    /// (Hell in Norway, Bar in Montenegro, Nice) are deliberately not listed.
+    /// (Hell in Norway, Bar in Montenegro, Nice, Jupiter in Florida, Atlantis in South Africa) and
+    /// words that are a region's code ("OK", "HI") are deliberately not listed.
     static let nonPlaceTable = """
         # online: where an online student is, in their own words
         online\tonline
@@ -83,9 +84,7 @@ extension PlaceVocabulary {
         nowhere\tn a
         nowhere\tna
         nowhere\tnone
-        nowhere\tno
         nowhere\tyes
-        nowhere\tok
         nowhere\tnothing
         nowhere\tnull
         nowhere\tnil
@@ -109,7 +108,6 @@ extension PlaceVocabulary {
         nowhere\tfoo
         nowhere\tfoobar
         nowhere\thello
-        nowhere\thi
         nowhere\tlol
         nowhere\txxx
         nowhere\tplace
@@ -137,7 +135,6 @@ extension PlaceVocabulary {
         offworld\tspace
         offworld\touter space
         offworld\tthe sun
-        offworld\tjupiter
         offworld\tsaturn
         offworld\tvenus
         offworld\tiss
@@ -154,7 +151,6 @@ extension PlaceVocabulary {
         offworld\tmordor
         offworld\tthe shire
         offworld\thogwarts
-        offworld\tatlantis
         offworld\tneverland
         offworld\twakanda
         offworld\tgotham
@@ -171,8 +167,8 @@ extension PlaceVocabulary {
     /// coordinates are those of that city in the GeoNames-derived gazetteer; qualifier words may
     /// follow the name ("Bay Area, CA"). Sources are named in NOTICE.
     static let aliasTable = """
-        bay area|the bay area|sf bay area|san francisco bay area|the bay|silicon valley and the bay area\tSan Francisco Bay Area\tCalifornia\tUnited States\tUS\t37.804\t-122.271\tca california us usa united states america\tOakland\tthe nine Bay Area counties (Association of Bay Area Governments)
-        silicon valley|the silicon valley|the valley\tSilicon Valley\tCalifornia\tUnited States\tUS\t37.354\t-121.955\tca california us usa united states america\tSanta Clara\tSanta Clara County and the south of San Mateo County (Joint Venture Silicon Valley)
+        bay area|the bay area|sf bay area|san francisco bay area|sf bay\tSan Francisco Bay Area\tCalifornia\tUnited States\tUS\t37.804\t-122.271\tca california us usa united states america\tOakland\tthe nine Bay Area counties (Association of Bay Area Governments)
+        silicon valley|the silicon valley\tSilicon Valley\tCalifornia\tUnited States\tUS\t37.354\t-121.955\tca california us usa united states america\tSanta Clara\tSanta Clara County and the south of San Mateo County (Joint Venture Silicon Valley)
         socal|southern california|so cal|greater los angeles|la area|los angeles area\tGreater Los Angeles\tCalifornia\tUnited States\tUS\t34.052\t-118.244\tca california us usa united states america\tLos Angeles\tthe Los Angeles combined statistical area (US Census Bureau)
         inland empire\tInland Empire\tCalifornia\tUnited States\tUS\t33.953\t-117.396\tca california us usa united states america\tRiverside\tRiverside and San Bernardino counties (US Census Bureau)
         norcal|northern california|nor cal\tNorthern California\tCalifornia\tUnited States\tUS\t38.582\t-121.494\tca california us usa united states america\tSacramento\tthe north of California (Sacramento, the state capital, as its centre)
@@ -180,7 +176,7 @@ extension PlaceVocabulary {
         tri state area|tristate area|the tri state area|new york metro|new york metropolitan area|nyc area|greater new york\tNew York metropolitan area\tNew York\tUnited States\tUS\t40.714\t-74.006\tny new york nj new jersey ct us usa united states america\tNew York City\tthe New York combined statistical area (US Census Bureau)
         greater boston|boston area|metro boston\tGreater Boston\tMassachusetts\tUnited States\tUS\t42.358\t-71.06\tma massachusetts us usa united states america\tBoston\tthe Boston metropolitan area (US Census Bureau)
         dmv|dc area|dc metro|dc metro area|washington metropolitan area|greater washington|washington dc area\tWashington metropolitan area\tDistrict of Columbia\tUnited States\tUS\t38.895\t-77.036\tdc md va us usa united states america\tWashington\tthe Washington metropolitan area (US Census Bureau)
-        research triangle|the triangle|triangle area|rtp\tResearch Triangle\tNorth Carolina\tUnited States\tUS\t35.994\t-78.899\tnc north carolina us usa united states america\tDurham\tRaleigh, Durham and Chapel Hill (Research Triangle Regional Partnership)
+        research triangle|the research triangle|triangle area\tResearch Triangle\tNorth Carolina\tUnited States\tUS\t35.994\t-78.899\tnc north carolina us usa united states america\tDurham\tRaleigh, Durham and Chapel Hill (Research Triangle Regional Partnership)
         twin cities|the twin cities\tTwin Cities\tMinnesota\tUnited States\tUS\t44.98\t-93.264\tmn minnesota us usa united states america\tMinneapolis\tMinneapolis and Saint Paul (Metropolitan Council)
         dfw|dallas fort worth|dallas ft worth|the metroplex|metroplex|dfw metroplex\tDallas–Fort Worth\tTexas\tUnited States\tUS\t32.736\t-97.108\ttx texas us usa united states america\tArlington\tthe Dallas–Fort Worth metropolitan area (US Census Bureau)
         gta|greater toronto|greater toronto area\tGreater Toronto Area\tOntario\tCanada\tCA\t43.706\t-79.399\ton ontario ca canada\tToronto\tToronto and its four regional municipalities (Government of Ontario)
@@ -193,15 +189,15 @@ extension PlaceVocabulary {
         rhine main|rhein main|rhein main gebiet|frankfurt rhine main\tFrankfurt Rhine-Main\tHesse\tGermany\tDE\t50.116\t8.684\thesse hessen de germany deutschland\tFrankfurt am Main\tthe Frankfurt Rhine-Main metropolitan region (Regionalverband FrankfurtRheinMain)
         randstad|the randstad\tRandstad\tUtrecht\tThe Netherlands\tNL\t52.091\t5.122\tnl netherlands the netherlands holland\tUtrecht\tAmsterdam, Rotterdam, The Hague and Utrecht and the land between (Planbureau voor de Leefomgeving)
         greater paris|grand paris|paris region|paris area|region parisienne\tGreater Paris\tÎle-de-France\tFrance\tFR\t48.853\t2.349\tfr france\tParis\tthe Métropole du Grand Paris (Métropole du Grand Paris)
-        french riviera|cote dazur|the riviera|riviera\tFrench Riviera\tProvence-Alpes-Côte d'Azur\tFrance\tFR\t43.703\t7.266\tfr france\tNice\tthe Mediterranean coast of the Alpes-Maritimes (Département des Alpes-Maritimes)
+        french riviera|the french riviera|cote dazur\tFrench Riviera\tProvence-Alpes-Côte d'Azur\tFrance\tFR\t43.703\t7.266\tfr france\tNice\tthe Mediterranean coast of the Alpes-Maritimes (Département des Alpes-Maritimes)
         costa del sol\tCosta del Sol\tAndalusia\tSpain\tES\t36.72\t-4.42\tspain espana es andalusia andalucia\tMálaga\tthe coast of the province of Málaga (Diputación de Málaga)
         greater tokyo|greater tokyo area|tokyo area|kanto|kanto region\tGreater Tokyo Area\tTokyo\tJapan\tJP\t35.69\t139.692\tjp japan\tTokyo\tTokyo and the prefectures around it (Statistics Bureau of Japan)
         kansai|kansai region|keihanshin\tKansai\tOsaka\tJapan\tJP\t34.694\t135.501\tjp japan\tOsaka\tOsaka, Kyoto, Kobe and the prefectures around them (Kansai region, Statistics Bureau of Japan)
         greater sydney|sydney area\tGreater Sydney\tNew South Wales\tAustralia\tAU\t-33.868\t151.207\tnsw new south wales au australia\tSydney\tthe Greater Sydney statistical area (Australian Bureau of Statistics)
-        greater melbourne|melbourne area\tGreater Melbourne\tVictoria\tAustralia\tAU\t-37.814\t144.963\tvic victoria au australia\tMelbourne\tthe Greater Melbourne statistical area (Australian Bureau of Statistics)
-        ncr|delhi ncr|national capital region|delhi area\tNational Capital Region\tDelhi\tIndia\tIN\t28.621\t77.215\tin india\tNew Delhi\tDelhi and the districts around it (National Capital Region Planning Board)
+        melbourne area|melbourne metro\tGreater Melbourne\tVictoria\tAustralia\tAU\t-37.814\t144.963\tvic victoria au australia\tMelbourne\tthe Greater Melbourne statistical area (Australian Bureau of Statistics)
+        delhi ncr|delhi national capital region|delhi area\tNational Capital Region\tDelhi\tIndia\tIN\t28.621\t77.215\tin india\tNew Delhi\tDelhi and the districts around it (National Capital Region Planning Board)
         mumbai metropolitan region|greater mumbai|mumbai area\tMumbai Metropolitan Region\tMaharashtra\tIndia\tIN\t19.073\t72.883\tin india maharashtra\tMumbai\tthe Mumbai Metropolitan Region (MMRDA)
         greater cairo|cairo area\tGreater Cairo\tCairo\tEgypt\tEG\t30.063\t31.25\teg egypt\tCairo\tCairo, Giza and Qalyubia (CAPMAS, Egypt's statistics agency)
-        pearl river delta|prd\tPearl River Delta\tGuangdong\tChina\tCN\t23.117\t113.25\tcn china guangdong\tGuangzhou\tthe Pearl River Delta economic zone (Government of Guangdong)
+        pearl river delta|the pearl river delta\tPearl River Delta\tGuangdong\tChina\tCN\t23.117\t113.25\tcn china guangdong\tGuangzhou\tthe Pearl River Delta economic zone (Government of Guangdong)
         """
 }
