@@ -123,4 +123,41 @@ import Testing
         let ruhr = await fixture.dm("!post the Ruhr", as: "jane")
         #expect(ruhr.first == "Found Ruhr, North Rhine-Westphalia, Germany (51.4570, 7.0120).")
     }
+
+    @Test func theExchangesInTheReadmeAreTrue() async throws {
+        let fixture = try await PostTests.loggedInJane()
+        #expect(
+            await fixture.dm("!post Seatle", as: "jane") == [
+                "Did you mean Seattle, Washington, United States? !post yes, or type the place again."
+            ])
+        #expect(
+            await fixture.dm("!post yes", as: "jane") == [
+                "Found Seattle, Washington, United States (47.6060, -122.3320).",
+                "Now send your link: !link https://… (or !cancel; this waits 10 minutes).",
+            ])
+        let saved = await fixture.dmLines("!post https://jane.example/portfolio", as: "jane")
+        #expect(
+            saved.first { $0.target == "jane" }?.text
+                == "You are on the map: Jane Doe — Seattle, Washington, United States (47.6060, -122.3320) — https://jane.example/portfolio"
+        )
+        #expect(
+            await fixture.dm("!post Paris", as: "jane") == [
+                "Found Paris, Île-de-France, France (48.8530, 2.3490); or Paris, Texas, United States: !post 2. This will replace your pin at Seattle, Washington, United States.",
+                "Now send your link: !link https://… (or !cancel; this waits 10 minutes).",
+            ])
+        #expect(
+            await fixture.dm("!post 2", as: "jane").first
+                == "Found Paris, Texas, United States (33.6610, -95.5560); or Paris, Île-de-France, France: !post 1. This will replace your pin at Seattle, Washington, United States."
+        )
+        _ = await fixture.dm("!cancel", as: "jane")
+        #expect(
+            await fixture.dm("!post San Fran", as: "jane") == [
+                "Did you mean 1) San Francisco, California, United States, 2) San Francisco, Caraga, Philippines, 3) San Francisco, Cordoba, Argentina?",
+                "Choose with !post 1, !post 2 or !post 3, or type the place again.",
+            ])
+        #expect(
+            await fixture.dm("!post online", as: "jane") == [
+                "\"online\" is not a place on the map: it needs a city, region or country. Studying online? Give the city you are in, e.g. !post Lyon, France"
+            ])
+    }
 }

@@ -35,10 +35,28 @@ public struct PlaceResolver: Sendable {
 
     /// What `query` is. Throws what the geocoder throws (an HTTP geocoder's `ServiceError`).
     public func resolve(_ query: String) async throws -> PlaceResolution {
+        if let settled = settledByVocabulary(query) { return settled }
+        let candidates = try await geocoder.geocode(query, limit: Self.candidateCount)
+        return Self.resolution(of: candidates, query: query)
+    }
+
+    /// The same, with a synchronous lookup in place of the geocoder (the offline gazetteer's
+    /// `lookup(_:limit:)`, for benchmarks and tools).
+    public func resolve(_ query: String, lookup: (String, Int) throws -> [PlaceCandidate]) rethrows
+        -> PlaceResolution
+    {
+        if let settled = settledByVocabulary(query) { return settled }
+        return Self.resolution(of: try lookup(query, Self.candidateCount), query: query)
+    }
+
+    /// How many candidates are asked of the geocoder.
+    static let candidateCount = 10
+
+    /// A non-place or an alias: settled without the geocoder.
+    private func settledByVocabulary(_ query: String) -> PlaceResolution? {
         if let kind = vocabulary.nonPlace(query) { return .notAPlace(kind) }
         if let alias = vocabulary.alias(query) { return .found(alias.place, namesakes: []) }
-        let candidates = try await geocoder.geocode(query, limit: 10)
-        return Self.resolution(of: candidates, query: query)
+        return nil
     }
 
     /// The resolution of a geocoder's candidates (best first) for `query`.
