@@ -38,6 +38,57 @@ enum GazetteerBenchmark {
         measure(geocoder, "exact (5 answers)", exact, limit: 5, seconds: 1.0)
         measure(geocoder, "address (5 answers)", addresses, limit: 5, seconds: 1.0)
         measure(geocoder, "prefix/typo/unknown (5 answers)", fallbacks, limit: 5, seconds: 1.0)
+        measureResolution(PlaceResolver(geocoder: geocoder), geocoder)
+    }
+
+    /// What `!post` step 1 does: resolution (non-place words, aliases, then the gazetteer's 10
+    /// answers sorted into found / offered), timed per outcome.
+    private static func measureResolution(_ resolver: PlaceResolver, _ geocoder: GazetteerGeocoder) {
+        func resolve(_ query: String) -> PlaceResolution {
+            resolver.resolve(query) { geocoder.lookup($0, limit: $1) }
+        }
+        let outcomes: [(String, [String])] = [
+            (
+                "exact",
+                [
+                    "Seattle, WA", "Paris", "Portland", "München", "Bombay", "NYC", "Bay Area", "the Ruhr",
+                    "Москва", "10 Downing St, London",
+                ]
+            ),
+            ("offered", ["Seatle", "San Fran", "Pitsburgh", "Philadelpia", "Smallville, Ohio", "Москв"]),
+            (
+                "refused",
+                [
+                    "online", "remote", "the moon", "N/A", "javascript:alert(1)", "jane@example.com", "xyzzy",
+                    "asdfgh qwerty",
+                ]
+            ),
+        ]
+        for (outcome, queries) in outcomes {
+            var counted: [String: Int] = [:]
+            for query in queries { counted[label(of: resolve(query)), default: 0] += 1 }
+            let mismatches = counted.filter { $0.key != outcome }.values.reduce(0, +)
+            var count = 0
+            let start = ContinuousClock.now
+            let deadline = start + .seconds(1)
+            while ContinuousClock.now < deadline {
+                for query in queries { _ = resolve(query) }
+                count += queries.count
+            }
+            let elapsed = ContinuousClock.now - start
+            let perSecond = Double(count) / (Double(milliseconds(elapsed)) / 1000)
+            print(
+                "gazetteer: resolution, \(outcome): \(Int(perSecond))/s"
+                    + " (\(queries.count) queries, \(mismatches) with another outcome)")
+        }
+    }
+
+    private static func label(of resolution: PlaceResolution) -> String {
+        switch resolution {
+        case .found: return "exact"
+        case .offered: return "offered"
+        case .notAPlace, .notFound: return "refused"
+        }
     }
 
     private static func measure(

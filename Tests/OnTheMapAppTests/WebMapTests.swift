@@ -17,10 +17,13 @@ struct FixedGeocoder: Geocoder {
         places[query.lowercased()].map { [$0] } ?? []
     }
 
-    static func place(_ name: String, _ latitude: Double, _ longitude: Double) -> PlaceCandidate {
+    static func place(
+        _ name: String, _ latitude: Double, _ longitude: Double, match: PlaceMatch = .exact
+    ) -> PlaceCandidate {
         PlaceCandidate(
             displayName: name, adminArea: nil, country: nil, countryCode: nil,
-            coordinate: Coordinate(latitude: latitude, longitude: longitude), kind: .city, population: 1000)
+            coordinate: Coordinate(latitude: latitude, longitude: longitude), kind: .city, population: 1000,
+            match: match)
     }
 }
 
@@ -203,8 +206,20 @@ enum MapFixtures {
         let geocoder = FixedGeocoder(places: [
             "lisbon": FixedGeocoder.place("Lisbon, Portugal", 38.72, -9.14),
             "<b>x</b>": FixedGeocoder.place("<b>\"Bold\" & 'co'</b>", 10, 20),
+            "seatle": FixedGeocoder.place("Seattle, Washington, United States", 47.61, -122.33, match: .approximate),
+            "online": FixedGeocoder.place("Houplines, Hauts-de-France, France", 50.69, 2.91),
         ])
         try await MapFixtures.withMap(try MapFixtures.webMap(geocoder: geocoder)) { client in
+            // A near spelling centres the map with a question, never as the place asked for.
+            try await client.execute(uri: "/?focus=Seatle", method: .get) { response in
+                let html = String(buffer: response.body)
+                #expect(html.contains("data-focus-lat=\"47.61\" data-focus-lon=\"-122.33\""))
+                #expect(html.contains("data-focus-label=\"Did you mean Seattle, Washington, United States?\""))
+            }
+            // A word that is not a place centres nothing, whatever a geocoder would make of it.
+            try await client.execute(uri: "/?focus=online", method: .get) { response in
+                #expect(!String(buffer: response.body).contains("data-focus-lat"))
+            }
             try await client.execute(uri: "/?focus=12.5,-70.25", method: .get) { response in
                 let html = String(buffer: response.body)
                 #expect(html.contains("data-focus-lat=\"12.5\" data-focus-lon=\"-70.25\""))

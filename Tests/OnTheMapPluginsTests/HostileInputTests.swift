@@ -54,6 +54,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
     static let hiddenLink =
         "That link has hidden characters in it (line breaks, control or text-direction characters, or codes like %0A); please send the plain address."
     static let keepOpen = " Your place is kept: send !link <link> to finish, or !cancel."
+    static let onlyWebLinks =
+        "Only http and https links are accepted; send the address of your page, like https://example.com/your-page."
 
     static let rows: [HostileRow] = [
         // Empty, whitespace, bare prefix: not commands.
@@ -71,10 +73,11 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
                 "Nobody called \"a{40,60}…\" is on the map \\(and no one logged in uses that nick\\)\\.")),
         .init(
             name: "near 2 KB", input: "!near " + long, venue: .channel, loggedIn: false,
-            reply: .pattern("No place called \"a{40,60}…\" was found; try 'City, Country'\\.")),
+            reply: .pattern(
+                "No place called \"a{40,60}…\" was found; try \"City, Country\", e\\.g\\. !near Lyon, France")),
         .init(
-            name: "post 2 KB", input: "!post " + long, venue: .privately, loggedIn: true,
-            reply: .exact(["That place is too long; try 'City, Country'."])),
+            name: "post 2 KB", input: "!post " + long + " | https://x.example", venue: .privately, loggedIn: true,
+            reply: .exact(["That place is too long; try \"City, Country\", e.g. !post Lyon, France"])),
         .init(
             name: "link 2 KB", input: "!link https://example.com/" + long + long, venue: .privately,
             loggedIn: true, reply: .exact(["That link is longer than 2048 bytes; please send a shorter one."])
@@ -107,7 +110,10 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .prefix("Tom Tacoma — Seattle, WA — https://example.org/me — ")),
         .init(
             name: "bold command word", input: "!\u{02}near\u{02} Seattle", venue: .channel, loggedIn: false,
-            reply: .prefix("Tom Tacoma — ")),
+            reply: .exact([
+                "Nearest to Seattle, Washington, United States:",
+                "Tom Tacoma — 0 km — Seattle, WA — https://example.org/me",
+            ])),
         .init(
             name: "coloured unknown command, addressed", input: "MapBot: \u{03}4frob\u{03}", venue: .channel,
             loggedIn: false, reply: .exact(["I don't know the command \"frob\". Try !help."])),
@@ -124,13 +130,15 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .exact(["Nobody called \"Tom PRIVMSG #class :pwned\" is on the map \(nicknameHint)"])),
         .init(
             name: "near with NUL", input: "!near Seattle\u{00}QUIT", venue: .privately, loggedIn: false,
-            reply: .exact(["No place called \"SeattleQUIT\" was found; try 'City, Country'."])),
+            reply: .exact(["No place called \"SeattleQUIT\" was found; try \"City, Country\", e.g. !near Lyon, France"])
+        ),
         .init(
-            name: "post with percent-encoded CR LF", input: "!post Paris%0D%0APRIVMSG #class :x",
+            name: "post with percent-encoded CR LF", input: "!post Paris%0D%0APRIVMSG #class :x | https://x.example",
             venue: .privately,
             loggedIn: true,
-            reply: .exact(["No place called \"Paris%0D%0APRIVMSG #class :x\" was found; try 'City, Country'."]
-            )),
+            reply: .exact([
+                "No place called \"Paris%0D%0APRIVMSG #class :x\" was found; try \"City, Country\", e.g. !post Lyon, France"
+            ])),
         .init(
             name: "link with percent-encoded CR LF", input: "!link https://example.com/a%0D%0AJOIN%20#evil",
             venue: .privately, loggedIn: true, reply: .exact([hiddenLink])),
@@ -153,7 +161,7 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             venue: .privately, loggedIn: false, reply: .exact(["Wrong email or password."])),
         // Right-to-left overrides and invisible direction marks.
         .init(
-            name: "post place with RLO is cleaned", input: "!post Sea\u{202E}ttle", venue: .privately,
+            name: "post place with RLO is cleaned", input: "!post Sea\u{202E}ttle | not-a-link", venue: .privately,
             loggedIn: true,
             reply: .prefix("Found Seattle, "), allowed: [.postFlow], forbidden: ["\u{202E}"]),
         .init(
@@ -181,10 +189,10 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .exact(["Nobody called \"🗺️🧭\" is on the map \(nicknameHint)"])),
         .init(
             name: "near emoji", input: "!near 🌍", venue: .privately, loggedIn: false,
-            reply: .exact(["No place called \"🌍\" was found; try 'City, Country'."])),
+            reply: .exact(["\"🌍\" is not a place: the map needs a city, region or country, e.g. !near Lyon, France"])),
         .init(
-            name: "post emoji", input: "!post 🏠🏠🏠", venue: .privately, loggedIn: true,
-            reply: .exact(["No place called \"🏠🏠🏠\" was found; try 'City, Country'."])),
+            name: "post emoji", input: "!post 🏠🏠🏠 | https://x.example", venue: .privately, loggedIn: true,
+            reply: .exact(["\"🏠🏠🏠\" is not a place: the map needs a city, region or country, e.g. !post Lyon, France"])),
         .init(
             name: "where invalid UTF-8", input: "!where \u{FFFD}\u{FFFD}(", venue: .privately,
             loggedIn: false,
@@ -193,17 +201,17 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         .init(
             name: "javascript link", input: "!link javascript:alert(document.cookie)", venue: .privately,
             loggedIn: true,
-            reply: .exact(["Only http:// and https:// links are accepted, not javascript:// ones."])),
+            reply: .exact([onlyWebLinks])),
         .init(
             name: "data link one-shot", input: "!post Seattle | data:text/html,<script>alert(1)</script>",
             venue: .privately, loggedIn: true,
             reply: .pattern(
-                "Found Seattle, .*\\. Only http:// and https:// links are accepted, not data:// ones\\."
+                "Found Seattle, .*\\. " + NSRegularExpression.escapedPattern(for: onlyWebLinks)
                     + NSRegularExpression.escapedPattern(for: keepOpen)),
             allowed: [.postFlow], forbidden: ["<script>"]),
         .init(
             name: "file link", input: "!link file:///etc/passwd", venue: .privately, loggedIn: true,
-            reply: .exact(["Only http:// and https:// links are accepted, not file:// ones."])),
+            reply: .exact([onlyWebLinks])),
         .init(
             name: "link with credentials", input: "!link https://jane:hunter2hunter@example.com/me",
             venue: .privately, loggedIn: true,
@@ -220,14 +228,16 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "login SQL", input: "!login ' OR 1=1 -- x", venue: .privately, loggedIn: false,
             reply: .exact(["Wrong email or password."])),
         .init(
-            name: "post SQL", input: "!post '; DELETE FROM locations;--", venue: .privately, loggedIn: true,
-            reply: .exact(["No place called \"'; DELETE FROM locations;--\" was found; try 'City, Country'."])
-        ),
+            name: "post SQL", input: "!post '; DELETE FROM locations;-- | https://x.example", venue: .privately,
+            loggedIn: true,
+            reply: .exact([
+                "No place called \"'; DELETE FROM locations;--\" was found; try \"City, Country\", e.g. !post Lyon, France"
+            ])),
         .init(
             name: "near shell", input: "!near $(rm -rf /); `id` && cat /etc/passwd", venue: .privately,
             loggedIn: false,
             reply: .exact([
-                "No place called \"$(rm -rf /); `id` && cat /etc/passwd\" was found; try 'City, Country'."
+                "No place called \"$(rm -rf /); `id` && cat /etc/passwd\" was found; try \"City, Country\", e.g. !near Lyon, France"
             ])),
         .init(
             name: "map shell", input: "!map ;ls -la $(whoami)", venue: .channel, loggedIn: false,
@@ -247,7 +257,7 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .exact(["Nobody called \"QUIT :bye\" is on the map \(nicknameHint)"])),
         .init(
             name: "near PRIVMSG", input: "!near PRIVMSG", venue: .privately, loggedIn: false,
-            reply: .exact(["No place called \"PRIVMSG\" was found; try 'City, Country'."])),
+            reply: .exact(["No place called \"PRIVMSG\" was found; try \"City, Country\", e.g. !near Lyon, France"])),
         .init(
             name: "command word PRIVMSG", input: "!PRIVMSG #class :hi", venue: .privately, loggedIn: false,
             reply: .exact(["I don't know the command \"privmsg\". Try !help."])),

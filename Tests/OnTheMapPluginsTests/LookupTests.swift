@@ -133,8 +133,10 @@ import Testing
                 < GreatCircle.distanceKilometres(seattle, $1.coordinate)
         }
         let replies = await fixture.say("!near Seattle", as: "bob")
+        // The first line says which place was understood; with it, the channel gets three lines.
         #expect(replies.count == 3)
-        for (reply, pin) in zip(replies, expected.prefix(3)) {
+        #expect(replies[0].text == "bob: Nearest to Seattle, Washington, United States:")
+        for (reply, pin) in zip(replies.dropFirst(), expected.prefix(2)) {
             #expect(reply.target == "#class")
             let distance = expectedDistance(seattle, pin.coordinate)
             #expect(
@@ -142,9 +144,33 @@ import Testing
                 "\(reply.text)")
         }
         #expect(
-            replies[0].text
+            replies[1].text
                 == "bob: Jane Doe — \(expectedDistance(seattle, pins[0].coordinate)) — Bellevue, WA — https://jane.example"
         )
+    }
+
+    @Test func aNearMatchIsAskedAboutInTheFirstLineAndNonPlacesAreRefused() async throws {
+        let fixture = try ClassFixture()
+        _ = try await Self.seattleClass(fixture)
+        let replies = await fixture.say("!near Seatle", as: "bob")
+        #expect(replies.count == 3)
+        #expect(replies[0].text == "bob: Did you mean Seattle, Washington, United States? Nearest to it:")
+        #expect(replies[1].text.hasPrefix("bob: Jane Doe — "))
+        // An exact name with namesakes answers for the likeliest and says how to ask for another.
+        let portland = await fixture.dm("!near Portland", as: "bob")
+        #expect(
+            portland.first?.hasPrefix(
+                "Nearest to Portland, Oregon, United States (another one? e.g. !near Portland, Maine") == true,
+            "\(portland)")
+        await fixture.bot.assertError(
+            "!near online",
+            "\"online\" is not a place on the map: it needs a city, region or country. Studying online? Give the city you are in, e.g. !near Lyon, France"
+        )
+        await fixture.bot.assertError(
+            "!near javascript:alert(1)",
+            "That looks like a link, not a place: the map needs a city, region or country, e.g. !near Lyon, France")
+        let bayArea = await fixture.dm("!near Bay Area", as: "bob")
+        #expect(bayArea.first == "Nearest to San Francisco Bay Area, California, United States:")
     }
 
     @Test func privatelyTheTopTenWithAHeaderAndThousandsSeparators() async throws {
@@ -194,16 +220,16 @@ import Testing
         let pins = try await Self.seattleClass(fixture)
         let seattle = try await SharedGazetteer.coordinate(of: "Seattle")
         let inMiles = await fixture.say("!near Seattle", as: "bob")
-        #expect(inMiles[0].text.contains("— \(expectedDistance(seattle, pins[0].coordinate, miles: true)) —"))
+        #expect(inMiles[1].text.contains("— \(expectedDistance(seattle, pins[0].coordinate, miles: true)) —"))
 
         await fixture.bot.assertResponse("!units km", "OK, I will show you distances in kilometres (km).", as: "bob")
         await fixture.bot.assertResponse(
             "!units", "Your distances are in km. Change with !units km or !units mi.", as: "bob")
         let inKm = await fixture.say("!near Seattle", as: "bob")
-        #expect(inKm[0].text.contains("— \(expectedDistance(seattle, pins[0].coordinate)) —"))
+        #expect(inKm[1].text.contains("— \(expectedDistance(seattle, pins[0].coordinate)) —"))
         // Others still see the configured unit.
         let alice = await fixture.say("!near Seattle", as: "alice")
-        #expect(alice[0].text.contains(" mi — "))
+        #expect(alice[1].text.contains(" mi — "))
         await fixture.bot.assertError("!units parsecs", "Units are km or mi: !units km or !units mi.", as: "bob")
     }
 
@@ -214,7 +240,8 @@ import Testing
         )
         _ = try await Self.seattleClass(fixture)
         await fixture.bot.assertError(
-            "!near Xyzzyplugh", "No place called \"Xyzzyplugh\" was found; try 'City, Country'.")
+            "!near Xyzzyplugh",
+            "No place called \"Xyzzyplugh\" was found; try \"City, Country\", e.g. !near Lyon, France")
         await fixture.bot.assertError("!near", "Near what?…")
         try await fixture.addStudent("nopin@class.test", "No", "Pin")
         _ = await fixture.logIn("nopin", email: "nopin@class.test")

@@ -88,10 +88,26 @@ import Testing
                 == ["Links start with http:// or https:// — did you mean !link https://example.com ?"])
         #expect(
             await fixture.dm("!link ftp://files.example/me", as: "jane")
-                == ["Only http:// and https:// links are accepted, not ftp:// ones."])
+                == [
+                    "Only http and https links are accepted; send the address of your page, like https://example.com/your-page."
+                ])
+        // Said with !post in the link step, a link of any scheme is judged as a link, never as a place.
+        for link in ["!link javascript:alert(1)", "!post javascript:alert(1)", "!post JavaScript:alert(1)"] {
+            let reply = await fixture.dm(link, as: "jane")
+            #expect(
+                reply == [
+                    "Only http and https links are accepted; send the address of your page, like https://example.com/your-page."
+                ], "\(link)")
+            #expect(!(reply.first ?? "").contains("javascript"))
+        }
         #expect(
-            await fixture.dm("!link javascript:alert(1)", as: "jane")
-                == ["Only http:// and https:// links are accepted, not javascript:// ones."])
+            await fixture.dm("!post www.example.com/jane", as: "jane")
+                == ["Links start with http:// or https:// — did you mean !link https://www.example.com/jane ?"])
+        // A new place in the link step needs !cancel first, and the reply says so.
+        #expect(
+            await fixture.dm("!post Berlin", as: "jane") == [
+                "Your place is Tokyo, Japan; now send your link: !link https://… — for another place, !cancel first, then !post <place>."
+            ])
         #expect(
             await fixture.dm("!link https://", as: "jane").first?.hasPrefix("That link has no host name")
                 == true)
@@ -121,7 +137,9 @@ import Testing
         let fixture = try await Self.loggedInJane()
         let bot = fixture.bot
         await bot.assertError(
-            "!post Qwxzvb Nowhere", "No place called \"Qwxzvb Nowhere\" was found; try 'City, Country'.", as: "jane")
+            "!post Qwxzvb Qqqq",
+            "No place called \"Qwxzvb Qqqq\" was found; try \"City, Country\", e.g. !post Lyon, France",
+            as: "jane")
         await bot.assertError("!post", "Where are you?…", as: "jane")
         await bot.assertResponse("!cancel", "There is nothing to cancel.", as: "jane")
         _ = await fixture.dm("!post Oslo", as: "jane")

@@ -48,9 +48,9 @@ public struct NearPlugin: Plugin {
                     CommandExample(
                         "!near Paris",
                         answer: [
+                            "Nearest to Paris, Île-de-France, France (another one? e.g. !near Paris, Texas, United States):",
                             "Ada Lovelace — 344 km — London, UK — https://example.org/ada",
                             "Edsger Dijkstra — 373 km — Rotterdam, Netherlands — https://example.org/edsger",
-                            "Tim Berners-Lee — 410 km — Geneva, Switzerland — https://example.org/tim",
                         ])
                 ]
             ) { call in try await Self.near(call, services, units) },
@@ -63,12 +63,18 @@ public struct NearPlugin: Plugin {
         var coordinate: Coordinate
         var excludedKey: String?
         var description: String
+        /// The first line, anywhere: which place or pin was understood (nil for your own pin,
+        /// which says it only privately).
+        var header: String?
     }
 
     static func near(_ call: Invocation, _ services: ClassServices, _ units: UnitPreferences) async throws {
         let origin = try await origin(for: call, services)
         let index = try await services.call { try await services.classMap.nearestIndex() }
-        let count = call.isPrivate ? privateCount : channelCount
+        // The line that says where from (a place or a nick) comes first, in a channel too, and
+        // counts against the channel's three lines.
+        let header = origin.header ?? (call.isPrivate ? "Nearest to \(origin.description):" : nil)
+        let count = call.isPrivate ? privateCount : channelCount - (header == nil ? 0 : 1)
         let nearest = index.nearest(to: origin.coordinate, k: count, excludingKey: origin.excludedKey)
         guard !nearest.isEmpty else {
             throw UserFacingError(
@@ -80,7 +86,7 @@ public struct NearPlugin: Plugin {
         var lines = nearest.map {
             Formatting.neighbour($0.payload, kilometres: $0.distanceKilometres, unit: unit)
         }
-        if call.isPrivate { lines.insert("Nearest to \(origin.description):", at: 0) }
+        if let header { lines.insert(header, at: 0) }
         await call.reply(lines: lines)
     }
 
@@ -114,18 +120,31 @@ public struct NearPlugin: Plugin {
             else {
                 throw UserFacingError("\(nick) is logged in but has no pin yet.")
             }
+            let description = "\(nick)'s pin (\(Formatting.place(pin.mapString)))"
             return StartPoint(
-                coordinate: pin.coordinate, excludedKey: pin.uniqueKey,
-                description: "\(nick)'s pin (\(Formatting.place(pin.mapString)))")
+                coordinate: pin.coordinate, excludedKey: pin.uniqueKey, description: description,
+                header: "Nearest to \(description):")
         }
-        let candidates = try await services.geocode(argument, limit: 1)
-        guard let place = candidates.first else {
-            throw UserFacingError(
-                "No place called \"\(Formatting.clean(argument, maxBytes: 60))\" was found; try 'City, Country'."
-            )
+        let example = "\(call.prefix)near Lyon, France"
+        let place: PlaceCandidate
+        let header: String
+        switch try await services.resolvePlace(argument) {
+        case .found(let found, let namesakes):
+            place = found
+            header =
+                "Nearest to \(PlaceWording.place(found))"
+                + (namesakes.first.map { " (another one? e.g. \(call.prefix)near \(PlaceWording.place($0)))" } ?? "")
+                + ":"
+        case .offered(let offers):
+            place = offers[0]
+            header = "Did you mean \(PlaceWording.place(offers[0]))? Nearest to it:"
+        case .notAPlace(let kind):
+            throw UserFacingError(PlaceWording.notAPlace(kind, typed: argument, example: example))
+        case .notFound:
+            throw UserFacingError(PlaceWording.notFound(argument, example: example))
         }
         return StartPoint(
             coordinate: place.coordinate, excludedKey: call.session?.profile.accountKey,
-            description: Formatting.clean(place.displayName, maxBytes: 120))
+            description: PlaceWording.place(place), header: header)
     }
 }

@@ -33,8 +33,9 @@ public enum LinkRules {
                 return "That link is longer than \(LinkRules.maximumBytes) bytes; please send a shorter one."
             case .missingScheme(let suggestion):
                 return "Links start with http:// or https:// — did you mean \(prefix)link \(suggestion) ?"
-            case .unsupportedScheme(let scheme):
-                return "Only http:// and https:// links are accepted, not \(scheme):// ones."
+            case .unsupportedScheme:
+                return
+                    "Only http and https links are accepted; send the address of your page, like https://example.com/your-page."
             case .missingHost:
                 return "That link has no host name; it should look like https://example.com/your-page."
             case .credentials:
@@ -63,7 +64,7 @@ public enum LinkRules {
         guard !link.unicodeScalars.contains(where: \.properties.isWhitespace) else { return .failure(.malformed) }
         guard let schemeEnd = link.range(of: "://") else {
             if let scheme = link.split(separator: ":", maxSplits: 1).first, link.contains(":"),
-                ["javascript", "data", "mailto", "file", "ftp", "irc", "ircs"].contains(scheme.lowercased())
+                otherSchemes.contains(scheme.lowercased())
             {
                 return .failure(.unsupportedScheme(scheme.lowercased()))
             }
@@ -108,6 +109,25 @@ public enum LinkRules {
             index += 1
         }
         return false
+    }
+
+    /// Schemes people paste that are not web links (`javascript:alert(1)`, `mailto:…`).
+    static let otherSchemes: Set<String> = [
+        "javascript", "vbscript", "data", "mailto", "file", "ftp", "ftps", "sftp", "irc", "ircs", "tel", "sms", "ws",
+        "wss", "about", "blob", "ssh", "git", "news", "telnet", "gopher",
+    ]
+
+    /// Whether `text` looks like a link rather than a place: a scheme (`https://`, `javascript:`,
+    /// `mailto:`), `www.`, or a host name without spaces ("example.com/me").
+    public static func looksLikeLink(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let lower = trimmed.lowercased()
+        if lower.contains("://") || lower.hasPrefix("www.") { return true }
+        if let colon = lower.firstIndex(of: ":") {
+            let scheme = String(lower[..<colon])
+            if otherSchemes.contains(scheme) || scheme == "http" || scheme == "https" { return true }
+        }
+        return !trimmed.contains(where: \.isWhitespace) && looksLikeHost(trimmed)
     }
 
     /// Whether `text` (without a scheme) starts like a host name: "example.com", "www.x.org/a".

@@ -2,13 +2,21 @@ import BotKit
 import Foundation
 import OnTheMapService
 
-/// One unfinished `!post`: the place was found, the link is still to come.
+/// One unfinished `!post`: a place was found (or is offered), the link is still to come.
 public struct PostDraft: Sendable {
-    /// The place as the student typed it (it becomes the pin's `mapString`).
+    /// The place as it becomes the pin's `mapString`: what the student typed, or the name of the
+    /// place they chose from a "did you mean" or among namesakes.
     public var typedPlace: String
     var place: PlaceCandidate
-    /// Whether saving will replace the student's existing pin.
-    var replacesPin: Bool
+    /// The numbered places `!post <n>` picks: the offers of a "did you mean", or the place found
+    /// and its namesakes.
+    var choices: [PlaceCandidate]
+    /// False while a "did you mean" waits for `!post yes` or a number: no link is taken before.
+    var isConfirmed: Bool
+    /// The link of a one-shot `!post <place> | <link>` whose place waits for a confirmation.
+    var pendingLink: String?
+    /// The student's current pin, which saving will replace.
+    var existingPlace: String?
     var startedAt: Date
 }
 

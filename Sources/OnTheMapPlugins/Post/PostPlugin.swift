@@ -50,15 +50,19 @@ public struct PostPlugin: Plugin {
             Command(
                 "post", aliases: ["pin"], usage: "!post <place> | <link>",
                 help:
-                    "Puts you on the map: first the place, then your link (or both at once, separated by |).",
+                    "Puts you on the map: first the place (confirm a near match with !post yes), then your link (or both at once, separated by |).",
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
                         "!post Paris",
                         answer: [
-                            "Found Paris, Île-de-France, France (48.8530, 2.3490).",
+                            "Found Paris, Île-de-France, France (48.8530, 2.3490); or Paris, Texas, United States: !post 2.",
                             "Now send your link: !link https://… (or !cancel; this waits 10 minutes).…",
                         ], loggedIn: true),
+                    CommandExample(
+                        "!post Seatle",
+                        answer: "Did you mean Seattle, Washington, United States? !post yes, or type the place again.",
+                        loggedIn: true),
                     CommandExample(
                         "!post Paris | https://example.org/alice",
                         answer: [
@@ -99,47 +103,62 @@ public struct PostPlugin: Plugin {
             guard !place.isEmpty else {
                 throw UserFacingError("The place is missing: \(call.prefix)post <place> | <link>")
             }
-            let draft = try await startFlow(
-                place: place, bound: bound, call: call, announceStep: false)
-            try await finish(draft, link: link, bound: bound, call: call, oneShot: true)
+            let draft = try await startFlow(place: place, pendingLink: link, bound: bound, call: call)
+            if draft.isConfirmed {
+                try await finish(draft, link: link, bound: bound, call: call, oneShot: true)
+            }
             return
         }
         let lookup = await flows.draft(of: bound.owner)
+        if case .open(let draft) = lookup, let choice = PostChoice(argument) {
+            try await choose(choice, in: draft, bound: bound, call: call)
+            return
+        }
         if argument.isEmpty {
-            if case .open = lookup {
-                throw UserFacingError(
-                    "Now send your link: \(call.prefix)link https://… (or \(call.prefix)cancel).")
+            if case .open(let draft) = lookup {
+                throw UserFacingError(nextStep(of: draft, prefix: call.prefix))
             }
             throw UserFacingError(
                 "Where are you? \(call.prefix)post <place>, e.g. \(call.prefix)post Seattle, WA — then your link."
             )
         }
-        let isLinkLike =
-            argument.contains("://")
-            || (!argument.contains(where: \.isWhitespace) && LinkRules.looksLikeHost(argument))
-        if isLinkLike {
+        // Anything that looks like a link is judged as one, never looked up as a place.
+        if LinkRules.looksLikeLink(argument) {
             switch lookup {
-            case .open(let draft):
+            case .open(let draft) where draft.isConfirmed:
                 try await finish(draft, link: argument, bound: bound, call: call, oneShot: false)
                 return
+            case .open(let draft):
+                throw UserFacingError(nextStep(of: draft, prefix: call.prefix))
             case .expired:
                 throw UserFacingError(
                     "Your post waited too long and expired; start again with \(call.prefix)post <place>.")
             case .none:
-                if argument.contains("://") {
-                    throw UserFacingError(
-                        "First tell me where you are: \(call.prefix)post <place>, then send this link.")
-                }
+                throw UserFacingError(
+                    "First tell me where you are: \(call.prefix)post <place>, then send this link.")
             }
         }
-        _ = try await startFlow(place: argument, bound: bound, call: call, announceStep: true)
+        var pendingLink: String?
+        if case .open(let draft) = lookup {
+            // A place is set: a new one needs the flow ended first, so that a mistyped link is
+            // never taken for a place.
+            guard !draft.isConfirmed else {
+                throw UserFacingError(
+                    "Your place is \(PlaceWording.place(draft.place)); now send your link: \(call.prefix)link https://… — for another place, \(call.prefix)cancel first, then \(call.prefix)post <place>."
+                )
+            }
+            pendingLink = draft.pendingLink
+        }
+        _ = try await startFlow(place: argument, pendingLink: pendingLink, bound: bound, call: call)
     }
 
     func link(_ argument: String, _ call: Invocation) async throws {
         guard let bound = call.session else { return }
         switch await flows.draft(of: bound.owner) {
-        case .open(let draft):
+        case .open(let draft) where draft.isConfirmed:
             try await finish(draft, link: argument, bound: bound, call: call, oneShot: false)
+        case .open(let draft):
+            throw UserFacingError(nextStep(of: draft, prefix: call.prefix))
         case .expired:
             throw UserFacingError(
                 "Your post waited too long and expired; start again with \(call.prefix)post <place>.")
@@ -148,60 +167,11 @@ public struct PostPlugin: Plugin {
         }
     }
 
-    /// Geocodes the place and opens (or restarts) the flow.
-    func startFlow(
-        place typed: String, bound: StudentSession, call: Invocation, announceStep: Bool
-    ) async throws -> PostDraft {
-        guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
-            throw UserFacingError("That place is too long; try 'City, Country'.")
-        }
-        // U+FFFD stands for bytes that were not UTF-8 (the line decoder puts it there): saved, the
-        // place would show as "Madrid ����" to the whole class.
-        guard !typed.unicodeScalars.contains("\u{FFFD}") else {
-            throw UserFacingError(
-                "That place has characters I could not read (the text did not arrive as UTF-8); please set your IRC client to UTF-8 and send it again."
-            )
-        }
-        // The place becomes the pin's text: no colours, control or text-direction characters.
-        let typed = TextSanitizer.untrusted(typed).split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard !typed.isEmpty else {
-            throw UserFacingError(
-                "Where are you? \(call.prefix)post <place>, e.g. \(call.prefix)post Seattle, WA — then your link.")
-        }
-        let candidates = try await services.geocode(typed, limit: 1)
-        guard let place = candidates.first else {
-            throw UserFacingError(
-                "No place called \"\(Formatting.clean(typed, maxBytes: 60))\" was found; try 'City, Country'."
-            )
-        }
-        let existing = try await services.call {
-            try await services.directory.location(ofAccount: bound.profile.accountKey)
-        }
-        let draft = PostDraft(
-            typedPlace: typed, place: place, replacesPin: existing != nil,
-            startedAt: await flows.currentTime)
-        await flows.open(draft, for: bound.owner)
-        if announceStep {
-            var found =
-                "Found \(Formatting.clean(place.displayName, maxBytes: 120)) (\(Formatting.coordinate(place.coordinate)))."
-            if let existing {
-                found += " This will replace your pin at \(Formatting.place(existing.mapString))."
-            }
-            var next =
-                "Now send your link: \(call.prefix)link https://… (or \(call.prefix)cancel; this waits \(await flows.lifetimeMinutes) minutes)."
-            if let map = services.settings.webMapURL {
-                next += " Map: \(Formatting.clean(map, maxBytes: 200))"
-            }
-            await call.reply(lines: [found, next])
-        }
-        return draft
-    }
-
     /// Validates the link and saves the pin; on failure the flow stays open.
     func finish(
         _ draft: PostDraft, link: String, bound: StudentSession, call: Invocation, oneShot: Bool
     ) async throws {
-        let found = "Found \(Formatting.clean(draft.place.displayName, maxBytes: 120))."
+        let found = "Found \(PlaceWording.place(draft.place))."
         let keepOpen =
             " Your place is kept: send \(call.prefix)link <link> to finish, or \(call.prefix)cancel."
         let mediaURL: String

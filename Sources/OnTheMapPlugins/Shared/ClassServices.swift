@@ -37,6 +37,8 @@ public final class ClassServices: Sendable {
     /// Instant news of pins saved elsewhere (PostgreSQL), when the backend has it.
     public let pinChanges: (any PinChangeNotifying)?
     public let geocoder: any Geocoder
+    /// Tells places from what is not one, and offers rather than assumes inexact matches.
+    public let placeResolver: PlaceResolver
     /// The shared settings in force (a config reload may change them).
     public var settings: ClassSettings { currentSettings.withLock { $0 } }
     /// The wall clock ("how long ago", post expiry, login throttle).
@@ -58,6 +60,7 @@ public final class ClassServices: Sendable {
         self.stateStore = stateStore
         self.pinChanges = pinChanges
         self.geocoder = geocoder
+        self.placeResolver = PlaceResolver(geocoder: geocoder)
         self.currentSettings = Mutex(settings)
         self.now = now
         self.classMap = ClassMap(directory: directory, limit: settings.recentLimit)
@@ -85,6 +88,15 @@ public final class ClassServices: Sendable {
     func geocode(_ query: String, limit: Int) async throws -> [PlaceCandidate] {
         do {
             return try await geocoder.geocode(query, limit: limit)
+        } catch let error as ServiceError {
+            throw UserFacingError(ServiceErrorWording.geocoderSentence(for: error))
+        }
+    }
+
+    /// Resolves a typed place, turning a `ServiceError` into the place finder's sentence.
+    func resolvePlace(_ query: String) async throws -> PlaceResolution {
+        do {
+            return try await placeResolver.resolve(query)
         } catch let error as ServiceError {
             throw UserFacingError(ServiceErrorWording.geocoderSentence(for: error))
         }

@@ -3,6 +3,15 @@ public enum PlaceKind: String, Sendable, Hashable, Codable {
     case country, region, city, address
 }
 
+/// How a geocoder's answer matched the query.
+public enum PlaceMatch: String, Sendable, Hashable, Codable {
+    /// The query names the place: one of its names or codes, with qualifiers that fit it.
+    case exact
+    /// A completion ("San Fran"), a near spelling ("Seatle"), or a region found after words that
+    /// named nothing ("Smallville, Ohio"): a guess to offer, never to assume.
+    case approximate
+}
+
 /// One answer of a geocoder for a free-text place.
 public struct PlaceCandidate: Sendable, Hashable {
     /// A human name for the place: "Seattle, Washington, United States".
@@ -16,10 +25,12 @@ public struct PlaceCandidate: Sendable, Hashable {
     public var coordinate: Coordinate
     public var kind: PlaceKind
     public var population: Int
+    /// Whether the query named this place or only came close to it.
+    public var match: PlaceMatch
 
     public init(
         displayName: String, adminArea: String?, country: String?, countryCode: String?,
-        coordinate: Coordinate, kind: PlaceKind, population: Int
+        coordinate: Coordinate, kind: PlaceKind, population: Int, match: PlaceMatch = .exact
     ) {
         self.displayName = displayName
         self.adminArea = adminArea
@@ -28,11 +39,12 @@ public struct PlaceCandidate: Sendable, Hashable {
         self.coordinate = coordinate
         self.kind = kind
         self.population = population
+        self.match = match
     }
 }
 
-/// Turns a free-text place into candidates, best first. Unknown input gives no candidates,
-/// never a guess. Network failures of HTTP geocoders throw `ServiceError.networkUnreachable`.
+/// Turns a free-text place into candidates, best first. Unknown input gives no candidates; a
+/// candidate the query did not name exactly says so in its `match`. Network failures of HTTP geocoders throw `ServiceError.networkUnreachable`.
 public protocol Geocoder: Sendable {
     func geocode(_ query: String, limit: Int) async throws -> [PlaceCandidate]
 }

@@ -112,8 +112,8 @@ public struct WebMap: Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// `"<lat>,<lon>"` as numbers, or else a place name looked up with the geocoder; nil when
-    /// neither gives a point.
+    /// `"<lat>,<lon>"` as numbers, or else a place name resolved like `!post` resolves it (a near
+    /// match is labelled "Did you mean …?"); nil when neither gives a point.
     func resolveFocus(_ raw: String?) async -> Focus? {
         guard let raw else { return nil }
         let text = raw.replacingOccurrences(of: "+", with: " ").trimmingCharacters(
@@ -123,8 +123,15 @@ public struct WebMap: Sendable {
             return Focus(coordinate: coordinate, label: text)
         }
         do {
-            guard let place = try await geocoder.geocode(text, limit: 1).first else { return nil }
-            return Focus(coordinate: place.coordinate, label: place.displayName)
+            switch try await PlaceResolver(geocoder: geocoder).resolve(text) {
+            case .found(let place, _):
+                return Focus(coordinate: place.coordinate, label: place.displayName)
+            case .offered(let offers):
+                // A near match is shown as a question, never as the place asked for.
+                return Focus(coordinate: offers[0].coordinate, label: "Did you mean \(offers[0].displayName)?")
+            case .notAPlace, .notFound:
+                return nil
+            }
         } catch {
             logger.debug("focus place not found", metadata: ["error": "\(error)"])
             return nil

@@ -4,8 +4,10 @@ import Foundation
 /// and city of 1,000 people or more, shipped with the project (`gazetteer.tsv`, built by
 /// `scripts/build-gazetteer.py`, memory-mapped: only the pages lookups touch are resident). Matching is case-, accent- and punctuation-insensitive and
 /// understands "City", "City, ST", "City, Region, Country", "Austin TX", street addresses
-/// (falls back to their city), prefixes ("San Fran") and small misspellings ("Seatle").
-/// Unknown input gives no candidates.
+/// (falls back to their city), prefixes ("San Fran") and small misspellings ("Seatle"); those
+/// last are marked `.approximate`, to be offered rather than assumed, and are only looked for in
+/// text of one script without punctuation a place name never has. Unknown input gives no
+/// candidates.
 public final class GazetteerGeocoder: Geocoder {
     /// The attribution the data's licence requires wherever results are shown at length.
     public static let attribution = "Place data © GeoNames (geonames.org), CC BY 4.0"
@@ -50,10 +52,10 @@ public final class GazetteerGeocoder: Geocoder {
         guard limit > 0, let parts = GazetteerQueryParser.parts(of: query) else { return [] }
         var matcher = GazetteerMatcher(store: store, text: store.text.base, parts: parts)
         let ranked = matcher.run(limit: min(limit, 100))
-        return ranked.map { candidate(for: Int($0.place)) }
+        return ranked.map { candidate(for: Int($0.place), match: $0.isExact ? .exact : .approximate) }
     }
 
-    private func candidate(for place: Int) -> PlaceCandidate {
+    private func candidate(for place: Int, match: PlaceMatch) -> PlaceCandidate {
         let kind = store.kind(of: place)
         let name = store.name(of: place)
         let country = Int(store.countryOf[place])
@@ -74,7 +76,7 @@ public final class GazetteerGeocoder: Geocoder {
                 latitude: Self.rounded(store.latitudes[place]),
                 longitude: Self.rounded(store.longitudes[place])),
             kind: kind,
-            population: Int(store.populations[place]))
+            population: Int(store.populations[place]), match: match)
     }
 
     /// Undoes the Float storage error (the file has at most 5 decimals).

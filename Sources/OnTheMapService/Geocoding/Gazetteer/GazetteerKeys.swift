@@ -89,6 +89,12 @@ extension GazetteerStore {
         return end - start
     }
 
+    /// The one script key `key` is written in (see `GazetteerScript`), nil when it mixes scripts.
+    func script(ofKey key: Int, text: UnsafePointer<UInt8>) -> Int? {
+        GazetteerScript.script(
+            ofKey: UnsafeBufferPointer(start: text + Int(keyStarts[key]), count: keyLength(key, text: text)))
+    }
+
     /// Appends the posting list of key `key` (population order, largest first).
     func appendPostings(ofKey key: Int, to postings: inout [GazetteerPosting], text: UnsafePointer<UInt8>) {
         var i = Int(keyStarts[key])

@@ -9,7 +9,9 @@ import Foundation
 /// tolerated as noise ("Seattle, Downtown"), but a later part naming another region or country
 /// rules the place out ("Paris, Texas" is not Paris, France). The first part that yields a place
 /// wins; exact keys first, then (only when nothing is exact) key prefixes and keys within a
-/// small edit distance together, their population discounted by how far they are.
+/// small edit distance together, their population discounted by how far they are. Each answer
+/// says whether it is exact: completions, near spellings, a region found after words that named
+/// nothing, and a place of a later part after a first part that was not a street address are not.
 struct GazetteerMatcher {
     enum Mode { case exact, approximate }
 
@@ -22,6 +24,9 @@ struct GazetteerMatcher {
         var placeTokens: Int
         var isCountry: Bool
         var weight: Double
+        /// Whether the query named the place (an exact key, not a completion, a near spelling
+        /// or a region found after words that named nothing).
+        var isExact = true
 
         func isBetter(than other: Ranked) -> Bool {
             if part != other.part { return part < other.part }
@@ -82,7 +87,16 @@ struct GazetteerMatcher {
         if results.isEmpty { results = search(.approximate) }
         if results.isEmpty {
             // Last resort: a region or country named at the end of a part ("Smallville Ohio").
-            results = search(.exact, administrativeAfterSkip: true)
+            results = search(.exact, administrativeAfterSkip: true).map { answer in
+                var answer = answer
+                answer.isExact = false
+                return answer
+            }
+        }
+        // A place found in a later part is exact only when the earlier parts were street addresses
+        // ("1600 Amphitheatre Pkwy, Mountain View"), not words that named nothing ("Smallville, Ohio").
+        for index in results.indices where results[index].part > 0 {
+            if parts[..<results[index].part].contains(where: { !$0.isAddressLike }) { results[index].isExact = false }
         }
         if let best = results.first, store.isAdministrative(best.place), best.part > 0 || best.skip > 0 {
             // "Seatle, WA": the city words failed but a region matched after them: look for a
@@ -124,16 +138,19 @@ struct GazetteerMatcher {
                 for end in stride(from: longest, to: skip, by: -1) {
                     // The words after the name must be region or country names for some place.
                     guard end == part.tokenCount || isQualifiable(part: index, from: end) else { continue }
+                    // "221B Baker Street": after a street name, "Street" is not the town of Street.
+                    if skip > 0 && end - skip == 1 && Self.isStreetWord(part, token: skip) { continue }
                     let candidates = self.candidates(mode, part: index, first: skip, end: end)
                     for (posting, factor) in candidates where posting.flag != .qualifierOnly {
                         if onlyAdministrative && !store.isAdministrative(posting.place) { continue }
                         guard let noise = qualifierNoise(of: posting.place, part: index, from: end) else {
                             continue
                         }
-                        found.append(
-                            ranked(
-                                posting, part: index, noise: noise, skip: skip, factor: factor,
-                                placeTokens: end - skip))
+                        var answer = ranked(
+                            posting, part: index, noise: noise, skip: skip, factor: factor,
+                            placeTokens: end - skip)
+                        answer.isExact = mode == .exact
+                        found.append(answer)
                     }
                 }
             }
@@ -147,6 +164,18 @@ struct GazetteerMatcher {
             }
         }
         return skipped
+    }
+
+    /// The kinds of street that end a street name in an address; never a place after skipped words.
+    static let streetWords: Set<[UInt8]> = Set(
+        [
+            "street", "st", "road", "rd", "avenue", "ave", "lane", "ln", "drive", "dr", "boulevard", "blvd",
+            "way", "court", "ct", "place", "pl", "square", "sq", "parkway", "pkwy", "highway", "hwy", "terrace",
+            "close", "crescent", "row", "strasse", "str", "weg", "calle", "rue", "via", "straat",
+        ].map { Array($0.utf8) })
+
+    static func isStreetWord(_ part: GazetteerQueryPart, token: Int) -> Bool {
+        streetWords.contains(Array(part.bytes[part.tokens[token]]))
     }
 
     /// When a region and its main city (the city its coordinate comes from) answer the same
@@ -182,9 +211,10 @@ struct GazetteerMatcher {
                     let place = Int(posting.place)
                     guard within.contains(store.regionOf[place]) || within.contains(store.countryOf[place])
                     else { continue }
-                    found.append(
-                        ranked(
-                            posting, part: 0, noise: 0, skip: skip, factor: factor, placeTokens: end - skip))
+                    var answer = ranked(
+                        posting, part: 0, noise: 0, skip: skip, factor: factor, placeTokens: end - skip)
+                    answer.isExact = false
+                    found.append(answer)
                 }
             }
             return found.sorted { $0.isBetter(than: $1) }
@@ -217,6 +247,7 @@ struct GazetteerMatcher {
             return postings(ofKey: Int(key)).map { ($0, 1) }
         case .approximate:
             let part = parts[index]
+            guard let script = part.approximateScript else { return [] }
             let range = part.byteRange(first, end)
             var found: [(GazetteerPosting, Double)] = []
             var keys: [(Int, Double)] = []
@@ -240,7 +271,7 @@ struct GazetteerMatcher {
                     }
                 }
             }
-            for (key, factor) in keys {
+            for (key, factor) in keys where store.script(ofKey: key, text: base) == script {
                 for posting in postings(ofKey: key) { found.append((posting, factor)) }
             }
             return found

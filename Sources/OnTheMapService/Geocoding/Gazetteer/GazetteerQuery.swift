@@ -8,6 +8,9 @@ struct GazetteerQueryPart {
     /// may the place name start after the part's first token ("1600 Amphitheatre Pkwy
     /// Mountain View CA").
     var isAddressLike: Bool
+    /// The script of the part as typed when completions and near spellings may be looked for
+    /// (see `GazetteerScript`); nil when only exact names may match it.
+    var approximateScript: Int? = nil
 
     var tokenCount: Int { tokens.count }
 
@@ -31,7 +34,9 @@ enum GazetteerQueryParser {
         var parts: [GazetteerQueryPart] = []
         var totalTokens = 0
         for raw in utf8.split(whereSeparator: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ";") }) {
-            guard let part = part(from: GazetteerNormaliser.normalise(Substring(raw))) else { continue }
+            let text = Substring(raw)
+            guard var part = part(from: GazetteerNormaliser.normalise(text)) else { continue }
+            part.approximateScript = GazetteerScript.approximableScript(of: text)
             totalTokens += part.tokenCount
             parts.append(part)
         }

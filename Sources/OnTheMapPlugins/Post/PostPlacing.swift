@@ -1,0 +1,166 @@
+import BotKit
+import Foundation
+import IRCProtocol
+import OnTheMapService
+
+/// An answer to a "did you mean" or a pick among namesakes: `!post yes`, `!post no`, `!post 2`.
+enum PostChoice: Equatable {
+    case yes, no
+    case number(Int)
+
+    /// Only the words and numbers that mean a choice; anything else is a place or a link.
+    init?(_ text: String) {
+        var word = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if word.hasPrefix("#") { word.removeFirst() }
+        switch word {
+        case "yes", "y", "yep", "yeah", "oui", "ja", "si", "sí": self = .yes
+        case "no", "n", "nope", "non", "nein": self = .no
+        default:
+            guard word.count == 1, let number = Int(word), number >= 1 else { return nil }
+            self = .number(number)
+        }
+    }
+}
+
+/// Step 1 of `!post`: the place, found exactly (with its namesakes named), offered when only a
+/// near match was found, or refused with a sentence that says what to type.
+extension PostPlugin {
+    /// Resolves the place and opens (or restarts) the flow: confirmed for an exact match,
+    /// waiting for `!post yes` / `!post <n>` for a near one. Replies with the step (except for an
+    /// exact one-shot post, which `finish` answers).
+    func startFlow(
+        place typed: String, pendingLink: String?, bound: StudentSession, call: Invocation
+    ) async throws -> PostDraft {
+        let example = "\(call.prefix)post Lyon, France"
+        guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
+            throw UserFacingError("That place is too long; try \"City, Country\", e.g. \(example)")
+        }
+        // U+FFFD stands for bytes that were not UTF-8 (the line decoder puts it there): saved, the
+        // place would show as "Madrid ����" to the whole class.
+        guard !typed.unicodeScalars.contains("\u{FFFD}") else {
+            throw UserFacingError(
+                "That place has characters I could not read (the text did not arrive as UTF-8); please set your IRC client to UTF-8 and send it again."
+            )
+        }
+        // The place becomes the pin's text: no colours, control or text-direction characters.
+        let typed = TextSanitizer.untrusted(typed).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !typed.isEmpty else {
+            throw UserFacingError(
+                "Where are you? \(call.prefix)post <place>, e.g. \(call.prefix)post Seattle, WA — then your link.")
+        }
+        let draft: PostDraft
+        switch try await services.resolvePlace(typed) {
+        case .found(let place, let namesakes):
+            draft = try await newDraft(typed, [place] + namesakes, confirmed: true, pendingLink, bound)
+        case .offered(let offers):
+            draft = try await newDraft(typed, offers, confirmed: false, pendingLink, bound)
+        case .notAPlace(let kind):
+            throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example))
+        case .notFound:
+            throw UserFacingError(PlaceWording.notFound(typed, example: example))
+        }
+        await flows.open(draft, for: bound.owner)
+        if !draft.isConfirmed {
+            await call.reply(lines: offerLines(draft, prefix: call.prefix))
+        } else if pendingLink == nil {
+            await announceFound(draft, call: call)
+        }
+        return draft
+    }
+
+    private func newDraft(
+        _ typed: String, _ choices: [PlaceCandidate], confirmed: Bool, _ pendingLink: String?,
+        _ bound: StudentSession
+    ) async throws -> PostDraft {
+        let existing = try await services.call {
+            try await services.directory.location(ofAccount: bound.profile.accountKey)
+        }
+        return PostDraft(
+            typedPlace: typed, place: choices[0], choices: choices, isConfirmed: confirmed,
+            pendingLink: pendingLink, existingPlace: existing?.mapString, startedAt: await flows.currentTime)
+    }
+
+    /// `!post yes`, `!post no`, `!post <n>` while a flow is open.
+    func choose(_ choice: PostChoice, in draft: PostDraft, bound: StudentSession, call: Invocation) async throws {
+        let prefix = call.prefix
+        let index: Int
+        switch choice {
+        case .no where draft.isConfirmed:
+            throw UserFacingError(
+                "To drop this post, \(prefix)cancel; otherwise \(nextStep(of: draft, prefix: prefix))")
+        case .no:
+            await flows.close(bound.owner)
+            await call.reply(
+                "OK, no place is chosen; type it again: \(prefix)post <place>, e.g. \(prefix)post Lyon, France")
+            return
+        case .yes where draft.isConfirmed:
+            throw UserFacingError(nextStep(of: draft, prefix: prefix))
+        case .yes:
+            index = 0
+        case .number(let number):
+            guard number <= draft.choices.count else {
+                throw UserFacingError(
+                    draft.choices.count == 1
+                        ? "There is no place \(number) to choose. \(nextStep(of: draft, prefix: prefix))"
+                        : "Choose a number from 1 to \(draft.choices.count). \(nextStep(of: draft, prefix: prefix))")
+            }
+            index = number - 1
+        }
+        let chosen = draft.choices[index]
+        var confirmed = draft
+        confirmed.place = chosen
+        if !draft.isConfirmed || index > 0 {
+            // The pin shows the place chosen, not the misspelling or the ambiguous name typed.
+            confirmed.typedPlace = TextSanitizer.truncated(
+                Formatting.clean(chosen.displayName, maxBytes: 200), maxBytes: DirectoryInput.maximumMapStringBytes)
+        }
+        if !draft.isConfirmed { confirmed.choices = [chosen] }
+        confirmed.isConfirmed = true
+        confirmed.startedAt = await flows.currentTime
+        await flows.open(confirmed, for: bound.owner)
+        if let link = confirmed.pendingLink {
+            try await finish(confirmed, link: link, bound: bound, call: call, oneShot: true)
+        } else {
+            await announceFound(confirmed, call: call)
+        }
+    }
+
+    /// What the open flow waits for, as one sentence.
+    func nextStep(of draft: PostDraft, prefix: String) -> String {
+        guard draft.isConfirmed else { return offerLines(draft, prefix: prefix).joined(separator: " ") }
+        return "Now send your link: \(prefix)link https://… (or \(prefix)cancel)."
+    }
+
+    /// "Did you mean …? !post yes, or type the place again." (numbered when there are several).
+    func offerLines(_ draft: PostDraft, prefix: String) -> [String] {
+        let kept = draft.pendingLink == nil ? "" : " (your link is kept)"
+        if draft.choices.count == 1 {
+            return [
+                "Did you mean \(PlaceWording.offers(draft.choices))? \(prefix)post yes, or type the place again\(kept)."
+            ]
+        }
+        let numbers = (1...draft.choices.count).map { "\(prefix)post \($0)" }
+        return [
+            "Did you mean \(PlaceWording.offers(draft.choices))?",
+            "Choose with \(numbers.dropLast().joined(separator: ", ")) or \(numbers.last ?? ""), or type the place again\(kept).",
+        ]
+    }
+
+    /// "Found … (lat, lon); or <namesake>: !post 2." and the link step.
+    func announceFound(_ draft: PostDraft, call: Invocation) async {
+        var found = "Found \(PlaceWording.place(draft.place)) (\(Formatting.coordinate(draft.place.coordinate)))"
+        for (offset, other) in draft.choices.enumerated() where other != draft.place {
+            found += "; or \(Formatting.clean(other.displayName, maxBytes: 80)): \(call.prefix)post \(offset + 1)"
+        }
+        found += "."
+        if let existing = draft.existingPlace {
+            found += " This will replace your pin at \(Formatting.place(existing))."
+        }
+        var next =
+            "Now send your link: \(call.prefix)link https://… (or \(call.prefix)cancel; this waits \(await flows.lifetimeMinutes) minutes)."
+        if let map = services.settings.webMapURL {
+            next += " Map: \(Formatting.clean(map, maxBytes: 200))"
+        }
+        await call.reply(lines: [found, next])
+    }
+}
