@@ -113,6 +113,14 @@ import Testing
             saved.first { $0.target == "jane" }?.text.hasPrefix(
                 "You are on the map: Jane Doe — Seattle, Washington, United States (") == true)
         #expect(saved.contains { $0.target == "#class" && $0.text.hasPrefix("New pin: Jane Doe") })
+
+        // Typing the place again, exactly, finishes the post with the kept link.
+        fixture.advance(seconds: 60)
+        #expect(await fixture.dm("!post Portlnd, Oregon | https://jane.example/pdx", as: "jane").count == 1)
+        let retyped = await fixture.dm("!post Portland, Oregon", as: "jane")
+        #expect(
+            retyped.first?.hasPrefix("Your pin is updated: Jane Doe — Portland, Oregon (") == true, "\(retyped)")
+        #expect(retyped.first?.hasSuffix("— https://jane.example/pdx") == true)
     }
 
     @Test func regionsAndMetroAreasResolveToTheirCentre() async throws {

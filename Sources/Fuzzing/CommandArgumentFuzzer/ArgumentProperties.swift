@@ -56,11 +56,24 @@ enum ArgumentProperties {
             "accepted link with credentials: \(link.debugDescription)")
     }
 
-    /// Place queries never crash the gazetteer; candidates are printable and on the globe.
+    /// Place queries never crash the gazetteer; candidates are printable and on the globe; a link
+    /// is never resolved as a place, and at most three places are offered, two namesakes named.
     static func checkPlace(_ query: String) {
         for candidate in geocoder.lookup(query, limit: 3) {
             fuzzRequire(!candidate.displayName.isEmpty, "candidate without a name")
             fuzzRequire(candidate.coordinate.isValid, "candidate off the globe: \(candidate.coordinate)")
+        }
+        let resolution = PlaceResolver(geocoder: geocoder).resolve(query) { geocoder.lookup($0, limit: $1) }
+        let lower = query.lowercased()
+        switch resolution {
+        case .found(let place, let namesakes):
+            fuzzRequire(place.coordinate.isValid && namesakes.count <= 2, "found: \(place) and \(namesakes.count)")
+            fuzzRequire(!lower.contains("://") && !lower.hasPrefix("javascript:"), "a link resolved as a place")
+        case .offered(let offers):
+            fuzzRequire((1...3).contains(offers.count), "\(offers.count) places offered")
+            fuzzRequire(!lower.contains("://") && !lower.hasPrefix("javascript:"), "a link offered as a place")
+        case .notAPlace, .notFound:
+            break
         }
     }
 

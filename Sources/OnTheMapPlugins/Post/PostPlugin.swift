@@ -149,7 +149,11 @@ public struct PostPlugin: Plugin {
             }
             pendingLink = draft.pendingLink
         }
-        _ = try await startFlow(place: argument, pendingLink: pendingLink, bound: bound, call: call)
+        let draft = try await startFlow(place: argument, pendingLink: pendingLink, bound: bound, call: call)
+        if draft.isConfirmed, let link = draft.pendingLink {
+            // The place of a one-shot post, typed again exactly: the kept link finishes it.
+            try await finish(draft, link: link, bound: bound, call: call, oneShot: true)
+        }
     }
 
     func link(_ argument: String, _ call: Invocation) async throws {
