@@ -235,7 +235,7 @@ let package = Package(
             dependencies: [
                 "OnTheMapApp", "OnTheMapPlugins", "BotKit", "BotTesting", "IRCClient", "IRCProtocol",
                 "OnTheMapService",
-                "SQLiteDirectory", "HTTPBackends",
+                "SQLiteDirectory", "PostgresDirectory", "HTTPBackends",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -145,7 +145,8 @@ extension PostgresStore: AccountStorage {
                     "SELECT account_key FROM accounts WHERE email = \(email) FOR UPDATE", logger: logger
                 ).decode(String.self).first { _ in true }
                 guard let key else { return false }
-                try await connection.query("DELETE FROM student_locations WHERE unique_key = \(key)", logger: logger)
+                try await PostgresStudentDirectory.lockPinWrites(connection, logger: logger)
+                try await PostgresStudentDirectory.removePins(uniqueKey: key, connection, logger: logger)
                 try await connection.query("DELETE FROM sessions WHERE account_key = \(key)", logger: logger)
                 try await connection.query("DELETE FROM accounts WHERE account_key = \(key)", logger: logger)
                 return true

@@ -20,6 +20,10 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
     /// The channel of pin notifications.
     public static let pinChannel = "onthemap_pins"
     static let migrationLockKey: Int64 = 0x4F6E_5468_654D_6170  // "OnTheMap"
+    /// Taken by every transaction that saves or removes a pin, before it draws a revision: the
+    /// revisions then become visible in order, so a change-feed reader that saw revision N has
+    /// seen every revision below it.
+    static let pinWriteLockKey: Int64 = 0x4F6E_5468_6550_696E  // "OnThePin"
 
     let store: PostgresStore
     private let accounts: AccountPolicy<PostgresStore>
@@ -115,7 +119,21 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
                 "CREATE INDEX student_locations_recent ON student_locations(updated_at DESC, revision DESC)",
                 "CREATE TABLE bot_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
             ]
-        )
+        ),
+        (
+            "v2",
+            [
+                """
+                CREATE TABLE pin_removals (
+                    object_id TEXT PRIMARY KEY,
+                    unique_key TEXT NOT NULL,
+                    revision BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX pin_removals_by_revision ON pin_removals(revision)",
+                "CREATE INDEX student_locations_by_revision ON student_locations(revision)",
+            ]
+        ),
     ]
 
     /// Brings the schema up to date; safe to run again and from several instances at once.
@@ -204,6 +222,41 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
         }
     }
 
+    public func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage? {
+        let limit = max(1, min(limit, 10_000))
+        return try await store.guarded { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                // Both reads see one snapshot.
+                try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+                var saved: [(revision: Int64, pin: StudentLocation)] = []
+                for try await row in try await connection.query(
+                    """
+                    SELECT revision, \(unescaped: Self.locationColumns) FROM student_locations
+                    WHERE revision > \(revision) ORDER BY revision LIMIT \(limit)
+                    """, logger: logger
+                ).decode((Int64, String, String, String, String, String, String, Double, Double, Date, Date).self) {
+                    let pin = Self.location((row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10))
+                    saved.append((row.0, pin))
+                }
+                var removed: [(revision: Int64, objectId: String)] = []
+                for try await (changed, objectId) in try await connection.query(
+                    """
+                    SELECT revision, object_id FROM pin_removals
+                    WHERE revision > \(revision) ORDER BY revision LIMIT \(limit)
+                    """, logger: logger
+                ).decode((Int64, String).self) {
+                    removed.append((changed, objectId))
+                }
+                return PinChangePage.merging(saved: saved, removed: removed, after: revision, limit: limit)
+            }
+        }
+    }
+
+    /// Serializes the transactions that save or remove pins (see ``pinWriteLockKey``).
+    static func lockPinWrites(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.pinWriteLockKey))", logger: logger)
+    }
+
     public func location(ofAccount accountKey: String) async throws -> StudentLocation? {
         try await store.guarded { [client, logger] in
             try await Self.locations(
@@ -233,6 +286,7 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
         do {
             return try await store.guarded { [client, logger] in
                 try await client.withTransaction(logger: logger) { connection in
+                    try await Self.lockPinWrites(connection, logger: logger)
                     let existing = try await connection.query(
                         "SELECT 1 FROM student_locations WHERE unique_key = \(draft.uniqueKey)", logger: logger
                     ).collect()
@@ -266,6 +320,7 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
         let fields = Self.trimmedFields(draft)
         return try await store.guarded { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
+                try await Self.lockPinWrites(connection, logger: logger)
                 let owner = try await connection.query(
                     "SELECT unique_key FROM student_locations WHERE object_id = \(objectId) FOR UPDATE",
                     logger: logger

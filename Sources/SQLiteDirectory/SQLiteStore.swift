@@ -44,6 +44,32 @@ struct SQLiteStore: Sendable {
         }
     }
 
+    /// The next pin revision: one more than any save or removal so far (both are indexed by revision).
+    static let nextRevision = """
+        (SELECT MAX(r) + 1 FROM (SELECT COALESCE(MAX(revision), 0) AS r FROM student_locations
+            UNION ALL SELECT COALESCE(MAX(revision), 0) FROM pin_removals))
+        """
+
+    /// Removes the pins matching `condition` (a WHERE clause on `student_locations`), leaving a
+    /// tombstone for the change feed; returns how many were removed.
+    @discardableResult
+    static func removePins(_ db: Database, where condition: String, arguments: StatementArguments) throws -> Int {
+        let doomed = try Row.fetchAll(
+            db, sql: "SELECT object_id, unique_key FROM student_locations WHERE \(condition)", arguments: arguments)
+        for row in doomed {
+            let objectId: String = row["object_id"]
+            let uniqueKey: String = row["unique_key"]
+            try db.execute(sql: "DELETE FROM student_locations WHERE object_id = ?", arguments: [objectId])
+            try db.execute(
+                sql: """
+                    INSERT INTO pin_removals (object_id, unique_key, revision) VALUES (?, ?, \(nextRevision))
+                    ON CONFLICT(object_id) DO UPDATE SET unique_key = excluded.unique_key, revision = excluded.revision
+                    """,
+                arguments: [objectId, uniqueKey])
+        }
+        return doomed.count
+    }
+
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 }
@@ -120,7 +146,7 @@ extension SQLiteStore: AccountStorage {
                 let key = try String.fetchOne(
                     db, sql: "SELECT account_key FROM accounts WHERE email = ?", arguments: [email])
             else { return false }
-            try db.execute(sql: "DELETE FROM student_locations WHERE unique_key = ?", arguments: [key])
+            try Self.removePins(db, where: "unique_key = ?", arguments: [key])
             try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [key])
             try db.execute(sql: "DELETE FROM accounts WHERE account_key = ?", arguments: [key])
             return true

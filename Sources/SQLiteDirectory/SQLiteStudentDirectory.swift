@@ -129,6 +129,18 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
                     );
                     """)
         }
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE pin_removals (
+                        object_id TEXT PRIMARY KEY NOT NULL,
+                        unique_key TEXT NOT NULL,
+                        revision INTEGER NOT NULL
+                    );
+                    CREATE INDEX pin_removals_by_revision ON pin_removals(revision);
+                    CREATE INDEX student_locations_by_revision ON student_locations(revision);
+                    """)
+        }
         return migrator
     }
 
@@ -166,6 +178,21 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         }
     }
 
+    public func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage? {
+        let limit = max(1, min(limit, 10_000))
+        return try await store.read { db in
+            let saved = try Row.fetchAll(
+                db, sql: "SELECT * FROM student_locations WHERE revision > ? ORDER BY revision LIMIT ?",
+                arguments: [revision, limit]
+            ).map { (revision: $0["revision"] as Int64, pin: Self.location($0)) }
+            let removed = try Row.fetchAll(
+                db, sql: "SELECT object_id, revision FROM pin_removals WHERE revision > ? ORDER BY revision LIMIT ?",
+                arguments: [revision, limit]
+            ).map { (revision: $0["revision"] as Int64, objectId: $0["object_id"] as String) }
+            return PinChangePage.merging(saved: saved, removed: removed, after: revision, limit: limit)
+        }
+    }
+
     public func location(ofAccount accountKey: String) async throws -> StudentLocation? {
         try await store.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM student_locations WHERE unique_key = ?", arguments: [accountKey])
@@ -195,8 +222,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
                 sql: """
                     INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
                         media_url, latitude, longitude, created_at, updated_at, revision)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-                        (SELECT COALESCE(MAX(revision), 0) + 1 FROM student_locations))
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision))
                     """,
                 arguments: [
                     objectId, draft.uniqueKey, Self.trim(draft.firstName), Self.trim(draft.lastName),
@@ -224,7 +250,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
                 sql: """
                     UPDATE student_locations SET first_name = ?, last_name = ?, map_string = ?, media_url = ?,
                         latitude = ?, longitude = ?, updated_at = MAX(?, created_at),
-                        revision = (SELECT COALESCE(MAX(revision), 0) + 1 FROM student_locations)
+                        revision = \(SQLiteStore.nextRevision)
                     WHERE object_id = ?
                     """,
                 arguments: [

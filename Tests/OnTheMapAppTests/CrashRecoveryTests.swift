@@ -64,7 +64,7 @@ import Testing
                         )
                         #expect(duplicates == "0")
                         let state = try await cluster.psql(
-                            "SELECT json_typeof(value::json) FROM bot_state WHERE key = 'announce.seen'")
+                            "SELECT json_typeof(value::json) FROM bot_state WHERE key LIKE 'announce.seen@%'")
                         #expect(state == "array")
                         let rows = try await cluster.psql(
                             "SELECT a.email, s.media_url FROM student_locations s JOIN accounts a ON a.account_key = s.unique_key"

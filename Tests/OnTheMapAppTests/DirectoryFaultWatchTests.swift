@@ -31,6 +31,10 @@ final class FaultyDirectory: StudentDirectory, Sendable {
         try check()
         return []
     }
+    func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage? {
+        try check()
+        return nil
+    }
     func location(ofAccount accountKey: String) async throws -> StudentLocation? {
         try check()
         return nil

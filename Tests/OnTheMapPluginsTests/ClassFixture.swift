@@ -60,7 +60,15 @@ final class SwitchableDirectory: StudentDirectory {
     func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation] {
         try check()
         let extra = injected.withLock { $0 }
-        return Array((extra + (try await base.recentLocations(limit: limit, skip: skip))).prefix(limit))
+        let stored = try await base.recentLocations(limit: limit + skip, skip: 0)
+        return Array((extra + stored).dropFirst(skip).prefix(limit))
+    }
+    /// The SQLite change feed; none once messy pins were injected (like the Udacity API, which has
+    /// none), so the class map reads the injected pins through ``recentLocations(limit:skip:)``.
+    func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage? {
+        try check()
+        if !injected.withLock({ $0.isEmpty }) { return nil }
+        return try await base.locationChanges(after: revision, limit: limit)
     }
     func location(ofAccount accountKey: String) async throws -> StudentLocation? {
         try check()

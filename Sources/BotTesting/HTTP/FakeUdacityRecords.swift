@@ -155,15 +155,15 @@ struct FakeUdacityRecords {
         return .json(.ok, prefixed: prefixed, nested ? #"{"user": \#(fields)}"# : fields)
     }
 
-    /// `GET /StudentLocation` with `limit`, `skip`, `order` and `uniqueKey`; the messy records first
-    /// when `messy`.
-    func list(query: [String: String], messy: Bool) -> FakeUdacityReply {
+    /// `GET /StudentLocation` with `limit` (at most `maximumPageSize`), `skip`, `order` and
+    /// `uniqueKey`; the messy records first when `messy`.
+    func list(query: [String: String], messy: Bool, maximumPageSize: Int = 1_000) -> FakeUdacityReply {
         var limit = 100
         if let text = query["limit"] {
             guard let value = Int(text), value >= 0 else {
                 return .failure(.badRequest, code: 102, "Invalid limit.")
             }
-            limit = min(value, 1000)
+            limit = min(value, maximumPageSize)
         }
         var skip = 0
         if let text = query["skip"] {

@@ -103,6 +103,8 @@ public actor FakeUdacityServer {
     private let neverAnswerDelay: Duration
 
     private var records: FakeUdacityRecords
+    /// The most pins one `GET /StudentLocation` answers with, whatever `limit` asks.
+    private let maximumPageSize: Int
     private var faultsByRoute: [Route: Set<Fault>] = [:]
     private var log: [RecordedHTTPRequest] = []
     private var server: FakeHTTPServerRunner?
@@ -115,10 +117,13 @@ public actor FakeUdacityServer {
     ///   - locations: pins present from the start (dates are truncated to milliseconds).
     ///   - basePath: the API root path, `/v1` like the public server.
     ///   - neverAnswerDelay: how long `.neverAnswer` holds a request before a 504.
+    ///   - maximumPageSize: the most pins one list answer holds (a larger `limit` gets this many).
     public init(
         accounts: [Account] = [], locations: [Location] = [], basePath: String = "/v1",
-        neverAnswerDelay: Duration = .seconds(60), sessionLifetime: TimeInterval = 14 * 86_400
+        neverAnswerDelay: Duration = .seconds(60), sessionLifetime: TimeInterval = 14 * 86_400,
+        maximumPageSize: Int = 1_000
     ) {
+        self.maximumPageSize = max(1, maximumPageSize)
         self.basePath = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
         self.neverAnswerDelay = neverAnswerDelay
         records = FakeUdacityRecords(accounts: accounts, locations: locations, sessionLifetime: sessionLifetime)
@@ -275,7 +280,8 @@ public actor FakeUdacityServer {
             let key = String(subpath.dropFirst("/users/".count))
             return records.profile(key: key, prefixed: prefixed, nested: faults.contains(.nestedUserProfile))
         case (.studentLocation, "GET") where subpath == "/StudentLocation":
-            return records.list(query: recorded.query, messy: faults.contains(.messyRecords))
+            return records.list(
+                query: recorded.query, messy: faults.contains(.messyRecords), maximumPageSize: maximumPageSize)
         case (.studentLocation, "POST") where subpath == "/StudentLocation":
             return records.create(body: body)
         case (.studentLocation, "PUT") where subpath.hasPrefix("/StudentLocation/"):

@@ -115,6 +115,7 @@ final class MemoryDirectory: StudentDirectory {
     func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation] {
         pins.withLock { Array($0.dropFirst(skip).prefix(limit)) }
     }
+    func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage? { nil }
     func location(ofAccount accountKey: String) async throws -> StudentLocation? {
         pins.withLock { $0.first { $0.uniqueKey == accountKey } }
     }

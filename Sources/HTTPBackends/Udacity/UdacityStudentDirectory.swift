@@ -156,6 +156,9 @@ public final class UdacityStudentDirectory: StudentDirectory {
         return records
     }
 
+    /// The API has no change feed: the class map pages through ``recentLocations(limit:skip:)``.
+    public func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage? { nil }
+
     public func location(ofAccount accountKey: String) async throws -> StudentLocation? {
         guard !accountKey.isEmpty else { return nil }
         let query = URLComponentEncoding.query([("uniqueKey", accountKey)])

@@ -79,6 +79,8 @@ public struct BotConfiguration: Sendable, Equatable {
         public var database = "data/onthemap.sqlite"
         public var postgresURL = ""
         public var udacityURL = "https://onthemap-api.udacity.com/v1"
+        /// The most pins read from the Udacity API at start (paged with `skip`).
+        public var udacityMaxPins = 10_000
         public var signupURL = "https://auth.udacity.com/sign-up"
     }
 

@@ -15,6 +15,7 @@ enum ConfigReader {
             s.string("database", into: &config.service.database)
             s.string("postgres_url", into: &config.service.postgresURL)
             s.string("udacity_url", into: &config.service.udacityURL)
+            s.int("udacity_max_pins", into: &config.service.udacityMaxPins, range: 100...1_000_000)
             s.string("signup_url", into: &config.service.signupURL)
             formerKeys.take(from: &s)
         }

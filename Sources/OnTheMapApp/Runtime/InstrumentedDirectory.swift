@@ -63,6 +63,10 @@ struct InstrumentedDirectory: StudentDirectory {
         try await measured("list") { try await base.recentLocations(limit: limit, skip: skip) }
     }
 
+    func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage? {
+        try await measured("changes") { try await base.locationChanges(after: revision, limit: limit) }
+    }
+
     func location(ofAccount accountKey: String) async throws -> StudentLocation? {
         try await measured("pin") { try await base.location(ofAccount: accountKey) }
     }

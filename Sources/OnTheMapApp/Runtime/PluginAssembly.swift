@@ -18,10 +18,20 @@ public enum PluginAssembly {
     /// What the config says that several class plugins read. Without the "announce" plugin
     /// nothing is announced, not even the bot's own posts.
     public static func settings(for config: BotConfiguration) -> ClassSettings {
-        ClassSettings(
-            announceChannels: config.plugins.enabled.contains("announce") ? config.irc.announceTo : [],
+        let announceChannels = config.plugins.enabled.contains("announce") ? config.irc.announceTo : []
+        return ClassSettings(
+            announceChannels: announceChannels,
             webMapURL: config.web.enabled && !config.web.publicURL.isEmpty ? config.web.publicURL : nil,
-            commandPrefix: config.irc.commandPrefix)
+            commandPrefix: config.irc.commandPrefix, pagingCap: config.service.udacityMaxPins,
+            instanceName: instanceName(server: config.irc.server, port: config.irc.port, channels: announceChannels))
+    }
+
+    /// What names a bot instance for its announcement ledger: its IRC server and the channels it
+    /// announces in ("irc.example.org:6697/#class,#lab"), so that instances sharing a directory
+    /// keep apart what each announced, and a restarted instance finds its own.
+    static func instanceName(server: String, port: Int, channels: [String]) -> String {
+        let folded = Set(channels.map { $0.lowercased() }).sorted().joined(separator: ",")
+        return "\(server.lowercased()):\(port)/\(folded)"
     }
 
     /// The shared state of the class plugins for `stack`.

@@ -35,7 +35,7 @@ public struct RefreshPlugin: Plugin {
         return [
             Command(
                 "refresh", usage: "!refresh",
-                help: "Downloads the most recent posts again and says how many are new.",
+                help: "Reads what changed on the map and says how many of the most recent posts are new.",
                 rateLimit: .perVenue(every: settings.cooldown),
                 examples: [
                     CommandExample(

@@ -5,6 +5,9 @@ import OnTheMapService
 /// kept in the bot's state store so that a restart announces nothing old. Shared by the
 /// announcer and `!post` (which announces its own saves at once).
 ///
+/// Each bot instance keeps its own ledger (its own state-store key, named after the instance):
+/// several instances on one PostgreSQL directory each announce every pin in their own channels.
+///
 /// A version goes through three steps: *claimed* (this process will announce it, so nobody
 /// else here does), *handed over* (its lines are in the transport's send queue) and *confirmed*
 /// (its lines have left for the network). Only confirmed versions are saved, so after a crash a
@@ -12,8 +15,17 @@ import OnTheMapService
 /// went out is not — except when the crash falls in the instant between the line leaving and the
 /// save (see ``AnnouncePlugin`` for the guarantee).
 public actor AnnouncementLedger {
-    /// The state-store key.
+    /// The state-store key of a ledger whose instance has no name.
     public static let stateKey = "announce.seen"
+
+    /// The state-store key of `instance`'s ledger.
+    public static func stateKey(instance: String?) -> String {
+        guard let instance, !instance.isEmpty else { return stateKey }
+        return stateKey + "@" + instance
+    }
+
+    /// This ledger's state-store key.
+    public let key: String
     /// How many versions are remembered (a little more than the class map holds).
     static let capacity = 500
 
@@ -29,14 +41,16 @@ public actor AnnouncementLedger {
     private var started = false
     private var handOverWaiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(store: (any BotStateStore)?) {
+    /// `instance` names the bot instance whose ledger this is (see ``stateKey(instance:)``).
+    public init(store: (any BotStateStore)?, instance: String? = nil) {
         self.store = store
+        self.key = Self.stateKey(instance: instance)
     }
 
     /// Loads what was announced before; returns false on a first start (nothing stored yet).
     func start() async throws -> Bool {
         guard !started else { return true }
-        guard let store, let text = try await store.state(Self.stateKey) else {
+        guard let store, let text = try await store.state(key) else {
             started = true
             return false
         }
@@ -143,7 +157,7 @@ public actor AnnouncementLedger {
     private func save() async throws {
         guard let store else { return }
         let data = try JSONEncoder().encode(confirmed)
-        try await store.setState(Self.stateKey, String(decoding: data, as: UTF8.self))
+        try await store.setState(key, String(decoding: data, as: UTF8.self))
     }
 
     private func trim() {

@@ -1,77 +1,214 @@
 import Foundation
 import OnTheMapService
 
-/// The bot's copy of the class map: the most recent pins (the seeds' table of 100, newest update
-/// first) and a nearest-neighbour index over them. Loaded on first use, again on `!refresh` and
-/// on every announcer poll; pins the bot saves itself are added at once.
+/// The bot's copy of the class map: every pin of the directory (for `!where` and `!near`), and the
+/// 100 most recent (the seeds' table, for `!list`, `!refresh` and the announcer).
+///
+/// Loaded once, on first use (the announcer's first round, at start), then kept current:
+/// - a directory with a change feed (local, PostgreSQL) is asked only for what changed after the
+///   last revision seen, removals included;
+/// - one without (the Udacity API) is paged through at load (`skip`, up to ``pagingCap`` pins),
+///   then each refresh reads its most recent page.
+/// Pins the bot saves itself are added at once. Refreshes run one at a time.
 public actor ClassMap {
-    /// What one download found.
+    /// What one refresh found.
     public struct Refresh: Sendable {
-        /// Every pin now on the map, newest update first.
+        /// The most recent pins now (at most the table's limit), newest update first.
         public var pins: [StudentLocation]
-        /// Pins that were not on the map before, or were updated since (newest first).
+        /// Pins among ``pins`` that were not on the map before, or were updated since (newest first).
         public var fresh: [StudentLocation]
     }
 
+    /// Every pin, indexed for "the nearest to here".
+    public struct Neighbourhood: Sendable {
+        let index: NearestIndex<Int32>
+        let pins: [StudentLocation]
+
+        /// How many pins are indexed (those with a valid coordinate).
+        public var count: Int { index.count }
+
+        /// The `k` pins nearest to `origin`, nearest first, leaving out account `excludingKey`'s.
+        public func nearest(to origin: Coordinate, k: Int, excludingKey: String? = nil)
+            -> [NearestIndex<StudentLocation>.Neighbour]
+        {
+            index.nearest(to: origin, k: k, excludingKey: excludingKey).map {
+                NearestIndex<StudentLocation>.Neighbour(
+                    payload: pins[Int($0.payload)], coordinate: $0.coordinate,
+                    distanceKilometres: $0.distanceKilometres)
+            }
+        }
+    }
+
+    /// Changes asked for at once from a change feed.
+    static let feedPageSize = 5_000
+    /// Pins asked for at once when paging through a directory without a change feed.
+    static let pagingPageSize = 1_000
+
     private let directory: any StudentDirectory
     private let limit: Int
-    private var pins: [StudentLocation] = []
-    private var index = NearestIndex<StudentLocation>(locations: [])
-    /// The pins' names folded for `!where`, in the order of ``pins``.
-    private var names: [NameMatcher.FoldedName] = []
+    /// The most pins read from a directory without a change feed.
+    public let pagingCap: Int
+    private var catalog: PinCatalog
+    /// The last revision read from the change feed; nil for a directory without one.
+    private var cursor: Int64?
     private var loaded = false
+    /// Pins the bot saved, by objectId, with their update time: an older copy read afterwards (a
+    /// read that started before the save) does not replace them.
+    private var recordedHere: [String: Date] = [:]
+    /// The refresh running or queued last; the next waits for it.
+    private var lastRefresh: Task<Void, Never>?
 
-    public init(directory: any StudentDirectory, limit: Int = 100) {
+    public init(directory: any StudentDirectory, limit: Int = 100, pagingCap: Int = 10_000) {
         self.directory = directory
         self.limit = limit
+        self.pagingCap = max(1, pagingCap)
+        self.catalog = PinCatalog(recentLimit: limit)
     }
 
-    /// Downloads the most recent pins again. Throws the directory's `ServiceError`; the old map
-    /// stays in place when it does.
+    /// Loads the map the first time; afterwards reads what changed. Throws the directory's
+    /// `ServiceError`; what was read before stays in place when it does.
     @discardableResult
     public func refresh() async throws -> Refresh {
-        let downloaded = try await directory.recentLocations(limit: limit, skip: 0)
-        let known = Set(pins.map(Self.version))
-        let fresh = loaded ? downloaded.filter { !known.contains(Self.version($0)) } : []
-        replace(with: downloaded)
-        return Refresh(pins: downloaded, fresh: fresh)
+        let previous = lastRefresh
+        let task = Task { try await self.refreshInTurn(after: previous) }
+        lastRefresh = Task { _ = try? await task.value }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
-    /// The pins, newest update first, loading them once if nothing was loaded yet.
+    /// The most recent pins, newest update first, loading the map once if nothing was loaded yet.
     public func recent() async throws -> [StudentLocation] {
         if !loaded { try await refresh() }
-        return pins
+        return catalog.recent()
     }
 
-    /// ``recent()`` with each pin's names folded for matching (folded once per download).
-    func recentWithNames() async throws -> [(pin: StudentLocation, name: NameMatcher.FoldedName)] {
+    /// Every pin whose name matches `query` (first, last or full name; see ``NameMatcher``),
+    /// newest first.
+    public func pins(named query: String) async throws -> [StudentLocation] {
         if !loaded { try await refresh() }
-        return Array(zip(pins, names))
+        return catalog.pins(named: query)
     }
 
-    /// The nearest-neighbour index over ``recent()``.
-    public func nearestIndex() async throws -> NearestIndex<StudentLocation> {
+    /// Every pin, indexed for `!near`.
+    public func nearestIndex() async throws -> Neighbourhood {
         if !loaded { try await refresh() }
-        return index
+        return catalog.neighbourhood()
     }
 
-    /// Adds (or moves) a pin the bot just saved, so every command sees it at once.
+    /// Adds (or moves) a pin the bot just saved, so every command sees it at once; the account's
+    /// other pins (a shared backend may hold several) leave the map.
     public func record(_ pin: StudentLocation) {
         // Not loaded yet: the first load will fetch it from the directory.
         guard loaded else { return }
-        var updated = pins.filter { $0.objectId != pin.objectId && $0.uniqueKey != pin.uniqueKey }
-        updated.insert(pin, at: 0)
-        replace(with: Array(updated.prefix(limit)))
+        for other in catalog.objectIds(ofAccount: pin.uniqueKey) where other != pin.objectId {
+            catalog.remove(objectId: other)
+        }
+        catalog.upsert(pin)
+        recordedHere[pin.objectId] = pin.updatedAt
     }
 
     /// Whether anything was loaded yet.
     public var isLoaded: Bool { loaded }
 
-    private func replace(with downloaded: [StudentLocation]) {
-        pins = downloaded
-        index = NearestIndex(locations: downloaded)
-        names = downloaded.map(NameMatcher.FoldedName.init)
+    /// How many pins the map holds.
+    public var count: Int { catalog.count }
+
+    private func refreshInTurn(after previous: Task<Void, Never>?) async throws -> Refresh {
+        await previous?.value
+        guard loaded else {
+            try await load()
+            return Refresh(pins: catalog.recent(), fresh: [])
+        }
+        var fresh: Set<String> = []
+        if let cursor, try await readFeed(after: cursor, into: &fresh) {
+            // Read from the change feed.
+        } else {
+            cursor = nil
+            let latest = try await directory.recentLocations(limit: limit, skip: 0)
+            for pin in latest.reversed() where apply(pin) { fresh.insert(pin.objectId) }
+        }
+        let recent = catalog.recent()
+        return Refresh(pins: recent, fresh: recent.filter { fresh.contains($0.objectId) })
+    }
+
+    /// Applies the change feed after `revision`; false when the directory has none.
+    private func readFeed(after revision: Int64, into fresh: inout Set<String>) async throws -> Bool {
+        var position = revision
+        while true {
+            guard let page = try await directory.locationChanges(after: position, limit: Self.feedPageSize) else {
+                return false
+            }
+            for change in page.changes {
+                switch change {
+                case .saved(let pin):
+                    if apply(pin) { fresh.insert(pin.objectId) }
+                case .removed(let objectId):
+                    catalog.remove(objectId: objectId)
+                    recordedHere[objectId] = nil
+                    fresh.remove(objectId)
+                }
+            }
+            position = page.lastRevision
+            cursor = position
+            if page.isComplete || page.changes.isEmpty { return true }
+        }
+    }
+
+    /// Puts a pin read from the directory on the map, unless the bot saved a newer copy itself;
+    /// returns whether it is a new version.
+    private func apply(_ pin: StudentLocation) -> Bool {
+        if let saved = recordedHere[pin.objectId] {
+            if pin.updatedAt < saved { return false }
+            recordedHere[pin.objectId] = nil
+        }
+        return catalog.upsert(pin)
+    }
+
+    /// The first load: the whole change feed, or pages of the most recent pins up to ``pagingCap``.
+    /// Nothing replaces the (empty) map until every page was read.
+    private func load() async throws {
+        var loading = PinCatalog(recentLimit: limit)
+        if var page = try await directory.locationChanges(after: 0, limit: Self.feedPageSize) {
+            while true {
+                for change in page.changes {
+                    switch change {
+                    case .saved(let pin): loading.upsert(pin)
+                    case .removed(let objectId): loading.remove(objectId: objectId)
+                    }
+                }
+                if page.isComplete || page.changes.isEmpty { break }
+                guard let next = try await directory.locationChanges(after: page.lastRevision, limit: Self.feedPageSize)
+                else { break }
+                page = next
+            }
+            cursor = page.lastRevision
+        } else {
+            // Newest first across pages; put on the map oldest first, so later arrivals rank newer.
+            for pin in try await pageThroughRecent().reversed() { loading.upsert(pin) }
+            cursor = nil
+        }
+        catalog = loading
         loaded = true
+    }
+
+    /// Pages of the most recent pins, newest first, until a page is empty or brings nothing new
+    /// (a server that ignores `skip`), or ``pagingCap`` pins were read.
+    private func pageThroughRecent() async throws -> [StudentLocation] {
+        var collected: [StudentLocation] = []
+        var seen: Set<String> = []
+        var skip = 0
+        while collected.count < pagingCap {
+            let page = try await directory.recentLocations(
+                limit: min(Self.pagingPageSize, pagingCap - collected.count), skip: skip)
+            let new = page.filter { seen.insert($0.objectId).inserted }
+            if new.isEmpty { break }
+            collected += new
+            skip += page.count
+        }
+        return collected
     }
 
     /// A pin's identity at one moment: a new post, or an update of an old one, gives a new version.

@@ -14,14 +14,23 @@ public struct ClassSettings: Sendable {
     public var recentLimit: Int
     /// The command prefix, for hints in announcements.
     public var commandPrefix: String
+    /// The most pins the class map pages through at start in a directory without a change feed
+    /// (the Udacity API); the local and PostgreSQL directories are read whole.
+    public var pagingCap: Int
+    /// The name of this bot instance (its network and announcement channels): its announcement
+    /// ledger is its own, so instances sharing a directory each announce every pin.
+    public var instanceName: String?
 
     public init(
-        announceChannels: [String] = [], webMapURL: String? = nil, recentLimit: Int = 100, commandPrefix: String = "!"
+        announceChannels: [String] = [], webMapURL: String? = nil, recentLimit: Int = 100, commandPrefix: String = "!",
+        pagingCap: Int = 10_000, instanceName: String? = nil
     ) {
         self.announceChannels = announceChannels
         self.webMapURL = webMapURL
         self.recentLimit = recentLimit
         self.commandPrefix = commandPrefix
+        self.pagingCap = pagingCap
+        self.instanceName = instanceName
     }
 }
 
@@ -63,8 +72,9 @@ public final class ClassServices: Sendable {
         self.placeResolver = PlaceResolver(geocoder: geocoder)
         self.currentSettings = Mutex(settings)
         self.now = now
-        self.classMap = ClassMap(directory: directory, limit: settings.recentLimit)
-        self.ledger = AnnouncementLedger(store: stateStore)
+        self.classMap = ClassMap(
+            directory: directory, limit: settings.recentLimit, pagingCap: settings.pagingCap)
+        self.ledger = AnnouncementLedger(store: stateStore, instance: settings.instanceName)
     }
 
     /// Takes new shared settings (a config reload): announcements and hints follow them at once.

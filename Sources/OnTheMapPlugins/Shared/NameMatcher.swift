@@ -35,6 +35,17 @@ struct NameMatcher {
         return lowered.split(whereSeparator: { $0.isWhitespace || $0 == "." }).joined(separator: " ")
     }
 
+    /// The positions in `names` that match: exact first, last or full names; when there is none
+    /// and the query has 3 letters or more, names whose full or last name starts with it.
+    func matchingSlots(in names: [FoldedName]) -> [Int] {
+        guard !folded.isEmpty else { return [] }
+        let exact = names.indices.filter {
+            folded == names[$0].first || folded == names[$0].last || folded == names[$0].full
+        }
+        if !exact.isEmpty || folded.count < 3 { return exact }
+        return names.indices.filter { names[$0].full.hasPrefix(folded) || names[$0].last.hasPrefix(folded) }
+    }
+
     func matches(in named: [(pin: StudentLocation, name: FoldedName)]) -> [StudentLocation] {
         guard !folded.isEmpty else { return [] }
         let exact = named.filter { folded == $0.name.first || folded == $0.name.last || folded == $0.name.full }

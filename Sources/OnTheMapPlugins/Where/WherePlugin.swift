@@ -59,8 +59,8 @@ public struct WherePlugin: Plugin {
             }
         }
 
-        let named = try await services.call { try await services.classMap.recentWithNames() }
-        let matches = NameMatcher(query: query).matches(in: named).filter { !shownKeys.contains($0.uniqueKey) }
+        let named = try await services.call { try await services.classMap.pins(named: query) }
+        let matches = named.filter { !shownKeys.contains($0.uniqueKey) }
         lines += matches.map { Formatting.student($0, now: now) }
 
         guard !lines.isEmpty else {

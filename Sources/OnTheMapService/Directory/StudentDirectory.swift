@@ -17,6 +17,9 @@ public protocol StudentDirectory: Sendable {
     func profile(accountKey: String, session: DirectorySession?) async throws -> StudentProfile
     /// The most recent pins, newest update first (`limit` defaults to 100 at call sites).
     func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation]
+    /// What changed after `revision` (0: every pin), at most `limit` changes; nil when the backend
+    /// keeps no change feed (the Udacity API: read it with ``recentLocations(limit:skip:)``).
+    func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage?
     /// The pin of one account, or nil when it has none.
     func location(ofAccount accountKey: String) async throws -> StudentLocation?
     /// Creates a pin; the result carries the new objectId and times.

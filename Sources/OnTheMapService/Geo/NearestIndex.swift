@@ -32,6 +32,12 @@ public struct NearestIndex<Payload: Sendable>: Sendable {
         public var payload: Payload
         public var coordinate: Coordinate
         public var distanceKilometres: Double
+
+        public init(payload: Payload, coordinate: Coordinate, distanceKilometres: Double) {
+            self.payload = payload
+            self.coordinate = coordinate
+            self.distanceKilometres = distanceKilometres
+        }
     }
 
     /// Below this many entries a linear scan is faster than a tree.
