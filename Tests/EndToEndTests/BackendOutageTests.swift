@@ -220,11 +220,13 @@ import Testing
             Row(command: "!near", inChannel: false, expected: sentence),
             Row(command: "!list", inChannel: false, expected: sentence),
             Row(command: "!refresh", inChannel: true, expected: sentence),
-            // The first step of !post looks up the student's pin.
-            Row(command: "!post Lima", inChannel: false, expected: sentence),
         ]
         let started = ContinuousClock.now
         for row in rows { await Self.check(row, on: school, outage) }
+        // The first step of !post looks up the student's pin (the open step is cancelled first: in
+        // step 2 a new place is refused without asking anyone).
+        #expect(await school.dm("!cancel").texts.count == 1)
+        await Self.check(Row(command: "!post Lima", inChannel: false, expected: sentence), on: school, outage)
         // Commands that need no backend still answer, and at once.
         #expect(await school.say("!whoami", as: "bob").texts.first?.hasPrefix("You are not logged in.") == true)
         #expect(await school.dm("!whoami").texts.first?.hasPrefix("You are logged in as Alice Liddell") == true)
@@ -248,13 +250,15 @@ import Testing
 
         // Healthy again: the same commands work, with the same bot.
         try await school.healDirectory()
+        #expect(await school.dm("!post Tokyo").texts.first?.hasPrefix("Found Tokyo") == true)
         let saved = await school.dm("!link https://alice.example/tokyo").texts
         #expect(saved.first?.hasPrefix("You are on the map: Alice Liddell — Tokyo") == true, "\(saved)")
         #expect(
             await school.dm("!login bob@class.test bob-pw-456", as: "bob").texts.first?.hasPrefix("Welcome, Bob")
                 == true)
         #expect(await school.say("!where Builder").texts.first?.hasPrefix("Bob Builder — Paris, France") == true)
-        #expect(await school.say("!near Paris").texts.first?.hasPrefix("Bob Builder") == true)
+        let nearParis = await school.say("!near Paris").texts
+        #expect(nearParis.dropFirst().first?.hasPrefix("Bob Builder") == true, "\(nearParis)")
         #expect(await school.dm("!near").texts.first == "Nearest to your pin (Tokyo):")
         #expect(await school.dm("!list").texts.first?.hasPrefix("The 2 most recent posts") == true)
         #expect(await school.say("!refresh").texts.first?.hasPrefix("Refreshed: 2 posts on the map") == true)
@@ -304,7 +308,8 @@ import Testing
         #expect(await school.udacity.locations().count == 1)
 
         try await school.healGeocoder()
-        #expect(await school.say("!near Tokyo").texts.first?.hasPrefix("Bob Builder") == true)
+        let nearTokyo = await school.say("!near Tokyo").texts
+        #expect(nearTokyo.dropFirst().first?.hasPrefix("Bob Builder") == true, "\(nearTokyo)")
         #expect(await school.dm("!post Tokyo").texts.first?.hasPrefix("Found Tokyo, Japan") == true)
         let saved = await school.dm("!link https://alice.example").texts
         #expect(saved.first?.hasPrefix("You are on the map: Alice Liddell — Tokyo") == true, "\(saved)")
