@@ -296,6 +296,9 @@ import Testing
             let link = try await Self.reply(from: "TextBot", to: jane, timeout: .seconds(15))
             #expect(link.contains("That link has characters I could not read"), "\(link)")
 
+            // The one-shot post kept its place (Madrid) while its link was refused: cancel that step.
+            try await jane.privmsg("TextBot", "!cancel")
+            _ = try await Self.reply(from: "TextBot", to: jane, timeout: .seconds(15))
             try await jane.privmsg("TextBot", "!post Qwzx\u{200F}yv\u{061C}q\u{200E}j")
             let echoed = try await Self.reply(from: "TextBot", to: jane, timeout: .seconds(15))
             #expect(echoed.contains("Qwzxyvqj"), "\(echoed.unicodeScalars.map { String($0.value, radix: 16) })")
