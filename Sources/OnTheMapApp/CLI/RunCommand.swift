@@ -57,7 +57,7 @@ struct RunCommand: AsyncParsableCommand {
         let bot = BotAssembly.makeService(config: config, configPath: options.config, stack: stack, logger: logger)
         // SIGHUP reloads the config as an owner's !reload does.
         let signals = await UnixSignalsSequence(trapping: .sighup)
-        let reloads = Task {
+        let reloads = Task { [logger] in
             for await _ in signals {
                 logger.notice("SIGHUP: reloading the config")
                 _ = await bot.control?.reload()
