@@ -8,6 +8,8 @@ public struct BotConfiguration: Sendable, Equatable {
     public var geocoder = GeocoderSection()
     public var plugins = PluginsSection()
     public var web = WebSection()
+    /// The `operator:` section (`operator` is a Swift keyword).
+    public var operatorListener = OperatorSection()
 
     public init() {}
 
@@ -77,7 +79,9 @@ public struct BotConfiguration: Sendable, Equatable {
         public var database = "data/onthemap.sqlite"
         public var postgresURL = ""
         public var udacityURL = "https://onthemap-api.udacity.com/v1"
-        public var signupURL = "https://auth.udacity.com/sign-up"
+        /// What `!signup` gives; empty: Udacity's sign-up page on the udacity backend, and on the
+        /// local and postgres backends how to get an account on this class (`!register`, or ask).
+        public var signupURL = ""
     }
 
     /// The `geocoder:` section.
@@ -108,5 +112,12 @@ public struct BotConfiguration: Sendable, Equatable {
         public var enabled = false
         public var listen = "127.0.0.1:8080"
         public var publicURL = "http://localhost:8080"
+    }
+
+    /// The `operator:` section: the listener of `/healthz` and `/metrics`, for the operator's
+    /// monitoring (and `onthemap-bot healthcheck`), apart from the class map.
+    public struct OperatorSection: Sendable, Equatable {
+        public var enabled = false
+        public var listen = "127.0.0.1:9090"
     }
 }
