@@ -165,6 +165,7 @@ let package = Package(
             name: "BotTesting",
             dependencies: [
                 "IRCProtocol", "BotKit",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -153,4 +153,19 @@ extension PostgresStore: AccountStorage {
             }
         }
     }
+
+    func replacePassword(email: String, passwordHash: String) async throws -> Bool {
+        try await guarded { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                let key = try await connection.query(
+                    "SELECT account_key FROM accounts WHERE email = \(email) FOR UPDATE", logger: logger
+                ).decode(String.self).first { _ in true }
+                guard let key else { return false }
+                try await connection.query(
+                    "UPDATE accounts SET password_hash = \(passwordHash) WHERE account_key = \(key)", logger: logger)
+                try await connection.query("DELETE FROM sessions WHERE account_key = \(key)", logger: logger)
+                return true
+            }
+        }
+    }
 }

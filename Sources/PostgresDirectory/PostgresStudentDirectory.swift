@@ -379,6 +379,10 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
         try await accounts.removeAccount(email: email)
     }
 
+    public func changePassword(email: String, newPassword: String) async throws {
+        try await accounts.changePassword(email: email, newPassword: newPassword)
+    }
+
     // MARK: - Bot state
 
     public func state(_ key: String) async throws -> String? {

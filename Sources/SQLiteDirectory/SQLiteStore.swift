@@ -152,4 +152,17 @@ extension SQLiteStore: AccountStorage {
             return true
         }
     }
+
+    func replacePassword(email: String, passwordHash: String) async throws -> Bool {
+        try await write { db in
+            guard
+                let key = try String.fetchOne(
+                    db, sql: "SELECT account_key FROM accounts WHERE email = ?", arguments: [email])
+            else { return false }
+            try db.execute(
+                sql: "UPDATE accounts SET password_hash = ? WHERE account_key = ?", arguments: [passwordHash, key])
+            try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [key])
+            return true
+        }
+    }
 }

@@ -299,6 +299,10 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         try await accounts.removeAccount(email: email)
     }
 
+    public func changePassword(email: String, newPassword: String) async throws {
+        try await accounts.changePassword(email: email, newPassword: newPassword)
+    }
+
     // MARK: - Bot state
 
     public func state(_ key: String) async throws -> String? {

@@ -2,7 +2,7 @@ import BotKit
 import BotTesting
 import Foundation
 import IRCProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// A plugin with one command of each kind, recording what ran.
@@ -62,9 +62,9 @@ struct ProbePlugin: Plugin {
 }
 
 final class CallLog: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
+    private let lines = NIOLockedValueBox<[String]>([])
+    func append(_ line: String) { lines.withLockedValue { $0.append(line) } }
+    var all: [String] { lines.withLockedValue { $0 } }
 }
 
 @Suite struct RouterTests {

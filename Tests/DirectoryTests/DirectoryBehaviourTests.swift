@@ -134,6 +134,37 @@ struct DirectoryBehaviourTests {
         }
     }
 
+    /// A new password replaces the old one at once, ends every session of the account and keeps
+    /// its pin; an unknown email or an unacceptable password changes nothing.
+    @Test(arguments: DirectoryKind.allCases)
+    func changingAPasswordEndsTheSessionsAndKeepsThePin(kind: DirectoryKind) async throws {
+        try await DirectoryFixture.with(kind) { fixture in
+            let directory = fixture.directory
+            let account = try await directory.addAccount(
+                email: "alan@example.com", password: "enigma machine", firstName: "Alan", lastName: "Turing")
+            let session = try await directory.logIn(email: "alan@example.com", password: "enigma machine")
+            _ = try await directory.createLocation(draft(account.accountKey), session: session)
+
+            try await directory.changePassword(email: "Alan@Example.com", newPassword: "bombe at bletchley")
+            await expectServiceError(.sessionExpired) {
+                try await directory.profile(accountKey: account.accountKey, session: session)
+            }
+            await expectServiceError(.invalidCredentials) {
+                try await directory.logIn(email: "alan@example.com", password: "enigma machine")
+            }
+            let fresh = try await directory.logIn(email: "alan@example.com", password: "bombe at bletchley")
+            #expect(fresh.accountKey == account.accountKey)
+            let pins = try await directory.recentLocations(limit: 10, skip: 0)
+            #expect(pins.map(\.uniqueKey) == [account.accountKey])
+
+            await expectServiceError(.notFound("No account with this email.")) {
+                try await directory.changePassword(email: "nobody@example.com", newPassword: "long enough too")
+            }
+            await expectRejected { try await directory.changePassword(email: "alan@example.com", newPassword: "short") }
+            _ = try await directory.profile(accountKey: account.accountKey, session: fresh)
+        }
+    }
+
     @Test(arguments: DirectoryKind.allCases)
     func profilesAndForgedSessions(kind: DirectoryKind) async throws {
         try await DirectoryFixture.with(kind) { fixture in

@@ -3,7 +3,7 @@ import BotTesting
 import Foundation
 import HTTPBackends
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import OnTheMapPlugins
 import PostgresDirectory
 import SQLiteDirectory
@@ -167,10 +167,10 @@ struct WholeClass {
 
 /// A wall clock that moves one second on each reading, so each post is newer than the one before.
 final class StepClock: Sendable {
-    private let current: Mutex<Date>
-    init(_ start: Date) { current = Mutex(start) }
+    private let current: NIOLockedValueBox<Date>
+    init(_ start: Date) { current = NIOLockedValueBox(start) }
     func next() -> Date {
-        current.withLock {
+        current.withLockedValue {
             $0 += 1
             return $0
         }

@@ -3,7 +3,7 @@ import Foundation
 import IRCClient
 import IRCProtocol
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Faults on 127.0.0.1: servers killed at awkward moments, stalled, hostile or lying about
@@ -415,18 +415,18 @@ struct FaultInjectionTests {
 /// Log lines captured for assertions, as "level message", with the instant each was logged (the client
 /// logs synchronously, so these times are exact, unlike those of events read from its stream).
 final class LogRecord: Sendable {
-    private let lines = Mutex<[(ContinuousClock.Instant, String)]>([])
+    private let lines = NIOLockedValueBox<[(ContinuousClock.Instant, String)]>([])
 
-    var messages: [String] { lines.withLock { $0.map(\.1) } }
+    var messages: [String] { lines.withLockedValue { $0.map(\.1) } }
 
     func contains(_ text: String) -> Bool { messages.contains { $0.contains(text) } }
 
     /// When lines containing `text` were logged.
     func times(of text: String) -> [ContinuousClock.Instant] {
-        lines.withLock { $0.filter { $0.1.contains(text) }.map(\.0) }
+        lines.withLockedValue { $0.filter { $0.1.contains(text) }.map(\.0) }
     }
 
-    func append(_ line: String) { lines.withLock { $0.append((.now, line)) } }
+    func append(_ line: String) { lines.withLockedValue { $0.append((.now, line)) } }
 
     /// A logger at `info` level writing here.
     func logger() -> Logger {

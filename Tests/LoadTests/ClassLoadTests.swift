@@ -7,7 +7,7 @@ import NIOSSL
 import OnTheMapApp
 import OnTheMapService
 import SQLiteDirectory
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Load: the real `onthemap-bot run` binary against a real InspIRCd 3 over TLS, with 200
@@ -506,12 +506,12 @@ final class LoadStudent: Sendable {
         try await waitUntil(timeout: .seconds(30), "\(nick) in \(name)") { $0.joined.contains(name.lowercased()) }
     }
 
-    func botLines() -> [Line] { inbox.state.withLock { $0.botLines } }
+    func botLines() -> [Line] { inbox.state.withLockedValue { $0.botLines } }
 
     func waitUntil(timeout: Duration, _ what: String, _ condition: @Sendable (State) -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let (done, errors, closed) = inbox.state.withLock { (condition($0), $0.errors, $0.closed) }
+            let (done, errors, closed) = inbox.state.withLockedValue { (condition($0), $0.errors, $0.closed) }
             if done { return }
             if closed || ContinuousClock.now >= deadline {
                 throw LoadTestError.timedOut("\(what) (errors: \(errors), closed: \(closed))")
@@ -527,11 +527,11 @@ final class LoadStudent: Sendable {
     ) async throws -> Line {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let found = inbox.state.withLock { state in
+            let found = inbox.state.withLockedValue { state in
                 state.botLines.first { $0.at >= since && predicate($0.message) }
             }
             if let found { return found }
-            if ContinuousClock.now >= deadline || inbox.state.withLock({ $0.closed }) {
+            if ContinuousClock.now >= deadline || inbox.state.withLockedValue({ $0.closed }) {
                 throw LoadTestError.timedOut(what)
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -551,7 +551,7 @@ enum LoadTestError: Error {
 /// Where a student's pipeline puts what it receives.
 final class Inbox: Sendable {
     let botNick: String
-    let state = Mutex(LoadStudent.State())
+    let state = NIOLockedValueBox(LoadStudent.State())
 
     init(botNick: String) {
         self.botNick = botNick
@@ -559,7 +559,7 @@ final class Inbox: Sendable {
 
     func receive(_ line: String, at now: ContinuousClock.Instant) {
         guard let message = try? IRCMessage(parsing: line) else { return }
-        state.withLock { state in
+        state.withLockedValue { state in
             switch message.command {
             case "001": state.registered = true
             case "366":
@@ -572,7 +572,7 @@ final class Inbox: Sendable {
     }
 
     func closed() {
-        state.withLock { $0.closed = true }
+        state.withLockedValue { $0.closed = true }
     }
 }
 

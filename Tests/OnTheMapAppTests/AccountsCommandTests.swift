@@ -103,6 +103,52 @@ import Testing
         #expect(list.output.contains("Grace \"Amazing\" Hopper"))
     }
 
+    /// `accounts passwd` sets a new password from standard input without showing it: the old one
+    /// stops working, the student's session ends, and the pin stays on the map.
+    @Test func passwdSetsANewPasswordAndKeepsThePin() async throws {
+        let folder = try TemporaryDirectory(prefix: "accounts-passwd")
+        let (config, database) = try Self.makeConfig(in: folder)
+        let add = try Self.run(
+            ["accounts", "add", "--config", config, "--email", "jane@example.org", "--first", "Jane", "--last", "Doe"],
+            input: "first password\n")
+        #expect(add.status == 0, "\(add.output)")
+        let directory = try SQLiteStudentDirectory(path: database)
+        let session = try await directory.logIn(email: "jane@example.org", password: "first password")
+        _ = try await directory.createLocation(
+            PinDraft(
+                uniqueKey: session.accountKey, firstName: "Jane", lastName: "Doe", mapString: "Lisbon",
+                mediaURL: "https://example.org/jane", coordinate: Coordinate(latitude: 38.7, longitude: -9.1)),
+            session: session)
+
+        let passwd = try Self.run(
+            ["accounts", "passwd", "--config", config, "--email", "JANE@example.org"], input: "second password 2\n")
+        #expect(passwd.status == 0, "\(passwd.output)")
+        #expect(passwd.output.contains("Changed the password of JANE@example.org"), "\(passwd.output)")
+        #expect(!passwd.output.contains("second password"))
+        await #expect(throws: ServiceError.sessionExpired) {
+            try await directory.profile(accountKey: session.accountKey, session: session)
+        }
+        await #expect(throws: ServiceError.invalidCredentials) {
+            try await directory.logIn(email: "jane@example.org", password: "first password")
+        }
+        _ = try await directory.logIn(email: "jane@example.org", password: "second password 2")
+        #expect(try await directory.recentLocations(limit: 10, skip: 0).map(\.mapString) == ["Lisbon"])
+
+        let unknown = try Self.run(
+            ["accounts", "passwd", "--config", config, "--email", "nobody@example.org"], input: "some password\n")
+        #expect(unknown.status != 0)
+        #expect(unknown.output.contains("No account with this email"), "\(unknown.output)")
+        let short = try Self.run(
+            ["accounts", "passwd", "--config", config, "--email", "jane@example.org"], input: "x\n")
+        #expect(short.status != 0, "\(short.output)")
+        #expect(!short.output.contains("Changed"))
+        let none = try Self.run(["accounts", "passwd", "--config", config, "--email", "jane@example.org"], input: "")
+        #expect(none.status != 0)
+        #expect(none.output.contains("no password on standard input"), "\(none.output)")
+        _ = try await directory.logIn(email: "jane@example.org", password: "second password 2")
+        try directory.close()
+    }
+
     @Test func theUdacityBackendHasNoLocalAccounts() throws {
         let folder = try TemporaryDirectory(prefix: "accounts-udacity")
         let config = folder.file("bot.yaml")

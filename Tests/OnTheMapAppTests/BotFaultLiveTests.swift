@@ -1,6 +1,7 @@
 import BotTesting
 import Foundation
 import IRCProtocol
+import OnTheMapApp
 import OnTheMapService
 import SQLiteDirectory
 import Testing
@@ -126,7 +127,7 @@ import Testing
             let folder = try TemporaryDirectory(prefix: "bot-locked")
             let database = folder.file("class.sqlite")
             try await Self.makeDatabase(database)
-            let webPort = try await FreePort.pick()
+            let operatorPort = try await FreePort.pick()
             let jane = try await TestIRCUser.connect(
                 port: server.tlsPort, caFile: server.certificate.certificatePath, nick: "jane")
             let tom = try await TestIRCUser.connect(
@@ -142,16 +143,15 @@ import Testing
                       channels: ["#class"]
                     service:
                       database: \(database)
-                    web:
+                    operator:
                       enabled: true
-                      listen: 127.0.0.1:\(webPort)
-                      public_url: http://127.0.0.1:\(webPort)
+                      listen: 127.0.0.1:\(operatorPort)
                     """, in: folder)
             _ = try await jane.waitForMessage(timeout: .seconds(20), "the bot's JOIN") {
                 $0.command == "JOIN" && $0.sourceNick == "LockBot"
             }
             try await Self.logIn(jane, Self.jane, to: "LockBot")
-            #expect(try Self.get("http://127.0.0.1:\(webPort)/healthz").0 == 200)
+            #expect(try Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
 
             let lock = try await ExclusiveLock(database: database, folder: folder)
             let started = ContinuousClock.now
@@ -164,7 +164,7 @@ import Testing
             let loginReply = try await Self.reply(from: "LockBot", to: tom, timeout: .seconds(8))
             #expect(loginReply.contains("The class directory is busy"), "\(loginReply)")
 
-            let (status, body) = try Self.get("http://127.0.0.1:\(webPort)/healthz")
+            let (status, body) = try Self.get("http://127.0.0.1:\(operatorPort)/healthz")
             #expect(status == 503, "\(body)")
             #expect(body.contains("locked"), "\(body)")
             let warnings = bot.entries(level: "warning", containing: "cannot be read or written")
@@ -175,7 +175,7 @@ import Testing
             try await jane.privmsg("LockBot", "!link https://example.com/jane")
             let saved = try await Self.reply(from: "LockBot", to: jane)
             #expect(saved.hasPrefix("You are on the map"), "\(saved)")
-            #expect(try Self.get("http://127.0.0.1:\(webPort)/healthz").0 == 200)
+            #expect(try Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
             #expect(bot.entries(level: "notice", containing: "works again").count == 1, "\(bot.log)")
             #expect(bot.entries(level: "warning", containing: "cannot be read or written").count == 1)
 
@@ -319,7 +319,7 @@ import Testing
         let executable = try #require(BotLiveTests.builtExecutable())
         let folder = try TemporaryDirectory(prefix: "bot-check-faults")
         let (status, output) = try BotLiveTests.runToEnd(executable, ["check-config", "--config", folder.path])
-        #expect(status != 0)
+        #expect(status == BotExitStatus.configuration)
         #expect(output.contains("\(folder.path) is a directory, not a config file"), "\(output)")
         #expect(!output.contains("NSCocoaErrorDomain"), "\(output)")
 

@@ -90,7 +90,7 @@ import Testing
         return logger
     }()
 
-    /// Runs the operator HTTP server with the map on 127.0.0.1, port 0, for the duration of `body`.
+    /// Runs the web map's listener on 127.0.0.1, port 0, for the duration of `body`.
     func withRunningServer(_ live: LiveClass, _ body: @Sendable (Int) async throws -> Void) async throws {
         let map = WebMap(
             feed: MapPinFeed(maxAge: .zero, load: { try await live.load() }),
@@ -99,13 +99,8 @@ import Testing
             ]),
             assets: try WebMap.Assets.bundled(), pollSeconds: 2, logger: .init(label: "test.webmap"))
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let server = OperatorHTTPServer(
-            host: "127.0.0.1", port: 0,
-            health: {
-                HealthReport(
-                    irc: .init(registered: true, nick: "MapBot", channels: []),
-                    backend: .init(name: "sqlite", reachable: true))
-            }, registry: TestMetrics.registry, onBound: { portContinuation.yield($0) }, webMap: map,
+        let server = WebMapServer(
+            host: "127.0.0.1", port: 0, webMap: map, onBound: { portContinuation.yield($0) },
             logger: Self.quietLogger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }

@@ -163,7 +163,9 @@ import Testing
 
     @Test func aWebListenerOnEveryInterfaceIsWarnedAbout() throws {
         func warnings(_ listen: String, enabled: Bool = true) throws -> [ConfigProblem] {
-            let yaml = Self.minimal + "\nweb:\n  enabled: \(enabled)\n  listen: \"\(listen)\"\n"
+            let yaml =
+                Self.minimal
+                + "\nweb:\n  enabled: \(enabled)\n  listen: \"\(listen)\"\n  public_url: https://map.example.org\n"
             return ConfigLoader.warnings(for: try ConfigLoader.parse(yaml: yaml))
         }
         #expect(try warnings("0.0.0.0:8080").map(\.key) == ["web.listen"])
@@ -173,6 +175,119 @@ import Testing
         #expect(try warnings("[::1]:8080").isEmpty)
         #expect(try warnings("0.0.0.0:8080", enabled: false).isEmpty)
         #expect(ConfigLoader.hostAndPort("[::]:8080").map { "\($0.0) \($0.1)" } == ":: 8080")
+    }
+
+    @Test func anOperatorListenerOnEveryInterfaceIsWarnedAbout() throws {
+        func warnings(_ listen: String, enabled: Bool = true) throws -> [ConfigProblem] {
+            let yaml = Self.minimal + "\noperator:\n  enabled: \(enabled)\n  listen: \"\(listen)\"\n"
+            return ConfigLoader.warnings(for: try ConfigLoader.parse(yaml: yaml))
+        }
+        #expect(try warnings("0.0.0.0:9090").map(\.key) == ["operator.listen"])
+        #expect(try warnings("[::]:9090").first?.message.contains("/metrics") == true)
+        #expect(try warnings("127.0.0.1:9090").isEmpty)
+        #expect(try warnings("0.0.0.0:9090", enabled: false).isEmpty)
+    }
+
+    @Test func theOperatorListenerIsOffByDefaultAndNeedsAPortOfItsOwn() throws {
+        let config = try ConfigLoader.parse(yaml: Self.minimal)
+        #expect(!config.operatorListener.enabled)
+        #expect(config.operatorListener.listen == "127.0.0.1:9090")
+        #expect(
+            problems(Self.minimal + "\noperator: {enabled: true, listen: nowhere}\n").map(\.key) == ["operator.listen"])
+        let shared =
+            Self.minimal + """
+
+                web: {enabled: true, listen: "127.0.0.1:8080", public_url: "https://map.example.org"}
+                operator: {enabled: true, listen: "127.0.0.1:8080"}
+                """
+        #expect(problems(shared).map(\.key) == ["operator.listen"])
+        #expect(problems(Self.minimal + "\noperator: {enabled: false, listen: nowhere}\n").isEmpty)
+    }
+
+    /// A map address only this machine can open is warned about when students come from a public
+    /// network, and not for a local class.
+    @Test func aMapAddressOfThisMachineIsWarnedAboutOnAPublicNetwork() throws {
+        func warnings(server: String, publicURL: String) throws -> [String] {
+            let yaml = """
+                irc: {server: "\(server)", nick: MapBot, channels: ["#class"]}
+                web: {enabled: true, public_url: "\(publicURL)"}
+                """
+            return ConfigLoader.warnings(for: try ConfigLoader.parse(yaml: yaml)).map(\.key)
+        }
+        for url in ["http://localhost:8080", "http://127.0.0.1:8080/", "http://[::1]:8080", "http://map.localhost"] {
+            #expect(try warnings(server: "irc.libera.chat", publicURL: url) == ["web.public_url"], "\(url)")
+            #expect(try warnings(server: "203.0.113.7", publicURL: url) == ["web.public_url"], "\(url)")
+        }
+        for server in ["127.0.0.1", "localhost", "ircd", "10.1.2.3", "192.168.1.10", "172.20.0.2", "irc.school.lan"] {
+            #expect(try warnings(server: server, publicURL: "http://localhost:8080").isEmpty, "\(server)")
+        }
+        #expect(try warnings(server: "irc.libera.chat", publicURL: "https://map.example.org").isEmpty)
+        #expect(try warnings(server: "irc.libera.chat", publicURL: "http://172.32.0.1").isEmpty)
+    }
+
+    /// Udacity's sign-up page is the default only on the udacity backend: a local class's `!signup`
+    /// tells how to get an account here instead, unless `service.signup_url` is set.
+    @Test func theUdacitySignUpPageIsTheDefaultOnlyOnTheUdacityBackend() async throws {
+        let folder = try TemporaryDirectory(prefix: "config-signup")
+        func signUpURL(_ service: String) async throws -> String? {
+            let config = try ConfigLoader.parse(yaml: Self.minimal + "\nservice: \(service)\n")
+            let stack = try await ServiceStack.make(config: config, logger: .init(label: "test"), loadGeocoder: false)
+            defer { Task { await stack.shutdown() } }
+            return stack.directory.signUpURL
+        }
+        #expect(try await signUpURL("{database: \(folder.file("a.sqlite"))}") == nil)
+        #expect(
+            try await signUpURL("{database: \(folder.file("b.sqlite")), signup_url: \"https://school.example/join\"}")
+                == "https://school.example/join")
+        #expect(try await signUpURL("{backend: udacity}") == "https://auth.udacity.com/sign-up")
+        #expect(
+            try await signUpURL("{backend: udacity, signup_url: \"https://school.example/join\"}")
+                == "https://school.example/join")
+    }
+
+    /// Every key can come from the environment: `ONTHEMAP_` and the key's path with `__` between
+    /// sections; typed values, lists and plugin sections included; a variable naming no key is a
+    /// problem that names the key.
+    @Test func environmentVariablesOverrideAnyKey() throws {
+        let config = try ConfigLoader.parse(
+            yaml: Self.minimal,
+            environment: [
+                "ONTHEMAP_IRC__PORT": "7000",
+                "ONTHEMAP_IRC__TLS_CA_FILE": "",
+                "ONTHEMAP_IRC__NICK": "EnvBot",
+                "ONTHEMAP_IRC__CHANNELS": "[\"#class\", \"#lab\"]",
+                "ONTHEMAP_IRC__FLOOD__LINES_PER_SECOND": "0.5",
+                "ONTHEMAP_IRC__SASL__USERNAME": "EnvBot",
+                "ONTHEMAP_IRC__SASL__PASSWORD": "p4ss: [not yaml",
+                "ONTHEMAP_WEB__ENABLED": "true",
+                "ONTHEMAP_WEB__PUBLIC_URL": "https://map.example.org",
+                "ONTHEMAP_PLUGINS__NEAR__UNITS": "mi",
+                "ONTHEMAP_PLUGINS__DISABLED_IN": "{\"#lab\": [near]}",
+                "ONTHEMAP_LOCAL_PORT": "6697",
+            ])
+        #expect(config.irc.port == 7000)
+        #expect(config.irc.nick == "EnvBot")
+        #expect(config.irc.channels.map(\.name) == ["#class", "#lab"])
+        #expect(config.irc.flood.linesPerSecond == 0.5)
+        #expect(config.irc.sasl?.password == "p4ss: [not yaml")
+        #expect(config.web.enabled)
+        #expect(config.web.publicURL == "https://map.example.org")
+        #expect(NearPlugin.Settings(section: config.plugins.sections["near"]).units == .mi)
+        #expect(config.plugins.disabledIn == ["#lab": ["near"]])
+
+        #expect(
+            problems(Self.minimal, environment: ["ONTHEMAP_IRC__NIK": "Typo"]).map(\.description).contains {
+                $0.contains("irc.nik")
+            })
+        #expect(problems(Self.minimal, environment: ["ONTHEMAP_IRC__PORT": "many"]).map(\.key) == ["irc.port"])
+        #expect(problems(Self.minimal, environment: ["ONTHEMAP_IRC__NICK__X": "y"]).map(\.key) == ["irc.nick.x"])
+        #expect(
+            problems(Self.minimal, environment: ["ONTHEMAP_IRC__CHANNELS": "[unclosed"]).first?.message.contains(
+                "ONTHEMAP_IRC__CHANNELS") == true)
+        // The shorter names of the secrets still work.
+        let secret = try ConfigLoader.parse(
+            yaml: Self.minimal, environment: ["ONTHEMAP_SERVER_PASSWORD": "server-secret"])
+        #expect(secret.irc.serverPassword == "server-secret")
     }
 
     @Test func theShutdownDrainIsConfigurable() throws {

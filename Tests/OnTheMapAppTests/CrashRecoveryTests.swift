@@ -1,7 +1,7 @@
 import BotTesting
 import Foundation
 import IRCProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// The real `onthemap-bot run` against a real ngircd over TLS, killed with SIGKILL while students
@@ -87,18 +87,18 @@ import Testing
 
     /// What the students saw: the links the bot confirmed, and the one each sent last.
     final class PostLog: Sendable {
-        private let state = Mutex<(confirmed: [String: [String]], sent: [String: String], odd: [String])>(
+        private let state = NIOLockedValueBox<(confirmed: [String: [String]], sent: [String: String], odd: [String])>(
             ([:], [:], []))
 
-        func sent(_ link: String, by email: String) { state.withLock { $0.sent[email] = link } }
+        func sent(_ link: String, by email: String) { state.withLockedValue { $0.sent[email] = link } }
         func confirmed(_ link: String, by email: String) {
-            state.withLock { $0.confirmed[email, default: []].append(link) }
+            state.withLockedValue { $0.confirmed[email, default: []].append(link) }
         }
-        func odd(_ text: String) { state.withLock { $0.odd.append(text) } }
-        var confirmedCount: Int { state.withLock { $0.confirmed.values.reduce(0) { $0 + $1.count } } }
-        var confirmedLinks: [String: [String]] { state.withLock { $0.confirmed } }
-        var lastSent: [String: String] { state.withLock { $0.sent } }
-        var oddReplies: [String] { state.withLock { $0.odd } }
+        func odd(_ text: String) { state.withLockedValue { $0.odd.append(text) } }
+        var confirmedCount: Int { state.withLockedValue { $0.confirmed.values.reduce(0) { $0 + $1.count } } }
+        var confirmedLinks: [String: [String]] { state.withLockedValue { $0.confirmed } }
+        var lastSent: [String: String] { state.withLockedValue { $0.sent } }
+        var oddReplies: [String] { state.withLockedValue { $0.odd } }
     }
 
     static func crashAndRecover(

@@ -1,7 +1,7 @@
 import IRCClient
 import Logging
 import OnTheMapService
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import OnTheMapApp
@@ -10,12 +10,12 @@ import Testing
 final class FaultyDirectory: StudentDirectory, Sendable {
     let backendName = "faulty"
     var signUpURL: String? { nil }
-    private let fault = Mutex<ServiceError?>(nil)
+    private let fault = NIOLockedValueBox<ServiceError?>(nil)
 
-    func setFault(_ error: ServiceError?) { fault.withLock { $0 = error } }
+    func setFault(_ error: ServiceError?) { fault.withLockedValue { $0 = error } }
 
     private func check() throws {
-        if let error = fault.withLock({ $0 }) { throw error }
+        if let error = fault.withLockedValue({ $0 }) { throw error }
     }
 
     func logIn(email: String, password: String) async throws -> DirectorySession {

@@ -8,14 +8,14 @@ import OnTheMapApp
 import OnTheMapPlugins
 import OnTheMapService
 import SQLiteDirectory
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Every log line, at trace level, rendered with its metadata.
 final class LogRecorder: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
+    private let lines = NIOLockedValueBox<[String]>([])
+    func append(_ line: String) { lines.withLockedValue { $0.append(line) } }
+    var all: [String] { lines.withLockedValue { $0 } }
 
     /// A logger at trace level writing here.
     func logger() -> Logger {
@@ -61,7 +61,7 @@ struct RecordingLogHandler: LogHandler {
         let bot: BotService
         let network: PlayedNetwork
         let running: Task<BotService.Outcome, Never>
-        private let seen = Mutex<Int>(0)
+        private let seen = NIOLockedValueBox<Int>(0)
 
         init(server: ScriptedIRCServer, bot: BotService, network: PlayedNetwork) {
             self.server = server
@@ -80,7 +80,7 @@ struct RecordingLogHandler: LogHandler {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
                 let lines = server.receivedLines()
-                let start = seen.withLock { $0 }
+                let start = seen.withLockedValue { $0 }
                 let fresh = lines.dropFirst(start).compactMap {
                     try? IRCMessage(parsing: $0, maxLineBytes: 16_384)
                 }
@@ -89,7 +89,7 @@ struct RecordingLogHandler: LogHandler {
                     // Let the rest of a multi-line answer arrive.
                     try await Task.sleep(for: .milliseconds(500))
                     let all = server.receivedLines()
-                    seen.withLock { $0 = all.count }
+                    seen.withLockedValue { $0 = all.count }
                     return all.dropFirst(start).compactMap {
                         try? IRCMessage(parsing: $0, maxLineBytes: 16_384)
                     }
@@ -185,14 +185,15 @@ struct RecordingLogHandler: LogHandler {
     /// Who is connected, as the lines the test plays say: each new `nick!user@host` is a new connection
     /// with its own sign-on time, a QUIT ends it, a NICK moves it; WHOIS is answered from it.
     final class PlayedNetwork: Sendable {
-        private let connections = Mutex<(byNick: [String: (mask: String, signon: Int)], signons: Int)>(([:], 0))
+        private let connections = NIOLockedValueBox<(byNick: [String: (mask: String, signon: Int)], signons: Int)>(
+            ([:], 0))
 
         func played(_ line: String) {
             guard let message = try? IRCMessage(parsing: line.split(separator: "\n").first.map(String.init) ?? line),
                 let source = message.sourceIdentity, source.user != nil
             else { return }
             let mask = "\(source.nick)!\(source.user ?? "")@\(source.host ?? "")"
-            connections.withLock { state in
+            connections.withLockedValue { state in
                 let key = source.nick.lowercased()
                 switch message.command {
                 case "QUIT":
@@ -212,7 +213,7 @@ struct RecordingLogHandler: LogHandler {
         }
 
         func whoisReply(for nick: String) -> [String] {
-            let found = connections.withLock { $0.byNick[nick.lowercased()] }
+            let found = connections.withLockedValue { $0.byNick[nick.lowercased()] }
             guard let found else {
                 return [":srv 401 MapBot \(nick) :No such nick", ":srv 318 MapBot \(nick) :End of /WHOIS list."]
             }

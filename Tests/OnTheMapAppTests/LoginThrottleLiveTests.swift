@@ -1,7 +1,7 @@
 import BotTesting
 import Foundation
 import IRCProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Password guessing against the built `onthemap-bot` (SQLite directory) on a real InspIRCd over TLS.
@@ -150,7 +150,7 @@ private final class BotUnderTest: Sendable {
     let server: InspircdServer
     let folder: TemporaryDirectory
     let configPath: String
-    private let running = Mutex<Process?>(nil)
+    private let running = NIOLockedValueBox<Process?>(nil)
 
     init(executable: String, server: InspircdServer, prefix: String) throws {
         self.executable = executable
@@ -231,12 +231,12 @@ private final class BotUnderTest: Sendable {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        running.withLock { $0 = process }
+        running.withLockedValue { $0 = process }
     }
 
     /// SIGTERM, then waits until the process has exited cleanly.
     func stop() async throws {
-        guard let process = running.withLock({ $0.take() }) else { return }
+        guard let process = running.withLockedValue({ $0.take() }) else { return }
         process.terminate()
         let deadline = ContinuousClock.now + .seconds(15)
         while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }

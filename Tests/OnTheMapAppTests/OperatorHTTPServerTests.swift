@@ -90,10 +90,19 @@ enum TestMetrics {
     @Test func headIsAnsweredLikeGetWithoutABody() async throws {
         let server = OperatorHTTPServer(
             host: "127.0.0.1", port: 0, health: { Self.report(registered: true, reachable: true) },
-            registry: TestMetrics.registry, webMap: try MapFixtures.webMap(), logger: .init(label: "test"))
-        let app = Application(router: server.makeRouter())
+            registry: TestMetrics.registry, logger: .init(label: "test"))
+        let map = WebMapServer(
+            host: "127.0.0.1", port: 0, webMap: try MapFixtures.webMap(), logger: .init(label: "test"))
+        for (router, paths) in [
+            (server.makeRouter(), ["/healthz", "/metrics"]), (map.makeRouter(), ["/", "/api/locations.json"]),
+        ] {
+            try await Self.checkHead(Application(router: router), paths)
+        }
+    }
+
+    static func checkHead(_ app: some ApplicationProtocol, _ paths: [String]) async throws {
         try await app.test(.router) { client in
-            for path in ["/", "/healthz", "/metrics", "/api/locations.json"] {
+            for path in paths {
                 let (getStatus, getType) = try await client.execute(uri: path, method: .get) { response in
                     // (`/metrics` is empty until something has been counted.)
                     #expect(path == "/metrics" || response.body.readableBytes > 0, "GET \(path)")

@@ -5,7 +5,7 @@ import IRCProtocol
 import Logging
 import OnTheMapApp
 import OnTheMapPlugins
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Two bot instances (each its own service stack, plugins and announcer, from its own config)
@@ -20,12 +20,12 @@ import Testing
     /// Keeps every line the bot sends (announcements arrive between commands).
     final class KeptLines: BotTransport {
         let nick: String
-        private let lines = Mutex<[OutgoingText]>([])
+        private let lines = NIOLockedValueBox<[OutgoingText]>([])
 
         init(nick: String) { self.nick = nick }
-        func send(_ line: OutgoingText) async { lines.withLock { $0.append(line) } }
+        func send(_ line: OutgoingText) async { lines.withLockedValue { $0.append(line) } }
         func currentNick() async -> String { nick }
-        var all: [OutgoingText] { lines.withLock { $0 } }
+        var all: [OutgoingText] { lines.withLockedValue { $0 } }
     }
 
     /// One bot instance without IRC: its config's service stack and plugins on a real router.

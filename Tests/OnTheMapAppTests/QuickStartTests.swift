@@ -21,8 +21,10 @@ import Testing
         let state = folder.file("state")
         let log = folder.file("run-local.log")
         let port = try await FreePort.pick()
+        let webPort = try await FreePort.pick()
         var environment = ProcessInfo.processInfo.environment
         environment["ONTHEMAP_LOCAL_PORT"] = "\(port)"
+        environment["ONTHEMAP_LOCAL_WEB_PORT"] = "\(webPort)"
         environment["ONTHEMAP_LOCAL_STATE"] = state
         environment["ONTHEMAP_LOCAL_BIN"] = executable
         let script = try ProcessGroup.spawn(
@@ -41,6 +43,10 @@ import Testing
             }
             throw error
         }
+        // The class map is on, on this machine only, at the address the script prints.
+        #expect(logText().contains("Class map: http://127.0.0.1:\(webPort)/"), "\(logText())")
+        let (mapStatus, mapPage) = try BotFaultLiveTests.get("http://127.0.0.1:\(webPort)/")
+        #expect(mapStatus == 200 && mapPage.contains("map/app.js"), "\(mapStatus)")
 
         // Ctrl-C in a terminal: SIGINT to the script's whole process group. The bot leaves politely.
         script.signalGroup(SIGINT)
@@ -52,6 +58,9 @@ import Testing
         let status = try await script.waitForExit(timeout: .seconds(25))
         #expect(status == .exited(0), "run-local output:\n\(logText())")
         #expect(logText().contains("Stopped."))
+        // A normal stop is not reported as a fault.
+        #expect(!logText().contains("server error"), "\(logText())")
+        #expect(!logText().contains("connection lost"), "\(logText())")
         // Everything it started (ngircd, the bot) is gone.
         let deadline = ContinuousClock.now + .seconds(5)
         var leftovers = ProcessGroup.processes { $0.group == script.pid || $0.commandLine.contains(state) }
@@ -85,7 +94,9 @@ import Testing
             guard message.command == "353", let names = message.parameters.last else { return false }
             return names.split(separator: " ").contains { $0.drop { "@+%&~".contains($0) } == "MapBot" }
         }
-        #expect(log().contains("irssi -c 127.0.0.1 -p \(port)"), "the script says how to connect")
+        #expect(
+            log().contains("/connect -tls -tls_cafile \(certificate) localhost \(port)"),
+            "the script says how to connect")
         try await student.privmsg("#class", "!near Seattle")
         let replies = try await student.waitForMessages(count: 3, timeout: .seconds(15), "!near replies") {
             $0.command == "PRIVMSG" && $0.sourceNick == "MapBot" && $0.parameters.first == "#class"

@@ -330,25 +330,29 @@ enum MapFixtures {
         #expect(await counter.count == 3)
     }
 
-    @Test func theOperatorServerAddsTheMapOnlyWhenGivenOne() async throws {
+    /// The class map's listener serves the map and its JSON and nothing of the operator's; the
+    /// operator's serves `/healthz` and `/metrics` and nothing of the map.
+    @Test func theMapAndTheOperatorListenersServeOnlyTheirOwnRoutes() async throws {
         let health = HealthReport(
             irc: .init(registered: true, nick: "MapBot", channels: []),
             backend: .init(name: "sqlite", reachable: true))
-        let without = OperatorHTTPServer(
+        let operatorServer = OperatorHTTPServer(
             host: "127.0.0.1", port: 0, health: { health }, registry: TestMetrics.registry,
             logger: .init(label: "t"))
-        try await Application(router: without.makeRouter()).test(.router) { client in
-            try await client.execute(uri: "/api/locations.json", method: .get) {
-                #expect($0.status == .notFound)
+        try await Application(router: operatorServer.makeRouter()).test(.router) { client in
+            for path in ["/api/locations.json", "/", "/map", "/map/app.js"] {
+                try await client.execute(uri: path, method: .get) { #expect($0.status == .notFound, "\(path)") }
             }
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/metrics", method: .get) { #expect($0.status == .ok) }
         }
-        let with = OperatorHTTPServer(
-            host: "127.0.0.1", port: 0, health: { health }, registry: TestMetrics.registry,
-            webMap: try MapFixtures.webMap(), logger: .init(label: "t"))
-        try await Application(router: with.makeRouter()).test(.router) { client in
+        let map = WebMapServer(host: "127.0.0.1", port: 0, webMap: try MapFixtures.webMap(), logger: .init(label: "t"))
+        try await Application(router: map.makeRouter()).test(.router) { client in
             try await client.execute(uri: "/api/locations.json", method: .get) { #expect($0.status == .ok) }
             try await client.execute(uri: "/", method: .get) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+            for path in ["/healthz", "/metrics"] {
+                try await client.execute(uri: path, method: .get) { #expect($0.status == .notFound, "\(path)") }
+            }
         }
     }
 }

@@ -5,7 +5,7 @@ import IRCProtocol
 import Logging
 import OnTheMapPlugins
 import SQLiteDirectory
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 @testable import OnTheMapService
@@ -24,24 +24,24 @@ enum SharedGazetteer {
 
 /// A wall clock the test moves by hand, for the login throttle on its own.
 final class TestWallClock: Sendable {
-    private let current = Mutex(Date())
-    var now: Date { current.withLock { $0 } }
-    func advance(seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    private let current = NIOLockedValueBox(Date())
+    var now: Date { current.withLockedValue { $0 } }
+    func advance(seconds: TimeInterval) { current.withLockedValue { $0 = $0.addingTimeInterval(seconds) } }
 }
 
 /// A directory in front of the SQLite one that can be made to fail like an unreachable backend.
 final class SwitchableDirectory: StudentDirectory {
     let base: SQLiteStudentDirectory
-    private let fault = Mutex<ServiceError?>(nil)
-    private let injected = Mutex<[StudentLocation]>([])
+    private let fault = NIOLockedValueBox<ServiceError?>(nil)
+    private let injected = NIOLockedValueBox<[StudentLocation]>([])
 
     init(base: SQLiteStudentDirectory) { self.base = base }
 
     /// Adds pins the SQLite directory would refuse (messy shared data, as on the Udacity API).
-    func inject(_ pin: StudentLocation) { injected.withLock { $0.insert(pin, at: 0) } }
+    func inject(_ pin: StudentLocation) { injected.withLockedValue { $0.insert(pin, at: 0) } }
 
-    func setFault(_ error: ServiceError?) { fault.withLock { $0 = error } }
-    private func check() throws { if let error = fault.withLock({ $0 }) { throw error } }
+    func setFault(_ error: ServiceError?) { fault.withLockedValue { $0 = error } }
+    private func check() throws { if let error = fault.withLockedValue({ $0 }) { throw error } }
 
     var backendName: String { base.backendName }
     var signUpURL: String? { base.signUpURL }
@@ -59,7 +59,7 @@ final class SwitchableDirectory: StudentDirectory {
     }
     func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation] {
         try check()
-        let extra = injected.withLock { $0 }
+        let extra = injected.withLockedValue { $0 }
         let stored = try await base.recentLocations(limit: limit + skip, skip: 0)
         return Array((extra + stored).dropFirst(skip).prefix(limit))
     }
@@ -67,7 +67,7 @@ final class SwitchableDirectory: StudentDirectory {
     /// none), so the class map reads the injected pins through ``recentLocations(limit:skip:)``.
     func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage? {
         try check()
-        if !injected.withLock({ $0.isEmpty }) { return nil }
+        if !injected.withLockedValue({ $0.isEmpty }) { return nil }
         return try await base.locationChanges(after: revision, limit: limit)
     }
     func location(ofAccount accountKey: String) async throws -> StudentLocation? {

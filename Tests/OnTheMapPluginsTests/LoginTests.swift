@@ -115,6 +115,16 @@ import Testing
                 == ["This class has no sign-up page; ask your instructor for an account."])
     }
 
+    /// A local class that allows registration, without a sign-up page, points at `!register`.
+    @Test func signupPointsAtRegisterWhenTheClassAllowsIt() async throws {
+        let open = try ClassFixture(
+            signUpURL: nil, replacing: { [LoginPlugin(services: $0, settings: .init(allowRegistration: true))] })
+        let replies = await open.dm("!signup", as: "jane")
+        #expect(replies.count == 1)
+        #expect(replies.first?.hasPrefix("Create your account in a private message: /msg ") == true, "\(replies)")
+        #expect(replies.first?.hasSuffix("!register <email> <password> <first name> <last name>") == true)
+    }
+
     @Test func registerIsOffUnlessAllowed() async throws {
         let fixture = try ClassFixture()
         let replies = await fixture.dm("!register new@class.test longpassword New Student", as: "newbie")

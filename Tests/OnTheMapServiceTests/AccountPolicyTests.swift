@@ -54,6 +54,14 @@ actor InMemoryAccountStorage: AccountStorage {
         return true
     }
 
+    func replacePassword(email: String, passwordHash: String) -> Bool {
+        calls += 1
+        guard let entry = accounts[email] else { return false }
+        accounts[email]?.hash = passwordHash
+        sessions = sessions.filter { $0.value.accountKey != entry.account.accountKey }
+        return true
+    }
+
     func storedHash(of email: String) -> String? { accounts[email]?.hash }
 }
 

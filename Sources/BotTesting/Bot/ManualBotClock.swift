@@ -1,11 +1,11 @@
 import BotKit
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A clock that only moves when told to, so that rate limits are tested without waiting.
 public final class ManualBotClock: BotClock {
-    private let current = Mutex<Duration>(.zero)
+    private let current = NIOLockedValueBox<Duration>(.zero)
     public init() {}
-    public func now() -> Duration { current.withLock { $0 } }
+    public func now() -> Duration { current.withLockedValue { $0 } }
     /// Moves the clock forward.
-    public func advance(by duration: Duration) { current.withLock { $0 += duration } }
+    public func advance(by duration: Duration) { current.withLockedValue { $0 += duration } }
 }

@@ -2,47 +2,52 @@ import BotKit
 import Foundation
 import IRCProtocol
 import Logging
+import NIOConcurrencyHelpers
 import Synchronization
 import Testing
 
 /// A transport that records what the bot would send, for plugin tests (no socket).
+///
+/// Its state sits behind a pthread lock rather than `Synchronization.Mutex`: handlers that run at
+/// once send from several threads, and ThreadSanitizer sees a pthread lock's ordering but not the
+/// futex inside `Mutex`, so with `Mutex` it reports those sends as a race.
 public final class RecordingTransport: BotTransport {
-    private let state: Mutex<(nick: String, sent: [OutgoingText])>
+    private let state: NIOLockedValueBox<(nick: String, sent: [OutgoingText])>
 
     public init(nick: String = "MapBot") {
-        state = Mutex((nick, []))
+        state = NIOLockedValueBox((nick, []))
     }
 
     public func send(_ line: OutgoingText) async {
-        state.withLock { $0.sent.append(line) }
+        state.withLockedValue { $0.sent.append(line) }
     }
 
-    public func currentNick() async -> String { state.withLock { $0.nick } }
+    public func currentNick() async -> String { state.withLockedValue { $0.nick } }
 
     /// Identities that `identity(ofNick:)` reports (set them with ``setIdentity(_:)``).
-    private let identities = Mutex<[String: UserIdentity]>([:])
+    private let identities = NIOLockedValueBox<[String: UserIdentity]>([:])
 
     public func identity(ofNick nick: String) async -> UserIdentity? {
-        identities.withLock { $0[nick.lowercased()] }
+        identities.withLockedValue { $0[nick.lowercased()] }
     }
 
     /// Makes `identity(ofNick:)` report `sender` for its nick.
     public func setIdentity(_ sender: UserIdentity) {
-        identities.withLock { $0[sender.nick.lowercased()] = sender }
+        identities.withLockedValue { $0[sender.nick.lowercased()] = sender }
     }
 
     /// Everything sent so far.
-    public var sent: [OutgoingText] { state.withLock { $0.sent } }
+    public var sent: [OutgoingText] { state.withLockedValue { $0.sent } }
 
     /// Returns and forgets everything sent so far.
     public func takeSent() -> [OutgoingText] {
-        state.withLock { s in
+        state.withLockedValue { s in
             defer { s.sent.removeAll() }
             return s.sent
         }
     }
 
-    public func setNick(_ nick: String) { state.withLock { $0.nick = nick } }
+    public func setNick(_ nick: String) { state.withLockedValue { $0.nick = nick } }
 }
 
 /// Drives the real ``CommandRouter`` with a recording transport, so a plugin test reads like a
@@ -167,10 +172,10 @@ extension TestBot {
 
 /// The outcomes of the commands the router ran, from its log lines.
 final class OutcomeRecorder: Sendable {
-    private let outcomes = Mutex<[String]>([])
-    func record(_ outcome: String) { outcomes.withLock { $0.append(outcome) } }
+    private let outcomes = NIOLockedValueBox<[String]>([])
+    func record(_ outcome: String) { outcomes.withLockedValue { $0.append(outcome) } }
     func take() -> [String] {
-        outcomes.withLock { list in
+        outcomes.withLockedValue { list in
             defer { list.removeAll() }
             return list
         }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A throwaway PostgreSQL cluster of the test's own (Debian's `/usr/lib/postgresql/<v>/bin`),
 /// on a free 127.0.0.1 port with trust authentication for the user `onthemap`, that the test may
@@ -46,7 +46,7 @@ public final class PostgresCluster: Sendable {
     private let bin: String
     /// `setpriv` to the `postgres` user when running as root, else nothing.
     private let runAs: [String]
-    private let server = Mutex<Process?>(nil)
+    private let server = NIOLockedValueBox<Process?>(nil)
 
     /// A connection URL for the `postgres` database.
     public var url: String { url(database: "postgres") }
@@ -101,7 +101,7 @@ public final class PostgresCluster: Sendable {
 
     /// Starts the server (again) on its port and waits until it accepts connections.
     public func start() async throws {
-        if server.withLock({ $0?.isRunning ?? false }) { return }
+        if server.withLockedValue({ $0?.isRunning ?? false }) { return }
         let command =
             runAs + [
                 "\(bin)/postgres", "-D", dataDirectory, "-p", "\(port)", "-k", directory.path,
@@ -121,7 +121,7 @@ public final class PostgresCluster: Sendable {
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        server.withLock { $0 = process }
+        server.withLockedValue { $0 = process }
         // Ready when it answers a query (it accepts TCP connections a little before).
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
@@ -135,14 +135,14 @@ public final class PostgresCluster: Sendable {
 
     /// Stops the server; clients lose their connections. Waits until it has exited.
     public func stop(_ mode: StopMode = .fast) async throws {
-        guard let process = server.withLock({ $0 }) else { return }
+        guard let process = server.withLockedValue({ $0 }) else { return }
         if process.isRunning { kill(process.processIdentifier, mode.signal) }
         let deadline = ContinuousClock.now + .seconds(15)
         while process.isRunning {
             if ContinuousClock.now > deadline { kill(process.processIdentifier, SIGKILL) }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        server.withLock { $0 = nil }
+        server.withLockedValue { $0 = nil }
     }
 
     /// Starts a cluster, runs `body` with it, and stops it afterwards, also when `body` throws.
@@ -171,7 +171,7 @@ public final class PostgresCluster: Sendable {
     }
 
     deinit {
-        if let process = server.withLock({ $0 }), process.isRunning {
+        if let process = server.withLockedValue({ $0 }), process.isRunning {
             kill(process.processIdentifier, SIGKILL)
         }
     }

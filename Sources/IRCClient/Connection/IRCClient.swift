@@ -151,6 +151,9 @@ public actor IRCClient {
     /// Why the client stops for good, if it does.
     var fatalReason: String? { setupFailure ?? machine.fatalReason }
 
+    /// Whether ``shutdown(quitMessage:)`` was called: a connection that ends now ends as asked.
+    public var isShuttingDown: Bool { stopRequested }
+
     /// Sends QUIT after giving queued lines up to ``IRCClientConfiguration/shutdownDrainTimeout`` to go out,
     /// closes the connection and waits for ``run()`` to return. Lines still queued then are dropped, and
     /// the log says how many.

@@ -213,7 +213,8 @@ struct ConnectionStateMachine: Sendable {
             membershipChanged(message, ownNickBefore: ownNickBefore, at: now, into: &actions)
         case "ERROR":
             let reason = "server error: \(parameters.last ?? "")"
-            if isStopping { logger.info("\(reason)") } else { logger.warning("\(reason)") }
+            // After our QUIT the server's ERROR is its goodbye, not a fault.
+            if isStopping { logger.debug("\(reason)") } else { logger.warning("\(reason)") }
             // The server closes after ERROR; close from our side too in case it does not.
             actions.append(.closeConnection(reason: reason))
         default:

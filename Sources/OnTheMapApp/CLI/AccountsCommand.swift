@@ -7,8 +7,8 @@ import OnTheMapService
 /// directories. Passwords are read from standard input, never from arguments.
 struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "accounts", abstract: "Adds, imports, lists and removes student accounts.",
-        subcommands: [Add.self, Import.self, List.self, Remove.self])
+        commandName: "accounts", abstract: "Adds, imports, lists and removes student accounts; sets passwords.",
+        subcommands: [Add.self, Import.self, List.self, Remove.self, Passwd.self])
 
     /// Opens the account directory of the config, or explains why there is none.
     static func openAccounts(_ options: ConfigOptions) async throws -> (any AccountDirectory, ServiceStack) {
@@ -40,11 +40,7 @@ struct AccountsCommand: AsyncParsableCommand {
         @Option(help: "Last name, shown on the map.") var last: String
 
         func run() async throws {
-            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                throw ValidationError(
-                    "no password on standard input: pipe it in, e.g. `read -s pw; echo \"$pw\" | onthemap-bot accounts add …`"
-                )
-            }
+            let line = try PasswordInput.read(prompt: "Password for \(email): ")
             let (accounts, stack) = try await AccountsCommand.openAccounts(options)
             defer { Task { await stack.shutdown() } }
             do {

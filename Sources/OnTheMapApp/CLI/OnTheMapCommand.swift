@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import OnTheMapPlugins
 
 /// The `onthemap-bot` command line.
@@ -10,7 +11,7 @@ public struct OnTheMapCommand: AsyncParsableCommand {
         version: BotVersion.current,
         subcommands: [
             RunCommand.self, CheckConfigCommand.self, AccountsCommand.self, SeedDemoCommand.self,
-            ConsoleCommand.self,
+            ConsoleCommand.self, HealthcheckCommand.self,
         ],
         defaultSubcommand: nil
     )
@@ -45,7 +46,7 @@ struct ConfigOptions: ParsableArguments {
             var stderr = StandardError()
             print("The config \(config) has problems:", to: &stderr)
             for problem in error.problems { print("  - \(problem)", to: &stderr) }
-            throw ExitCode(2)
+            throw BotExitStatus.exit(BotExitStatus.configuration)
         }
     }
 }
@@ -59,6 +60,9 @@ struct CheckConfigCommand: AsyncParsableCommand {
 
     func run() async throws {
         let config = try options.load()
+        // The files the installation must have beside the executable for this config.
+        _ = try RunCommand.installedFiles(
+            for: config, logger: Logger(label: "onthemap.check", factory: { _ in SwiftLogNoOpLogHandler() }))
         let irc = config.irc
         print("\(options.config) is valid.")
         print(
@@ -71,6 +75,8 @@ struct CheckConfigCommand: AsyncParsableCommand {
             "  backend: \(config.service.backend.rawValue); geocoder: \(config.geocoder.kind.rawValue); units: \(NearPlugin.Settings(section: config.plugins.sections["near"]).units.rawValue)"
         )
         print("  plugins: \(config.plugins.enabled.joined(separator: ", "))")
+        if config.web.enabled { print("  web map: \(config.web.listen), linked as \(config.web.publicURL)") }
+        if config.operatorListener.enabled { print("  /healthz and /metrics: \(config.operatorListener.listen)") }
         for warning in ConfigLoader.warnings(for: config) { print("warning: \(warning)") }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import Metrics
+import OnTheMapService
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -24,25 +25,11 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let config = try options.load()
-        let level = logLevel
-        switch logFormat {
-        case .text:
-            LoggingSystem.bootstrap { label in
-                var handler = TextLogHandler(label: label)
-                handler.logLevel = level
-                return handler
-            }
-        case .json:
-            LoggingSystem.bootstrap { label in
-                var handler = JSONLogHandler(label: label)
-                handler.logLevel = level
-                return handler
-            }
-        }
+        bootstrapLogging()
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         var logger = Logger(label: "onthemap")
-        logger.logLevel = level
+        logger.logLevel = logLevel
         logger.info(
             "starting",
             metadata: [
@@ -52,6 +39,7 @@ struct RunCommand: AsyncParsableCommand {
         for warning in ConfigLoader.warnings(for: config) {
             logger.warning("config: \(warning)")
         }
+        let assets = try Self.installedFiles(for: config, logger: logger)
         // The gazetteer loads on the other core while the bot connects and registers.
         let stack = try await ServiceStack.make(config: config, logger: logger, loadGazetteerInBackground: true)
         let bot = BotAssembly.makeService(config: config, configPath: options.config, stack: stack, logger: logger)
@@ -67,15 +55,21 @@ struct RunCommand: AsyncParsableCommand {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: bot, successTerminationBehavior: .gracefullyShutdownGroup)
         ]
-        if config.web.enabled, let (host, port) = ConfigLoader.hostAndPort(config.web.listen) {
-            let webMap = WebMap(
-                feed: MapPinFeed(directory: stack.directory), geocoder: stack.geocoder,
-                assets: try WebMap.Assets.bundled(), logger: logger.withLabel("onthemap.web.map"))
-            let web = OperatorHTTPServer(
+        if config.operatorListener.enabled, let (host, port) = ConfigLoader.hostAndPort(config.operatorListener.listen)
+        {
+            let operatorServer = OperatorHTTPServer(
                 host: host, port: port, health: { await bot.healthReport() }, registry: registry,
-                beforeScrape: { await bot.sampleGauges() }, webMap: webMap,
-                logger: logger.withLabel("onthemap.web"))
-            services.append(.init(service: web))
+                beforeScrape: { await bot.sampleGauges() }, logger: logger.withLabel("onthemap.operator"))
+            services.append(.init(service: operatorServer))
+        }
+        if let assets, let (host, port) = ConfigLoader.hostAndPort(config.web.listen) {
+            let webMap = WebMap(
+                feed: MapPinFeed(directory: stack.directory), geocoder: stack.geocoder, assets: assets,
+                logger: logger.withLabel("onthemap.web.map"))
+            services.append(
+                .init(
+                    service: WebMapServer(
+                        host: host, port: port, webMap: webMap, logger: logger.withLabel("onthemap.web"))))
         }
         let group = ServiceGroup(
             configuration: .init(
@@ -85,10 +79,44 @@ struct RunCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch let stopped as BotStopped {
-            logger.critical("stopped", metadata: ["reason": "\(stopped.reason)"])
-            throw ExitCode(1)
+            logger.critical(
+                "stopped", metadata: ["reason": "\(stopped.reason)", "exit_status": "\(stopped.exitStatus)"])
+            throw BotExitStatus.exit(stopped.exitStatus)
         }
         logger.info("stopped cleanly")
+    }
+
+    private func bootstrapLogging() {
+        let level = logLevel
+        switch logFormat {
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = TextLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case .json:
+            LoggingSystem.bootstrap { label in
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        }
+    }
+
+    /// Checks that the resource folders `config` needs were installed beside the executable (the
+    /// gazetteer; the web map's files when `web.enabled`), and reads the web map's files. A missing
+    /// one is named, with where it was looked for, and the bot exits with the configuration status.
+    static func installedFiles(for config: BotConfiguration, logger: Logger) throws -> WebMap.Assets? {
+        do {
+            if config.geocoder.kind == .gazetteer { _ = try GazetteerGeocoder.bundledFile() }
+            return config.web.enabled ? try WebMap.Assets.bundled() : nil
+        } catch {
+            logger.critical("cannot start: \(error)")
+            var stderr = StandardError()
+            print("onthemap-bot cannot start: \(error)", to: &stderr)
+            throw BotExitStatus.exit(BotExitStatus.configuration)
+        }
     }
 }
 

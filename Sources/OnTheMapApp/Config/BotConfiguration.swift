@@ -8,6 +8,8 @@ public struct BotConfiguration: Sendable, Equatable {
     public var geocoder = GeocoderSection()
     public var plugins = PluginsSection()
     public var web = WebSection()
+    /// The `operator:` section (`operator` is a Swift keyword).
+    public var operatorListener = OperatorSection()
 
     public init() {}
 
@@ -81,7 +83,9 @@ public struct BotConfiguration: Sendable, Equatable {
         public var udacityURL = "https://onthemap-api.udacity.com/v1"
         /// The most pins read from the Udacity API at start (paged with `skip`).
         public var udacityMaxPins = 10_000
-        public var signupURL = "https://auth.udacity.com/sign-up"
+        /// What `!signup` gives; empty: Udacity's sign-up page on the udacity backend, and on the
+        /// local and postgres backends how to get an account on this class (`!register`, or ask).
+        public var signupURL = ""
     }
 
     /// The `geocoder:` section.
@@ -112,5 +116,12 @@ public struct BotConfiguration: Sendable, Equatable {
         public var enabled = false
         public var listen = "127.0.0.1:8080"
         public var publicURL = "http://localhost:8080"
+    }
+
+    /// The `operator:` section: the listener of `/healthz` and `/metrics`, for the operator's
+    /// monitoring (and `onthemap-bot healthcheck`), apart from the class map.
+    public struct OperatorSection: Sendable, Equatable {
+        public var enabled = false
+        public var listen = "127.0.0.1:9090"
     }
 }

@@ -12,7 +12,8 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }
 
-/// Reads and checks the YAML config. Environment variables override secrets:
+/// Reads and checks the YAML config. Environment variables override any key (see
+/// ``ConfigEnvironment``: `ONTHEMAP_IRC__SASL__PASSWORD`), and the secrets also by shorter names:
 /// `ONTHEMAP_SASL_PASSWORD`, `ONTHEMAP_SERVER_PASSWORD`, `ONTHEMAP_POSTGRES_URL`.
 public enum ConfigLoader {
     /// "host:port" split, or nil when it is not that.
@@ -58,32 +59,6 @@ public enum ConfigLoader {
         return text
     }
 
-    /// What is allowed but probably not meant, for `check-config` and the log at start: the web
-    /// listener on every network interface (the class map, with every student's name and link, and
-    /// `/metrics` open to anyone who can reach the machine); an owner mask any host matches.
-    public static func warnings(for config: BotConfiguration) -> [ConfigProblem] {
-        var warnings: [ConfigProblem] = []
-        if config.web.enabled, let (host, _) = hostAndPort(config.web.listen),
-            ["0.0.0.0", "::", "*"].contains(host)
-        {
-            warnings.append(
-                ConfigProblem(
-                    key: "web.listen",
-                    message:
-                        "\(config.web.listen) listens on every network interface: the class map (every student's name and link), /healthz and /metrics are open to anyone who can reach this machine; listen on 127.0.0.1 behind a reverse proxy unless that is what you want"
-                ))
-        }
-        for owner in config.irc.owners.compactMap(OwnerList.Entry.init(parsing:)) where owner.hasOpenHost {
-            warnings.append(
-                ConfigProblem(
-                    key: "irc.owners",
-                    message:
-                        "\(owner) lets in anyone who takes that nick and user name from any host: give the host (or a cloak), or use account:NAME"
-                ))
-        }
-        return warnings
-    }
-
     /// A YAML node as a settings value, each scalar with what YAML reads it as.
     static func settingsValue(_ node: Node) -> SettingsValue {
         switch node {
@@ -114,7 +89,8 @@ public enum ConfigLoader {
         }
         var check = ConfigCheck()
         var config = BotConfiguration()
-        check.problems = ConfigReader.read(root.map(settingsValue), into: &config)
+        let (tree, environmentProblems) = ConfigEnvironment.apply(environment, to: root.map(settingsValue))
+        check.problems = environmentProblems + ConfigReader.read(tree, into: &config)
         check.applyEnvironment(environment, to: &config)
         check.validate(config)
         if !requireIRC { check.problems.removeAll { $0.key.hasPrefix("irc.") } }
@@ -275,6 +251,16 @@ private struct ConfigCheck {
                 problem("web.listen", "must be host:port, like 127.0.0.1:8080")
             }
             if !Self.isHTTPURL(config.web.publicURL) { problem("web.public_url", "must be an http(s) URL") }
+        }
+        if config.operatorListener.enabled {
+            if Self.hostAndPort(config.operatorListener.listen) == nil {
+                problem("operator.listen", "must be host:port, like 127.0.0.1:9090")
+            } else if config.web.enabled, config.operatorListener.listen == config.web.listen {
+                problem(
+                    "operator.listen",
+                    "is web.listen's address too: the operator's /healthz and /metrics need a port of their own, like 127.0.0.1:9090"
+                )
+            }
         }
     }
 

@@ -44,6 +44,10 @@ enum ConfigReader {
             w.string("listen", into: &config.web.listen)
             w.string("public_url", into: &config.web.publicURL)
         }
+        top.section("operator") { o in
+            o.bool("enabled", into: &config.operatorListener.enabled)
+            o.string("listen", into: &config.operatorListener.listen)
+        }
         return top.finish()
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Writes one JSON object per line to standard error: `{"time":…,"level":…,"label":…,"message":…,
 /// plus metadata}`. For log collectors; the default format stays human-readable.
@@ -9,7 +9,7 @@ struct JSONLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     let label: String
 
-    private static let output = Mutex<FileHandle>(FileHandle.standardError)
+    private static let output = NIOLockedValueBox<FileHandle>(FileHandle.standardError)
 
     init(label: String) {
         self.label = label
@@ -33,7 +33,7 @@ struct JSONLogHandler: LogHandler {
             line += ",\(Self.quote(key)):\(Self.quote(fields[key] ?? ""))"
         }
         line += "}\n"
-        Self.output.withLock { $0.write(Data(line.utf8)) }
+        Self.output.withLockedValue { $0.write(Data(line.utf8)) }
     }
 
     /// A JSON string literal: quotes, backslashes and every control character escaped.

@@ -3,7 +3,7 @@ import Foundation
 import IRCClient
 import Logging
 import OnTheMapPlugins
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What the owner commands and SIGHUP act on: the running bot's connection, router, plugins and
 /// config. It is made before the router (the owner plugin holds it) and told about the connection
@@ -28,19 +28,19 @@ public final class BotControl: Sendable {
     let services: ClassServices
     let startedAt = ContinuousClock.now
     let logger: Logger
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     init(config: BotConfiguration, configPath: String?, services: ClassServices, logger: Logger) {
         self.configPath = configPath
         self.started = config
         self.services = services
         self.logger = logger
-        self.state = Mutex(State(current: config))
+        self.state = NIOLockedValueBox(State(current: config))
     }
 
     /// Remembers the router and the plugins it runs.
     func attach(router: CommandRouter, plugins: [any Plugin]) {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.router = router
             s.plugins = Dictionary(plugins.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         }
@@ -48,15 +48,15 @@ public final class BotControl: Sendable {
 
     /// Remembers the IRC connection and how to ask the backend whether it answers.
     func attach(client: IRCClient, checkBackend: @escaping @Sendable () async -> HealthReport.Backend) {
-        state.withLock { s in
+        state.withLockedValue { s in
             s.client = client
             s.checkBackend = checkBackend
         }
     }
 
-    var client: IRCClient? { state.withLock { $0.client } }
-    var router: CommandRouter? { state.withLock { $0.router } }
-    var current: BotConfiguration { state.withLock { $0.current } }
+    var client: IRCClient? { state.withLockedValue { $0.client } }
+    var router: CommandRouter? { state.withLockedValue { $0.router } }
+    var current: BotConfiguration { state.withLockedValue { $0.current } }
 
     // MARK: - Reload
 
@@ -85,7 +85,7 @@ public final class BotControl: Sendable {
             return ReloadOutcome(
                 summary: "\(configPath) has problems, nothing changed: \(problems)\(more)", succeeded: false)
         }
-        let mayReload = state.withLock { s -> Bool in
+        let mayReload = state.withLockedValue { s -> Bool in
             if s.reloading { return false }
             s.reloading = true
             return true
@@ -93,12 +93,12 @@ public final class BotControl: Sendable {
         guard mayReload else {
             return ReloadOutcome(summary: "A reload is already under way; try again in a moment.", succeeded: false)
         }
-        defer { state.withLock { $0.reloading = false } }
-        let (old, running, router, client) = state.withLock { ($0.current, $0.plugins, $0.router, $0.client) }
+        defer { state.withLockedValue { $0.reloading = false } }
+        let (old, running, router, client) = state.withLockedValue { ($0.current, $0.plugins, $0.router, $0.client) }
         let background = Set(running.compactMap { $0.value is any BackgroundPlugin ? $0.key : nil } + ["announce"])
         let changes = ConfigChanges(current: old, started: started, new: new, background: background)
         let plugins = rebuiltPlugins(old: old, new: new, running: running, background: background)
-        state.withLock { s in
+        state.withLockedValue { s in
             s.current = new
             s.plugins = Dictionary(plugins.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         }
@@ -147,7 +147,7 @@ public final class BotControl: Sendable {
 
     /// `!status`: connection, nick, channels, backend, sessions, send queue, uptime, version.
     func statusLines() async -> [String] {
-        let (client, router, checkBackend, config) = state.withLock {
+        let (client, router, checkBackend, config) = state.withLockedValue {
             ($0.client, $0.router, $0.checkBackend, $0.current)
         }
         var lines: [String] = []

@@ -53,12 +53,12 @@ public final class BotService: Service {
     /// Why the bot stopped on its own (a fatal error), or nil after a clean shutdown.
     public enum Outcome: Sendable, Equatable {
         case shutDown
-        case fatal(String)
+        case fatal(BotStopped)
     }
 
     public func run() async throws {
         let outcome = await runUntilStopped()
-        if case .fatal(let reason) = outcome { throw BotStopped(reason: reason) }
+        if case .fatal(let stopped) = outcome { throw stopped }
     }
 
     /// Runs until the connection stops; a graceful-shutdown signal sends QUIT first.
@@ -100,6 +100,8 @@ public final class BotService: Service {
     private func pumpEvents(into router: isolated CommandRouter) async -> Outcome {
         // Channels told that the bot is not on its configured nick (until it is again).
         var toldChannels: Set<String> = []
+        // A required SASL login that failed is what a fatal stop after it is about.
+        var saslFailed = false
         for await event in client.events {
             switch event {
             case .privmsg(let message):
@@ -122,9 +124,14 @@ public final class BotService: Service {
                     await sayWhileOnAnotherNick(in: await client.joinedChannels, told: &toldChannels)
                 }
             case .saslFailed(let reason):
+                saslFailed = true
                 logger.error("SASL login failed", metadata: ["reason": "\(reason)"])
             case .disconnected(let reason):
-                logger.warning("connection lost", metadata: ["reason": "\(reason)"])
+                if await client.isShuttingDown {
+                    logger.info("disconnected after QUIT")
+                } else {
+                    logger.warning("connection lost", metadata: ["reason": "\(reason)"])
+                }
                 await router.sessions.connectionLost()
             case .connectionFailed(let reason):
                 logger.warning("connection lost", metadata: ["reason": "\(reason)"])
@@ -133,7 +140,9 @@ public final class BotService: Service {
                 logger.info("reconnecting", metadata: ["after": "\(delay)"])
             case .stopped(let reason):
                 await router.waitUntilIdle()
-                return reason.map(Outcome.fatal) ?? .shutDown
+                guard let reason else { return .shutDown }
+                return .fatal(
+                    BotStopped(reason: reason, cause: BotStopped.Cause(reason: reason, afterSASLFailure: saslFailed)))
             default:
                 break
             }
@@ -158,7 +167,44 @@ public final class BotService: Service {
 }
 
 /// The bot stopped because of something it cannot fix by retrying (e.g. a required SASL login failed).
-public struct BotStopped: Error, CustomStringConvertible {
+public struct BotStopped: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of mistake stopped it: each has its exit status (``BotExitStatus``).
+    public enum Cause: Sendable, Equatable {
+        /// The network refused the required login.
+        case authentication
+        /// A setting cannot be used (the TLS files).
+        case configuration
+        /// Anything else.
+        case other
+
+        /// The cause of the IRC client's fatal `reason`; `afterSASLFailure` when a SASL failure was
+        /// reported before it.
+        init(reason: String, afterSASLFailure: Bool) {
+            if afterSASLFailure {
+                self = .authentication
+            } else if reason.hasPrefix("TLS configuration") {
+                self = .configuration
+            } else {
+                self = .other
+            }
+        }
+    }
+
     public var reason: String
+    public var cause: Cause
     public var description: String { reason }
+
+    public init(reason: String, cause: Cause) {
+        self.reason = reason
+        self.cause = cause
+    }
+
+    /// The process's exit status for this stop.
+    public var exitStatus: Int32 {
+        switch cause {
+        case .authentication: BotExitStatus.authentication
+        case .configuration: BotExitStatus.configuration
+        case .other: BotExitStatus.failure
+        }
+    }
 }

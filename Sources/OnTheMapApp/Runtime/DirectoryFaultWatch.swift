@@ -1,13 +1,13 @@
 import Logging
 import OnTheMapService
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Keeps track of whether the class directory can be read and written, from the outcome of every
 /// call: the first failure that says it cannot (locked, read-only, full, unreachable) logs one
 /// warning with the cause, and the first success that proves it works again logs one line more.
 /// Failures in between change nothing in the log, however many commands meet them.
 final class DirectoryFaultWatch: Sendable {
-    private let fault = Mutex<String?>(nil)
+    private let fault = NIOLockedValueBox<String?>(nil)
     private let backendName: String
     private let logger: Logger
 
@@ -17,7 +17,7 @@ final class DirectoryFaultWatch: Sendable {
     }
 
     /// The cause of the current fault, or nil while the directory works.
-    var currentFault: String? { fault.withLock { $0 } }
+    var currentFault: String? { fault.withLockedValue { $0 } }
 
     /// The cause when `error` means the directory itself cannot be used, or nil for the failures
     /// that are no fault of it (a wrong password, a refused input).
@@ -32,7 +32,7 @@ final class DirectoryFaultWatch: Sendable {
     /// Records the outcome of a failed call.
     func failed(_ error: any Error) {
         guard let cause = Self.cause(of: error) else { return }
-        let isNew = fault.withLock { current in
+        let isNew = fault.withLockedValue { current in
             defer { current = cause }
             return current == nil
         }
@@ -45,7 +45,7 @@ final class DirectoryFaultWatch: Sendable {
 
     /// Records a call that read and wrote the directory successfully.
     func worked() {
-        let previous = fault.withLock { current in
+        let previous = fault.withLockedValue { current in
             defer { current = nil }
             return current
         }

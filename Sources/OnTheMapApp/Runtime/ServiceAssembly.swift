@@ -56,7 +56,9 @@ public struct ServiceStack: Sendable {
         case .udacity:
             let udacity = try UdacityStudentDirectory(
                 configuration: .init(
-                    baseURL: service.udacityURL, signUpURL: service.signupURL.isEmpty ? nil : service.signupURL),
+                    baseURL: service.udacityURL,
+                    signUpURL: service.signupURL.isEmpty
+                        ? UdacityStudentDirectory.Configuration.defaultSignUpURL : service.signupURL),
                 logger: logger.withLabel("onthemap.udacity"))
             (directory, accounts, state, pinChanges) = (udacity, nil, nil, nil)
             closers.append { await udacity.shutdown() }

@@ -45,9 +45,10 @@ public struct HealthReport: Sendable, Codable, Equatable {
     public var isHealthy: Bool { status == "ok" }
 }
 
-/// The operator's HTTP listener (off by default, bound to 127.0.0.1 by default): `/healthz`
-/// (200 or 503 with a JSON body), `/metrics` (Prometheus text format) and, when given, the
-/// class's web map (``WebMap``).
+/// The operator's HTTP listener (`operator.listen`, 127.0.0.1:9090 by default): `/healthz` (200 or
+/// 503 with a JSON body naming what fails) and `/metrics` (Prometheus text format). It is for the
+/// operator's monitoring only; the class map has a listener of its own (``WebMapServer``), so
+/// publishing the map publishes neither the metrics nor the backend's error texts.
 public struct OperatorHTTPServer: Service {
     public typealias HealthCheck = @Sendable () async -> HealthReport
 
@@ -58,13 +59,12 @@ public struct OperatorHTTPServer: Service {
     /// Called just before `/metrics` is rendered, to sample gauges (queue depth, sessions).
     let beforeScrape: @Sendable () async -> Void
     let onBound: @Sendable (Int) -> Void
-    let webMap: WebMap?
     let logger: Logger
 
     public init(
         host: String, port: Int, health: @escaping HealthCheck, registry: PrometheusCollectorRegistry,
         beforeScrape: @escaping @Sendable () async -> Void = {}, onBound: @escaping @Sendable (Int) -> Void = { _ in },
-        webMap: WebMap? = nil, logger: Logger
+        logger: Logger
     ) {
         self.host = host
         self.port = port
@@ -72,12 +72,11 @@ public struct OperatorHTTPServer: Service {
         self.registry = registry
         self.beforeScrape = beforeScrape
         self.onBound = onBound
-        self.webMap = webMap
         self.logger = logger
     }
 
-    /// The routes, without a socket (for tests and for adding more routes). HEAD is answered for
-    /// every GET route, like GET without the body.
+    /// The routes, without a socket (for tests). HEAD is answered for every GET route, like GET
+    /// without the body.
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(options: .autoGenerateHeadEndpoints)
         let health = self.health
@@ -99,22 +98,33 @@ public struct OperatorHTTPServer: Service {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
-        webMap?.addRoutes(to: router)
         return router
     }
 
     public func run() async throws {
-        let onBound = self.onBound
-        let logger = self.logger
+        try await HTTPListener.run(
+            router: makeRouter(), host: host, port: port, name: "operator HTTP listener", onBound: onBound,
+            logger: logger)
+    }
+}
+
+/// Serves a router on host:port until the service group stops it.
+enum HTTPListener {
+    static func run(
+        router: Router<BasicRequestContext>, host: String, port: Int, name: String,
+        onBound: @escaping @Sendable (Int) -> Void, logger: Logger
+    ) async throws {
         let application = Application(
-            router: makeRouter(),
+            router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "onthemap-bot"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
-                logger.info("operator HTTP listener up", metadata: ["port": "\(bound)"])
+                logger.info("\(name) up", metadata: ["address": "\(host):\(bound)"])
                 onBound(bound)
             },
             logger: logger)
-        try await application.runService()
+        // The bot's service group stops it on SIGTERM/SIGINT, after the bot's QUIT: a listener that
+        // caught the signal itself would end first and cancel the bot before its QUIT.
+        try await application.runService(gracefulShutdownSignals: [])
     }
 }

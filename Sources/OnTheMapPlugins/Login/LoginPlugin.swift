@@ -82,7 +82,10 @@ public struct LoginPlugin: Plugin {
             },
             Command(
                 "signup", usage: "!signup", help: "Where to create an account for the class directory.",
-                examples: [CommandExample("!signup", answer: "Create your account here: https://…")]
+                examples: [
+                    CommandExample(
+                        "!signup", answer: "This class has no sign-up page; ask your instructor for an account.")
+                ]
             ) { call in
                 if let url = services.directory.signUpURL, !url.isEmpty {
                     await call.reply("Create your account here: \(Formatting.clean(url, maxBytes: 300))")

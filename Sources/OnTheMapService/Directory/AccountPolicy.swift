@@ -108,6 +108,20 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
         return stored
     }
 
+    /// Sets a new password (hashed) and ends every session of the account; its pin stays. Throws
+    /// `.rejectedInput` for a password a new account could not have, `.notFound` when there is no
+    /// account with this email.
+    public func changePassword(email: String, newPassword: String) async throws {
+        try DirectoryInput.validateNewPassword(newPassword)
+        guard let normalized = try? DirectoryInput.normalizedEmail(email) else {
+            throw ServiceError.notFound("No account with this email.")
+        }
+        let hash = try await options.passwordHasher.hashInBackground(newPassword)
+        guard try await storage.replacePassword(email: normalized, passwordHash: hash) else {
+            throw ServiceError.notFound("No account with this email.")
+        }
+    }
+
     /// Removes an account, its sessions and its pin; throws `.notFound` when there is none.
     public func removeAccount(email: String) async throws {
         guard let normalized = try? DirectoryInput.normalizedEmail(email),

@@ -28,6 +28,10 @@ public protocol AccountStorage: Sendable {
     /// In one transaction: deletes the account with this email, its sessions and its pin.
     /// False when there is no such account.
     func deleteAccount(email: String) async throws -> Bool
+
+    /// In one transaction: replaces the password hash of the account with this email and deletes
+    /// its sessions. False when there is no such account.
+    func replacePassword(email: String, passwordHash: String) async throws -> Bool
 }
 
 /// What a login checks a password against.

@@ -52,6 +52,9 @@ public protocol AccountDirectory: StudentDirectory {
     func listAccounts() async throws -> [LocalAccount]
     /// Removes an account (and its sessions and pin); throws `.notFound` when there is none.
     func removeAccount(email: String) async throws
+    /// Sets a new password and ends the account's sessions (its pin stays); throws `.notFound`
+    /// when there is no such account, `.rejectedInput` when the password is not acceptable.
+    func changePassword(email: String, newPassword: String) async throws
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin

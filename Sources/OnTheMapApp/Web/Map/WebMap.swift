@@ -18,12 +18,17 @@ public struct WebMap: Sendable {
         public var style: Data
         public var basemap: Data
 
+        /// The resource folder SwiftPM builds for this module, which holds the `Assets` folder.
+        public static let resourceFolder = "OnTheMapBot_OnTheMapApp.resources"
+
+        /// Where the page's files are, or an error naming the missing folder and where it was looked for.
+        public static func bundledFolder() throws(ResourceFolderMissing) -> URL {
+            try ResourceFolder.locate(resourceFolder, item: "Assets", purpose: "the web map's page, script and basemap")
+        }
+
         /// The files shipped in the module's `Web/Map/Assets` folder.
         public static func bundled() throws -> Assets {
-            guard let folder = Bundle.module.url(forResource: "Assets", withExtension: nil) else {
-                throw CocoaError(
-                    .fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "web map assets missing"])
-            }
+            let folder = try bundledFolder()
             func read(_ name: String) throws -> Data {
                 try Data(contentsOf: folder.appendingPathComponent(name))
             }

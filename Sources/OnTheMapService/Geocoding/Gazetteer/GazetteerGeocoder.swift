@@ -14,12 +14,21 @@ public final class GazetteerGeocoder: Geocoder {
 
     let store: GazetteerStore
 
+    /// The resource folder SwiftPM builds for this module, which holds `gazetteer.tsv`.
+    public static let resourceFolder = "OnTheMapBot_OnTheMapService.resources"
+
+    /// Where the bundled gazetteer is, or an error naming the missing folder and where it was looked for.
+    public static func bundledFile() throws(GazetteerError) -> URL {
+        do {
+            return try ResourceFolder.locate(resourceFolder, item: "gazetteer.tsv", purpose: "the offline gazetteer")
+        } catch {
+            throw .resourceMissing(error)
+        }
+    }
+
     /// Loads the gazetteer bundled with this module.
     public static func loadBundled() throws -> GazetteerGeocoder {
-        guard let url = Bundle.module.url(forResource: "gazetteer", withExtension: "tsv") else {
-            throw GazetteerError.resourceMissing
-        }
-        return try GazetteerGeocoder(contentsOf: url)
+        try GazetteerGeocoder(contentsOf: try bundledFile())
     }
 
     /// Loads a gazetteer file: memory-mapped, or read into memory when it cannot be mapped as is

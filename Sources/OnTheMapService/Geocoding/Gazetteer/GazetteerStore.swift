@@ -1,13 +1,21 @@
 import Foundation
 
 /// Why the gazetteer could not be loaded.
-public enum GazetteerError: Error, Sendable, Equatable {
-    /// The bundled data file is not in the resource bundle.
-    case resourceMissing
+public enum GazetteerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bundled data file is not where the program looks for it.
+    case resourceMissing(ResourceFolderMissing)
     /// The file could not be read.
     case unreadable(String)
     /// The file is not a valid gazetteer (bad header, bad line, unsorted keys).
     case corrupt(String)
+
+    public var description: String {
+        switch self {
+        case .resourceMissing(let missing): return missing.description
+        case .unreadable(let reason): return "the gazetteer cannot be read: \(reason)"
+        case .corrupt(let reason): return "the gazetteer file is damaged: \(reason)"
+        }
+    }
 }
 
 /// One entry of a key's posting list: a place id and how the key names it.
