@@ -28,12 +28,13 @@ import Testing
         new.service.database = "elsewhere.sqlite"
         new.plugins.sections["near"] = .section([.init(key: "units", value: .scalar(.init(text: "mi")))])
         new.plugins.enabled.removeAll { $0 == "announce" }
+        new.operatorListener.listen = "127.0.0.1:9191"
         let changes = ConfigChanges(current: started, started: started, new: new, background: ["announce"])
         #expect(changes.applied == ["irc.channels", "irc.flood", "irc.owners", "plugins.near"])
-        #expect(changes.needRestart == ["irc.nick", "service", "plugins.enabled (announce)"])
+        #expect(changes.needRestart == ["irc.nick", "service", "operator", "plugins.enabled (announce)"])
         #expect(
             changes.summary(path: "bot.yaml")
-                == "Reloaded bot.yaml: applied irc.channels, irc.flood, irc.owners, plugins.near; needs a restart: irc.nick, service, plugins.enabled (announce)."
+                == "Reloaded bot.yaml: applied irc.channels, irc.flood, irc.owners, plugins.near; needs a restart: irc.nick, service, operator, plugins.enabled (announce)."
         )
 
         var undone = new

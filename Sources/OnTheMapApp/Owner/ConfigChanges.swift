@@ -47,6 +47,7 @@ struct ConfigChanges: Sendable, Equatable {
         restart("service", first.service != now.service)
         restart("geocoder", first.geocoder != now.geocoder)
         restart("web", first.web != now.web)
+        restart("operator", first.operatorListener != now.operatorListener)
         let startedWith = Set(first.plugins.enabled.map { $0.lowercased() })
         for name in background.sorted() {
             restart("plugins.enabled (\(name))", startedWith.contains(name) != enabledNow.contains(name))
