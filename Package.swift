@@ -124,7 +124,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["IRCProtocol", "OnTheMapService", "SQLiteDirectory"],
+            dependencies: [
+                "IRCProtocol", "OnTheMapService", "SQLiteDirectory", "PostgresDirectory",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

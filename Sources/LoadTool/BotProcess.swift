@@ -90,3 +90,27 @@ final class LaunchedBot: @unchecked Sendable {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
     }
 }
+
+/// The `--post-command` of `onthemap-load`: a shell command that commits one pin elsewhere.
+enum PostCommand {
+    struct Failed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `command` with `number` as `$1` and returns its first line of output.
+    static func run(_ command: String, number: Int) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command + " \"$1\"", "post-command", String(number)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw Failed(description: "--post-command exited with \(process.terminationStatus): \(text)")
+        }
+        return text.split(separator: "\n").first.map(String.init) ?? ""
+    }
+}

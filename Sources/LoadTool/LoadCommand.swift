@@ -32,6 +32,16 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "Sequential !where <name> round trips per run (0: skip).") var wheres = 200
     @Option(help: "The names for !where (comma-separated, used in turn).") var whereNames = "Ada Lovelace,Grace Hopper"
     @Option(help: "Channel lines in the burst (0: skip).") var burst = 2000
+    @Option(
+        help:
+            "Posts timed from commit to the bot's announcement in its channel (needs --post-command; 0: skip)."
+    )
+    var announcements = 0
+    @Option(
+        help:
+            "A shell command that commits one pin to the bot's directory; run with the post's number as $1, it prints `posted <Unix time in ns when the write began> <name>` once committed."
+    )
+    var postCommand: String?
     @Flag(
         help:
             "The chatter connection sits in the bot's channel through the timed round trips too (the older layout), and the floor is timed there."
@@ -51,6 +61,7 @@ struct LoadCommand: AsyncParsableCommand {
 
     func validate() throws {
         if botCommand.isEmpty && runs > 1 { throw ValidationError("--runs > 1 needs the bot's command after --") }
+        if announcements > 0 && postCommand == nil { throw ValidationError("--announcements needs --post-command") }
         if !plaintext && caFile == nil && !insecure {
             throw ValidationError("give --ca-file, --insecure or --plaintext")
         }
@@ -204,6 +215,37 @@ struct LoadCommand: AsyncParsableCommand {
             figures.burstAnswer = Double(answer.firstAt &- seen.firstAt) / 1e9
             if let cpuBefore, let cpuAfter { figures.burstCPU = Double(cpuAfter &- cpuBefore) / 1e9 }
         }
+        if announcements > 0, let postCommand {
+            figures.announcement = try await Self.announcementDelays(
+                count: announcements, postCommand: postCommand, probe: probe, match: fromBot)
+        }
+    }
+
+    /// Runs `postCommand` `count` times, one after the other, and times each post from the instant
+    /// the command says its write began to the bot's announcement that names it (wall clock: the
+    /// poster is another process).
+    private static func announcementDelays(
+        count: Int, postCommand: String, probe: ProbeConnection, match: @escaping @Sendable (IRCMessage) -> Bool
+    ) async throws -> Distribution? {
+        // Arrivals are stamped with the monotonic clock; the poster's instant is Unix time.
+        let unixMinusMonotonic = Int64(Date().timeIntervalSince1970 * 1e9) - Int64(monotonicNanoseconds())
+        var samples: [Double] = []
+        for number in 1...count {
+            let name = "Poster\(number)"
+            let announced = try await probe.arm(timeout: .seconds(30)) { message in
+                match(message) && (message.parameters.last ?? "").contains(name)
+            }
+            let output = try PostCommand.run(postCommand, number: number)
+            let words = output.split(separator: " ")
+            guard words.count >= 3, words[0] == "posted", let began = Int64(words[1]), words[2] == name else {
+                throw ValidationError("--post-command printed \"\(output)\", not `posted <ns> \(name)`")
+            }
+            let arrival = try await announced.value()
+            samples.append(Double(Int64(arrival.firstAt) + unixMinusMonotonic - began) / 1e9)
+            let delay = String(format: "%.2f", samples[samples.count - 1] * 1e3)
+            FileHandle.standardError.write(Data("  \(name) announced \(delay) ms after its write began\n".utf8))
+        }
+        return Distribution(samples)
     }
 
     /// Times `count` sequential round trips of `line` (to the first matching line), after 20 not timed.

@@ -33,6 +33,9 @@ struct RunFigures: Sendable, Codable {
     var burstAnswer: Double?
     /// The bot's CPU from burst start to that answer.
     var burstCPU: Double?
+    /// A pin written to the directory by someone else (`--post-command`): the write began → the
+    /// bot's announcement.
+    var announcement: Distribution?
     var peakRSSKiB: Int?
     var rssKiB: Int?
     var threads: Int?
@@ -73,6 +76,8 @@ struct Report {
             Row(name: "burst relayed by server", unit: "s") { $0.burstRelay },
             Row(name: "burst → answering again", unit: "s") { $0.burstAnswer },
             Row(name: "bot CPU for the burst", unit: "s") { $0.burstCPU },
+            Row(name: "post written → announced, median", unit: "ms") { $0.announcement.map { $0.median * 1e3 } },
+            Row(name: "post written → announced, max", unit: "ms") { $0.announcement.map { $0.max * 1e3 } },
             Row(name: "bot peak RSS (VmHWM)", unit: "MiB") { $0.peakRSSKiB.map { Double($0) / 1024 } },
             Row(name: "bot RSS at end", unit: "MiB") { $0.rssKiB.map { Double($0) / 1024 } },
             Row(name: "bot threads", unit: "") { $0.threads.map(Double.init) },
