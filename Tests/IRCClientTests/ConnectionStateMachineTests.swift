@@ -45,6 +45,8 @@ struct ConnectionStateMachineTests {
             case .dropQueuedLines(let departure): "drop lines of \(departure)"
             case .discardQueuedLines(let outage): "discard queue after \(outage)"
             case .startSending: "start sending"
+            case .upgradeToTLS(let port): "upgrade to TLS on \(port)"
+            case .rememberSTSPolicy(let seconds): "remember STS for \(seconds) s"
             case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
             }
         }
@@ -161,13 +163,46 @@ struct ConnectionStateMachineTests {
 
     @Test func aSASLMechanismTheServerDoesNotOfferIsReportedAndRegistrationGoesOn() {
         let sasl = IRCClientConfiguration.SASL(mechanism: .external, username: "", password: "")
-        var machine = Self.machine(Self.configuration(sasl: sasl))
+        var configuration = Self.configuration(sasl: sasl)
+        configuration.tls.clientCertificateFile = "/etc/bot/cert.pem"
+        var machine = Self.machine(configuration)
         _ = machine.connected(at: Self.at(0))
         #expect(
             Self.receive(":srv CAP * LS :sasl=PLAIN", into: &machine) == [
-                "emit saslFailed(reason: \"the server does not offer SASL EXTERNAL\")", "write CAP END",
+                "emit saslFailed(reason: \"the server offers SASL PLAIN, not EXTERNAL\")", "write CAP END",
             ])
         #expect(machine.fatalReason == nil)
+    }
+
+    @Test func externalIsNotTriedWithoutAClientCertificateOrOverPlaintext() {
+        let sasl = IRCClientConfiguration.SASL(
+            mechanisms: .inOrder([.external, .plain]), username: "bot", password: "pw")
+        var configuration = Self.configuration(sasl: sasl)
+        configuration.tls.clientCertificateFile = "/etc/bot/cert.pem"
+        var machine = Self.machine(configuration)
+        _ = machine.connected(at: Self.at(0), secure: false)
+        _ = Self.receive(":srv CAP * LS :sasl=PLAIN,EXTERNAL", into: &machine)
+        #expect(Self.receive(":srv CAP * ACK :sasl", into: &machine) == ["write AUTHENTICATE PLAIN"])
+    }
+
+    @Test func scramFollowsTheRFC7677ExampleThroughTheMachine() {
+        let sasl = IRCClientConfiguration.SASL(mechanisms: .automatic, username: "user", password: "pencil")
+        var machine = Self.machine(Self.configuration(sasl: sasl))
+        machine.useSCRAMNonce("rOprNGfwEbeRWgbNEkqO")
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv CAP * LS :sasl=PLAIN,SCRAM-SHA-256", into: &machine)
+        #expect(Self.receive(":srv CAP * ACK :sasl", into: &machine) == ["write AUTHENTICATE SCRAM-SHA-256"])
+        let first = SASLPayload.base64(Array("n,,n=user,r=rOprNGfwEbeRWgbNEkqO".utf8))
+        #expect(Self.receive("AUTHENTICATE +", into: &machine) == ["write AUTHENTICATE \(first)"])
+        let serverFirst = SASLPayload.base64(Array(SCRAMTests.serverFirst.utf8))
+        let final = SASLPayload.base64(
+            Array("c=biws,r=\(SCRAMTests.serverNonce),p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=".utf8))
+        #expect(Self.receive("AUTHENTICATE \(serverFirst)", into: &machine) == ["write AUTHENTICATE \(final)"])
+        let serverFinal = SASLPayload.base64(Array("v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=".utf8))
+        #expect(Self.receive("AUTHENTICATE \(serverFinal)", into: &machine) == ["write AUTHENTICATE +"])
+        _ = Self.receive(":srv 900 bot bot!otm@h user :You are now logged in", into: &machine)
+        #expect(Self.receive(":srv 903 bot :SASL successful", into: &machine) == ["write CAP END"])
+        #expect(machine.account == "user")
     }
 
     // MARK: Nick

@@ -1,4 +1,5 @@
 import BotTesting
+import Foundation
 import IRCClient
 import IRCProtocol
 import Logging
@@ -20,9 +21,11 @@ actor EventRecorder {
     /// Starts consuming events and `client.run()`.
     static func start(
         _ configuration: IRCClientConfiguration,
-        logger: Logger = Logger(label: "IRCClient")
+        logger: Logger = Logger(label: "IRCClient"),
+        stsStore: (any STSPolicyStore)? = nil,
+        wallClock: @escaping @Sendable () -> Date = { Date() }
     ) async -> EventRecorder {
-        let client = IRCClient(configuration: configuration, logger: logger)
+        let client = IRCClient(configuration: configuration, logger: logger, stsStore: stsStore, wallClock: wallClock)
         let recorder = EventRecorder(client: client)
         await recorder.begin()
         return recorder

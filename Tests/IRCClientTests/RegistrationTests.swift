@@ -10,7 +10,7 @@ func parse(_ line: String) -> IRCMessage {
 @Suite("CapabilityNegotiator")
 struct CapabilityNegotiatorTests {
     @Test func multiLineLSThenRequestOnlyWhatIsUsedAndOffered() {
-        var negotiator = CapabilityNegotiator(saslMechanism: "PLAIN")
+        var negotiator = CapabilityNegotiator(saslMechanisms: ["PLAIN"])
         #expect(
             negotiator.handle(parse(":srv CAP * LS * :multi-prefix sasl=PLAIN,EXTERNAL away-notify")).isEmpty
         )
@@ -33,7 +33,7 @@ struct CapabilityNegotiatorTests {
     }
 
     @Test func ackWithSASLStartsAuthentication() {
-        var negotiator = CapabilityNegotiator(saslMechanism: "PLAIN")
+        var negotiator = CapabilityNegotiator(saslMechanisms: ["PLAIN"])
         _ = negotiator.handle(parse(":srv CAP * LS :sasl multi-prefix"))
         let actions = negotiator.handle(parse(":srv CAP * ACK :multi-prefix sasl"))
         #expect(actions == [.startSASL])
@@ -41,36 +41,36 @@ struct CapabilityNegotiatorTests {
     }
 
     @Test func ackWithoutSASLEndsNegotiation() {
-        var negotiator = CapabilityNegotiator(saslMechanism: nil)
+        var negotiator = CapabilityNegotiator(saslMechanisms: nil)
         let request = negotiator.handle(parse(":srv CAP * LS :sasl=PLAIN extended-join"))
         #expect(request == [.send(IRCMessage(command: "CAP", parameters: ["REQ", "extended-join"]))])
         #expect(negotiator.handle(parse(":srv CAP bot ACK :extended-join")) == [.end])
     }
 
     @Test func saslIsNotRequestedWhenTheMechanismIsNotOffered() {
-        var negotiator = CapabilityNegotiator(saslMechanism: "EXTERNAL")
+        var negotiator = CapabilityNegotiator(saslMechanisms: ["EXTERNAL"])
         let actions = negotiator.handle(parse(":srv CAP * LS :sasl=PLAIN chghost"))
         #expect(actions == [.send(IRCMessage(command: "CAP", parameters: ["REQ", "chghost"]))])
         #expect(negotiator.saslOffered == false)
     }
 
     @Test func emptyOrUselessLSEndsAtOnce() {
-        var empty = CapabilityNegotiator(saslMechanism: nil)
+        var empty = CapabilityNegotiator(saslMechanisms: nil)
         #expect(empty.handle(parse(":srv CAP * LS :")) == [.end])
-        var useless = CapabilityNegotiator(saslMechanism: "PLAIN")
+        var useless = CapabilityNegotiator(saslMechanisms: ["PLAIN"])
         #expect(useless.handle(parse(":srv CAP * LS :away-notify invite-notify")) == [.end])
         #expect(useless.saslOffered == false)
     }
 
     @Test func nakEndsNegotiation() {
-        var negotiator = CapabilityNegotiator(saslMechanism: nil)
+        var negotiator = CapabilityNegotiator(saslMechanisms: nil)
         _ = negotiator.handle(parse(":srv CAP * LS :multi-prefix chghost"))
         #expect(negotiator.handle(parse(":srv CAP * NAK :chghost multi-prefix")) == [.end])
         #expect(negotiator.enabled.isEmpty)
     }
 
     @Test func newAndDelAfterRegistration() {
-        var negotiator = CapabilityNegotiator(saslMechanism: "PLAIN")
+        var negotiator = CapabilityNegotiator(saslMechanisms: ["PLAIN"])
         _ = negotiator.handle(parse(":srv CAP * LS :cap-notify"))
         _ = negotiator.handle(parse(":srv CAP * ACK :cap-notify"))
         negotiator.finish()

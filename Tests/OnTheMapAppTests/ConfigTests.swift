@@ -120,6 +120,26 @@ import Testing
         #expect(problems(yaml).contains { $0.key == "irc.sasl.mechanism" })
     }
 
+    @Test func saslMechanismIsAutoOneNameOrAListInOrder() throws {
+        let environment = ["ONTHEMAP_SASL_PASSWORD": "pw"]
+        func mechanisms(_ value: String) throws -> [BotConfiguration.SASL.Mechanism]? {
+            let yaml = Self.minimal + "\n  sasl: {mechanism: \(value), username: MapBot}\n"
+            return try ConfigLoader.parse(yaml: yaml, environment: environment).irc.sasl?.mechanisms
+        }
+        #expect(try mechanisms("auto") == [])
+        #expect(try mechanisms("scram-sha-256") == [.scramSHA256])
+        #expect(try mechanisms("[SCRAM-SHA-512, PLAIN]") == [.scramSHA512, .plain])
+        #expect(try mechanisms("\"SCRAM-SHA-256, PLAIN\"") == [.scramSHA256, .plain])
+        let wrong = problems(
+            Self.minimal + "\n  sasl: {mechanism: [SCRAM-SHA-1], username: M}\n", environment: environment)
+        #expect(wrong.contains { $0.key == "irc.sasl.mechanism" && $0.message.contains("SCRAM-SHA-1") })
+        // auto without a client certificate needs the account's password.
+        #expect(
+            problems(Self.minimal + "\n  sasl: {mechanism: auto, username: M}\n").contains {
+                $0.key == "irc.sasl.password"
+            })
+    }
+
     @Test func plaintextMustBeExplicit() throws {
         let config = try ConfigLoader.parse(yaml: Self.minimal + "\n  tls: false\n  port: 6667\n")
         #expect(!config.irc.tls)

@@ -138,18 +138,36 @@ public struct IRCClientConfiguration: Sendable {
 
     /// SASL authentication during registration.
     public struct SASL: Sendable, Hashable, CustomStringConvertible {
-        /// The mechanism used.
-        public enum Mechanism: String, Sendable, Hashable {
-            /// Account name and password (RFC 4616).
+        /// A mechanism the client speaks.
+        public enum Mechanism: String, Sendable, Hashable, CaseIterable {
+            /// Account name and password in clear (RFC 4616): used over TLS, or on plaintext only when listed.
             case plain = "PLAIN"
             /// The TLS client certificate (needs ``TLS/clientCertificateFile``).
             case external = "EXTERNAL"
+            /// Salted challenge–response with SHA-256 (RFC 5802, RFC 7677): the password never leaves the
+            /// client, and the server must prove that it knows it.
+            case scramSHA256 = "SCRAM-SHA-256"
+            /// The same with SHA-512.
+            case scramSHA512 = "SCRAM-SHA-512"
+
+            /// Whether the mechanism needs ``SASL/password``.
+            public var usesPassword: Bool { self != .external }
         }
 
-        public var mechanism: Mechanism
-        /// Account name (authentication identity for PLAIN; optional authorization identity for EXTERNAL).
+        /// Which mechanisms to try.
+        public enum Mechanisms: Sendable, Hashable {
+            /// The strongest the server offers: EXTERNAL when a client certificate is configured, then
+            /// SCRAM-SHA-512, SCRAM-SHA-256, then PLAIN over TLS only.
+            case automatic
+            /// These, in order of preference.
+            case inOrder([Mechanism])
+        }
+
+        public var mechanisms: Mechanisms
+        /// Account name (authentication identity for PLAIN and SCRAM; optional authorization identity for
+        /// EXTERNAL).
         public var username: String
-        /// Account password (PLAIN only). Never logged.
+        /// Account password (PLAIN and SCRAM). Never logged.
         public var password: String
         /// When `true` and SASL fails (or is not offered), the client stops instead of continuing unauthenticated.
         public var required: Bool
@@ -160,14 +178,26 @@ public struct IRCClientConfiguration: Sendable {
             password: String = "",
             required: Bool = false
         ) {
-            self.mechanism = mechanism
+            self.init(mechanisms: .inOrder([mechanism]), username: username, password: password, required: required)
+        }
+
+        public init(mechanisms: Mechanisms, username: String, password: String = "", required: Bool = false) {
+            self.mechanisms = mechanisms
             self.username = username
             self.password = password
             self.required = required
         }
 
+        /// The mechanisms in words (`auto` or the list).
+        public var mechanismsDescription: String {
+            switch mechanisms {
+            case .automatic: "auto"
+            case .inOrder(let list): list.map(\.rawValue).joined(separator: ",")
+            }
+        }
+
         public var description: String {
-            "SASL(\(mechanism.rawValue), username: \(username), password: <redacted>, required: \(required))"
+            "SASL(\(mechanismsDescription), username: \(username), password: <redacted>, required: \(required))"
         }
     }
 

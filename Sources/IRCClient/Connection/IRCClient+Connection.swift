@@ -8,12 +8,15 @@ import NIOPosix
 extension IRCClient {
     /// One connection from connect to close; returns how long it stayed registered (nil if it never was).
     func runConnection(attempt: Int) async -> Duration? {
-        emit(.connecting(host: configuration.host, port: configuration.port, attempt: attempt))
-        logger.info("Connecting to \(configuration.host):\(configuration.port) (attempt \(attempt))")
+        let endpoint = await connectionEndpoint()
+        self.endpoint = endpoint
+        let transport = endpoint.secure ? "" : " (plaintext)"
+        emit(.connecting(host: configuration.host, port: endpoint.port, attempt: attempt))
+        logger.info("Connecting to \(configuration.host):\(endpoint.port)\(transport) (attempt \(attempt))")
         let tlsSetup: IRCTLSSetup?
         do {
             tlsSetup =
-                configuration.tls.enabled
+                endpoint.secure
                 ? try IRCTLSSetup(configuration: configuration.tls, host: configuration.host, logger: logger)
                 : nil
         } catch {
@@ -25,9 +28,9 @@ extension IRCClient {
         }
         let connection: NIOAsyncChannel<String, Never>
         do {
-            connection = try await connect(tlsSetup: tlsSetup)
+            connection = try await connect(tlsSetup: tlsSetup, port: endpoint.port)
         } catch {
-            let reason = "cannot connect to \(configuration.host):\(configuration.port): \(error)"
+            let reason = "cannot connect to \(configuration.host):\(endpoint.port): \(error)"
             logger.warning("\(reason)")
             emit(.connectionFailed(reason: reason))
             return nil
@@ -40,7 +43,7 @@ extension IRCClient {
         let id = connectionID
         channel = connection.channel
         closeReason = nil
-        perform(machine.connected(at: clock.now))
+        perform(machine.connected(at: clock.now, secure: endpoint.secure, port: endpoint.port))
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.runWriter(connectionID: id) }
@@ -61,13 +64,13 @@ extension IRCClient {
         return registeredFor
     }
 
-    private func connect(tlsSetup: IRCTLSSetup?) async throws -> NIOAsyncChannel<String, Never> {
+    private func connect(tlsSetup: IRCTLSSetup?, port: Int) async throws -> NIOAsyncChannel<String, Never> {
         let maximumLineLength = configuration.maximumLineLength
         let decoderLogger = logger
         let statistics = inboundStatistics
         return try await ClientBootstrap(group: eventLoopGroup)
             .connectTimeout(.nanoseconds(Self.nanoseconds(configuration.connectTimeout)))
-            .connect(host: configuration.host, port: configuration.port) { channel in
+            .connect(host: configuration.host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     if let tlsSetup { try pipeline.addHandler(try tlsSetup.makeHandler()) }
@@ -105,11 +108,11 @@ extension IRCClient {
     /// The reason for refusing a server certificate, in words (expired, wrong name, untrusted), logged
     /// as an error: a refused certificate is never a reason to connect without TLS.
     private func explainRefusedCertificate(_ tlsSetup: IRCTLSSetup, fallback: String) async -> String {
-        let server = "\(configuration.host):\(configuration.port)"
+        let server = "\(configuration.host):\(endpoint.port)"
         var reason = fallback
         if let leaf = await CertificateDiagnosis.probe(
             host: configuration.host,
-            port: configuration.port,
+            port: endpoint.port,
             serverHostname: tlsSetup.serverHostname,
             group: eventLoopGroup,
             timeout: configuration.connectTimeout

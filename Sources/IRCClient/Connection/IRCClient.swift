@@ -1,3 +1,4 @@
+import Foundation
 import IRCProtocol
 import Logging
 import NIOConcurrencyHelpers
@@ -56,17 +57,38 @@ public actor IRCClient {
     /// The first reason recorded for the end of the current connection.
     var closeReason: String?
 
+    // Strict Transport Security (see IRCClient+STS.swift).
+    /// Where policies are kept between runs (nil: in memory only).
+    let stsStore: (any STSPolicyStore)?
+    /// The wall clock policies expire by.
+    let wallClock: @Sendable () -> Date
+    /// The TLS port a plaintext server's policy sent this client to (it stays on TLS from then on).
+    var stsUpgradePort: Int?
+    /// The policy kept in memory when there is no store, or while the store is being written.
+    var stsPolicy: STSPolicy?
+    /// Writes to the store, in order.
+    var stsWrites: Task<Void, Never>?
+    /// How the current connection was made.
+    var endpoint = Endpoint(port: 0, secure: true)
+    /// Set when the connection ended for an STS upgrade: the next one starts at once.
+    var reconnectAtOnce = false
+
     /// WHOIS requests waiting for the server's answer, by waiter id (see ``whois(_:)``).
     var whoisWaiters: [Int: CheckedContinuation<WhoisReply?, Never>] = [:]
     var lastWhoisWaiter = 0
 
-    /// Creates a client; nothing happens until ``run()``.
+    /// Creates a client; nothing happens until ``run()``. `stsStore` keeps the servers' STS policies
+    /// between runs, and `wallClock` is the time they expire by.
     public init(
         configuration: IRCClientConfiguration,
         logger: Logger = Logger(label: "IRCClient"),
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        stsStore: (any STSPolicyStore)? = nil,
+        wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
+        self.stsStore = stsStore
+        self.wallClock = wallClock
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         nickSnapshot = NIOLockedValueBox(configuration.nick)
@@ -132,6 +154,10 @@ public actor IRCClient {
             attempt += 1
             let registeredFor = await runConnection(attempt: attempt)
             if stopRequested || fatalReason != nil || Task.isCancelled { break }
+            if reconnectAtOnce {
+                reconnectAtOnce = false
+                continue
+            }
             if let registeredFor, registeredFor >= configuration.reconnect.resetAfter { backoff.reset() }
             let delay = backoff.nextDelay()
             logger.info("Reconnecting in \(ConnectionStateMachine.format(delay))")
@@ -139,6 +165,7 @@ public actor IRCClient {
             await sleepUnlessStopped(delay)
         }
         if let fatalReason { logger.error("IRC client stopped: \(fatalReason)") }
+        await stsWrites?.value
         eventSink.yield(.stopped(reason: fatalReason))
         eventSink.finish()
         isRunning = false
@@ -225,6 +252,11 @@ public actor IRCClient {
                 discardQueuedLines(after: outage)
             case .startSending:
                 writerWake?.yield()
+            case .upgradeToTLS(let port):
+                stsUpgradePort = port
+                reconnectAtOnce = true
+            case .rememberSTSPolicy(let seconds):
+                rememberSTSPolicy(seconds: seconds)
             case .answerWhois(let waiters, let reply):
                 for id in waiters { whoisWaiters.removeValue(forKey: id)?.resume(returning: reply) }
             }

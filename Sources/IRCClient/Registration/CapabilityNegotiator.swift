@@ -4,7 +4,7 @@ import IRCProtocol
 ///
 /// A pure state machine: feed it every `CAP` message and carry out the actions it returns. It requests only
 /// the capabilities this client uses (``supported``) that the server offers, `sasl` only when SASL is
-/// configured and the server's mechanism list (if given) contains the configured mechanism.
+/// configured and the server's mechanism list (if given) contains one of the mechanisms the client may use.
 public struct CapabilityNegotiator: Sendable {
     /// What the caller must do next.
     public enum Action: Sendable, Equatable {
@@ -32,14 +32,15 @@ public struct CapabilityNegotiator: Sendable {
     public private(set) var listComplete = false
     /// `true` while registration-time negotiation is in progress.
     public private(set) var isNegotiating = true
-    /// The SASL mechanism wanted, or `nil` when SASL is not to be attempted.
-    public let saslMechanism: String?
+    /// The SASL mechanisms the client may use, or `nil` when SASL is not to be attempted.
+    public let saslMechanisms: [String]?
 
-    public init(saslMechanism: String?) {
-        self.saslMechanism = saslMechanism
+    public init(saslMechanisms: [String]?) {
+        self.saslMechanisms = saslMechanisms
     }
 
-    /// Whether the server offers SASL with the wanted mechanism (`nil` until the capability list is complete).
+    /// Whether the server offers SASL with one of the wanted mechanisms (`nil` until the capability list is
+    /// complete).
     public var saslOffered: Bool? {
         listComplete ? mechanismOffered : nil
     }
@@ -110,20 +111,21 @@ public struct CapabilityNegotiator: Sendable {
 
     private func afterAnswer() -> [Action] {
         guard isNegotiating, listComplete, pending.isEmpty else { return [] }
-        if enabled.contains("sasl"), saslMechanism != nil { return [.startSASL] }
+        if enabled.contains("sasl"), saslMechanisms != nil { return [.startSASL] }
         return [.end]
     }
 
     private func wantedCapabilities(from names: Set<String>) -> Set<String> {
         var wanted = names.intersection(Self.supported)
-        if saslMechanism == nil || (wanted.contains("sasl") && !mechanismOffered) { wanted.remove("sasl") }
+        if saslMechanisms == nil || (wanted.contains("sasl") && !mechanismOffered) { wanted.remove("sasl") }
         return wanted
     }
 
     private var mechanismOffered: Bool {
-        guard let saslMechanism, let value = offered["sasl"] else { return false }
-        if value.isEmpty { return true }
-        return value.split(separator: ",").contains { $0.uppercased() == saslMechanism.uppercased() }
+        guard let saslMechanisms, let value = offered["sasl"] else { return false }
+        if value.isEmpty { return !saslMechanisms.isEmpty }
+        let names = Set(value.split(separator: ",").map { $0.uppercased() })
+        return saslMechanisms.contains { names.contains($0.uppercased()) }
     }
 
     static func split(_ token: String) -> (name: String, value: String) {

@@ -5,19 +5,20 @@ import Logging
 /// (``CapabilityNegotiator``), SASL, and the fallback nicks tried until the server's 001.
 ///
 /// A pure state machine kept by ``ConnectionStateMachine``: it starts again on every connection
-/// (``begin(nick:into:)``), except that a SASL failure is reported once and not retried on later
-/// connections, and that a required SASL login that failed stops the client for good
-/// (``fatalReason``).
+/// (``begin(nick:secure:into:)``), except that a SASL failure is reported once and not retried on
+/// later connections, and that a required SASL login that failed stops the client for good
+/// (``fatalReason``). The SASL exchange itself is ``SASLAuthentication``.
 struct Registration: Sendable {
-    enum SASLProgress: Sendable, Equatable {
-        case idle, awaitingContinuation, payloadSent, finished
-    }
-
     let configuration: IRCClientConfiguration
     let logger: Logger
-    private(set) var capabilities = CapabilityNegotiator(saslMechanism: nil)
+    private(set) var capabilities = CapabilityNegotiator(saslMechanisms: nil)
     private(set) var capEndSent = false
-    private(set) var sasl = SASLProgress.idle
+    /// The SASL dialogue while one is under way on this connection.
+    private(set) var sasl: SASLAuthentication?
+    /// Whether this connection is TLS (PLAIN is chosen automatically, and EXTERNAL used, only then).
+    private(set) var secure = true
+    /// The SCRAM client nonce (tests); random when nil.
+    var scramNonce: String?
     /// SASL failed (or was unavailable) once: it is not tried again, on this connection or the next.
     private(set) var saslGivenUp = false
     private(set) var nicks: NickSequence
@@ -35,12 +36,18 @@ struct Registration: Sendable {
     /// Capabilities enabled on this connection.
     var enabledCapabilities: Set<String> { capabilities.enabled }
 
-    /// A new connection: the registration lines, with `nick` as the first nick.
-    mutating func begin(nick: String, into actions: inout [ConnectionAction]) {
+    /// A new connection (`secure` when TLS): the registration lines, with `nick` as the first nick.
+    mutating func begin(nick: String, secure: Bool, into actions: inout [ConnectionAction]) {
         capEndSent = false
-        sasl = .idle
+        sasl = nil
         account = nil
-        capabilities = CapabilityNegotiator(saslMechanism: saslGivenUp ? nil : configuration.sasl?.mechanism.rawValue)
+        self.secure = secure
+        let mechanisms = configuration.sasl.map { saslConfiguration in
+            SASLAuthentication.candidates(
+                for: saslConfiguration, secure: secure, hasClientCertificate: hasClientCertificate
+            ).map(\.rawValue)
+        }
+        capabilities = CapabilityNegotiator(saslMechanisms: saslGivenUp ? nil : mechanisms)
         nicks = NickSequence(primary: configuration.nick, alternates: configuration.altNicks)
         if let password = configuration.serverPassword, !password.isEmpty {
             actions.append(.write(IRCMessage(command: "PASS", parameters: [password])))
@@ -57,27 +64,41 @@ struct Registration: Sendable {
         switch message.command {
         case "CAP":
             let capabilityActions = capabilities.handle(message)
-            if let saslConfiguration = configuration.sasl, !saslGivenUp, capabilities.saslOffered == false {
-                saslFailed("the server does not offer SASL \(saslConfiguration.mechanism.rawValue)", into: &actions)
+            if !saslGivenUp, capabilities.saslOffered == false, let reason = saslUnavailable {
+                saslFailed(reason, into: &actions)
                 if fatalReason != nil { return }
             }
             carryOut(capabilityActions, into: &actions)
         case "AUTHENTICATE":
-            if parameters.first == "+", sasl == .awaitingContinuation { sendSASLPayload(into: &actions) }
+            guard var exchange = sasl, let chunk = parameters.first else { return }
+            let next = exchange.authenticate(chunk)
+            sasl = exchange
+            follow(next, into: &actions)
         case "900":
-            if parameters.count >= 3 {
+            // During SCRAM, a login before the server proved it knows the password is not believed.
+            if parameters.count >= 3, sasl?.succeeded() == nil {
                 account = parameters[2]
                 actions.append(.emit(.loggedIn(account: parameters[2])))
             }
         case "903", "907":
-            sasl = .finished
-            endCapabilityNegotiation(into: &actions)
-        case "902", "904", "905", "906":
-            if sasl == .awaitingContinuation || sasl == .payloadSent {
-                saslFailed("\(message.command) \(parameters.last ?? "")", into: &actions)
+            if let reason = sasl?.succeeded() {
+                account = nil
+                saslFailed(reason, into: &actions)
+                return
             }
+            sasl = nil
+            endCapabilityNegotiation(into: &actions)
+        case "904":
+            guard var exchange = sasl else { return }
+            let next = exchange.refused(parameters.last ?? "")
+            sasl = exchange
+            follow(next, into: &actions)
+        case "902", "905", "906":
+            if sasl != nil { saslFailed("\(message.command) \(parameters.last ?? "")", into: &actions) }
         case "908":
-            logger.info("Server SASL mechanisms: \(parameters.count >= 2 ? parameters[1] : "")")
+            let list = parameters.count >= 2 ? parameters[1] : ""
+            logger.info("Server SASL mechanisms: \(list)")
+            sasl?.serverListed(list)
         case "421":
             guard parameters.count >= 2, parameters[1].uppercased() == "CAP" else { return }
             logger.info("The server does not support CAP")
@@ -125,16 +146,19 @@ struct Registration: Sendable {
                     endCapabilityNegotiation(into: &actions)
                     continue
                 }
-                sasl = .awaitingContinuation
-                actions.append(
-                    .write(IRCMessage(command: "AUTHENTICATE", parameters: [saslConfiguration.mechanism.rawValue])))
+                var exchange = SASLAuthentication(
+                    configuration: saslConfiguration, secure: secure, hasClientCertificate: hasClientCertificate,
+                    offered: capabilities.offered["sasl"])
+                exchange.scramNonce = scramNonce
+                let next = exchange.start()
+                sasl = exchange
+                follow(next, into: &actions)
             case .end:
-                if let saslConfiguration = configuration.sasl, !saslGivenUp, !capabilities.enabled.contains("sasl") {
-                    let mechanism = saslConfiguration.mechanism.rawValue
+                if configuration.sasl != nil, !saslGivenUp, !capabilities.enabled.contains("sasl") {
                     saslFailed(
                         capabilities.saslOffered == true
                             ? "the server refused the sasl capability"
-                            : "the server does not offer SASL \(mechanism)",
+                            : saslUnavailable ?? "the server does not offer SASL",
                         into: &actions
                     )
                     if fatalReason != nil { return }
@@ -151,22 +175,39 @@ struct Registration: Sendable {
         actions.append(.write(.cap("END")))
     }
 
-    private mutating func sendSASLPayload(into actions: inout [ConnectionAction]) {
-        guard let saslConfiguration = configuration.sasl else { return }
-        let payload: [UInt8]
-        switch saslConfiguration.mechanism {
-        case .plain:
-            payload = SASLPayload.plain(username: saslConfiguration.username, password: saslConfiguration.password)
-        case .external:
-            payload = SASLPayload.external()
+    /// Whether a client certificate is presented on this connection (EXTERNAL needs one).
+    private var hasClientCertificate: Bool {
+        secure && configuration.tls.clientCertificateFile != nil
+    }
+
+    /// Why SASL cannot be tried with what the server offers (nil when SASL is not configured).
+    private var saslUnavailable: String? {
+        guard let saslConfiguration = configuration.sasl else { return nil }
+        guard capabilities.offered["sasl"] != nil else { return "the server does not offer SASL" }
+        return SASLAuthentication(
+            configuration: saslConfiguration, secure: secure, hasClientCertificate: hasClientCertificate,
+            offered: capabilities.offered["sasl"]
+        ).nothingUsable
+    }
+
+    /// Carries out what the SASL dialogue asked for.
+    private mutating func follow(_ next: SASLAuthentication.Next, into actions: inout [ConnectionAction]) {
+        switch next {
+        case .send(let messages):
+            for message in messages { actions.append(.write(message)) }
+        case .wait:
+            break
+        case .abort(let reason):
+            actions.append(.write(IRCMessage(command: "AUTHENTICATE", parameters: ["*"])))
+            saslFailed(reason, into: &actions)
+        case .failed(let reason):
+            saslFailed(reason, into: &actions)
         }
-        for message in SASLPayload.authenticateMessages(for: payload) { actions.append(.write(message)) }
-        sasl = .payloadSent
     }
 
     /// Reports a SASL failure once; stops the client if SASL is required, else registers without it.
     private mutating func saslFailed(_ reason: String, into actions: inout [ConnectionAction]) {
-        sasl = .finished
+        sasl = nil
         guard !saslGivenUp else { return }
         saslGivenUp = true
         logger.error("SASL authentication failed: \(reason)")

@@ -18,6 +18,11 @@ enum ConnectionAction: Sendable, Equatable {
     case discardQueuedLines(outage: Duration)
     /// Registered: queued lines may go out now.
     case startSending
+    /// The server's STS policy on a plaintext connection: the connection is being closed; connect
+    /// again at once over TLS to `port` (and keep doing so).
+    case upgradeToTLS(port: Int)
+    /// The server's STS policy on a TLS connection: keep it for `seconds` (0: remove it).
+    case rememberSTSPolicy(seconds: Int)
     /// Answer the WHOIS waiters with these ids.
     case answerWhois(waiters: [Int], reply: WhoisReply?)
 }

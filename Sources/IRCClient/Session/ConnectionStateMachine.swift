@@ -21,6 +21,10 @@ struct ConnectionStateMachine: Sendable {
     private(set) var isConnected = false
     /// Between the server's 001 and the end of that connection.
     private(set) var isRegistered = false
+    /// Whether the current connection is TLS.
+    private(set) var isSecure = true
+    /// Whether the current connection's STS policy was acted on already.
+    var stsSeen = false
     private(set) var registeredAt: ContinuousClock.Instant?
     /// Channels and user identities seen on the current connection.
     private(set) var identityTracker = IdentityTracker()
@@ -63,10 +67,15 @@ struct ConnectionStateMachine: Sendable {
 
     // MARK: Events
 
-    /// The TCP (and TLS) connection is up: registration starts.
-    mutating func connected(at now: ContinuousClock.Instant) -> [ConnectionAction] {
+    /// The TCP (and TLS) connection is up: registration starts. `secure` and `port` say how it was
+    /// made (by default as configured; an STS policy can make it TLS on another port).
+    mutating func connected(
+        at now: ContinuousClock.Instant, secure: Bool? = nil, port: Int? = nil
+    ) -> [ConnectionAction] {
         isConnected = true
         isRegistered = false
+        isSecure = secure ?? configuration.tls.enabled
+        stsSeen = false
         connectedAt = now
         registeredAt = nil
         keepalive.connected(at: now)
@@ -76,8 +85,8 @@ struct ConnectionStateMachine: Sendable {
         nextNickRegain = nil
         var actions: [ConnectionAction] = []
         resetPresence(into: &actions)
-        actions.append(.emit(.connected(host: configuration.host, port: configuration.port)))
-        registration.begin(nick: currentNick, into: &actions)
+        actions.append(.emit(.connected(host: configuration.host, port: port ?? configuration.port)))
+        registration.begin(nick: currentNick, secure: isSecure, into: &actions)
         return actions
     }
 
@@ -163,6 +172,11 @@ struct ConnectionStateMachine: Sendable {
         return isRegistered ? [.enqueue(.join(channel, key: key))] : []
     }
 
+    /// Uses `nonce` as the SCRAM client nonce instead of a random one (tests against fixed vectors).
+    mutating func useSCRAMNonce(_ nonce: String) {
+        registration.scramNonce = nonce
+    }
+
     /// Leaves `channel` and stops rejoining it.
     mutating func part(_ channel: String, reason: String?) -> [ConnectionAction] {
         channels.forget(channel)
@@ -181,7 +195,11 @@ struct ConnectionStateMachine: Sendable {
             deliverUserMessage(message, into: &actions)
         case "PING":
             actions.append(.write(IRCMessage(command: "PONG", parameters: parameters.isEmpty ? [""] : parameters)))
-        case "CAP", "AUTHENTICATE", "421", "900", "902", "903", "904", "905", "906", "907", "908":
+        case "CAP":
+            // An STS upgrade leaves this connection before anything else is negotiated on it.
+            if stsAdvertised(in: message, into: &actions) { return }
+            registration.handle(message, into: &actions)
+        case "AUTHENTICATE", "421", "900", "902", "903", "904", "905", "906", "907", "908":
             registration.handle(message, into: &actions)
         case "001":
             welcome(as: parameters.first ?? currentNick, at: now, into: &actions)

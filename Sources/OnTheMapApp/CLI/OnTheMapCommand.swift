@@ -67,7 +67,7 @@ struct CheckConfigCommand: AsyncParsableCommand {
         print("\(options.config) is valid.")
         print(
             "  IRC: \(irc.nick) on \(irc.server):\(irc.port) \(irc.tls ? "over TLS" : "WITHOUT TLS (plaintext)")"
-                + (irc.sasl.map { ", SASL \($0.mechanism.rawValue) as \($0.username)" } ?? ""))
+                + (irc.sasl.map { ", SASL \($0.mechanismsText) as \($0.username)" } ?? ""))
         print(
             "  channels: \(irc.channels.map(\.name).joined(separator: ", ")); announces to: \(irc.announceTo.joined(separator: ", "))"
         )

@@ -46,12 +46,20 @@ public struct BotConfiguration: Sendable, Equatable {
         public enum Mechanism: String, Sendable, Equatable, CaseIterable {
             case plain = "PLAIN"
             case external = "EXTERNAL"
+            case scramSHA256 = "SCRAM-SHA-256"
+            case scramSHA512 = "SCRAM-SHA-512"
         }
-        public var mechanism: Mechanism = .plain
+        /// The mechanisms in order of preference; empty for `auto` (the strongest the server offers).
+        public var mechanisms: [Mechanism] = [.plain]
         public var username = ""
         public var password = ""
         /// Whether to stop (true) or go on without an account (false) when SASL fails.
         public var required = true
+
+        /// `auto` or the mechanisms, comma-separated.
+        public var mechanismsText: String {
+            mechanisms.isEmpty ? "auto" : mechanisms.map(\.rawValue).joined(separator: ",")
+        }
     }
 
     /// A channel to join, with its key when it has one.

@@ -188,18 +188,19 @@ private struct ConfigCheck {
             problem("irc.tls_client_cert", "tls_client_cert and tls_client_key go together: set both or neither")
         }
         if let sasl = irc.sasl {
-            switch sasl.mechanism {
-            case .plain:
-                if sasl.username.isEmpty { problem("irc.sasl.username", "is missing for SASL PLAIN") }
+            let hasCertificate = !irc.tlsClientCert.isEmpty
+            let usesPassword = sasl.mechanisms.isEmpty ? !hasCertificate : sasl.mechanisms.contains { $0 != .external }
+            if usesPassword || (sasl.mechanisms.isEmpty && !sasl.password.isEmpty) {
+                let which = sasl.mechanisms.isEmpty ? "auto without a client certificate" : "PLAIN and SCRAM"
+                if sasl.username.isEmpty { problem("irc.sasl.username", "is missing for \(which)") }
                 if sasl.password.isEmpty {
-                    problem("irc.sasl.password", "is missing for SASL PLAIN (set it here or in ONTHEMAP_SASL_PASSWORD)")
+                    problem("irc.sasl.password", "is missing for \(which) (set it here or in ONTHEMAP_SASL_PASSWORD)")
                 }
-            case .external:
-                if irc.tlsClientCert.isEmpty {
-                    problem(
-                        "irc.sasl.mechanism",
-                        "EXTERNAL needs a client certificate: set irc.tls_client_cert and tls_client_key")
-                }
+            }
+            if sasl.mechanisms.contains(.external), !hasCertificate {
+                problem(
+                    "irc.sasl.mechanism",
+                    "EXTERNAL needs a client certificate: set irc.tls_client_cert and tls_client_key")
             }
         }
     }

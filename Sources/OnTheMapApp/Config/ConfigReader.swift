@@ -71,6 +71,32 @@ enum ConfigReader {
         plugins.include(section.finish())
     }
 
+    /// `mechanism:` is one name, `auto`, or a list of names in order of preference.
+    static func readSASLMechanisms(_ s: inout SettingsSection, into mechanisms: inout [BotConfiguration.SASL.Mechanism])
+    {
+        guard let value = s.value("mechanism") else { return }
+        var names: [String] = []
+        if let text = value.text {
+            names = text.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }
+        } else {
+            s.strings("mechanism", into: &names)
+        }
+        if names.count == 1, names[0].lowercased() == "auto" {
+            mechanisms = []
+            return
+        }
+        var read: [BotConfiguration.SASL.Mechanism] = []
+        for name in names {
+            guard let mechanism = BotConfiguration.SASL.Mechanism(rawValue: name.uppercased()) else {
+                let allowed = BotConfiguration.SASL.Mechanism.allCases.map(\.rawValue).joined(separator: ", ")
+                return s.problem("mechanism", "must be auto, or one or more of \(allowed), not \"\(name)\"")
+            }
+            if !read.contains(mechanism) { read.append(mechanism) }
+        }
+        guard !read.isEmpty else { return s.problem("mechanism", "must name at least one mechanism, or auto") }
+        mechanisms = read
+    }
+
     static func readIRC(_ i: inout SettingsSection, into irc: inout BotConfiguration.IRCSection) {
         i.string("server", into: &irc.server)
         i.int("port", into: &irc.port, range: 1...65535)
@@ -87,7 +113,7 @@ enum ConfigReader {
         if let node = i.value("sasl"), !node.isNull {
             i.section("sasl") { s in
                 var sasl = BotConfiguration.SASL()
-                s.choice("mechanism", into: &sasl.mechanism)
+                readSASLMechanisms(&s, into: &sasl.mechanisms)
                 s.string("username", into: &sasl.username)
                 s.string("password", into: &sasl.password)
                 s.bool("required", into: &sasl.required)

@@ -33,7 +33,10 @@ public enum BotAssembly {
     ) -> BotService {
         var ircConfiguration = IRCClientConfiguration(config.irc)
         tuneIRC(&ircConfiguration)
-        let client = IRCClient(configuration: ircConfiguration, logger: logger.withLabel("onthemap.irc"))
+        let ircLogger = logger.withLabel("onthemap.irc")
+        let client = IRCClient(
+            configuration: ircConfiguration, logger: ircLogger,
+            stsStore: stack.state.map { StoredSTSPolicies(store: $0, logger: ircLogger) })
         let control = BotControl(
             config: config, configPath: configPath, services: PluginAssembly.services(config: config, stack: stack),
             logger: logger.withLabel("onthemap.owner"))

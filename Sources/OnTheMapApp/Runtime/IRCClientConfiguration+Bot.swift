@@ -13,8 +13,9 @@ extension IRCClientConfiguration {
         )
         let sasl = irc.sasl.map { s in
             SASL(
-                mechanism: s.mechanism == .plain ? .plain : .external, username: s.username, password: s.password,
-                required: s.required)
+                mechanisms: s.mechanisms.isEmpty
+                    ? .automatic : .inOrder(s.mechanisms.compactMap { SASL.Mechanism(rawValue: $0.rawValue) }),
+                username: s.username, password: s.password, required: s.required)
         }
         self.init(
             host: irc.server,

@@ -1,0 +1,169 @@
+import BotTesting
+import Foundation
+import IRCClient
+import IRCProtocol
+import Testing
+
+/// Strict Transport Security against scripted servers: a plaintext server's policy sends the client to
+/// TLS (with the certificate verified), a TLS server's policy is kept until it expires (by a manual
+/// wall clock) or is removed, and policies that do not count are ignored.
+@Suite("STS", .timeLimit(.minutes(1)))
+struct STSTests {
+    /// Policies in memory, as a bot's state store keeps them.
+    final class MemoryPolicies: STSPolicyStore, @unchecked Sendable {
+        private let lock = NSLock()
+        private var policies: [String: STSPolicy] = [:]
+
+        func stsPolicy(forHost host: String) async -> STSPolicy? { lock.withLock { policies[host] } }
+        func setSTSPolicy(_ policy: STSPolicy?, forHost host: String) async {
+            lock.withLock { policies[host] = policy }
+        }
+        var all: [String: STSPolicy] { lock.withLock { policies } }
+    }
+
+    /// A wall clock that moves only when told to.
+    final class ManualWallClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current = Date(timeIntervalSince1970: 1_800_000_000)
+        var now: Date { lock.withLock { current } }
+        func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+    }
+
+    /// A server that registers anyone, advertising `sts` with `value` (none when nil).
+    static func server(sts value: String?, certificate: TestCertificate? = nil) async throws -> ScriptedIRCServer {
+        try await ScriptedIRCServer.start(certificate: certificate) { message, _ in
+            switch (message.command, message.parameters.first) {
+            case ("CAP", "LS"): [":srv CAP * LS :multi-prefix" + (value.map { " sts=\($0)" } ?? "")]
+            case ("CAP", "REQ"): [":srv CAP * ACK :\(message.parameters.last ?? "")"]
+            case ("CAP", "END"): [":srv 001 bot :Welcome"]
+            default: []
+            }
+        }
+    }
+
+    /// A `tls: false` configuration for `port` whose TLS, when STS asks for it, trusts `certificate` only.
+    static func plaintextConfiguration(port: Int, certificate: TestCertificate) -> IRCClientConfiguration {
+        testConfiguration(
+            port: port,
+            tls: .init(enabled: false, caFile: certificate.certificatePath, trustSystemRoots: false),
+            nick: "bot")
+    }
+
+    @Test func aPlaintextPolicyWithAPortMovesTheClientToTLSAndATLSPolicyIsKept() async throws {
+        let folder = try TemporaryDirectory(prefix: "sts-upgrade")
+        let certificate = try TestCertificate.make(in: folder.path)
+        let secure = try await Self.server(sts: "duration=3600,port=1", certificate: certificate)
+        let plain = try await Self.server(sts: "port=\(secure.port),duration=999")
+        let store = MemoryPolicies()
+        let clock = ManualWallClock()
+        let recorder = await EventRecorder.start(
+            Self.plaintextConfiguration(port: plain.port, certificate: certificate), stsStore: store,
+            wallClock: { clock.now })
+        try await recorder.waitFor("registration over TLS") { $0.isRegistered }
+        // The plaintext server saw only the start of registration, and the QUIT.
+        let plainLines = plain.receivedLines(connection: 1)
+        #expect(plainLines.contains { $0.hasPrefix("QUIT") })
+        #expect(!plainLines.contains("CAP END"))
+        #expect(plain.connectionCount == 1)
+        #expect(secure.firstBytes().first == 0x16)  // a TLS handshake record
+        #expect(secure.receivedLines(connection: 1).contains("CAP END"))
+        // The TLS connection's policy is kept, for the port it was seen on, for its duration.
+        try await waitForCondition { store.all["127.0.0.1"] != nil }
+        #expect(store.all["127.0.0.1"] == STSPolicy(port: secure.port, expires: clock.now + 3600))
+        // A reconnect stays on TLS.
+        let before = await recorder.events.count
+        secure.dropConnections()
+        try await recorder.waitFor("registration again", after: before) { $0.isRegistered }
+        #expect(plain.connectionCount == 1)
+        #expect(secure.connectionCount == 2)
+        await recorder.stop()
+        await plain.stop()
+        await secure.stop()
+    }
+
+    @Test func aStoredPolicyUpgradesLaterRunsUntilItExpires() async throws {
+        let folder = try TemporaryDirectory(prefix: "sts-expiry")
+        let certificate = try TestCertificate.make(in: folder.path)
+        let secure = try await Self.server(sts: nil, certificate: certificate)
+        let plain = try await Self.server(sts: nil)
+        let clock = ManualWallClock()
+        let store = MemoryPolicies()
+        await store.setSTSPolicy(STSPolicy(port: secure.port, expires: clock.now + 60), forHost: "127.0.0.1")
+        let configuration = Self.plaintextConfiguration(port: plain.port, certificate: certificate)
+
+        let first = await EventRecorder.start(configuration, stsStore: store, wallClock: { clock.now })
+        try await first.waitFor("registration over TLS") { $0.isRegistered }
+        #expect(plain.connectionCount == 0)
+        #expect(secure.connectionCount == 1)
+        await first.stop()
+
+        clock.advance(by: 61)
+        let second = await EventRecorder.start(configuration, stsStore: store, wallClock: { clock.now })
+        try await second.waitFor("registration in plaintext") { $0.isRegistered }
+        #expect(plain.connectionCount == 1)
+        #expect(secure.connectionCount == 1)
+        #expect(store.all.isEmpty)
+        await second.stop()
+        await plain.stop()
+        await secure.stop()
+    }
+
+    @Test func durationZeroRemovesThePolicy() async throws {
+        let folder = try TemporaryDirectory(prefix: "sts-remove")
+        let certificate = try TestCertificate.make(in: folder.path)
+        let secure = try await Self.server(sts: "duration=0", certificate: certificate)
+        let clock = ManualWallClock()
+        let store = MemoryPolicies()
+        await store.setSTSPolicy(STSPolicy(port: secure.port, expires: clock.now + 600), forHost: "127.0.0.1")
+        let recorder = await EventRecorder.start(
+            Self.plaintextConfiguration(port: 1, certificate: certificate), stsStore: store, wallClock: { clock.now })
+        try await recorder.waitFor("registration over TLS") { $0.isRegistered }
+        try await waitForCondition { store.all.isEmpty }
+        await recorder.stop()
+        await secure.stop()
+    }
+
+    @Test func plaintextPoliciesWithoutAUsablePortAreIgnored() async throws {
+        for value in ["duration=3600", "port=abc", "port=70000", "port=", "port=6697,port=6698"] {
+            let plain = try await Self.server(sts: value)
+            let folder = try TemporaryDirectory(prefix: "sts-ignored")
+            let certificate = try TestCertificate.make(in: folder.path)
+            let store = MemoryPolicies()
+            let recorder = await EventRecorder.start(
+                Self.plaintextConfiguration(port: plain.port, certificate: certificate), stsStore: store)
+            try await recorder.waitFor("registration in plaintext (\(value))") { $0.isRegistered }
+            #expect(plain.connectionCount == 1)
+            #expect(!plain.receivedLines(connection: 1).contains { $0.hasPrefix("QUIT") })
+            #expect(store.all.isEmpty)
+            await recorder.stop()
+            await plain.stop()
+        }
+    }
+
+    @Test func aMalformedDurationOverTLSIsIgnored() async throws {
+        let folder = try TemporaryDirectory(prefix: "sts-malformed")
+        let certificate = try TestCertificate.make(in: folder.path)
+        let secure = try await Self.server(sts: "duration=soon", certificate: certificate)
+        let store = MemoryPolicies()
+        let recorder = await EventRecorder.start(
+            testConfiguration(
+                port: secure.port, tls: .init(caFile: certificate.certificatePath, trustSystemRoots: false),
+                nick: "bot"),
+            stsStore: store)
+        try await recorder.waitFor("registration") { $0.isRegistered }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(store.all.isEmpty)
+        await recorder.stop()
+        await secure.stop()
+    }
+}
+
+/// Polls `condition` every 20 ms for up to 5 s.
+func waitForCondition(_ condition: @Sendable () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(5)
+    while ContinuousClock.now < deadline {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    Issue.record("condition not met within 5 s")
+}
