@@ -26,10 +26,10 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
     static let pinWriteLockKey: Int64 = 0x4F6E_5468_6550_696E  // "OnThePin"
 
     let store: PostgresStore
-    private let accounts: AccountPolicy<PostgresStore>
+    let accounts: AccountPolicy<PostgresStore>
     private let runTask: Task<Void, Never>
     let listeners = ListenerTasks()
-    private let options: LocalDirectoryOptions
+    let options: LocalDirectoryOptions
     var client: PostgresClient { store.client }
     var logger: Logger { store.logger }
 
@@ -188,21 +188,21 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
 
     // MARK: - Pins
 
-    private static let locationColumns = """
+    static let locationColumns = """
         object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude,
         created_at, updated_at
         """
 
-    private typealias LocationRow = (String, String, String, String, String, String, Double, Double, Date, Date)
+    typealias LocationRow = (String, String, String, String, String, String, Double, Double, Date, Date)
 
-    private static func location(_ row: LocationRow) -> StudentLocation {
+    static func location(_ row: LocationRow) -> StudentLocation {
         StudentLocation(
             objectId: row.0, uniqueKey: row.1, firstName: row.2, lastName: row.3, mapString: row.4,
             mediaURL: row.5, coordinate: Coordinate(latitude: row.6, longitude: row.7), createdAt: row.8,
             updatedAt: row.9)
     }
 
-    private static func locations(_ rows: PostgresRowSequence) async throws -> [StudentLocation] {
+    static func locations(_ rows: PostgresRowSequence) async throws -> [StudentLocation] {
         var result: [StudentLocation] = []
         for try await row in rows.decode(LocationRow.self) { result.append(location(row)) }
         return result
@@ -410,7 +410,7 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
 
     private static let alreadyHasPin = ServiceError.rejectedInput("This account already has a pin; update it instead.")
 
-    private static func trimmedFields(_ draft: PinDraft) -> (first: String, last: String, place: String) {
+    static func trimmedFields(_ draft: PinDraft) -> (first: String, last: String, place: String) {
         (
             draft.firstName.trimmingCharacters(in: .whitespaces), draft.lastName.trimmingCharacters(in: .whitespaces),
             draft.mapString.trimmingCharacters(in: .whitespaces)

@@ -59,13 +59,15 @@ struct SQLiteStore: Sendable {
         for row in doomed {
             let objectId: String = row["object_id"]
             let uniqueKey: String = row["unique_key"]
-            try db.execute(sql: "DELETE FROM student_locations WHERE object_id = ?", arguments: [objectId])
+            // The tombstone first: its revision must be above the removed pin's own, which
+            // counts towards the next revision only while the pin is still there.
             try db.execute(
                 sql: """
                     INSERT INTO pin_removals (object_id, unique_key, revision) VALUES (?, ?, \(nextRevision))
                     ON CONFLICT(object_id) DO UPDATE SET unique_key = excluded.unique_key, revision = excluded.revision
                     """,
                 arguments: [objectId, uniqueKey])
+            try db.execute(sql: "DELETE FROM student_locations WHERE object_id = ?", arguments: [objectId])
         }
         return doomed.count
     }

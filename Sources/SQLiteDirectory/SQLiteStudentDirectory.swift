@@ -17,9 +17,9 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
     public let backendName = "sqlite"
     public var signUpURL: String? { options.signUpURL }
 
-    private let store: SQLiteStore
-    private let accounts: AccountPolicy<SQLiteStore>
-    private let options: LocalDirectoryOptions
+    let store: SQLiteStore
+    let accounts: AccountPolicy<SQLiteStore>
+    let options: LocalDirectoryOptions
 
     /// How long a read or write waits for another connection's lock before it fails with
     /// `.unavailable`. The bot's own transactions and the operator's tools hold the lock for
@@ -344,7 +344,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         return location(row)
     }
 
-    private static func location(_ row: Row) -> StudentLocation {
+    static func location(_ row: Row) -> StudentLocation {
         StudentLocation(
             objectId: row["object_id"], uniqueKey: row["unique_key"], firstName: row["first_name"],
             lastName: row["last_name"], mapString: row["map_string"], mediaURL: row["media_url"],
@@ -353,5 +353,5 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
             updatedAt: SQLiteStore.date(milliseconds: row["updated_at"]))
     }
 
-    private static func trim(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces) }
+    static func trim(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces) }
 }

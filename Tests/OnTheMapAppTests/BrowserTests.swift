@@ -2,6 +2,7 @@ import BotTesting
 import Foundation
 import Logging
 import OnTheMapApp
+import OnTheMapPlugins
 import SQLiteDirectory
 import Testing
 
@@ -92,8 +93,12 @@ import Testing
 
     /// Runs the web map's listener on 127.0.0.1, port 0, for the duration of `body`.
     func withRunningServer(_ live: LiveClass, _ body: @Sendable (Int) async throws -> Void) async throws {
+        try await withRunningServer(feed: MapPinFeed(maxAge: .zero, load: { try await live.load() }), body)
+    }
+
+    func withRunningServer(feed: MapPinFeed, _ body: @Sendable (Int) async throws -> Void) async throws {
         let map = WebMap(
-            feed: MapPinFeed(maxAge: .zero, load: { try await live.load() }),
+            feed: feed,
             geocoder: FixedGeocoder(places: [
                 "lisbon": FixedGeocoder.place("Lisbon, Portugal", 38.7223, -9.1393)
             ]),
@@ -144,6 +149,63 @@ import Testing
             #expect(dom.contains("&lt;script&gt;window.pwned=1&lt;/script&gt; Mallory"))
             #expect(!dom.contains("<script>window.pwned"))
             #expect(!dom.contains("href=\"javascript:"))
+        }
+    }
+
+    /// A pin taken off the map (`!unpost`, `!pin remove`, `pins remove`) leaves the open page at
+    /// its next poll, which asks only for what changed since its last read.
+    @Test func aRemovedPinLeavesTheOpenPageAtItsNextPoll() async throws {
+        let chromium = try Chromium.require()
+        let live = try await LiveClass()
+        let bruno = try #require(live.pins["Bruno"])
+        let map = ClassMap(directory: live.directory)
+        let reads = LiveClass.Arrival()
+        let feed = MapPinFeed(maxAge: .zero) {
+            if await reads.read() == 2 { _ = try await live.directory.removeLocation(objectId: bruno.objectId) }
+            try await map.refresh()
+            return try await map.all()
+        }
+        try await withRunningServer(feed: feed) { port in
+            let dom = try await chromium.dumpDOM(
+                url: "http://127.0.0.1:\(port)/#tab=table", budgetMilliseconds: 7_000, in: live.folder)
+            #expect(await reads.reads >= 3, "the page polled after the removal")
+            #expect(dom.contains("data-pins=\"3\""), "\(dom.prefix(2000))")
+            #expect(!dom.contains("Bruno Silva"))
+            #expect(dom.contains("Ada Lovelace") && dom.contains("Grace Hopper"))
+            let cursor = try #require(dom.matches(of: "data-cursor=\"([^\"]+)\"").first)
+            #expect(!cursor.isEmpty, "the page asks with a cursor")
+        }
+    }
+
+    /// A class of 10,000: the page gets every pin and draws them as pins and clusters.
+    @Test func tenThousandPinsAreDrawn() async throws {
+        let chromium = try Chromium.require()
+        let folder = try TemporaryDirectory(prefix: "webmap-10k")
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        var pins: [StudentLocation] = []
+        for number in 0..<10_000 {
+            let latitude = Double(number % 140) - 70
+            let longitude = Double((number * 37) % 360) - 180
+            pins.append(
+                StudentLocation(
+                    objectId: "p\(number)", uniqueKey: "k\(number)", firstName: "Student", lastName: "\(number)",
+                    mapString: "Somewhere", mediaURL: "https://example.org/\(number)",
+                    coordinate: Coordinate(latitude: latitude, longitude: longitude), createdAt: start,
+                    updatedAt: start.addingTimeInterval(Double(number))))
+        }
+        let loaded = pins
+        try await withRunningServer(feed: MapPinFeed(maxAge: .seconds(60), load: { loaded })) { port in
+            let dom = try await chromium.dumpDOM(
+                url: "http://127.0.0.1:\(port)/", budgetMilliseconds: 10_000, in: folder)
+            #expect(dom.contains("data-pins=\"10000\""), "\(dom.prefix(2000))")
+            let singles = dom.occurrences(of: "<g class=\"pin")
+            let clustered = dom.matches(of: "data-count=\"(\\d+)\"").compactMap(Int.init).reduce(0, +)
+            #expect(singles + clustered == 10_000, "pins drawn: \(singles) + \(clustered)")
+            #expect(clustered > 0, "close pins are clustered")
+            // The table keeps to the 100 most recent.
+            let table = try #require(dom.section(from: "<tbody id=\"rows\">", to: "</tbody>"))
+            #expect(table.matches(of: "<tr data-id=\"([^\"]+)\"").prefix(2) == ["p9999", "p9998"])
+            #expect(table.occurrences(of: "<tr data-id=") == 100)
         }
     }
 

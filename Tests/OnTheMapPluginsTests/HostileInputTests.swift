@@ -286,6 +286,12 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "link in a channel", input: "!link https://example.com", venue: .channel, loggedIn: true,
             reply: .exact(["!link works only in a private message: /msg MapBot !link …"])),
         .init(
+            name: "unpost in a channel", input: "!unpost confirm", venue: .channel, loggedIn: true,
+            reply: .prefix("!unpost works only in a private message")),
+        .init(
+            name: "unpost with junk", input: "!unpost yes; DROP TABLE student_locations", venue: .privately,
+            loggedIn: true, reply: .exact(["Usage: !unpost, then !unpost confirm to take your pin off the map."])),
+        .init(
             name: "cancel in a channel", input: "!cancel", venue: .channel, loggedIn: true,
             reply: .exact(["!cancel works only in a private message: /msg MapBot !cancel"])),
         .init(

@@ -10,7 +10,7 @@ public struct OnTheMapCommand: AsyncParsableCommand {
         abstract: "On The Map for IRC: a class map bot.",
         version: BotVersion.current,
         subcommands: [
-            RunCommand.self, CheckConfigCommand.self, AccountsCommand.self, SeedDemoCommand.self,
+            RunCommand.self, CheckConfigCommand.self, AccountsCommand.self, PinsCommand.self, SeedDemoCommand.self,
             ConsoleCommand.self, HealthcheckCommand.self,
         ],
         defaultSubcommand: nil

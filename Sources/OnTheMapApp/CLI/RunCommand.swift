@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import OnTheMapPlugins
 import Metrics
 import OnTheMapService
 import Prometheus
@@ -64,7 +65,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let assets, let (host, port) = ConfigLoader.hostAndPort(config.web.listen) {
             let webMap = WebMap(
-                feed: MapPinFeed(directory: stack.directory), geocoder: stack.geocoder, assets: assets,
+                feed: MapPinFeed(classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory)),
+                geocoder: stack.geocoder, assets: assets,
                 logger: logger.withLabel("onthemap.web.map"))
             services.append(
                 .init(

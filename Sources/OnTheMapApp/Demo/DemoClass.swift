@@ -64,11 +64,9 @@ public enum DemoClass {
     /// Adds the demo pins (when the directory has fewer than the demo class) and the demo accounts.
     public static func seed(into directory: any AccountDirectory, geocoder: any Geocoder) async throws -> Outcome {
         var outcome = Outcome(pinsAdded: 0, accountsAdded: 0, placesNotFound: [])
-        let existing = try await directory.recentLocations(limit: 1000, skip: 0)
-        let existingKeys = Set(existing.map(\.uniqueKey))
         for (index, student) in students.enumerated() {
             let key = "demo-\(index + 1)"
-            guard !existingKeys.contains(key) else { continue }
+            guard try await directory.location(ofAccount: key) == nil else { continue }
             guard let place = try await geocoder.geocode(student.place, limit: 1).first else {
                 outcome.placesNotFound.append(student.place)
                 continue
@@ -86,5 +84,28 @@ public enum DemoClass {
             outcome.accountsAdded += 1
         }
         return outcome
+    }
+
+    /// What removing the demo class did.
+    public struct Removal: Sendable, Equatable {
+        public var pinsRemoved: Int
+        public var accountsRemoved: Int
+    }
+
+    /// Takes the demo pins off the map and removes the demo accounts (with their pins); what is
+    /// already gone is left alone, and nothing else is touched.
+    public static func remove(from directory: any AccountDirectory) async throws -> Removal {
+        var removal = Removal(pinsRemoved: 0, accountsRemoved: 0)
+        for index in students.indices {
+            if try await directory.removeLocation(ofAccount: "demo-\(index + 1)", session: nil) != nil {
+                removal.pinsRemoved += 1
+            }
+        }
+        let known = Set(try await directory.listAccounts().map(\.email))
+        for account in accounts where known.contains(account.email) {
+            try await directory.removeAccount(email: account.email)
+            removal.accountsRemoved += 1
+        }
+        return removal
     }
 }

@@ -2,6 +2,7 @@ import BotKit
 import Foundation
 import IRCClient
 import IRCProtocol
+import OnTheMapPlugins
 
 /// The owners' commands (`irc.owners`): steer the running bot from IRC. The router refuses them to
 /// everyone else and logs every use; `!help <command>` documents them, the public list hides them.
@@ -47,6 +48,11 @@ struct OwnerPlugin: Plugin {
                 "ignores", usage: "!ignores", help: "Lists who is ignored.",
                 example: CommandExample("!ignores", answer: "Nobody is ignored.")
             ) { try await listIgnores($0) },
+            ownerCommand(
+                "pin", usage: "!pin remove <name|nick|email|id>",
+                help: "Takes a student's pin off the map; a name several pins share lists them instead.",
+                example: CommandExample("!pin remove Zed Nobody", answer: "No pin matches \"Zed Nobody\" …")
+            ) { call in try await PinRemoval.ownerRemove(call, services: control.services) },
             ownerCommand(
                 "status", usage: "!status",
                 help: "Connection, nick, channels, backend, sessions, send queue, uptime and version.",

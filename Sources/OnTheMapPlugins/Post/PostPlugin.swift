@@ -48,7 +48,7 @@ public struct PostPlugin: Plugin {
         let flows = self.flows
         return [
             Command(
-                "post", aliases: ["pin"], usage: "!post <place> | <link>",
+                "post", usage: "!post <place> | <link>",
                 help:
                     "Puts you on the map: first the place (confirm a near match with !post yes), then your link (or both at once, separated by |).",
                 allowed: .privateMessage, requiresLogin: true,
@@ -81,6 +81,16 @@ public struct PostPlugin: Plugin {
                         answer: "First tell me where you are: !post <place>, then your link.", loggedIn: true)
                 ]
             ) { call in try await plugin.link(call.argument, call) },
+            Command(
+                "unpost", usage: "!unpost, then !unpost confirm",
+                help: "Takes your pin off the map: shows it first, and removes it when you confirm.",
+                allowed: .privateMessage, requiresLogin: true,
+                examples: [
+                    CommandExample(
+                        "!unpost",
+                        answer: "You have no pin on the map.", loggedIn: true)
+                ]
+            ) { call in try await PinRemoval.unpost(call, services: plugin.services) },
             Command(
                 "cancel", usage: "!cancel", help: "Ends an unfinished !post.", allowed: .privateMessage,
                 examples: [CommandExample("!cancel", answer: "There is nothing to cancel.")]

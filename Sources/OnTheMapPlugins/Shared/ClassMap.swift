@@ -55,6 +55,9 @@ public actor ClassMap {
     /// Pins the bot saved, by objectId, with their update time: an older copy read afterwards (a
     /// read that started before the save) does not replace them.
     private var recordedHere: [String: Date] = [:]
+    /// Pins the bot removed, by objectId, with their last update time: a copy as old or older read
+    /// afterwards does not put them back.
+    private var removedHere: [String: Date] = [:]
     /// The refresh running or queued last; the next waits for it.
     private var lastRefresh: Task<Void, Never>?
 
@@ -92,6 +95,15 @@ public actor ClassMap {
         return catalog.pins(named: query)
     }
 
+    /// Every pin, newest update first.
+    public func all() async throws -> [StudentLocation] {
+        if !loaded { try await refresh() }
+        return catalog.pins.enumerated().sorted {
+            $0.element.updatedAt != $1.element.updatedAt
+                ? $0.element.updatedAt > $1.element.updatedAt : $0.offset > $1.offset
+        }.map(\.element)
+    }
+
     /// Every pin, indexed for `!near`.
     public func nearestIndex() async throws -> Neighbourhood {
         if !loaded { try await refresh() }
@@ -108,6 +120,21 @@ public actor ClassMap {
         }
         catalog.upsert(pin)
         recordedHere[pin.objectId] = pin.updatedAt
+    }
+
+    /// Takes a pin the bot just removed off the map at once; a copy read before the removal (by a
+    /// refresh already under way) does not bring it back.
+    public func forget(_ pin: StudentLocation) {
+        recordedHere[pin.objectId] = nil
+        guard loaded else { return }
+        catalog.remove(objectId: pin.objectId)
+        removedHere[pin.objectId] = pin.updatedAt
+    }
+
+    /// The pin with this objectId, loading the map once if nothing was loaded yet.
+    public func pin(objectId: String) async throws -> StudentLocation? {
+        if !loaded { try await refresh() }
+        return catalog.pin(objectId: objectId)
     }
 
     /// Whether anything was loaded yet.
@@ -148,6 +175,7 @@ public actor ClassMap {
                 case .removed(let objectId):
                     catalog.remove(objectId: objectId)
                     recordedHere[objectId] = nil
+                    removedHere[objectId] = nil
                     fresh.remove(objectId)
                 }
             }
@@ -160,6 +188,10 @@ public actor ClassMap {
     /// Puts a pin read from the directory on the map, unless the bot saved a newer copy itself;
     /// returns whether it is a new version.
     private func apply(_ pin: StudentLocation) -> Bool {
+        if let removed = removedHere[pin.objectId] {
+            if pin.updatedAt <= removed { return false }
+            removedHere[pin.objectId] = nil
+        }
         if let saved = recordedHere[pin.objectId] {
             if pin.updatedAt < saved { return false }
             recordedHere[pin.objectId] = nil

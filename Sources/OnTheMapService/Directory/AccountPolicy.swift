@@ -82,6 +82,15 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
         try Self.requireOwner(draft.uniqueKey, session: session)
     }
 
+    /// Checks that the pin of `uniqueKey` may be removed with `session`: a live session
+    /// (`.sessionExpired`) of that very account (`.rejectedInput`); nil is a trusted caller.
+    public func requireMayRemove(uniqueKey: String, session: DirectorySession?) async throws {
+        try await requireLive(session)
+        if let session, session.accountKey != uniqueKey {
+            throw ServiceError.rejectedInput("Only your own pin can be removed.")
+        }
+    }
+
     /// Throws `.rejectedInput` when `session` belongs to another account than `uniqueKey`.
     public static func requireOwner(_ uniqueKey: String, session: DirectorySession?) throws {
         if let session, session.accountKey != uniqueKey {

@@ -55,6 +55,18 @@ public protocol AccountDirectory: StudentDirectory {
     /// Sets a new password and ends the account's sessions (its pin stays); throws `.notFound`
     /// when there is no such account, `.rejectedInput` when the password is not acceptable.
     func changePassword(email: String, newPassword: String) async throws
+    /// Takes the pin with this objectId off the map for a trusted caller (the operator's tools, an
+    /// owner), leaving a tombstone in the change feed so that every reader forgets it (PostgreSQL
+    /// also notifies listeners at once). Returns the removed pin, or nil when there was none.
+    func removeLocation(objectId: String) async throws -> StudentLocation?
+    /// Takes the pin of account `uniqueKey` off the map, like ``removeLocation(objectId:)``. With a
+    /// session, it must be live (`.sessionExpired`) and the account's own (`.rejectedInput`).
+    /// Returns the removed pin, or nil when the account had none.
+    func removeLocation(ofAccount uniqueKey: String, session: DirectorySession?) async throws -> StudentLocation?
+    /// Saves `records` in one transaction: each creates its account's pin (a new objectId) or
+    /// updates the one the account has. Every record is checked first (`.rejectedInput` naming the
+    /// record's position, from 1); when one fails, nothing is saved.
+    func importLocations(_ records: [PinImportRecord]) async throws -> PinImportOutcome
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin

@@ -23,16 +23,24 @@ public struct MapLocationsDocument: Sendable, Codable, Equatable {
     public var version: String
     public var count: Int
     public var pins: [Pin]
+    /// What to send as `since` next time to get only what changed (nil: the page cannot).
+    public var cursor: String?
 
-    public init(locations: [StudentLocation]) {
-        pins = locations.filter { $0.coordinate.isValid }.map {
+    public init(locations: [StudentLocation], cursor: String? = nil) {
+        pins = Self.pins(locations)
+        count = pins.count
+        version = Self.version(of: locations)
+        self.cursor = cursor
+    }
+
+    /// The pins with a valid coordinate, as the page shows them.
+    static func pins(_ locations: [StudentLocation]) -> [Pin] {
+        locations.filter { $0.coordinate.isValid }.map {
             Pin(
                 id: $0.objectId, name: $0.fullName, place: $0.mapString, link: $0.mediaURL,
                 linkOpens: Self.isWebLink($0.mediaURL), latitude: $0.coordinate.latitude,
                 longitude: $0.coordinate.longitude, updatedAt: $0.updatedAt)
         }
-        count = pins.count
-        version = Self.version(of: locations)
     }
 
     /// Whether `link` is an absolute http or https URL with a host (nothing else is ever opened).
@@ -64,10 +72,14 @@ public struct MapLocationsDocument: Sendable, Codable, Equatable {
     /// The JSON text, with `<`, `>` and `&` written as `\u003c`, `\u003e`, `\u0026` so it stays
     /// inert even if something treats it as HTML.
     public func encoded() throws -> Data {
+        try Self.encode(self)
+    }
+
+    static func encode(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        let text = String(decoding: try encoder.encode(self), as: UTF8.self)
+        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
             .replacingOccurrences(of: "&", with: "\\u0026")
             .replacingOccurrences(of: "<", with: "\\u003c")
             .replacingOccurrences(of: ">", with: "\\u003e")
@@ -79,5 +91,37 @@ public struct MapLocationsDocument: Sendable, Codable, Equatable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(MapLocationsDocument.self, from: data)
+    }
+}
+
+/// The body of `/api/locations.json?since=<cursor>`: what changed after the cursor.
+public struct MapLocationsChanges: Sendable, Codable, Equatable {
+    /// The cursor asked from.
+    public var since: String
+    /// What to send as `since` next time.
+    public var cursor: String
+    /// How many pins the map has now.
+    public var count: Int
+    /// Pins added, moved or updated since, newest update first.
+    public var changed: [MapLocationsDocument.Pin]
+    /// The ids of pins removed since.
+    public var removed: [String]
+
+    public init(since: String, cursor: String, count: Int, changed: [StudentLocation], removed: [String]) {
+        self.since = since
+        self.cursor = cursor
+        self.count = count
+        self.changed = MapLocationsDocument.pins(changed)
+        self.removed = removed
+    }
+
+    public func encoded() throws -> Data {
+        try MapLocationsDocument.encode(self)
+    }
+
+    public static func decode(_ data: Data) throws -> MapLocationsChanges {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(MapLocationsChanges.self, from: data)
     }
 }

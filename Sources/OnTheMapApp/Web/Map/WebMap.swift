@@ -92,15 +92,37 @@ public struct WebMap: Sendable {
         router.get("map/basemap.json") { _, _ in
             map.respond(map.assets.basemap, type: "application/json", cache: "max-age=86400")
         }
-        router.get("api/locations.json") { _, _ in
-            await map.locationsResponse()
+        router.get("api/locations.json") { request, _ in
+            await map.locationsResponse(since: request.uri.queryParameters.get("since"))
         }
     }
 
-    func locationsResponse() async -> Response {
+    /// Every pin, or with `since` only what changed after that cursor (every pin again when the
+    /// cursor is too old or from before a restart; 400 when it is not a cursor at all).
+    func locationsResponse(since: String? = nil) async -> Response {
         do {
-            let body = try MapLocationsDocument(locations: try await feed.pins()).encoded()
+            let body: Data
+            if let since {
+                switch try await feed.changes(since: since) {
+                case .changed(let changed, let removed, let cursor):
+                    let count = try await feed.pins().count
+                    body = try MapLocationsChanges(
+                        since: since, cursor: cursor, count: count, changed: changed, removed: removed
+                    ).encoded()
+                case .everything(let pins, let cursor):
+                    body = try MapLocationsDocument(locations: pins, cursor: cursor).encoded()
+                }
+            } else {
+                let (pins, cursor) = try await feed.everything()
+                body = try MapLocationsDocument(locations: pins, cursor: cursor).encoded()
+            }
             return respond(body, type: "application/json", cache: "no-store")
+        } catch is MapPinFeed.BadCursor {
+            let message = Self.jsonString(
+                "The since value is not a cursor this map gave out; ask /api/locations.json without since for every pin."
+            )
+            return respond(
+                Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store", status: .badRequest)
         } catch {
             logger.warning("web map could not read the pins", metadata: ["error": "\(error)"])
             let message = Self.jsonString(ServiceErrorText.describe(error))

@@ -21,6 +21,8 @@
 
   var pins = [];
   var version = null;
+  var cursor = null;
+  var TABLE_ROWS = 100;
   var view = { k: 1, tx: 0, ty: 0 }; // screen = map * k + t
   var open = null; // { ids: [...], x, y } in map units, the popup shown
   var focus = null;
@@ -69,22 +71,17 @@
     return node;
   }
 
+  // Pins closer than CLUSTER_PX on screen share a marker: each pin goes to the grid cell of its
+  // screen position, so grouping costs one pass however many pins there are.
   function clusters() {
-    var placed = pins.map(function (p) {
-      var m = project(p.latitude, p.longitude);
-      return { pin: p, mx: m.x, my: m.y, sx: m.x * view.k + view.tx, sy: m.y * view.k + view.ty };
-    });
-    var groups = [], used = new Array(placed.length);
-    for (var i = 0; i < placed.length; i++) {
-      if (used[i]) continue;
-      var group = [placed[i]];
-      used[i] = true;
-      for (var j = i + 1; j < placed.length; j++) {
-        if (used[j]) continue;
-        var dx = placed[j].sx - placed[i].sx, dy = placed[j].sy - placed[i].sy;
-        if (dx * dx + dy * dy < CLUSTER_PX * CLUSTER_PX) { group.push(placed[j]); used[j] = true; }
-      }
-      groups.push(group);
+    var cells = {}, groups = [];
+    for (var i = 0; i < pins.length; i++) {
+      var p = pins[i], m = project(p.latitude, p.longitude);
+      var g = { pin: p, mx: m.x, my: m.y, sx: m.x * view.k + view.tx, sy: m.y * view.k + view.ty };
+      var key = Math.floor(g.sx / CLUSTER_PX) + ':' + Math.floor(g.sy / CLUSTER_PX);
+      var group = cells[key];
+      if (!group) { group = cells[key] = []; groups.push(group); }
+      group.push(g);
     }
     return groups;
   }
@@ -227,9 +224,10 @@
     return date.toISOString().slice(0, 10);
   }
 
+  // The table is the 100 most recent posts (pins are kept newest first).
   function drawTable() {
     while (rows.firstChild) rows.removeChild(rows.firstChild);
-    pins.forEach(function (p) {
+    pins.slice(0, TABLE_ROWS).forEach(function (p) {
       var tr = document.createElement('tr');
       tr.setAttribute('data-id', p.id);
       var name = document.createElement('td');
@@ -292,18 +290,47 @@
   // ---- data ----
   function setStatus(text, error) { status.textContent = text; status.classList.toggle('error', !!error); }
 
-  function load() {
-    return fetch('api/locations.json', { cache: 'no-store' }).then(function (response) {
+  // The first load reads every pin; later ones send the cursor and get only what changed.
+  function fetchPins() {
+    var url = 'api/locations.json' + (cursor ? '?since=' + encodeURIComponent(cursor) : '');
+    return fetch(url, { cache: 'no-store' }).then(function (response) {
       return response.json().then(function (body) {
-        if (!response.ok || !Array.isArray(body.pins)) throw new Error(body.error || ('HTTP ' + response.status));
+        if (response.status === 400 && cursor) { cursor = null; return fetchPins(); }
+        if (!response.ok || !(Array.isArray(body.pins) || Array.isArray(body.changed))) {
+          throw new Error(body.error || ('HTTP ' + response.status));
+        }
         return body;
       });
-    }).then(function (body) {
-      var now = new Date();
-      setStatus(body.count + (body.count === 1 ? ' pin' : ' pins') + ' · updated ' + now.toTimeString().slice(0, 5));
-      if (body.version === version) return;
+    });
+  }
+
+  function newestFirst(a, b) { return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0; }
+
+  // Applies an answer; true when the pins changed.
+  function take(body) {
+    cursor = body.cursor || null;
+    if (Array.isArray(body.pins)) {
+      if (body.version === version) return false;
       version = body.version;
       pins = body.pins;
+      return true;
+    }
+    if (!body.changed.length && !body.removed.length) return false;
+    var gone = {};
+    body.removed.forEach(function (id) { gone[id] = true; });
+    body.changed.forEach(function (p) { gone[p.id] = true; });
+    pins = pins.filter(function (p) { return !gone[p.id]; }).concat(body.changed);
+    pins.sort(newestFirst);
+    version = body.cursor;
+    return true;
+  }
+
+  function load() {
+    return fetchPins().then(function (body) {
+      var now = new Date();
+      setStatus(body.count + (body.count === 1 ? ' pin' : ' pins') + ' · updated ' + now.toTimeString().slice(0, 5));
+      app.setAttribute('data-cursor', cursor || '');
+      if (!take(body)) return;
       app.setAttribute('data-version', version);
       app.setAttribute('data-pins', String(pins.length));
       if (open) {

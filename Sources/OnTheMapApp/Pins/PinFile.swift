@@ -1,0 +1,192 @@
+import Foundation
+import IRCProtocol
+import OnTheMapPlugins
+import OnTheMapService
+
+/// A class map file for `onthemap-bot pins import` and `export`: the Udacity `StudentLocation`
+/// JSON as the API returns it (`{"results": [ … ]}`), or CSV with a header naming the same columns
+/// (`uniqueKey,firstName,lastName,mapString,mediaURL,latitude,longitude`, and optionally
+/// `objectId,createdAt,updatedAt`). Every record is checked with the rules of `!post`: text
+/// without control or text-direction characters within the directory's length limits, only
+/// http(s) links, a valid coordinate. Records are numbered by the line of the file they start on.
+enum PinFile {
+    /// A record that cannot be imported.
+    struct Problem: Sendable, Equatable, CustomStringConvertible {
+        var line: Int
+        var reason: String
+        var description: String { "line \(line): \(reason)" }
+    }
+
+    /// What a file holds: its good records (one per account) and its bad ones.
+    struct Contents: Sendable {
+        var records: [(line: Int, record: PinImportRecord)] = []
+        var problems: [Problem] = []
+        /// Records left out because a later or newer record of the same account replaces them:
+        /// (line left out, line kept).
+        var superseded: [(line: Int, keptLine: Int)] = []
+    }
+
+    /// A file that cannot be read as either format.
+    struct Unreadable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Why one record cannot be imported.
+    struct FieldProblem: Error {
+        var reason: String
+    }
+
+    /// A record's fields as text (numbers as they were written), by column name.
+    typealias Fields = [String: String]
+    /// The records of a file, by the line each starts on, before they are checked.
+    typealias RawRecords = [(line: Int, fields: Result<Fields, FieldProblem>)]
+
+    static let requiredColumns = [
+        "uniqueKey", "firstName", "lastName", "mapString", "mediaURL", "latitude", "longitude",
+    ]
+    static let optionalColumns = ["objectId", "createdAt", "updatedAt"]
+
+    /// Reads `data`: JSON when it starts with `{`, else CSV.
+    static func read(_ data: Data) throws(Unreadable) -> Contents {
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw Unreadable(description: "the file is not UTF-8 text")
+        }
+        let start = text.unicodeScalars.first { !$0.properties.isWhitespace && $0 != "\u{FEFF}" }
+        let raw = start == "{" ? try PinFileJSON.records(text, data: data) : try csvRecords(text)
+        var contents = Contents()
+        var kept: [String: Int] = [:]  // uniqueKey → index in contents.records
+        for (line, fields) in raw {
+            let record: PinImportRecord
+            switch fields.flatMap(parse) {
+            case .failure(let problem):
+                contents.problems.append(Problem(line: line, reason: problem.reason))
+                continue
+            case .success(let parsed): record = parsed
+            }
+            let key = record.draft.uniqueKey
+            guard let index = kept[key] else {
+                kept[key] = contents.records.count
+                contents.records.append((line, record))
+                continue
+            }
+            let earlier = contents.records[index]
+            // The newer update wins; on a tie, the later line.
+            if (earlier.record.updatedAt ?? .distantPast) > (record.updatedAt ?? .distantPast) {
+                contents.superseded.append((line, earlier.line))
+            } else {
+                contents.superseded.append((earlier.line, line))
+                contents.records[index] = (line, record)
+            }
+        }
+        return contents
+    }
+
+    static func parse(_ fields: Fields) -> Result<PinImportRecord, FieldProblem> {
+        Result { () throws(FieldProblem) in try record(fields) }
+    }
+
+    private static func text(_ fields: Fields, _ name: String, required: Bool = true, limit: Int)
+        throws(FieldProblem) -> String
+    {
+        let value = (fields[name] ?? "").trimmingCharacters(in: .whitespaces)
+        if required && value.isEmpty { throw FieldProblem(reason: "\(name) is missing or empty") }
+        if value.utf8.count > limit { throw FieldProblem(reason: "\(name) is longer than \(limit) bytes") }
+        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            || value.unicodeScalars.contains(where: TextSanitizer.isBidiControl)
+        {
+            throw FieldProblem(reason: "\(name) contains control or text-direction characters")
+        }
+        return value
+    }
+
+    private static func record(_ fields: Fields) throws(FieldProblem) -> PinImportRecord {
+        let uniqueKey = try text(fields, "uniqueKey", limit: 200)
+        let first = try text(fields, "firstName", required: false, limit: DirectoryInput.maximumNameBytes)
+        let last = try text(fields, "lastName", required: false, limit: DirectoryInput.maximumNameBytes)
+        if first.isEmpty && last.isEmpty { throw FieldProblem(reason: "firstName and lastName are both empty") }
+        let place = try text(fields, "mapString", limit: DirectoryInput.maximumMapStringBytes)
+        let link: String
+        switch LinkRules.validate(fields["mediaURL"] ?? "") {
+        case .success(let valid): link = valid
+        case .failure(let problem): throw FieldProblem(reason: "mediaURL " + linkProblem(problem))
+        }
+        guard let latitude = Double((fields["latitude"] ?? "").trimmingCharacters(in: .whitespaces)),
+            let longitude = Double((fields["longitude"] ?? "").trimmingCharacters(in: .whitespaces))
+        else { throw FieldProblem(reason: "latitude and longitude must be numbers") }
+        let coordinate = Coordinate(latitude: latitude, longitude: longitude)
+        guard coordinate.isValid else {
+            throw FieldProblem(reason: "\(latitude), \(longitude) is not a latitude (-90…90) and longitude (-180…180)")
+        }
+        var dates: [Date?] = []
+        for name in ["createdAt", "updatedAt"] {
+            let value = (fields[name] ?? "").trimmingCharacters(in: .whitespaces)
+            if value.isEmpty {
+                dates.append(nil)
+            } else if let date = parseDate(value) {
+                dates.append(date)
+            } else {
+                throw FieldProblem(reason: "\(name) is not an ISO-8601 time like 2015-02-25T01:10:38.103Z")
+            }
+        }
+        return PinImportRecord(
+            draft: PinDraft(
+                uniqueKey: uniqueKey, firstName: first, lastName: last, mapString: place, mediaURL: link,
+                coordinate: coordinate),
+            createdAt: dates[0], updatedAt: dates[1])
+    }
+
+    private static func linkProblem(_ problem: LinkRules.Problem) -> String {
+        switch problem {
+        case .empty: return "is missing or empty"
+        case .tooLong: return "is longer than \(LinkRules.maximumBytes) bytes"
+        case .missingScheme: return "does not start with http:// or https://"
+        case .unsupportedScheme(let scheme): return "is a \(scheme): link; only http and https links are accepted"
+        case .missingHost: return "has no host name"
+        case .credentials: return "has a user name or password in it"
+        case .hiddenCharacters: return "has control or text-direction characters in it (or codes like %0A)"
+        case .unreadableCharacters: return "has characters that are not valid UTF-8"
+        case .malformed: return "is not a valid web link"
+        }
+    }
+
+    static func parseDate(_ text: String) -> Date? {
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = withFraction.date(from: text) { return date }
+        return ISO8601DateFormatter().date(from: text)
+    }
+
+    static func formatDate(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    private static func csvRecords(_ text: String) throws(Unreadable) -> RawRecords {
+        let records = CSVReader.records(text)
+        guard let header = records.first, header.error == nil else {
+            throw Unreadable(description: "the file is neither {\"results\": [...]} JSON nor CSV with a header line")
+        }
+        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        let missing = requiredColumns.filter { !names.contains($0) }
+        guard missing.isEmpty else {
+            throw Unreadable(
+                description: "the CSV header (line \(header.line)) lacks \(missing.joined(separator: ", ")); it needs "
+                    + requiredColumns.joined(separator: ","))
+        }
+        let unknown = names.filter { !requiredColumns.contains($0) && !optionalColumns.contains($0) }
+        guard unknown.isEmpty, Set(names).count == names.count else {
+            throw Unreadable(
+                description: "the CSV header (line \(header.line)) has unknown or repeated columns: "
+                    + (unknown.isEmpty ? names.joined(separator: ",") : unknown.joined(separator: ", ")))
+        }
+        return records.dropFirst().map { record in
+            if let error = record.error { return (record.line, .failure(FieldProblem(reason: error))) }
+            guard record.fields.count == names.count else {
+                let count = "\(record.fields.count) fields where the header has \(names.count)"
+                return (record.line, .failure(FieldProblem(reason: count)))
+            }
+            return (record.line, .success(Dictionary(uniqueKeysWithValues: zip(names, record.fields))))
+        }
+    }
+}

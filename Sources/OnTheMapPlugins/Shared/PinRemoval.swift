@@ -1,0 +1,127 @@
+import BotKit
+import Foundation
+import OnTheMapService
+
+/// Taking pins off the map, for a student (`!unpost`) and for the bot's owners (`!pin remove`).
+/// Only the directories that keep their own pins (local, PostgreSQL) can delete one; the
+/// Udacity-compatible API has no delete, and the answer says so.
+public enum PinRemoval {
+    /// The answer when the directory cannot delete pins (only the Udacity-compatible API keeps
+    /// no accounts of its own, and its contract has no delete).
+    static let noDelete =
+        "This class's directory is the Udacity-compatible API, which has no way to delete a pin, so nothing was removed."
+
+    /// The directory that can remove pins, or a refusal that says why there is none.
+    static func remover(_ services: ClassServices, hint: String = "") throws -> any AccountDirectory {
+        guard let accounts = services.accounts else { throw UserFacingError(noDelete + hint) }
+        return accounts
+    }
+
+    /// Removes `pin` as a trusted caller and takes it off the bot's map at once; nil when someone
+    /// removed it meanwhile.
+    static func removeAsOwner(_ pin: StudentLocation, services: ClassServices) async throws -> StudentLocation? {
+        let remover = try remover(services)
+        let removed = try await services.call { try await remover.removeLocation(objectId: pin.objectId) }
+        await services.classMap.forget(removed ?? pin)
+        return removed
+    }
+
+    /// One pin as a candidate: name — place — objectId (what `!pin remove` takes to pick it).
+    static func candidate(_ pin: StudentLocation) -> String {
+        "\(Formatting.name(pin)) — \(Formatting.place(pin.mapString)) (id \(Formatting.clean(pin.objectId, maxBytes: 40)))"
+    }
+
+    /// The pins `!pin remove <query>` may mean: the pin with that objectId, the pin of the account
+    /// with that email, the pin of whoever is logged in under that nick, and every pin whose name
+    /// matches (first, last or full name), without repeats, newest first.
+    static func candidates(for query: String, call: Invocation, services: ClassServices) async throws
+        -> [StudentLocation]
+    {
+        var found: [StudentLocation] = []
+        var seen: Set<String> = []
+        func add(_ pin: StudentLocation?) {
+            if let pin, seen.insert(pin.objectId).inserted { found.append(pin) }
+        }
+        add(try await services.call { try await services.classMap.pin(objectId: query) })
+        if query.contains("@"), let accounts = services.accounts, let email = try? DirectoryInput.normalizedEmail(query)
+        {
+            let all = try await services.call { try await accounts.listAccounts() }
+            if let account = all.first(where: { $0.email == email }) {
+                add(try await services.call { try await services.directory.location(ofAccount: account.accountKey) })
+            }
+        }
+        if let session = await NickLookup.session(ofNick: query, call: call) {
+            add(
+                try await services.call {
+                    try await services.directory.location(ofAccount: session.profile.accountKey)
+                })
+        }
+        for pin in try await services.call({ try await services.classMap.pins(named: query) }) { add(pin) }
+        return found
+    }
+}
+
+extension PinRemoval {
+    /// `!unpost` shows the student's pin and asks for `!unpost confirm`; `!unpost confirm` removes it.
+    static func unpost(_ call: Invocation, services: ClassServices) async throws {
+        guard let bound = call.session else { return }
+        let words = call.words.map { $0.lowercased() }
+        guard words.isEmpty || words == ["confirm"] else {
+            throw UserFacingError(
+                "Usage: \(call.prefix)unpost, then \(call.prefix)unpost confirm to take your pin off the map.")
+        }
+        let move = " You can still move it with \(call.prefix)post <place>."
+        let remover = try remover(services, hint: move)
+        let key = bound.profile.accountKey
+        guard words == ["confirm"] else {
+            guard let pin = try await services.call({ try await services.directory.location(ofAccount: key) }) else {
+                throw UserFacingError("You have no pin on the map.")
+            }
+            await call.reply(
+                "This takes your pin off the map: \(Formatting.name(pin)) — \(Formatting.place(pin.mapString)). "
+                    + "Say \(call.prefix)unpost confirm to remove it; nothing changes until you do.")
+            return
+        }
+        let removed: StudentLocation?
+        do {
+            removed = try await remover.removeLocation(ofAccount: key, session: bound.session)
+        } catch let error as ServiceError {
+            if case .sessionExpired = error { await call.sessions.unbind(call.sender) }
+            throw ServiceErrorWording.error(for: error)
+        }
+        guard let removed else { throw UserFacingError("You have no pin on the map.") }
+        await services.classMap.forget(removed)
+        await call.reply(
+            "Your pin is off the map (\(Formatting.place(removed.mapString))). "
+                + "\(call.prefix)post <place> puts you back on it.")
+    }
+
+    /// `!pin remove <name | nick | email | id>` (owners only): removes the one pin the words mean,
+    /// or lists the candidates when they mean several, so that a shared name never removes the
+    /// wrong student.
+    public static func ownerRemove(_ call: Invocation, services: ClassServices) async throws {
+        let usage = "Usage: \(call.prefix)pin remove <name | nick | email | id>."
+        guard call.words.first?.lowercased() == "remove" else { throw UserFacingError(usage) }
+        let query = call.argument.dropFirst("remove".count).trimmingCharacters(in: .whitespaces)
+        guard !query.isEmpty, query.utf8.count <= 200 else { throw UserFacingError(usage) }
+        _ = try remover(services)
+        let shown = Formatting.clean(query, maxBytes: 60)
+        let found = try await candidates(for: query, call: call, services: services)
+        switch found.count {
+        case 0:
+            throw UserFacingError("No pin matches \"\(shown)\" (by id, email, logged-in nick or name).")
+        case 1:
+            guard let removed = try await removeAsOwner(found[0], services: services) else {
+                throw UserFacingError("That pin is already gone: \(candidate(found[0])).")
+            }
+            await call.reply("Removed \(candidate(removed)) from the map.")
+        default:
+            let shownCount = call.isPrivate ? 8 : 3
+            let listed = found.prefix(shownCount).map(candidate).joined(separator: "; ")
+            let more = found.count > shownCount ? "; and \(found.count - shownCount) more" : ""
+            await call.reply(
+                "\(found.count) pins match \"\(shown)\", so none was removed: \(listed)\(more). "
+                    + "Pick one with \(call.prefix)pin remove <id>.")
+        }
+    }
+}

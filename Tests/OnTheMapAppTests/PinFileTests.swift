@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import OnTheMapApp
+
+/// Reading a class map file: the Udacity JSON and CSV give the same records, every bad record is
+/// named by the line it starts on, and an account's newer record replaces its older one.
+@Suite struct PinFileTests {
+    @Test func jsonRecordsAreNumberedByTheirLineAndCheckedLikePost() throws {
+        let json = """
+            {"results": [
+              {"objectId": "a1", "uniqueKey": "1001", "firstName": "Ada", "lastName": "Lovelace",
+               "mapString": "London, UK", "mediaURL": "https://ada.example", "latitude": 51.5, "longitude": -0.12,
+               "createdAt": "2015-02-25T01:10:38.103Z", "updatedAt": "2015-02-25T01:10:38.103Z"},
+              {"uniqueKey": 1002, "firstName": "Bob", "lastName": "", "mapString": "Paris",
+               "mediaURL": "javascript:alert(1)", "latitude": 48.8, "longitude": 2.3},
+              {"uniqueKey": "1003", "firstName": "Eve\\u0007", "lastName": "X", "mapString": "Rome",
+               "mediaURL": "https://eve.example", "latitude": "41.9", "longitude": "12.5"},
+              {"uniqueKey": "1004", "firstName": "Al", "lastName": "Y", "mapString": "Far",
+               "mediaURL": "https://al.example", "latitude": 91, "longitude": 0},
+              [1, 2],
+              {"uniqueKey": "1001", "firstName": "Ada", "lastName": "Lovelace", "mapString": "Oxford, UK",
+               "mediaURL": "https://ada.example/new", "latitude": "51.75", "longitude": "-1.25",
+               "updatedAt": "2016-01-01T00:00:00.000Z"},
+              {"uniqueKey": "1005", "firstName": "Cy", "lastName": null, "mapString": "Oslo",
+               "mediaURL": "http://cy.example", "latitude": 59.9, "longitude": 10.7}
+            ]}
+            """
+        let contents = try PinFile.read(Data(json.utf8))
+        #expect(contents.problems.map(\.line) == [5, 7, 9, 11])
+        #expect(contents.problems[0].reason == "mediaURL is a javascript: link; only http and https links are accepted")
+        #expect(contents.problems[1].reason == "firstName contains control or text-direction characters")
+        #expect(contents.problems[2].reason.hasPrefix("91.0, 0.0 is not a latitude"))
+        #expect(contents.problems[3].reason == "the record is not a JSON object")
+        #expect(contents.records.map(\.line) == [12, 15])
+        #expect(contents.records[0].record.draft.mapString == "Oxford, UK")
+        #expect(contents.records[0].record.draft.coordinate.latitude == 51.75)
+        #expect(contents.records[1].record.draft.lastName == "")
+        #expect(contents.superseded.map(\.line) == [2] && contents.superseded.map(\.keptLine) == [12])
+    }
+
+    @Test func csvHasTheSameColumnsAndNamesItsBadLines() throws {
+        let csv = """
+            uniqueKey,firstName,lastName,mapString,mediaURL,latitude,longitude
+            k1,Ada,Lovelace,"London, UK",https://ada.example,51.5,-0.12
+            k2,Bob,Roe,Paris,ada.example,48.8,2.3
+            k3,Cy,Doe,"Oslo
+            Norway",https://cy.example,59.9,10.7
+            k4,Di,Poe,Rome,https://di.example,north,12.5
+            k5,Ed
+            """
+        let contents = try PinFile.read(Data(csv.utf8))
+        #expect(contents.records.map(\.line) == [2])
+        #expect(contents.records[0].record.draft.mapString == "London, UK")
+        #expect(
+            contents.problems.map(\.description) == [
+                "line 3: mediaURL does not start with http:// or https://",
+                "line 4: mapString contains control or text-direction characters",
+                "line 6: latitude and longitude must be numbers",
+                "line 7: 2 fields where the header has 7",
+            ])
+    }
+
+    @Test func aFileOfNeitherFormatIsRefusedWhole() {
+        #expect(throws: PinFile.Unreadable.self) { try PinFile.read(Data("{\"pins\": []}".utf8)) }
+        #expect(throws: PinFile.Unreadable.self) { try PinFile.read(Data("{\"results\": [".utf8)) }
+        #expect(throws: PinFile.Unreadable.self) { try PinFile.read(Data("email,first_name\nx,y\n".utf8)) }
+        #expect(throws: PinFile.Unreadable.self) { try PinFile.read(Data([0xFF, 0xFE, 0x00])) }
+    }
+}
