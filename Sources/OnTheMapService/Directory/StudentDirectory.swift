@@ -55,6 +55,9 @@ public protocol AccountDirectory: StudentDirectory {
     /// Sets a new password and ends the account's sessions (its pin stays); throws `.notFound`
     /// when there is no such account, `.rejectedInput` when the password is not acceptable.
     func changePassword(email: String, newPassword: String) async throws
+    /// The live session with this id (what an HTTP client presents), or nil when it is unknown or
+    /// expired. Sessions are stored as digests: this is the only way from an id to its account.
+    func session(id sessionId: String) async throws -> DirectorySession?
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin
