@@ -171,6 +171,10 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
         try await accounts.logIn(email: email, password: password)
     }
 
+    public func session(id sessionId: String) async throws -> DirectorySession? {
+        try await accounts.liveSession(id: sessionId)
+    }
+
     public func logOut(_ session: DirectorySession) async throws {
         try await accounts.logOut(session)
     }

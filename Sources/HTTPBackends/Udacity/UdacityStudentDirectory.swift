@@ -99,9 +99,8 @@ public final class UdacityStudentDirectory: StudentDirectory {
             json["session"]?["expiration"]?.text.flatMap(ISO8601Timestamp.parse)
             ?? Date().addingTimeInterval(24 * 3600)
         let session = DirectorySession(accountKey: key, sessionId: sessionId, expiresAt: expiration)
-        if let token = Self.xsrfToken(in: reply) {
-            await state.remember(xsrfToken: token, forSession: sessionId)
-        }
+        await state.remember(
+            xsrfToken: Self.xsrfToken(in: reply), cookies: Self.cookieHeader(in: reply), forSession: sessionId)
         logger.info("Logged in to the Udacity API", metadata: ["account": "\(key)"])
         return session
     }
@@ -111,6 +110,7 @@ public final class UdacityStudentDirectory: StudentDirectory {
         if let token = await state.xsrfToken(forSession: session.sessionId) {
             headers.append(("X-XSRF-TOKEN", token))
         }
+        headers += await cookieHeaders(of: session)
         let reply = try await send("DELETE", path: "/session", extraHeaders: headers)
         await state.forget(session: session.sessionId)
         switch reply.status {
@@ -130,7 +130,9 @@ public final class UdacityStudentDirectory: StudentDirectory {
 
     public func profile(accountKey: String, session: DirectorySession?) async throws -> StudentProfile {
         guard !accountKey.isEmpty else { throw ServiceError.rejectedInput("empty account key") }
-        let reply = try await send("GET", path: "/users/" + URLComponentEncoding.encode(accountKey))
+        let reply = try await send(
+            "GET", path: "/users/" + URLComponentEncoding.encode(accountKey),
+            extraHeaders: await cookieHeaders(of: session))
         guard reply.isSuccess else {
             if reply.status == 404 { throw ServiceError.notFound("no account \(accountKey.prefix(60))") }
             throw Self.failure(for: reply)
@@ -170,7 +172,8 @@ public final class UdacityStudentDirectory: StudentDirectory {
     public func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
         try Self.validate(draft)
         let reply = try await send(
-            "POST", path: "/StudentLocation", body: try JSONEncoder().encode(LocationBody(draft)))
+            "POST", path: "/StudentLocation", body: try JSONEncoder().encode(LocationBody(draft)),
+            extraHeaders: await cookieHeaders(of: session))
         guard reply.isSuccess else { throw Self.failure(for: reply) }
         let json = try Self.json(reply.body, what: "created location")
         guard let objectId = json["objectId"]?.text, !objectId.isEmpty else {
@@ -191,7 +194,7 @@ public final class UdacityStudentDirectory: StudentDirectory {
         try Self.validate(draft)
         let reply = try await send(
             "PUT", path: "/StudentLocation/" + URLComponentEncoding.encode(objectId),
-            body: try JSONEncoder().encode(LocationBody(draft)))
+            body: try JSONEncoder().encode(LocationBody(draft)), extraHeaders: await cookieHeaders(of: session))
         guard reply.isSuccess else {
             if reply.status == 404 { throw ServiceError.notFound("no pin \(objectId.prefix(60))") }
             throw Self.failure(for: reply)
@@ -280,6 +283,33 @@ public final class UdacityStudentDirectory: StudentDirectory {
         }
     }
 
+    /// The cookies the login answer set for `session`, as a `Cookie` header: sent back with that
+    /// session's requests, as the apps' URL sessions do (a server that serves this API from its
+    /// own directory knows a session's writes by its cookie).
+    private func cookieHeaders(of session: DirectorySession?) async -> [(String, String)] {
+        guard let session, let cookies = await state.cookies(forSession: session.sessionId) else { return [] }
+        return [("Cookie", cookies)]
+    }
+
+    /// The `name=value` pairs of the cookies an answer sets (an empty value clears a cookie and is
+    /// left out), joined as a `Cookie` header; nil when there are none. Pairs with characters a
+    /// header may not carry are dropped.
+    static func cookieHeader(in reply: HTTPReply) -> String? {
+        let pairs = reply.headerValues("set-cookie").compactMap { header -> String? in
+            guard let pair = header.split(separator: ";", maxSplits: 1).first else { return nil }
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { return nil }
+            let name = parts[0].trimmingCharacters(in: .whitespaces)
+            let value = parts[1].trimmingCharacters(in: .whitespaces)
+            let text = name + "=" + value
+            guard !name.isEmpty, !value.isEmpty, text.utf8.count <= 4096,
+                text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != ";" && $0 != "," })
+            else { return nil }
+            return text
+        }
+        return pairs.isEmpty ? nil : pairs.joined(separator: "; ")
+    }
+
     /// The value of an `XSRF-TOKEN` cookie set by the answer, if any.
     static func xsrfToken(in reply: HTTPReply) -> String? {
         for header in reply.headerValues("set-cookie") {
@@ -295,10 +325,11 @@ public final class UdacityStudentDirectory: StudentDirectory {
     }
 }
 
-/// What the client keeps between requests: XSRF tokens per session (secret, never logged)
+/// What the client keeps between requests: XSRF tokens and cookies per session (secret, never logged)
 /// and the creation times of pins it has seen (for the result of an update).
 private actor UdacityClientState {
     private var tokensBySession: [String: String] = [:]
+    private var cookiesBySession: [String: String] = [:]
     private var sessionOrder: [String] = []
     private var latestToken: String?
     private var createdAtByObject: [String: Date] = [:]
@@ -306,25 +337,32 @@ private actor UdacityClientState {
     private let maximumSessions = 10_000
     private let maximumObjects = 10_000
 
-    func remember(xsrfToken: String, forSession sessionId: String) {
-        if tokensBySession.updateValue(xsrfToken, forKey: sessionId) == nil {
+    func remember(xsrfToken: String?, cookies: String?, forSession sessionId: String) {
+        guard xsrfToken != nil || cookies != nil else { return }
+        if tokensBySession[sessionId] == nil && cookiesBySession[sessionId] == nil {
             sessionOrder.append(sessionId)
         }
+        tokensBySession[sessionId] = xsrfToken
+        cookiesBySession[sessionId] = cookies
         if sessionOrder.count > maximumSessions {
             let dropped = sessionOrder.removeFirst()
             tokensBySession[dropped] = nil
+            cookiesBySession[dropped] = nil
         }
     }
+
+    func cookies(forSession sessionId: String) -> String? { cookiesBySession[sessionId] }
 
     func remember(latestXSRFToken: String) { latestToken = latestXSRFToken }
 
     func xsrfToken(forSession sessionId: String) -> String? { tokensBySession[sessionId] ?? latestToken }
 
     func forget(session sessionId: String) {
-        if let token = tokensBySession.removeValue(forKey: sessionId) {
+        let token = tokensBySession.removeValue(forKey: sessionId)
+        if token != nil || cookiesBySession.removeValue(forKey: sessionId) != nil {
             sessionOrder.removeAll { $0 == sessionId }
-            if latestToken == token { latestToken = nil }
         }
+        if let token, latestToken == token { latestToken = nil }
     }
 
     func remember(createdAt: Date, ofObject objectId: String) {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import OnTheMapPlugins
 import Metrics
+import NIOSSL
 import OnTheMapService
 import Prometheus
 import ServiceLifecycle
@@ -68,10 +69,12 @@ struct RunCommand: AsyncParsableCommand {
                 feed: MapPinFeed(classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory)),
                 geocoder: stack.geocoder, assets: assets,
                 logger: logger.withLabel("onthemap.web.map"))
+            let tls = try Self.webTLS(for: config, logger: logger)
             services.append(
                 .init(
                     service: WebMapServer(
-                        host: host, port: port, webMap: webMap, logger: logger.withLabel("onthemap.web"))))
+                        host: host, port: port, webMap: webMap, api: Self.classAPI(config, stack, bot, logger),
+                        tls: tls, logger: logger.withLabel("onthemap.web"))))
         }
         let group = ServiceGroup(
             configuration: .init(
@@ -103,6 +106,34 @@ struct RunCommand: AsyncParsableCommand {
                 handler.logLevel = level
                 return handler
             }
+        }
+    }
+
+    /// The v1 API of `config` (`service.api.enabled`) over the bot's own directory and class services.
+    static func classAPI(_ config: BotConfiguration, _ stack: ServiceStack, _ bot: BotService, _ logger: Logger)
+        -> ClassAPI?
+    {
+        guard config.service.api.enabled, let accounts = stack.accounts, let services = bot.control?.services
+        else { return nil }
+        let settings = ClassAPI.Settings(
+            readRequiresLogin: config.service.api.readRequiresLogin,
+            secureCookies: config.web.servesTLS || config.web.publicURL.lowercased().hasPrefix("https://"),
+            behindProxy: config.web.behindProxy)
+        return ClassAPI(
+            services: services, accounts: accounts, settings: settings, logger: logger.withLabel("onthemap.web.api"))
+    }
+
+    /// The web listener's HTTPS configuration (`web.tls_cert`, `web.tls_key`), or nil without them.
+    /// A file that cannot be used is named, and the bot exits with the configuration status.
+    static func webTLS(for config: BotConfiguration, logger: Logger) throws -> TLSConfiguration? {
+        guard config.web.servesTLS else { return nil }
+        do {
+            return try WebMapServer.tlsConfiguration(certificateFile: config.web.tlsCert, keyFile: config.web.tlsKey)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            var stderr = StandardError()
+            print("onthemap-bot cannot start: \(error)", to: &stderr)
+            throw BotExitStatus.exit(BotExitStatus.configuration)
         }
     }
 

@@ -94,6 +94,15 @@ public struct BotConfiguration: Sendable, Equatable {
         /// What `!signup` gives; empty: Udacity's sign-up page on the udacity backend, and on the
         /// local and postgres backends how to get an account on this class (`!register`, or ask).
         public var signupURL = ""
+        /// `service.api:`, the On The Map v1 API served under `/v1` on the web listener.
+        public var api = APISection()
+    }
+
+    /// `service.api:`: the class directory served to the seeds' apps and the web page.
+    public struct APISection: Sendable, Equatable {
+        public var enabled = false
+        /// Whether reading pins and profiles needs a session too (writes always do).
+        public var readRequiresLogin = false
     }
 
     /// The `geocoder:` section.
@@ -124,6 +133,15 @@ public struct BotConfiguration: Sendable, Equatable {
         public var enabled = false
         public var listen = "127.0.0.1:8080"
         public var publicURL = "http://localhost:8080"
+        /// PEM certificate chain and private key: the listener speaks HTTPS (both or neither).
+        public var tlsCert = ""
+        public var tlsKey = ""
+        /// A TLS reverse proxy forwards to the listener: the client's address is the last
+        /// `X-Forwarded-For` entry, and the API may be enabled on a non-loopback address without TLS.
+        public var behindProxy = false
+
+        /// Whether the listener itself speaks HTTPS.
+        public var servesTLS: Bool { !tlsCert.isEmpty && !tlsKey.isEmpty }
     }
 
     /// The `operator:` section: the listener of `/healthz` and `/metrics`, for the operator's

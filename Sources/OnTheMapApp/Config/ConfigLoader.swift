@@ -253,6 +253,7 @@ private struct ConfigCheck {
             }
             if !Self.isHTTPURL(config.web.publicURL) { problem("web.public_url", "must be an http(s) URL") }
         }
+        validateAPI(config)
         if config.operatorListener.enabled {
             if Self.hostAndPort(config.operatorListener.listen) == nil {
                 problem("operator.listen", "must be host:port, like 127.0.0.1:9090")
@@ -263,6 +264,39 @@ private struct ConfigCheck {
                 )
             }
         }
+    }
+
+    /// `service.api` and the web listener's TLS: passwords cross the listener once the API is on,
+    /// so it must speak HTTPS itself, sit behind a TLS proxy, or listen on loopback only.
+    mutating func validateAPI(_ config: BotConfiguration) {
+        if config.web.tlsCert.isEmpty != config.web.tlsKey.isEmpty {
+            problem(
+                config.web.tlsCert.isEmpty ? "web.tls_cert" : "web.tls_key",
+                "is missing: HTTPS needs both web.tls_cert and web.tls_key (PEM files)")
+        }
+        guard config.service.api.enabled else { return }
+        if config.service.backend == .udacity {
+            problem(
+                "service.api.enabled",
+                "serves the bot's own directory: it needs service.backend local or postgres, not udacity")
+        }
+        if !config.web.enabled {
+            problem("service.api.enabled", "needs web.enabled: true (the API is served on web.listen under /v1)")
+        }
+        if let (host, _) = Self.hostAndPort(config.web.listen), !Self.isLoopback(host), !config.web.servesTLS,
+            !config.web.behindProxy
+        {
+            problem(
+                "web.listen",
+                "is not a loopback address, and the API would take passwords there in clear: set web.tls_cert and web.tls_key, or web.behind_proxy: true when a TLS reverse proxy forwards to it"
+            )
+        }
+    }
+
+    /// Whether `host` only accepts connections from this machine.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     static func isValidNick(_ nick: String) -> Bool {

@@ -17,6 +17,10 @@ enum ConfigReader {
             s.string("udacity_url", into: &config.service.udacityURL)
             s.int("udacity_max_pins", into: &config.service.udacityMaxPins, range: 100...1_000_000)
             s.string("signup_url", into: &config.service.signupURL)
+            s.section("api") { a in
+                a.bool("enabled", into: &config.service.api.enabled)
+                a.bool("read_requires_login", into: &config.service.api.readRequiresLogin)
+            }
             formerKeys.take(from: &s)
         }
         top.section("geocoder") { g in
@@ -43,6 +47,9 @@ enum ConfigReader {
             w.bool("enabled", into: &config.web.enabled)
             w.string("listen", into: &config.web.listen)
             w.string("public_url", into: &config.web.publicURL)
+            w.string("tls_cert", into: &config.web.tlsCert)
+            w.string("tls_key", into: &config.web.tlsKey)
+            w.bool("behind_proxy", into: &config.web.behindProxy)
         }
         top.section("operator") { o in
             o.bool("enabled", into: &config.operatorListener.enabled)

@@ -1,5 +1,8 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 import Logging
 import NIOCore
 import Prometheus
@@ -103,19 +106,21 @@ public struct OperatorHTTPServer: Service {
 
     public func run() async throws {
         try await HTTPListener.run(
-            router: makeRouter(), host: host, port: port, name: "operator HTTP listener", onBound: onBound,
-            logger: logger)
+            router: makeRouter(), host: host, port: port, name: "operator HTTP listener", tls: nil,
+            onBound: onBound, logger: logger)
     }
 }
 
-/// Serves a router on host:port until the service group stops it.
+/// Serves a router on host:port (over TLS when a configuration is given) until the service group
+/// stops it.
 enum HTTPListener {
-    static func run(
-        router: Router<BasicRequestContext>, host: String, port: Int, name: String,
+    static func run<Context: RequestContext>(
+        router: Router<Context>, host: String, port: Int, name: String, tls: TLSConfiguration?,
         onBound: @escaping @Sendable (Int) -> Void, logger: Logger
-    ) async throws {
+    ) async throws where Context.Source == ApplicationRequestContextSource {
         let application = Application(
             router: router,
+            server: try tls.map { try HTTPServerBuilder.tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
             configuration: .init(address: .hostname(host, port: port), serverName: "onthemap-bot"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0

@@ -62,6 +62,7 @@ public struct AnnouncePlugin: BackgroundPlugin {
         let interval = settings.pollInterval
         let pinChanges = services.pinChanges
         let ledger = services.ledger
+        let services = self.services
         await withDiscardingTaskGroup { group in
             group.addTask {
                 while !Task.isCancelled {
@@ -69,6 +70,10 @@ public struct AnnouncePlugin: BackgroundPlugin {
                     try? await Task.sleep(for: interval)
                 }
                 wake.finish()
+            }
+            group.addTask {
+                // Pins saved by the HTTP API in this process: announced at once.
+                for await _ in services.savedPinWakeups() { wake.yield() }
             }
             if let pinChanges {
                 group.addTask {

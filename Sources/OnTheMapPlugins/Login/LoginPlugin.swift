@@ -13,12 +13,13 @@ public struct LoginPlugin: Plugin {
     public struct Settings: ClassPluginSettings {
         /// Whether `!register` may create accounts (only on backends that keep accounts).
         public var allowRegistration = false
-        /// How hard password guessing is held back (not in the config).
-        public var throttle = LoginThrottle.Policy()
+        /// A throttle policy of this plugin's own (tests); nil uses the class's shared throttle
+        /// (``ClassServices/loginThrottle``), which the HTTP API's logins count against too.
+        public var throttle: LoginThrottle.Policy?
 
         public init() {}
 
-        public init(allowRegistration: Bool = false, throttle: LoginThrottle.Policy = .init()) {
+        public init(allowRegistration: Bool = false, throttle: LoginThrottle.Policy? = nil) {
             self.allowRegistration = allowRegistration
             self.throttle = throttle
         }
@@ -42,7 +43,9 @@ public struct LoginPlugin: Plugin {
     public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
         self.settings = settings
-        self.throttle = LoginThrottle(policy: settings.throttle, store: services.stateStore, now: services.now)
+        self.throttle =
+            settings.throttle.map { LoginThrottle(policy: $0, store: services.stateStore, now: services.now) }
+            ?? services.loginThrottle
     }
 
     public var commands: [Command] {

@@ -55,14 +55,18 @@ public final class ClassServices: Sendable {
 
     public let classMap: ClassMap
     public let ledger: AnnouncementLedger
+    /// Slows down password guessing for every way in (`!login`, the HTTP API): one count per
+    /// identity and email, whichever way the guesses come.
+    public let loginThrottle: LoginThrottle
     private let currentSettings: Mutex<ClassSettings>
     private let logoutListeners = Mutex<[@Sendable (SessionOwner) async -> Void]>([])
+    private let savedPinListeners = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
 
     public init(
         directory: any StudentDirectory, accounts: (any AccountDirectory)? = nil,
         stateStore: (any BotStateStore)? = nil, pinChanges: (any PinChangeNotifying)? = nil,
         geocoder: any Geocoder, settings: ClassSettings = ClassSettings(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        loginThrottlePolicy: LoginThrottle.Policy = .init(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.directory = directory
         self.accounts = accounts
@@ -75,6 +79,23 @@ public final class ClassServices: Sendable {
         self.classMap = ClassMap(
             directory: directory, limit: settings.recentLimit, pagingCap: settings.pagingCap)
         self.ledger = AnnouncementLedger(store: stateStore, instance: settings.instanceName)
+        self.loginThrottle = LoginThrottle(policy: loginThrottlePolicy, store: stateStore, now: now)
+    }
+
+    /// Takes a pin saved outside the IRC commands (the HTTP API): every command sees it at once,
+    /// and the announcer looks for new pins now rather than at its next poll.
+    public func pinSavedOutsideIRC(_ pin: StudentLocation) async {
+        await classMap.record(pin)
+        for listener in savedPinListeners.withLock({ $0.values }) { listener.yield() }
+    }
+
+    /// A wake-up each time ``pinSavedOutsideIRC(_:)`` is called (the announcer listens).
+    public func savedPinWakeups() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        savedPinListeners.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.savedPinListeners.withLock { $0[id] = nil } }
+        return stream
     }
 
     /// Takes new shared settings (a config reload): announcements and hints follow them at once.

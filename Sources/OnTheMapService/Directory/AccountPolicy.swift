@@ -60,6 +60,19 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
         try await storage.deleteSession(digest: SessionToken.digest(session.sessionId))
     }
 
+    /// The live session with this id (its account and expiry), or nil when the id is unknown or
+    /// its session expired (an expired one is deleted). Only the digest of `sessionId` is looked up.
+    public func liveSession(id sessionId: String) async throws -> DirectorySession? {
+        guard !sessionId.isEmpty, sessionId.utf8.count <= 256 else { return nil }
+        let digest = SessionToken.digest(sessionId)
+        guard let stored = try await storage.session(digest: digest) else { return nil }
+        guard stored.expiresAt > now() else {
+            try await storage.deleteSession(digest: digest)
+            return nil
+        }
+        return DirectorySession(accountKey: stored.accountKey, sessionId: sessionId, expiresAt: stored.expiresAt)
+    }
+
     /// Throws `.sessionExpired` unless `session` is nil or live and its account's; deletes it
     /// when it has expired.
     public func requireLive(_ session: DirectorySession?) async throws {

@@ -67,6 +67,9 @@ public protocol AccountDirectory: StudentDirectory {
     /// updates the one the account has. Every record is checked first (`.rejectedInput` naming the
     /// record's position, from 1); when one fails, nothing is saved.
     func importLocations(_ records: [PinImportRecord]) async throws -> PinImportOutcome
+    /// The live session with this id (what an HTTP client presents), or nil when it is unknown or
+    /// expired. Sessions are stored as digests: this is the only way from an id to its account.
+    func session(id sessionId: String) async throws -> DirectorySession?
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin

@@ -74,9 +74,9 @@ public struct WebMap: Sendable {
     ]
 
     /// Adds the map's routes to `router`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         let map = self
-        let pageHandler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+        let pageHandler: @Sendable (Request, Context) async throws -> Response = { request, _ in
             let focus = await map.resolveFocus(request.uri.queryParameters.get("focus"))
             return map.respond(
                 Data(map.renderPage(focus: focus).utf8), type: "text/html; charset=utf-8", cache: "no-store")

@@ -1,0 +1,237 @@
+import Foundation
+import Hummingbird
+import OnTheMapPlugins
+import OnTheMapService
+
+extension ClassAPI {
+    /// The orders `GET /v1/StudentLocation` accepts.
+    static let orders: Set<String> = ["-updatedAt", "updatedAt", "-createdAt", "createdAt"]
+    /// The most pins one list answer holds, and the most read to sort by another order.
+    static let maximumPageSize = 1_000
+    static let maximumSorted = 10_000
+
+    /// `GET /v1/StudentLocation?limit=&skip=&order=&uniqueKey=`.
+    func list(_ request: Request) async -> Response {
+        let query = request.uri.queryParameters
+        var limit = 100
+        if let text = query.get("limit") {
+            guard let value = Int(text), value >= 0 else {
+                return APIAnswer.codeError(.badRequest, "Invalid limit.", code: 102)
+            }
+            limit = min(value, Self.maximumPageSize)
+        }
+        var skip = 0
+        if let text = query.get("skip") {
+            guard let value = Int(text), value >= 0 else {
+                return APIAnswer.codeError(.badRequest, "Invalid skip.", code: 102)
+            }
+            skip = min(value, Self.maximumSorted)
+        }
+        let order = query.get("order") ?? "-updatedAt"
+        guard Self.orders.contains(order) else { return APIAnswer.codeError(.badRequest, "Invalid order.", code: 105) }
+        do {
+            if settings.readRequiresLogin, try await session(of: request) == nil {
+                return APIAnswer.codeError(.unauthorized, "Log in first: POST /v1/session.")
+            }
+            let pins: [StudentLocation]
+            if let uniqueKey = query.get("uniqueKey") {
+                let own = try await directory.location(ofAccount: uniqueKey).map { [$0] } ?? []
+                pins = Array(own.dropFirst(skip).prefix(limit))
+            } else if order == "-updatedAt" {
+                pins = try await directory.recentLocations(limit: limit, skip: skip)
+            } else {
+                let all = try await directory.recentLocations(limit: Self.maximumSorted, skip: 0)
+                pins = Array(Self.sorted(all, by: order).dropFirst(skip).prefix(limit))
+            }
+            return APIAnswer.json(["results": pins.map(Self.record)])
+        } catch {
+            return unavailable(error, prefixed: false)
+        }
+    }
+
+    /// `pins` (newest update first, as the directory reads them) in `order`; ties keep that order.
+    static func sorted(_ pins: [StudentLocation], by order: String) -> [StudentLocation] {
+        let descending = order.hasPrefix("-")
+        let byCreation = order.hasSuffix("createdAt")
+        let indexed = pins.enumerated().map { (index: $0.offset, pin: $0.element) }
+        return indexed.sorted { a, b in
+            let (x, y) = byCreation ? (a.pin.createdAt, b.pin.createdAt) : (a.pin.updatedAt, b.pin.updatedAt)
+            if x != y { return descending ? x > y : x < y }
+            return descending ? a.index < b.index : a.index > b.index
+        }.map(\.pin)
+    }
+
+    /// A pin as the contract lists it.
+    static func record(_ pin: StudentLocation) -> [String: Any] {
+        [
+            "objectId": pin.objectId, "uniqueKey": pin.uniqueKey, "firstName": pin.firstName,
+            "lastName": pin.lastName, "mapString": pin.mapString, "mediaURL": pin.mediaURL,
+            "latitude": pin.coordinate.latitude, "longitude": pin.coordinate.longitude,
+            "createdAt": APIAnswer.milliseconds(pin.createdAt), "updatedAt": APIAnswer.milliseconds(pin.updatedAt),
+        ]
+    }
+
+    struct LocationBody: Decodable {
+        var uniqueKey: String
+        var firstName: String
+        var lastName: String
+        var mapString: String
+        var mediaURL: String
+        var latitude: Double
+        var longitude: Double
+    }
+
+    /// `POST /v1/StudentLocation` (objectId nil) and `PUT /v1/StudentLocation/<objectId>`.
+    func save(_ request: Request, objectId: String?) async -> Response {
+        let authenticated: DirectorySession
+        do {
+            guard let (session, _) = try await session(of: request) else {
+                return APIAnswer.codeError(
+                    .unauthorized,
+                    "Log in first: POST /v1/session, then send its cookie or Authorization: Bearer <session id>.")
+            }
+            authenticated = session
+        } catch {
+            return unavailable(error, prefixed: false)
+        }
+        guard Self.isJSON(request) else {
+            return APIAnswer.codeError(.unsupportedMediaType, "Send the pin as JSON (Content-Type: application/json).")
+        }
+        guard let data = await Self.body(of: request) else {
+            return APIAnswer.codeError(.contentTooLarge, "The request body is too large.")
+        }
+        guard let body = try? JSONDecoder().decode(LocationBody.self, from: data) else {
+            return APIAnswer.codeError(.badRequest, "Failed to parse JSON body.", code: 142)
+        }
+        guard body.uniqueKey == authenticated.accountKey else {
+            return APIAnswer.codeError(.forbidden, "A pin can only be saved for your own account.")
+        }
+        let draft: PinDraft
+        switch await pinDraft(body, session: authenticated) {
+        case .success(let valid): draft = valid
+        case .failure(let refusal): return refusal.answer
+        }
+        return await store(draft, objectId: objectId, session: authenticated)
+    }
+
+    /// A refused write: its answer.
+    struct Refusal: Error {
+        var answer: Response
+    }
+
+    /// The pin to save: `!post`'s link rules, the directory's text rules for the names and place
+    /// (control characters refused, not stripped), and the account's own name on the pin.
+    func pinDraft(_ body: LocationBody, session: DirectorySession) async -> Result<PinDraft, Refusal> {
+        let mediaURL: String
+        switch LinkRules.validate(body.mediaURL) {
+        case .success(let link): mediaURL = link
+        case .failure(let problem):
+            return .failure(Refusal(answer: APIAnswer.codeError(.badRequest, Self.sentence(problem))))
+        }
+        let profile: StudentProfile
+        do {
+            _ = try DirectoryInput.validateNames(firstName: body.firstName, lastName: body.lastName)
+            profile = try await directory.profile(accountKey: session.accountKey, session: session)
+        } catch ServiceError.rejectedInput(let reason) {
+            return .failure(Refusal(answer: APIAnswer.codeError(.badRequest, reason)))
+        } catch ServiceError.sessionExpired {
+            return .failure(
+                Refusal(answer: APIAnswer.codeError(.unauthorized, "The session has expired; log in again.")))
+        } catch {
+            return .failure(Refusal(answer: unavailable(error, prefixed: false)))
+        }
+        let draft = PinDraft(
+            uniqueKey: session.accountKey,
+            firstName: profile.firstName.isEmpty && profile.lastName.isEmpty
+                ? (profile.nickname ?? "") : profile.firstName,
+            lastName: profile.lastName, mapString: body.mapString.trimmingCharacters(in: .whitespaces),
+            mediaURL: mediaURL, coordinate: Coordinate(latitude: body.latitude, longitude: body.longitude))
+        do {
+            try DirectoryInput.validatePin(draft)
+        } catch ServiceError.rejectedInput(let reason) {
+            return .failure(Refusal(answer: APIAnswer.codeError(.badRequest, reason)))
+        } catch {
+            return .failure(Refusal(answer: APIAnswer.codeError(.badRequest, "The pin is not valid.")))
+        }
+        return .success(draft)
+    }
+
+    /// Saves a checked pin (a POST for an account that has a pin replaces it: one pin per account),
+    /// hands it to the class map and the announcer, and answers as the contract does.
+    func store(_ draft: PinDraft, objectId: String?, session: DirectorySession) async -> Response {
+        do {
+            let saved: StudentLocation
+            if let objectId {
+                saved = try await directory.updateLocation(objectId: objectId, with: draft, session: session)
+            } else {
+                saved = try await directory.savePin(draft, session: session).0
+            }
+            await services.pinSavedOutsideIRC(saved)
+            return objectId == nil
+                ? APIAnswer.json(["createdAt": APIAnswer.milliseconds(saved.createdAt), "objectId": saved.objectId])
+                : APIAnswer.json(["updatedAt": APIAnswer.milliseconds(saved.updatedAt)])
+        } catch ServiceError.notFound {
+            return APIAnswer.codeError(.notFound, "Object not found.", code: 101)
+        } catch ServiceError.rejectedInput {
+            // The pin was checked before: what the directory still refuses is another account's pin.
+            return APIAnswer.codeError(.forbidden, "This pin belongs to another account.")
+        } catch ServiceError.sessionExpired {
+            return APIAnswer.codeError(.unauthorized, "The session has expired; log in again.")
+        } catch {
+            return unavailable(error, prefixed: false)
+        }
+    }
+
+    /// `!post`'s sentence for a refused link, without its IRC commands.
+    static func sentence(_ problem: LinkRules.Problem) -> String {
+        switch problem {
+        case .empty: return "The link (mediaURL) is empty."
+        case .missingScheme(let suggestion): return "Links start with http:// or https:// — did you mean \(suggestion)?"
+        default: return problem.sentence(prefix: "")
+        }
+    }
+
+    // MARK: - Geocode
+
+    /// `GET /v1/geocode?q=<place>`: the place finder `!post` uses, for a logged-in page. Answers
+    /// `{"status": "found" | "offered" | "not_a_place" | "not_found", "results": [...]}`; a found
+    /// place comes first, then its namesakes; offers are near matches to confirm.
+    func geocode(_ request: Request) async -> Response {
+        do {
+            guard try await session(of: request) != nil else {
+                return APIAnswer.codeError(.unauthorized, "Log in first: POST /v1/session.")
+            }
+        } catch {
+            return unavailable(error, prefixed: false)
+        }
+        let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !query.isEmpty, query.utf8.count <= 200, !DirectoryInput.containsControlCharacters(query) else {
+            return APIAnswer.codeError(.badRequest, "Send a place of at most 200 bytes, like ?q=Seattle, WA.")
+        }
+        let resolution: PlaceResolution
+        do {
+            resolution = try await services.placeResolver.resolve(query)
+        } catch {
+            logger.warning("geocoding failed", metadata: ["error": "\(error)"])
+            return APIAnswer.codeError(
+                .serviceUnavailable, "The place finder is unavailable just now; try again later.")
+        }
+        let answer: (status: String, places: [PlaceCandidate])
+        switch resolution {
+        case .found(let place, let namesakes): answer = ("found", [place] + namesakes)
+        case .offered(let offers): answer = ("offered", offers)
+        case .notAPlace: answer = ("not_a_place", [])
+        case .notFound: answer = ("not_found", [])
+        }
+        return APIAnswer.json(["status": answer.status, "results": answer.places.prefix(5).map(Self.place)])
+    }
+
+    static func place(_ candidate: PlaceCandidate) -> [String: Any] {
+        var place: [String: Any] = [
+            "name": candidate.displayName, "latitude": candidate.coordinate.latitude,
+            "longitude": candidate.coordinate.longitude,
+        ]
+        if let country = candidate.country { place["country"] = country }
+        return place
+    }
+}

@@ -1,0 +1,185 @@
+import AsyncHTTPClient
+import BotTesting
+import Foundation
+import HTTPBackends
+import Logging
+import NIOCore
+import NIOSSL
+import OnTheMapApp
+import OnTheMapPlugins
+import PostgresDirectory
+import SQLiteDirectory
+import ServiceLifecycle
+import Testing
+
+@testable import OnTheMapService
+
+/// The stores the served API is tested on.
+enum ServedBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+}
+
+/// A clock that reads a fixed time while pins are seeded, then the real one.
+final class SeedClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fixed: Date?
+
+    var now: Date { lock.withLock { fixed ?? Date() } }
+
+    func set(_ date: Date?) { lock.withLock { fixed = date } }
+}
+
+/// The bot's v1 API served for real on 127.0.0.1 (the web listener with its `/v1` routes) over a
+/// fresh SQLite file or PostgreSQL database: two accounts (Ada, Grace) and five seeded pins.
+struct ServedClassAPI: Sendable {
+    let baseURL: String
+    let directory: any AccountDirectory
+    let services: ClassServices
+    let ada: UdacityClientBehaviour.Account
+    let grace: UdacityClientBehaviour.Account
+    let pins: [StudentLocation]
+
+    static let adaPassword = "correct horse battery"
+    static let gracePassword = "cobol-is-forever"
+    static let hasher = PasswordHasher(uncheckedRounds: 1_000)
+
+    /// Runs `body` with a served API on `backend`; stops it and removes the store afterwards.
+    /// `postgres` is skipped (recorded as an issue) when `ONTHEMAP_TEST_POSTGRES_URL` is not set,
+    /// unless `ONTHEMAP_SKIP_POSTGRES=1`.
+    static func with(
+        _ backend: ServedBackend, settings: ClassAPI.Settings = .init(), tls: TLSConfiguration? = nil,
+        _ body: (ServedClassAPI) async throws -> Void
+    ) async throws {
+        let folder = try TemporaryDirectory(prefix: "served-api")
+        let clock = SeedClock()
+        let options = LocalDirectoryOptions(passwordHasher: hasher, clock: { clock.now })
+        switch backend {
+        case .sqlite:
+            let sqlite = try SQLiteStudentDirectory(path: folder.file("class.sqlite"), options: options)
+            defer { try? sqlite.close() }
+            try await serve(sqlite, state: sqlite, clock: clock, settings: settings, tls: tls, body)
+        case .postgres:
+            guard let server = postgresServerURL() else { return }
+            try await withTestDatabase(server: server) { url in
+                let postgres = try await PostgresStudentDirectory.connect(url: url, options: options)
+                do {
+                    try await serve(postgres, state: postgres, clock: clock, settings: settings, tls: tls, body)
+                } catch {
+                    await postgres.shutdown()
+                    throw error
+                }
+                await postgres.shutdown()
+            }
+        }
+    }
+
+    private static func serve(
+        _ directory: any AccountDirectory, state: any BotStateStore, clock: SeedClock, settings: ClassAPI.Settings,
+        tls: TLSConfiguration?, _ body: (ServedClassAPI) async throws -> Void
+    ) async throws {
+        let adaAccount = try await directory.addAccount(
+            email: "ada@example.org", password: adaPassword, firstName: "Ada", lastName: "Lovelace")
+        let graceAccount = try await directory.addAccount(
+            email: "grace@example.org", password: gracePassword, firstName: "Grace", lastName: "Hopper")
+        var pins: [StudentLocation] = []
+        for index in 1...5 {
+            clock.set(UdacityClientBehaviour.seedBase)
+            let draft = PinDraft(
+                uniqueKey: "key-\(index)", firstName: "First\(index)", lastName: "Last\(index)",
+                mapString: "Place \(index)", mediaURL: "https://example.org/\(index)",
+                coordinate: Coordinate(latitude: Double(index), longitude: Double(-index)))
+            let created = try await directory.createLocation(draft, session: nil)
+            clock.set(UdacityClientBehaviour.seedBase.addingTimeInterval(Double(index) * 60 + 0.123))
+            pins.append(try await directory.updateLocation(objectId: created.objectId, with: draft, session: nil))
+        }
+        clock.set(nil)
+        let services = ClassServices(
+            directory: directory, accounts: directory, stateStore: state, geocoder: try sharedGazetteer())
+        var logger = Logger(label: "served-api")
+        logger.logLevel = .critical
+        let api = ClassAPI(services: services, accounts: directory, settings: settings, logger: logger)
+        let webMap = WebMap(
+            feed: MapPinFeed(directory: directory), geocoder: services.geocoder, assets: try WebMap.Assets.bundled(),
+            logger: logger)
+        let (ports, bound) = AsyncStream.makeStream(of: Int.self)
+        let server = WebMapServer(
+            host: "127.0.0.1", port: 0, webMap: webMap, api: api, tls: tls, onBound: { bound.yield($0) },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [], logger: logger))
+        let running = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            running.cancel()
+            throw ServedAPIError.notBound
+        }
+        let scheme = tls == nil ? "http" : "https"
+        let served = ServedClassAPI(
+            baseURL: "\(scheme)://127.0.0.1:\(port)/v1", directory: directory, services: services,
+            ada: .init(
+                email: "ada@example.org", password: adaPassword, key: adaAccount.accountKey, firstName: "Ada",
+                lastName: "Lovelace", nickname: "Ada"),
+            grace: .init(
+                email: "grace@example.org", password: gracePassword, key: graceAccount.accountKey,
+                firstName: "Grace", lastName: "Hopper", nickname: "Grace"),
+            pins: pins)
+        do {
+            try await body(served)
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = await running.result
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        _ = await running.result
+    }
+
+    static let gazetteer = Result { try GazetteerGeocoder.loadBundled() }
+
+    static func sharedGazetteer() throws -> GazetteerGeocoder { try gazetteer.get() }
+
+    /// The PostgreSQL server of `scripts/with-postgres.sh`, or nil when its cases are skipped.
+    static func postgresServerURL() -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let url = environment["ONTHEMAP_TEST_POSTGRES_URL"], !url.isEmpty else {
+            if environment["ONTHEMAP_SKIP_POSTGRES"] != "1" {
+                Issue.record(
+                    "ONTHEMAP_TEST_POSTGRES_URL is not set: run with scripts/with-postgres.sh, or set ONTHEMAP_SKIP_POSTGRES=1"
+                )
+            }
+            return nil
+        }
+        return url
+    }
+
+    /// A fresh database on `server` for `body`, dropped afterwards.
+    static func withTestDatabase(server: String, _ body: (String) async throws -> Void) async throws {
+        let name = "onthemap_api_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        _ = try runCommand("/usr/bin/psql", [server, "-q", "-c", "CREATE DATABASE \(name)"])
+        guard var components = URLComponents(string: server) else { throw ServedAPIError.badPostgresURL }
+        components.path = "/" + name
+        let url = components.string ?? server
+        do {
+            try await body(url)
+        } catch {
+            _ = try? runCommand("/usr/bin/psql", [server, "-q", "-c", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"])
+            throw error
+        }
+        _ = try runCommand("/usr/bin/psql", [server, "-q", "-c", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"])
+    }
+
+    /// The project's client pointed at this API (the `udacity` backend of another bot).
+    func client() throws -> UdacityStudentDirectory {
+        try UdacityStudentDirectory(
+            configuration: .init(baseURL: baseURL, connectTimeout: .seconds(10), requestTimeout: .seconds(15)))
+    }
+
+    /// Every pin in the store, for "nothing changed" checks.
+    func snapshot() async throws -> [StudentLocation] {
+        try await directory.recentLocations(limit: 10_000, skip: 0)
+    }
+}
+
+enum ServedAPIError: Error {
+    case notBound, badPostgresURL
+}
