@@ -41,7 +41,8 @@ public final class ClassServices: Sendable {
     public let directory: any StudentDirectory
     /// The directory's own accounts (`!register`), when the backend keeps them.
     public let accounts: (any AccountDirectory)?
-    /// Where announced pins and trusted logins are remembered across restarts, when the backend has it.
+    /// Where announced pins, trusted logins, sessions, open posts and unit choices are remembered
+    /// across restarts, when the backend has it.
     public let stateStore: (any BotStateStore)?
     /// Instant news of pins saved elsewhere (PostgreSQL), when the backend has it.
     public let pinChanges: (any PinChangeNotifying)?
@@ -55,6 +56,11 @@ public final class ClassServices: Sendable {
 
     public let classMap: ClassMap
     public let ledger: AnnouncementLedger
+    /// The students' sessions kept across restarts (on directories that keep their own accounts).
+    public let sessionArchive: SessionArchive
+    /// The instance name the state kept across restarts is filed under: the one at start, so a
+    /// reload that changes the announcement channels finds what was kept.
+    public let keptStateInstance: String?
     private let currentSettings: Mutex<ClassSettings>
     private let logoutListeners = Mutex<[@Sendable (SessionOwner) async -> Void]>([])
 
@@ -75,6 +81,9 @@ public final class ClassServices: Sendable {
         self.classMap = ClassMap(
             directory: directory, limit: settings.recentLimit, pagingCap: settings.pagingCap)
         self.ledger = AnnouncementLedger(store: stateStore, instance: settings.instanceName)
+        self.keptStateInstance = settings.instanceName
+        self.sessionArchive = SessionArchive(
+            accounts: accounts, store: stateStore, instance: settings.instanceName, now: now)
     }
 
     /// Takes new shared settings (a config reload): announcements and hints follow them at once.

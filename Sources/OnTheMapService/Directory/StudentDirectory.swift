@@ -55,6 +55,9 @@ public protocol AccountDirectory: StudentDirectory {
     /// Sets a new password and ends the account's sessions (its pin stays); throws `.notFound`
     /// when there is no such account, `.rejectedInput` when the password is not acceptable.
     func changePassword(email: String, newPassword: String) async throws
+    /// Takes over the live session whose id has this digest (see `AccountPolicy.resumeSession`): a
+    /// session kept across a restart comes back with a new id; nil when it is no longer live.
+    func resumeSession(digest: String, accountKey: String) async throws -> DirectorySession?
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin
