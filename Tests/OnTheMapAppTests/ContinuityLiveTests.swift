@@ -57,33 +57,43 @@ import Testing
         return process
     }
 
+    /// Writes the bot's config (owner boss, #class, the `service` lines) and imports Jane's and Bob's
+    /// accounts with the bot's own command; returns the config's path.
+    static func prepare(
+        folder: TemporaryDirectory, executable: String, port: Int, caFile: String, service: String
+    ) throws -> String {
+        let config = folder.file("bot.yaml")
+        try """
+        irc:
+          server: 127.0.0.1
+          port: \(port)
+          tls_ca_file: \(caFile)
+          nick: \(bot)
+          channels: ["#class"]
+          owners: ["boss!*@*"]
+          flood: {burst: 20, lines_per_second: 10}
+        service:
+        \(service)
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let roster = folder.file("roster.csv")
+        try """
+        email,first_name,last_name,password
+        jane@class.test,Jane,Doe,\(password)
+        bob@class.test,Bob,Roe,\(password)
+        """.write(toFile: roster, atomically: true, encoding: .utf8)
+        let imported = try runCommand(executable, ["accounts", "import", "--config", config, roster])
+        #expect(imported.contains("2 added"), "\(imported)")
+        return config
+    }
+
     func restartMidPost(
         folder: TemporaryDirectory, service: String, botState: () async throws -> String
     ) async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built")
         try await InspircdServer.withRunning { server in
             let (port, caFile) = (server.tlsPort, server.certificate.certificatePath)
-            let config = folder.file("bot.yaml")
-            try """
-            irc:
-              server: 127.0.0.1
-              port: \(port)
-              tls_ca_file: \(caFile)
-              nick: \(Self.bot)
-              channels: ["#class"]
-              owners: ["boss!*@*"]
-              flood: {burst: 20, lines_per_second: 10}
-            service:
-            \(service)
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-            let roster = folder.file("roster.csv")
-            try """
-            email,first_name,last_name,password
-            jane@class.test,Jane,Doe,\(Self.password)
-            bob@class.test,Bob,Roe,\(Self.password)
-            """.write(toFile: roster, atomically: true, encoding: .utf8)
-            let imported = try runCommand(executable, ["accounts", "import", "--config", config, roster])
-            #expect(imported.contains("2 added"), "\(imported)")
+            let config = try Self.prepare(
+                folder: folder, executable: executable, port: port, caFile: caFile, service: service)
             func connect(_ nick: String) async throws -> TestIRCUser {
                 try await TestIRCUser.connect(port: port, caFile: caFile, nick: nick, username: nick)
             }
