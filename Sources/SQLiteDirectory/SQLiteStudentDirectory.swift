@@ -307,6 +307,10 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         try await accounts.changePassword(email: email, newPassword: newPassword)
     }
 
+    public func resumeSession(digest: String, accountKey: String) async throws -> DirectorySession? {
+        try await accounts.resumeSession(digest: digest, accountKey: accountKey)
+    }
+
     // MARK: - Bot state
 
     public func state(_ key: String) async throws -> String? {

@@ -134,6 +134,32 @@ struct DirectoryBehaviourTests {
         }
     }
 
+    /// A session kept by its digest alone (across a bot restart) is taken over with a new id: the
+    /// old id no longer works, the new one does, with the same end; a digest of another account, an
+    /// unknown one or one taken over already gives nothing.
+    @Test(arguments: DirectoryKind.allCases)
+    func aSessionIsResumedFromItsDigestWithANewId(kind: DirectoryKind) async throws {
+        try await DirectoryFixture.with(kind) { fixture in
+            let directory = fixture.directory
+            let account = try await directory.addAccount(
+                email: "alan@example.com", password: "enigma machine", firstName: "Alan", lastName: "Turing")
+            let session = try await directory.logIn(email: "alan@example.com", password: "enigma machine")
+            let digest = SessionToken.digest(session.sessionId)
+            #expect(try await directory.resumeSession(digest: digest, accountKey: "someone-else") == nil)
+            let resumed = try #require(
+                try await directory.resumeSession(digest: digest, accountKey: account.accountKey))
+            #expect(resumed.sessionId != session.sessionId)
+            #expect(resumed.accountKey == account.accountKey)
+            #expect(resumed.expiresAt == session.expiresAt)
+            _ = try await directory.profile(accountKey: account.accountKey, session: resumed)
+            await expectServiceError(.sessionExpired) {
+                try await directory.profile(accountKey: account.accountKey, session: session)
+            }
+            #expect(try await directory.resumeSession(digest: digest, accountKey: account.accountKey) == nil)
+            #expect(try await directory.resumeSession(digest: "0", accountKey: account.accountKey) == nil)
+        }
+    }
+
     /// A new password replaces the old one at once, ends every session of the account and keeps
     /// its pin; an unknown email or an unacceptable password changes nothing.
     @Test(arguments: DirectoryKind.allCases)

@@ -357,8 +357,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         }
         let session = await fixture.bot.sessions.session(for: jane)
         var flow: String?
-        if let owner = session?.owner,
-            case .open(let draft) = try await fixture.plugin(PostPlugin.self).flows.draft(of: owner)
+        if let session,
+            case .open(let draft) = try await fixture.plugin(PostPlugin.self).flows.draft(of: session)
         {
             flow = draft.typedPlace
         }
@@ -424,8 +424,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         #expect(after == before)
         if row.allowed.contains(.postFlow) {
             // The replaced flow holds a clean place.
-            let owner = try #require(await fixture.bot.sessions.session(for: jane)?.owner)
-            if case .open(let draft) = try await fixture.plugin(PostPlugin.self).flows.draft(of: owner) {
+            let session = try #require(await fixture.bot.sessions.session(for: jane))
+            if case .open(let draft) = try await fixture.plugin(PostPlugin.self).flows.draft(of: session) {
                 #expect(Self.isClean(draft.typedPlace))
             }
         }

@@ -48,6 +48,9 @@ public actor CommandRouter {
     public nonisolated let sessions: any SessionRegistry
     /// The plugins that also work in the background (see ``runBackgroundPlugins()``).
     public nonisolated let backgroundPlugins: [any BackgroundPlugin]
+    /// The plugins the router started with that keep state across restarts (see
+    /// ``restorePlugins(_:)``).
+    public nonisolated let restoringPlugins: [any RestoringPlugin]
     var settings: Settings
     private var parser: CommandLineParser
     private nonisolated let transport: any BotTransport
@@ -78,6 +81,7 @@ public actor CommandRouter {
     ) {
         self.catalog = CommandCatalog(plugins: plugins)
         self.backgroundPlugins = plugins.compactMap { $0 as? any BackgroundPlugin }
+        self.restoringPlugins = plugins.compactMap { $0 as? any RestoringPlugin }
         self.settings = settings
         self.parser = CommandLineParser(prefix: settings.prefix)
         self.transport = transport
@@ -239,6 +243,17 @@ public actor CommandRouter {
             for plugin in backgroundPlugins {
                 group.addTask { await plugin.run(context: context) }
             }
+        }
+    }
+
+    /// Restores the state `plugins` kept across restarts (see ``RestoringPlugin``), one after the
+    /// other; the plugins the router started with when nil. The host calls it before it reads
+    /// commands.
+    public nonisolated func restorePlugins(_ plugins: [any Plugin]? = nil) async {
+        let context = PluginContext(transport: transport, sessions: sessions, logger: logger)
+        let chosen = plugins ?? restoringPlugins
+        for case let plugin as any RestoringPlugin in chosen {
+            await plugin.restore(context: context)
         }
     }
 

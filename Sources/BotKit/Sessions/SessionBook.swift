@@ -49,7 +49,7 @@ public enum SessionWatch: Sendable, Hashable {
 
 /// Who a session belongs to: a services account when the server reported one at login,
 /// otherwise the exact nick together with user@host.
-public enum SessionOwner: Sendable, Hashable {
+public enum SessionOwner: Sendable, Hashable, Codable {
     case account(String)
     case connection(nick: String, user: String, host: String)
 
@@ -110,6 +110,8 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
     private var sightLosses: [String: Int] = [:]
     private var everyoneSightLosses = 0
     private let clock: @Sendable () -> Date
+    /// Told after each change worth keeping across a restart (see ``onChange(_:)``).
+    private var changeHandler: (@Sendable () -> Void)?
 
     public init(caseMapping: CaseMapping = .rfc1459, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.caseMapping = caseMapping
@@ -142,6 +144,7 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         case .account: byAccount[key(for: owner)] = bound
         case .connection: byConnection[key(for: owner)] = bound
         }
+        changed()
         return bound
     }
 
@@ -202,6 +205,7 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
                 reclaimed = moved
             }
         }
+        if reclaimed != nil { changed() }
         return reclaimed
     }
 
@@ -267,6 +271,61 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         }
     }
 
+    // MARK: - Across restarts
+
+    /// Calls `handler` after each change worth keeping across a restart: a session bound, ended or
+    /// taken back, a nick change or a sign-on time learnt (not a change in how a session is watched).
+    public func onChange(_ handler: @escaping @Sendable () -> Void) {
+        changeHandler = handler
+    }
+
+    private func changed() { changeHandler?() }
+
+    /// Every live session, unwatched ones included (what a restart should keep).
+    public func snapshot() -> [BoundSession<Login>] {
+        let now = clock()
+        return (Array(byAccount.values) + Array(byConnection.values)).filter { $0.login.expiresAt > now }
+    }
+
+    /// Takes back sessions kept from before a restart; returns how many were taken. The bot saw
+    /// nothing while it was down, so a connection-bound session comes back unwatched and acts only
+    /// once the connection using its nick proves to be its owner's (same user@host and sign-on time,
+    /// see ``reclaim(for:signedOnAt:user:host:watch:ifUnchangedSince:)``); one without a recorded
+    /// sign-on time could never prove it and is not taken. An account-bound session acts again when
+    /// the server says a sender is logged in to that account. Expired sessions, and owners that
+    /// already have a session here, are skipped.
+    @discardableResult
+    public func restore(_ sessions: [BoundSession<Login>]) -> Int {
+        let now = clock()
+        var taken = 0
+        for var bound in sessions where bound.login.expiresAt > now {
+            let k = key(for: bound.owner)
+            switch bound.owner {
+            case .account:
+                guard byAccount[k] == nil else { continue }
+                byAccount[k] = bound
+            case .connection:
+                guard bound.signedOnAt != nil, byConnection[k] == nil else { continue }
+                bound.watch = .none
+                byConnection[k] = bound
+            }
+            taken += 1
+        }
+        if taken > 0 { changed() }
+        return taken
+    }
+
+    /// Records when the connection of the sender's connection-bound session signed on (learnt after
+    /// the login, when the login itself did not ask the server), unless the bot lost sight of the
+    /// sender since `mark`: then the connection described may not be the one that logged in.
+    public func setSignedOn(_ signedOnAt: Int, for sender: UserIdentity, ifUnchangedSince mark: SightMark) {
+        let k = key(for: SessionOwner(sender))
+        guard mark == sightMark(of: sender.nick), var bound = byConnection[k], bound.signedOnAt == nil else { return }
+        bound.signedOnAt = signedOnAt
+        byConnection[k] = bound
+        changed()
+    }
+
     private func loseSight(of nick: String) -> String {
         let folded = caseMapping.lowercased(nick)
         sightLosses[folded, default: 0] += 1
@@ -298,6 +357,7 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         // connection before the command that ends it ran.
         guard let bound = session(for: sender) ?? byConnection[connectionKey(of: sender)] else { return nil }
         remove(bound)
+        changed()
         return bound
     }
 
@@ -305,9 +365,11 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
     /// remembers the new nick.
     public func nickChanged(from old: String, to new: String) {
         let oldFolded = loseSight(of: old)
+        var renamed = false
         for (k, var bound) in byAccount where caseMapping.lowercased(bound.nick) == oldFolded {
             bound.nick = new
             byAccount[k] = bound
+            renamed = true
         }
         let moved = byConnection.filter { _, bound in caseMapping.lowercased(bound.nick) == oldFolded }
         for (k, var bound) in moved {
@@ -318,6 +380,7 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
             bound.nick = new
             byConnection[key(for: bound.owner)] = bound
         }
+        if renamed || !moved.isEmpty { changed() }
     }
 
     /// The user left the network: sessions not bound to an account end. Returns the ended ones.
@@ -334,6 +397,7 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
             return ownerUser == user && ownerHost.lowercased() == host.lowercased()
         }
         for k in gone.keys { byConnection[k] = nil }
+        if !gone.isEmpty { changed() }
         return Array(gone.values)
     }
 
@@ -346,6 +410,7 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         let newKey = UserIdentity(nick: nick, account: account).loggedInAccount.map { key(for: .account($0)) }
         let gone = byAccount.filter { k, bound in caseMapping.lowercased(bound.nick) == folded && k != newKey }
         for k in gone.keys { byAccount[k] = nil }
+        if !gone.isEmpty { changed() }
         return Array(gone.values)
     }
 

@@ -113,6 +113,20 @@ extension Invocation {
         }
     }
 
+    /// Asks the server when the connection of the sender's new connection-bound session signed on,
+    /// when the login did not (someone in a channel with the bot costs no WHOIS at login): a session
+    /// kept across a restart is only taken back by the connection that has that sign-on time. Nothing
+    /// is recorded when the connection described is not the sender's (another user@host), or when
+    /// the bot lost sight of the sender since `check` was made.
+    public func learnSignOnTime<Login: ExpiringLogin>(storing type: Login.Type, check: ConnectionCheck) async {
+        guard let mark = check.mark, case .found(_, _, _, nil) = check.lookup else { return }
+        guard
+            case .found(let user, let host, _, let signedOnAt?) = await transport.lookUpConnection(ofNick: sender.nick),
+            UserIdentity.sameUserName(user, sender.user), host?.lowercased() == sender.host?.lowercased()
+        else { return }
+        await sessions(storing: type).setSignedOn(signedOnAt, for: sender, ifUnchangedSince: mark)
+    }
+
     /// Ends the sender's session (`!logout`); returns it so the caller can log out of the backend.
     public func endSession<Login: ExpiringLogin>(
         storing type: Login.Type

@@ -19,6 +19,9 @@ public final class BotControl: Sendable {
         /// with what they remember).
         var plugins: [String: any Plugin] = [:]
         var reloading = false
+        /// Whether the state kept across restarts was restored (then plugins a reload makes afresh
+        /// restore theirs too).
+        var restored = false
     }
 
     /// The config file reloads read; nil when the bot was not started from one.
@@ -29,6 +32,8 @@ public final class BotControl: Sendable {
     let startedAt = ContinuousClock.now
     let logger: Logger
     private let state: NIOLockedValueBox<State>
+    /// The ignore list as kept across restarts.
+    let keptIgnores: KeptState<[KeptIgnore]>
 
     init(config: BotConfiguration, configPath: String?, services: ClassServices, logger: Logger) {
         self.configPath = configPath
@@ -36,6 +41,8 @@ public final class BotControl: Sendable {
         self.services = services
         self.logger = logger
         self.state = NIOLockedValueBox(State(current: config))
+        self.keptIgnores = KeptState(
+            key: Self.ignoresKey(instance: services.keptStateInstance), store: services.stateStore)
     }
 
     /// Remembers the router and the plugins it runs.
@@ -53,6 +60,9 @@ public final class BotControl: Sendable {
             s.checkBackend = checkBackend
         }
     }
+
+    /// Notes that the kept state was restored (see ``restoreKeptState()``).
+    func markRestored() { state.withLockedValue { $0.restored = true } }
 
     var client: IRCClient? { state.withLockedValue { $0.client } }
     var router: CommandRouter? { state.withLockedValue { $0.router } }
@@ -104,6 +114,11 @@ public final class BotControl: Sendable {
         }
         services.update(settings: PluginAssembly.settings(for: new))
         if let router {
+            let fresh = plugins.filter {
+                !background.contains($0.name)
+                    && (running[$0.name] == nil || old.plugins.sections[$0.name] != new.plugins.sections[$0.name])
+            }
+            if state.withLockedValue({ $0.restored }) { await router.restorePlugins(fresh) }
             await router.replacePlugins(plugins + [OwnerPlugin(control: self)])
             await router.apply(BotAssembly.routerSettings(config: new))
         }

@@ -140,6 +140,7 @@ struct OwnerPlugin: Plugin {
         guard await router.ignore(mask, for: duration, addedBy: call.sender.nick) else {
             throw UserFacingError("The ignore list is full (\(IgnoreList.capacity) masks); lift some first.")
         }
+        await control.saveIgnores()
         let span = duration.map { " for \($0.components.seconds / 60) minutes" } ?? " until \(call.prefix)unignore"
         await call.reply("Ignoring \(mask)\(span).")
     }
@@ -151,6 +152,7 @@ struct OwnerPlugin: Plugin {
         guard let router = control.router, await router.unignore(mask) else {
             throw UserFacingError("\(mask) is not ignored; \(call.prefix)ignores lists who is.")
         }
+        await control.saveIgnores()
         await call.reply("No longer ignoring \(mask).")
     }
 

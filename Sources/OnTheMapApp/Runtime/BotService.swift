@@ -66,6 +66,8 @@ public final class BotService: Service {
         let client = self.client
         let router = self.router
         let quitMessage = self.quitMessage
+        // What was kept across the last restart is back before the first command is read.
+        if let control { await control.restoreKeptState() } else { await router.restorePlugins() }
         let outcome = await withGracefulShutdownHandler {
             await withTaskGroup(of: Outcome?.self) { group in
                 group.addTask {

@@ -5,10 +5,11 @@ import OnTheMapService
 
 /// Accounts and sessions: `!login`, `!logout`, `!whoami`, `!signup`, `!register`.
 ///
-/// A session is bound to the IRC identity that logged in (see `SessionBook`). Passwords are
+/// A session is bound to the IRC identity that logged in (see `SessionBook`), and kept across
+/// restarts on directories that keep their own accounts (see ``SessionArchive``). Passwords are
 /// secret arguments: the router refuses them in channels and never logs them; this plugin never
 /// repeats them.
-public struct LoginPlugin: Plugin {
+public struct LoginPlugin: RestoringPlugin {
     /// What `plugins.login:` can set.
     public struct Settings: ClassPluginSettings {
         /// Whether `!register` may create accounts (only on backends that keep accounts).
@@ -46,6 +47,12 @@ public struct LoginPlugin: Plugin {
         self.throttle =
             settings.throttle.map { LoginThrottle(policy: $0, store: services.stateStore, now: services.now) }
             ?? services.loginThrottle
+    }
+
+    /// Takes back the sessions kept before a restart.
+    public func restore(context: PluginContext) async {
+        guard let book = context.sessions as? SessionBook<StudentLogin> else { return }
+        await services.sessionArchive.restore(into: book, logger: context.logger)
     }
 
     public var commands: [Command] {
@@ -169,13 +176,23 @@ public struct LoginPlugin: Plugin {
         if let previous = await call.sessions.unbind(call.sender) {
             try? await services.directory.logOut(previous.session)
         }
-        let caveat = try await bind(
-            StudentLogin(session: session, profile: profile), check: await connection, call, services)
+        let check = await connection
+        let caveat = try await bind(StudentLogin(session: session, profile: profile), check: check, call, services)
         let name = Formatting.displayName(profile)
         await call.reply(
             "Welcome, \(name)! You are logged in. Post your pin with \(call.prefix)post <place>; \(call.prefix)logout ends the session."
                 + (caveat.map { " " + $0 } ?? "")
         )
+        await keep(check: check, call, services)
+    }
+
+    /// Keeps the new session across restarts: learns its connection's sign-on time when the login
+    /// did not ask the server (the student's next command waits for this, not the welcome), then
+    /// saves the sessions.
+    static func keep(check: ConnectionCheck, _ call: Invocation, _ services: ClassServices) async {
+        guard services.accounts != nil, services.stateStore != nil else { return }
+        await call.learnSignOnTime(storing: StudentLogin.self, check: check)
+        await services.sessionArchive.save()
     }
 
     /// Binds the session to the sender's identity (see `Invocation.bindSession`); a refused binding
@@ -215,6 +232,7 @@ public struct LoginPlugin: Plugin {
             return
         }
         await services.loggedOut(bound.owner)
+        await services.sessionArchive.save()
         // The local session is gone either way; the backend forgets it on its own when unreachable.
         try? await services.directory.logOut(bound.session)
         await call.reply("You are logged out, \(Formatting.displayName(bound.profile)). See you soon!")
@@ -273,13 +291,14 @@ public struct LoginPlugin: Plugin {
         let profile = try await services.call {
             try await accounts.profile(accountKey: session.accountKey, session: session)
         }
-        let caveat = try await bind(
-            StudentLogin(session: session, profile: profile), check: await connection, call, services)
+        let check = await connection
+        let caveat = try await bind(StudentLogin(session: session, profile: profile), check: check, call, services)
         let name = Formatting.clean(
             "\(account.firstName) \(account.lastName)", maxBytes: 64, fallback: "friend")
         await call.reply(
             "Welcome, \(name)! Your account is ready and you are logged in. Post your pin with \(call.prefix)post <place>."
                 + (caveat.map { " " + $0 } ?? "")
         )
+        await keep(check: check, call, services)
     }
 }

@@ -3,7 +3,7 @@ import OnTheMapService
 
 /// `!near [place | nick]`: the nearest classmates with distances (from your own pin, a place,
 /// or the pin of someone logged in), and `!units km|mi`.
-public struct NearPlugin: Plugin {
+public struct NearPlugin: RestoringPlugin {
     /// What `plugins.near:` can set.
     public struct Settings: ClassPluginSettings {
         /// The distance unit of a student who has not chosen one with `!units`.
@@ -33,7 +33,13 @@ public struct NearPlugin: Plugin {
 
     public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
-        self.units = UnitPreferences(defaultUnit: settings.units)
+        self.units = UnitPreferences(
+            defaultUnit: settings.units, store: services.stateStore, instance: services.keptStateInstance)
+    }
+
+    /// Reads back the unit choices kept before a restart.
+    public func restore(context: PluginContext) async {
+        await units.restore(logger: context.logger)
     }
 
     public var commands: [Command] {

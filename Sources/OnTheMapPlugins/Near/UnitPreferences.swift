@@ -1,14 +1,53 @@
 import BotKit
 import IRCProtocol
+import Logging
+import OnTheMapService
 
-/// Each student's choice of kilometres or miles (`!units`), kept while the bot runs. Keyed by
-/// services account when there is one, otherwise by nick (see ``UserIdentity/key(by:caseMapping:)``).
+/// Each student's choice of kilometres or miles (`!units`). Keyed by services account when there is
+/// one, otherwise by nick (see ``UserIdentity/key(by:caseMapping:)``). With a state store the
+/// choices are kept across restarts (the `capacity` most recent).
 public actor UnitPreferences {
+    /// The most choices kept (the least recent is dropped first).
+    static let capacity = 10_000
+
+    /// One kept choice.
+    struct Kept: Codable, Sendable, Equatable {
+        var key: String
+        var unit: UnitSystem
+    }
+
+    /// The state-store key of `instance`'s choices.
+    static func stateKey(instance: String?) -> String {
+        guard let instance, !instance.isEmpty else { return "units" }
+        return "units@" + instance
+    }
+
     private let defaultUnit: UnitSystem
     private var chosen: [String: UnitSystem] = [:]
+    /// The keys of `chosen`, least recently set first.
+    private var order: [String] = []
+    private let kept: KeptState<[Kept]>
+    private var restored = false
 
-    public init(defaultUnit: UnitSystem) {
+    public init(defaultUnit: UnitSystem, store: (any BotStateStore)? = nil, instance: String? = nil) {
         self.defaultUnit = defaultUnit
+        self.kept = KeptState(key: Self.stateKey(instance: instance), store: store)
+    }
+
+    /// Reads back the choices kept before a restart (once); choices made meanwhile win.
+    public func restore(logger: Logger) async {
+        guard !restored else { return }
+        restored = true
+        do {
+            guard case .value(let list) = try await kept.load() else { return }
+            for entry in list.reversed() where chosen[entry.key] == nil {
+                chosen[entry.key] = entry.unit
+                order.insert(entry.key, at: 0)
+            }
+            trim()
+        } catch {
+            logger.warning("kept unit choices could not be read", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The unit `sender` sees (nicks compared under `caseMapping`).
@@ -16,9 +55,23 @@ public actor UnitPreferences {
         chosen[sender.key(by: .nick, caseMapping: caseMapping)] ?? defaultUnit
     }
 
-    /// Remembers `unit` for `sender` (nicks compared under `caseMapping`).
-    public func set(_ unit: UnitSystem, for sender: UserIdentity, caseMapping: CaseMapping) {
-        chosen[sender.key(by: .nick, caseMapping: caseMapping)] = unit
+    /// Remembers `unit` for `sender` (nicks compared under `caseMapping`), and keeps it.
+    public func set(_ unit: UnitSystem, for sender: UserIdentity, caseMapping: CaseMapping) async {
+        let key = sender.key(by: .nick, caseMapping: caseMapping)
+        if chosen.updateValue(unit, forKey: key) != nil { order.removeAll { $0 == key } }
+        order.append(key)
+        trim()
+        await kept.save { await self.keptForm() }
+    }
+
+    private func keptForm() -> [Kept] {
+        order.compactMap { key in chosen[key].map { Kept(key: key, unit: $0) } }
+    }
+
+    private func trim() {
+        guard order.count > Self.capacity else { return }
+        for key in order.prefix(order.count - Self.capacity) { chosen[key] = nil }
+        order.removeFirst(order.count - Self.capacity)
     }
 }
 

@@ -1,9 +1,10 @@
 import BotKit
 import Foundation
+import Logging
 import OnTheMapService
 
 /// One unfinished `!post`: a place was found (or is offered), the link is still to come.
-public struct PostDraft: Sendable {
+public struct PostDraft: Sendable, Codable {
     /// The place as it becomes the pin's `mapString`: what the student typed, or the name of the
     /// place they chose from a "did you mean" or among namesakes.
     public var typedPlace: String
@@ -20,7 +21,10 @@ public struct PostDraft: Sendable {
     var startedAt: Date
 }
 
-/// The open `!post` flows, one per logged-in identity, each expiring after `lifetime`.
+/// The open `!post` flows, one per logged-in identity, each expiring after `lifetime`. A flow
+/// belongs to the account that opened it: someone else who later holds the same identity (nick and
+/// user@host) and logs in to another account does not find it. With a state store the flows are
+/// kept across restarts (those still open at restore).
 public actor PostFlows {
     public enum Lookup: Sendable {
         case open(PostDraft)
@@ -28,35 +32,73 @@ public actor PostFlows {
         case none
     }
 
+    /// One kept flow.
+    struct Kept: Codable, Sendable {
+        var owner: SessionOwner
+        var accountKey: String
+        var draft: PostDraft
+    }
+
+    /// The state-store key of `instance`'s flows.
+    static func stateKey(instance: String?) -> String {
+        guard let instance, !instance.isEmpty else { return "post.flows" }
+        return "post.flows@" + instance
+    }
+
     private let lifetime: TimeInterval
     private let now: @Sendable () -> Date
-    private var drafts: [SessionOwner: PostDraft] = [:]
+    private var drafts: [SessionOwner: (accountKey: String, draft: PostDraft)] = [:]
+    private let kept: KeptState<[Kept]>
+    private var restored = false
 
-    init(lifetime: Duration, now: @escaping @Sendable () -> Date) {
+    init(
+        lifetime: Duration, now: @escaping @Sendable () -> Date, store: (any BotStateStore)? = nil,
+        instance: String? = nil
+    ) {
         self.lifetime = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
         self.now = now
+        self.kept = KeptState(key: Self.stateKey(instance: instance), store: store)
     }
 
-    /// The open flow of `owner`; an expired one is removed and reported once.
-    public func draft(of owner: SessionOwner) -> Lookup {
-        guard let draft = drafts[owner] else { return .none }
-        if now().timeIntervalSince(draft.startedAt) > lifetime {
-            drafts[owner] = nil
+    /// Reads back the flows kept before a restart (once), dropping those that expired meanwhile;
+    /// flows opened meanwhile win.
+    public func restore(logger: Logger) async {
+        guard !restored else { return }
+        restored = true
+        do {
+            guard case .value(let list) = try await kept.load() else { return }
+            for entry in list where drafts[entry.owner] == nil && !isExpired(entry.draft) {
+                drafts[entry.owner] = (entry.accountKey, entry.draft)
+            }
+        } catch {
+            logger.warning("kept post steps could not be read", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The open flow of `bound`'s owner, when `bound`'s account opened it; an expired one is
+    /// removed and reported once.
+    public func draft(of bound: StudentSession) async -> Lookup {
+        guard let entry = drafts[bound.owner], entry.accountKey == bound.session.accountKey else { return .none }
+        if isExpired(entry.draft) {
+            drafts[bound.owner] = nil
+            await save()
             return .expired
         }
-        return .open(draft)
+        return .open(entry.draft)
     }
 
-    /// Opens (or restarts) the flow of `owner`.
-    func open(_ draft: PostDraft, for owner: SessionOwner) {
-        drafts[owner] = draft
+    /// Opens (or restarts) the flow of `bound`'s owner, for `bound`'s account.
+    func open(_ draft: PostDraft, for bound: StudentSession) async {
+        drafts[bound.owner] = (bound.session.accountKey, draft)
+        await save()
     }
 
     /// Ends the flow of `owner`; returns whether one was open.
     @discardableResult
-    public func close(_ owner: SessionOwner) -> Bool {
-        guard let draft = drafts.removeValue(forKey: owner) else { return false }
-        return now().timeIntervalSince(draft.startedAt) <= lifetime
+    public func close(_ owner: SessionOwner) async -> Bool {
+        guard let entry = drafts.removeValue(forKey: owner) else { return false }
+        await save()
+        return !isExpired(entry.draft)
     }
 
     /// The time a new flow starts at.
@@ -64,4 +106,17 @@ public actor PostFlows {
 
     /// The lifetime in whole minutes (for messages).
     var lifetimeMinutes: Int { max(1, Int((lifetime / 60).rounded())) }
+
+    private func isExpired(_ draft: PostDraft) -> Bool {
+        now().timeIntervalSince(draft.startedAt) > lifetime
+    }
+
+    private func save() async {
+        await kept.save { await self.keptForm() }
+    }
+
+    private func keptForm() -> [Kept] {
+        drafts.map { Kept(owner: $0.key, accountKey: $0.value.accountKey, draft: $0.value.draft) }
+            .sorted { $0.draft.startedAt < $1.draft.startedAt }
+    }
 }

@@ -59,7 +59,7 @@ extension PostPlugin {
         case .notFound:
             throw UserFacingError(PlaceWording.notFound(typed, example: example))
         }
-        await flows.open(draft, for: bound.owner)
+        await flows.open(draft, for: bound)
         if !draft.isConfirmed {
             await call.reply(lines: offerLines(draft, prefix: call.prefix))
         } else if pendingLink == nil {
@@ -117,7 +117,7 @@ extension PostPlugin {
         if !draft.isConfirmed { confirmed.choices = [chosen] }
         confirmed.isConfirmed = true
         confirmed.startedAt = await flows.currentTime
-        await flows.open(confirmed, for: bound.owner)
+        await flows.open(confirmed, for: bound)
         if let link = confirmed.pendingLink {
             try await finish(confirmed, link: link, bound: bound, call: call, oneShot: true)
         } else {

@@ -6,8 +6,9 @@ import OnTheMapService
 
 /// Putting yourself on the map, privately, in two steps: `!post <place>` (geocoded and shown),
 /// then `!post <link>` or `!link <link>` (validated and saved). One shot: `!post <place> | <link>`.
-/// `!cancel` ends the flow; an open flow expires. A failed save keeps the flow for a retry.
-public struct PostPlugin: Plugin {
+/// `!cancel` ends the flow; an open flow expires. A failed save keeps the flow for a retry. Open
+/// flows are kept across restarts where the directory has a state store.
+public struct PostPlugin: RestoringPlugin {
     /// What `plugins.post:` can set.
     public struct Settings: ClassPluginSettings {
         /// How long an unfinished `!post` waits for its link.
@@ -38,9 +39,16 @@ public struct PostPlugin: Plugin {
     /// Also ends a student's open flow when they log out.
     public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
-        let flows = PostFlows(lifetime: settings.flowLifetime, now: services.now)
+        let flows = PostFlows(
+            lifetime: settings.flowLifetime, now: services.now, store: services.stateStore,
+            instance: services.keptStateInstance)
         self.flows = flows
         services.onLogout { owner in await flows.close(owner) }
+    }
+
+    /// Reads back the flows kept before a restart.
+    public func restore(context: PluginContext) async {
+        await flows.restore(logger: context.logger)
     }
 
     public var commands: [Command] {
@@ -119,7 +127,7 @@ public struct PostPlugin: Plugin {
             }
             return
         }
-        let lookup = await flows.draft(of: bound.owner)
+        let lookup = await flows.draft(of: bound)
         if case .open(let draft) = lookup, let choice = PostChoice(argument) {
             try await choose(choice, in: draft, bound: bound, call: call)
             return
@@ -168,7 +176,7 @@ public struct PostPlugin: Plugin {
 
     func link(_ argument: String, _ call: Invocation) async throws {
         guard let bound = call.session else { return }
-        switch await flows.draft(of: bound.owner) {
+        switch await flows.draft(of: bound) {
         case .open(let draft) where draft.isConfirmed:
             try await finish(draft, link: argument, bound: bound, call: call, oneShot: false)
         case .open(let draft):

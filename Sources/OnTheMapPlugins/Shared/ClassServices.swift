@@ -41,7 +41,8 @@ public final class ClassServices: Sendable {
     public let directory: any StudentDirectory
     /// The directory's own accounts (`!register`), when the backend keeps them.
     public let accounts: (any AccountDirectory)?
-    /// Where announced pins and trusted logins are remembered across restarts, when the backend has it.
+    /// Where announced pins, trusted logins, sessions, open posts and unit choices are remembered
+    /// across restarts, when the backend has it.
     public let stateStore: (any BotStateStore)?
     /// Instant news of pins saved elsewhere (PostgreSQL), when the backend has it.
     public let pinChanges: (any PinChangeNotifying)?
@@ -58,6 +59,11 @@ public final class ClassServices: Sendable {
     /// Slows down password guessing for every way in (`!login`, the HTTP API): one count per
     /// identity and email, whichever way the guesses come.
     public let loginThrottle: LoginThrottle
+    /// The students' sessions kept across restarts (on directories that keep their own accounts).
+    public let sessionArchive: SessionArchive
+    /// The instance name the state kept across restarts is filed under: the one at start, so a
+    /// reload that changes the announcement channels finds what was kept.
+    public let keptStateInstance: String?
     private let currentSettings: Mutex<ClassSettings>
     private let logoutListeners = Mutex<[@Sendable (SessionOwner) async -> Void]>([])
     private let savedPinListeners = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
@@ -80,6 +86,9 @@ public final class ClassServices: Sendable {
             directory: directory, limit: settings.recentLimit, pagingCap: settings.pagingCap)
         self.ledger = AnnouncementLedger(store: stateStore, instance: settings.instanceName)
         self.loginThrottle = LoginThrottle(policy: loginThrottlePolicy, store: stateStore, now: now)
+        self.keptStateInstance = settings.instanceName
+        self.sessionArchive = SessionArchive(
+            accounts: accounts, store: stateStore, instance: settings.instanceName, now: now)
     }
 
     /// Takes a pin saved outside the IRC commands (the HTTP API): every command sees it at once,

@@ -3,7 +3,7 @@ import IRCProtocol
 import OnTheMapService
 
 /// Kilometres or miles, for distances shown to students.
-public enum UnitSystem: String, Sendable, Hashable, CaseIterable {
+public enum UnitSystem: String, Sendable, Hashable, CaseIterable, Codable {
     case km, mi
 }
 

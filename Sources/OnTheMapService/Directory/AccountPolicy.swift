@@ -73,6 +73,27 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
         return DirectorySession(accountKey: stored.accountKey, sessionId: sessionId, expiresAt: stored.expiresAt)
     }
 
+    /// Takes over the live session whose id has the digest `digest` (one the bot kept across a
+    /// restart, where only the digest is kept): it is replaced by a session with a new id and the
+    /// same account, start and end, so the id itself is never stored anywhere. Nil when no such
+    /// session is live for `accountKey` (it ended, expired, or the password was changed).
+    public func resumeSession(digest: String, accountKey: String) async throws -> DirectorySession? {
+        guard let stored = try await storage.session(digest: digest), stored.accountKey == accountKey else {
+            return nil
+        }
+        guard stored.expiresAt > now() else {
+            try await storage.deleteSession(digest: digest)
+            return nil
+        }
+        let sessionId = SessionToken.make()
+        let renewed = StoredSession(
+            tokenDigest: SessionToken.digest(sessionId), accountKey: accountKey, createdAt: stored.createdAt,
+            expiresAt: stored.expiresAt)
+        try await storage.startSession(renewed, replacementHash: nil)
+        try await storage.deleteSession(digest: digest)
+        return DirectorySession(accountKey: accountKey, sessionId: sessionId, expiresAt: stored.expiresAt)
+    }
+
     /// Throws `.sessionExpired` unless `session` is nil or live and its account's; deletes it
     /// when it has expired.
     public func requireLive(_ session: DirectorySession?) async throws {

@@ -70,6 +70,9 @@ public protocol AccountDirectory: StudentDirectory {
     /// The live session with this id (what an HTTP client presents), or nil when it is unknown or
     /// expired. Sessions are stored as digests: this is the only way from an id to its account.
     func session(id sessionId: String) async throws -> DirectorySession?
+    /// Takes over the live session whose id has this digest (see `AccountPolicy.resumeSession`): a
+    /// session kept across a restart comes back with a new id; nil when it is no longer live.
+    func resumeSession(digest: String, accountKey: String) async throws -> DirectorySession?
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin

@@ -13,7 +13,7 @@ public enum PlaceMatch: String, Sendable, Hashable, Codable {
 }
 
 /// One answer of a geocoder for a free-text place.
-public struct PlaceCandidate: Sendable, Hashable {
+public struct PlaceCandidate: Sendable, Hashable, Codable {
     /// A human name for the place: "Seattle, Washington, United States".
     public var displayName: String
     /// First-level region (state, province), when known.
