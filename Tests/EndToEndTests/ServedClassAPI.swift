@@ -100,7 +100,8 @@ struct ServedClassAPI: Sendable {
         logger.logLevel = .critical
         let api = ClassAPI(services: services, accounts: directory, settings: settings, logger: logger)
         let webMap = WebMap(
-            feed: MapPinFeed(classMap: services.classMap), geocoder: services.geocoder, assets: try WebMap.Assets.bundled(),
+            feed: MapPinFeed(classMap: services.classMap), geocoder: services.geocoder,
+            assets: try WebMap.Assets.bundled(),
             logger: logger)
         let (ports, bound) = AsyncStream.makeStream(of: Int.self)
         let server = WebMapServer(

@@ -65,16 +65,18 @@ struct RunCommand: AsyncParsableCommand {
             services.append(.init(service: operatorServer))
         }
         if let assets, let (host, port) = ConfigLoader.hostAndPort(config.web.listen) {
+            let api = Self.classAPI(config, stack, bot, logger)
             let webMap = WebMap(
                 feed: MapPinFeed(classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory)),
                 geocoder: stack.geocoder, assets: assets,
+                scenes: api == nil ? nil : WebMap.StudentScenes(signupURL: config.service.signupURL),
                 logger: logger.withLabel("onthemap.web.map"))
             let tls = try Self.webTLS(for: config, logger: logger)
             services.append(
                 .init(
                     service: WebMapServer(
-                        host: host, port: port, webMap: webMap, api: Self.classAPI(config, stack, bot, logger),
-                        tls: tls, logger: logger.withLabel("onthemap.web"))))
+                        host: host, port: port, webMap: webMap, api: api, tls: tls,
+                        logger: logger.withLabel("onthemap.web"))))
         }
         let group = ServiceGroup(
             configuration: .init(

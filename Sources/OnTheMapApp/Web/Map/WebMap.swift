@@ -9,12 +9,17 @@ import OnTheMapService
 /// `/api/locations.json`. Everything it needs is served from here; nothing is fetched elsewhere.
 ///
 /// Routes: `/` and `/map` (the page; `?focus=<lat>,<lon>` or `?focus=<place>` centres it),
-/// `/map/app.js`, `/map/app.css`, `/map/basemap.json`, `/api/locations.json`.
+/// `/map/app.js`, `/map/posting.js`, `/map/app.css`, `/map/basemap.json`, `/api/locations.json`.
+///
+/// With ``StudentScenes`` (when the class's v1 API is served beside it) the page also lets a
+/// student log in, put themselves on the map and log out (`posting.js`, over `/v1`).
 public struct WebMap: Sendable {
     /// The static files of the page, read once from the bundle.
     public struct Assets: Sendable {
         public var page: String
         public var script: Data
+        /// The log-in and posting scenes (`posting.js`).
+        public var posting: Data
         public var style: Data
         public var basemap: Data
 
@@ -34,11 +39,11 @@ public struct WebMap: Sendable {
             }
             return Assets(
                 page: String(decoding: try read("index.html"), as: UTF8.self), script: try read("app.js"),
-                style: try read("app.css"), basemap: try read("basemap.json"))
+                posting: try read("posting.js"), style: try read("app.css"), basemap: try read("basemap.json"))
         }
 
         /// Bytes a browser downloads for one view of the page (HTML, script, style, basemap).
-        public var pageWeight: Int { page.utf8.count + script.count + style.count + basemap.count }
+        public var pageWeight: Int { page.utf8.count + script.count + posting.count + style.count + basemap.count }
     }
 
     /// The pin at the centre of a focused map.
@@ -47,20 +52,34 @@ public struct WebMap: Sendable {
         public var label: String
     }
 
+    /// What the page's student scenes need to know, when the v1 API is served beside the map.
+    public struct StudentScenes: Sendable, Equatable {
+        /// Where the log-in scene sends someone without an account (empty: "ask your instructor").
+        public var signupURL: String
+
+        public init(signupURL: String = "") {
+            self.signupURL = signupURL
+        }
+    }
+
     let feed: MapPinFeed
     let geocoder: any Geocoder
     let assets: Assets
     let pollSeconds: Int
+    let scenes: StudentScenes?
     let logger: Logger
 
-    /// `pollSeconds`: how often an open page asks for new pins.
+    /// `pollSeconds`: how often an open page asks for new pins; `scenes`: offer log-in and posting
+    /// (only when the v1 API is served on the same listener).
     public init(
-        feed: MapPinFeed, geocoder: any Geocoder, assets: Assets, pollSeconds: Int = 15, logger: Logger
+        feed: MapPinFeed, geocoder: any Geocoder, assets: Assets, pollSeconds: Int = 15,
+        scenes: StudentScenes? = nil, logger: Logger
     ) {
         self.feed = feed
         self.geocoder = geocoder
         self.assets = assets
         self.pollSeconds = max(2, pollSeconds)
+        self.scenes = scenes
         self.logger = logger
     }
 
@@ -85,6 +104,9 @@ public struct WebMap: Sendable {
         router.get("map", use: pageHandler)
         router.get("map/app.js") { _, _ in
             map.respond(map.assets.script, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        }
+        router.get("map/posting.js") { _, _ in
+            map.respond(map.assets.posting, type: "text/javascript; charset=utf-8", cache: "max-age=300")
         }
         router.get("map/app.css") { _, _ in
             map.respond(map.assets.style, type: "text/css; charset=utf-8", cache: "max-age=300")
@@ -179,6 +201,9 @@ public struct WebMap: Sendable {
     /// The page with its placeholders filled in; everything put in it is HTML-escaped.
     func renderPage(focus: Focus?) -> String {
         var attributes = "data-poll-seconds=\"\(pollSeconds)\""
+        if let scenes {
+            attributes += " data-api=\"on\" data-signup-url=\"\(Self.escapeHTML(scenes.signupURL))\""
+        }
         if let focus {
             attributes +=
                 " data-focus-lat=\"\(focus.coordinate.latitude)\""

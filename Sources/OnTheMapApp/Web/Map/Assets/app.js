@@ -425,6 +425,16 @@
     centerOn(m.x, m.y, 8);
     app.setAttribute('data-focused', 'true');
   }
+  // What the page's other scripts (posting.js) may ask of the map.
+  window.OnTheMap = {
+    reload: load,
+    setStatus: setStatus,
+    showPlace: function (lat, lon, label) {
+      focus = { lat: lat, lon: lon, label: label };
+      var m = project(lat, lon);
+      centerOn(m.x, m.y, 8);
+    }
+  };
   loadBasemap();
   load();
   var every = Math.max(2, parseInt(app.getAttribute('data-poll-seconds'), 10) || 15) * 1000;

@@ -1,0 +1,262 @@
+// The student's scenes of the class map, over the class's own v1 API (present only when the
+// operator turned the API on): log in, put yourself on the map in steps (where → confirm the place
+// on the map → your link → submit, replacing an existing pin only after you say so), log out.
+// Every failure is told in words; nothing from the server is ever parsed as HTML.
+(function () {
+  'use strict';
+  var app = document.getElementById('app');
+  if (app.getAttribute('data-api') !== 'on') return;
+
+  var STORE = 'onthemap.student';
+  var PREFIX = ")]}'";
+  function $(id) { return document.getElementById(id); }
+  var panel = $('scene');
+  var scenes = ['login-form', 'place-form', 'link-form', 'replace-form', 'done'];
+  var student = null; // { key, firstName, lastName }
+  var chosen = null;  // { name, latitude, longitude }
+  var existing = null; // the student's pin already on the map, if any
+
+  // ---- talking to the API ----
+  function Failure(message, status) { this.message = message; this.status = status; }
+
+  // fetch → { status, body } with the contract's `)]}'` prefix removed; a network failure is told
+  // apart from an answer.
+  function call(method, path, body, headers) {
+    var init = { method: method, credentials: 'same-origin', headers: headers || {} };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    return fetch(path, init).then(function (response) {
+      return response.text().then(function (text) {
+        if (text.indexOf(PREFIX) === 0) text = text.slice(text.indexOf('\n') + 1);
+        var parsed = null;
+        try { parsed = text ? JSON.parse(text) : null; } catch (e) { parsed = null; }
+        return { status: response.status, body: parsed || {} };
+      });
+    }, function () {
+      throw new Failure('Could not reach the server. Check your connection and try again.', 0);
+    });
+  }
+
+  // The words for a refused request: the server's own message when it gave one.
+  function refusal(answer, fallback) {
+    if (answer.status === 401) return new Failure('Your session has ended: log in again.', 401);
+    if (answer.status >= 500) return new Failure('The class map is unavailable just now; try again in a minute.', answer.status);
+    return new Failure((answer.body && answer.body.error) || fallback, answer.status);
+  }
+
+  // ---- what the page shows ----
+  function show(scene) {
+    panel.hidden = !scene;
+    scenes.forEach(function (id) { $(id).hidden = id !== scene; });
+    var first = scene && $(scene).querySelector('input:not([type=hidden]), button');
+    if (first) first.focus();
+  }
+
+  function say(id, text) {
+    var node = $(id);
+    node.textContent = text || '';
+    node.hidden = !text;
+  }
+
+  function showStudent() {
+    $('login-open').hidden = !!student;
+    $('post-open').hidden = !student;
+    $('logout').hidden = !student;
+    $('who').hidden = !student;
+    $('who').textContent = student ? 'Logged in as ' + student.firstName + ' ' + student.lastName : '';
+  }
+
+  function forget(message) {
+    student = null;
+    sessionStorage.removeItem(STORE);
+    showStudent();
+    show('login-form');
+    say('login-error', message);
+  }
+
+  function fail(errorId) {
+    return function (failure) {
+      if (failure.status === 401) { forget(failure.message); return; }
+      say(errorId, failure.message || String(failure));
+    };
+  }
+
+  // ---- log in, log out ----
+  $('login-open').addEventListener('click', function () { say('login-error', ''); show('login-form'); });
+
+  $('login-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var email = $('login-email').value.trim(), password = $('login-password').value;
+    if (!email || !password) { say('login-error', 'Give your email and your password.'); return; }
+    say('login-error', '');
+    $('login-submit').disabled = true;
+    call('POST', 'v1/session', { udacity: { username: email, password: password } }).then(function (answer) {
+      if (answer.status === 403) throw new Failure('Wrong email or password.', 403);
+      if (answer.status !== 200 || !answer.body.account) throw refusal(answer, 'The login was refused.');
+      var key = answer.body.account.key;
+      return call('GET', 'v1/users/' + encodeURIComponent(key)).then(function (profile) {
+        if (profile.status !== 200) throw refusal(profile, 'Your profile could not be read.');
+        return { key: key, firstName: profile.body.first_name || '', lastName: profile.body.last_name || '' };
+      });
+    }).then(function (who) {
+      student = who;
+      sessionStorage.setItem(STORE, JSON.stringify(who));
+      $('login-password').value = '';
+      showStudent();
+      show(null);
+    }, fail('login-error')).then(function () { $('login-submit').disabled = false; });
+  });
+
+  function xsrfToken() {
+    var match = document.cookie.split(';').map(function (c) { return c.trim(); })
+      .filter(function (c) { return c.indexOf('XSRF-TOKEN=') === 0; })[0];
+    return match ? decodeURIComponent(match.slice('XSRF-TOKEN='.length)) : '';
+  }
+
+  $('logout').addEventListener('click', function () {
+    var token = xsrfToken();
+    call('DELETE', 'v1/session', undefined, { 'X-XSRF-TOKEN': token }).then(function (answer) {
+      // Without its token cookie the browser holds no session any more: nothing left to end.
+      var gone = answer.status === 403 && !token;
+      if (answer.status !== 200 && !gone) throw refusal(answer, 'The logout was refused.');
+      student = null;
+      sessionStorage.removeItem(STORE);
+      showStudent();
+      show(null);
+      window.OnTheMap.setStatus('Logged out.');
+    }).catch(function (failure) { window.OnTheMap.setStatus(failure.message, true); });
+  });
+
+  // ---- where are you studying? ----
+  $('post-open').addEventListener('click', function () {
+    chosen = null;
+    $('place').value = '';
+    $('link').value = '';
+    say('place-error', '');
+    clearChoices();
+    $('place-confirm').hidden = true;
+    show('place-form');
+  });
+
+  function clearChoices() {
+    var list = $('place-choices');
+    while (list.firstChild) list.removeChild(list.firstChild);
+    $('place-question').hidden = true;
+  }
+
+  function choose(place, button) {
+    chosen = place;
+    Array.prototype.forEach.call($('place-choices').querySelectorAll('button'), function (b) {
+      b.setAttribute('aria-pressed', String(b === button));
+    });
+    window.OnTheMap.showPlace(place.latitude, place.longitude, place.name);
+    $('place-confirm').hidden = false;
+  }
+
+  $('place-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var query = $('place').value.trim();
+    chosen = null;
+    clearChoices();
+    $('place-confirm').hidden = true;
+    if (!query) { say('place-error', 'Type a city, region or country, like "Lisbon, Portugal".'); return; }
+    say('place-error', '');
+    call('GET', 'v1/geocode?q=' + encodeURIComponent(query)).then(function (answer) {
+      if (answer.status !== 200) throw refusal(answer, 'That place could not be looked up.');
+      var places = answer.body.results || [];
+      if (answer.body.status === 'not_a_place') {
+        throw new Failure('"' + query + '" is not a place the map can show: give a city, region or country.');
+      }
+      if (!places.length) {
+        throw new Failure('No place called "' + query + '" was found. Check the spelling, or add the country.');
+      }
+      $('place-question').textContent = answer.body.status === 'offered'
+        ? 'Did you mean one of these? Choose one, or type the place again.'
+        : 'Is this the place? Choose another one if not.';
+      $('place-question').hidden = false;
+      places.forEach(function (place, index) {
+        var item = document.createElement('li');
+        var button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = place.name;
+        button.addEventListener('click', function () { choose(place, button); });
+        item.appendChild(button);
+        $('place-choices').appendChild(item);
+        if (index === 0 && answer.body.status === 'found') choose(place, button);
+      });
+    }).catch(fail('place-error'));
+  });
+
+  $('place-confirm').addEventListener('click', function () {
+    if (!chosen) return;
+    $('link-place').textContent = chosen.name;
+    say('link-error', '');
+    show('link-form');
+  });
+
+  // ---- your link, then submit ----
+  function isWebLink(text) { return /^https?:\/\/[^\s/?#]+\.[^\s]*$/i.test(text); }
+
+  $('link-back').addEventListener('click', function () { show('place-form'); });
+
+  $('link-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var link = $('link').value.trim();
+    if (!isWebLink(link)) { say('link-error', 'Give a web address that starts with http:// or https://.'); return; }
+    say('link-error', '');
+    call('GET', 'v1/StudentLocation?limit=1&uniqueKey=' + encodeURIComponent(student.key)).then(function (answer) {
+      if (answer.status !== 200) throw refusal(answer, 'Your pin could not be looked up.');
+      existing = (answer.body.results || [])[0] || null;
+      if (existing) {
+        $('replace-question').textContent = 'You are already on the map at ' + existing.mapString
+          + '. Replace that pin with ' + chosen.name + '?';
+        show('replace-form');
+      } else {
+        submit(null);
+      }
+    }).catch(fail('link-error'));
+  });
+
+  $('replace-form').addEventListener('submit', function (e) { e.preventDefault(); submit(existing.objectId); });
+  $('replace-no').addEventListener('click', function () { show('link-form'); });
+
+  function submit(objectId) {
+    var pin = {
+      uniqueKey: student.key, firstName: student.firstName, lastName: student.lastName,
+      mapString: chosen.name, mediaURL: $('link').value.trim(),
+      latitude: chosen.latitude, longitude: chosen.longitude
+    };
+    var request = objectId
+      ? call('PUT', 'v1/StudentLocation/' + encodeURIComponent(objectId), pin)
+      : call('POST', 'v1/StudentLocation', pin);
+    request.then(function (answer) {
+      if (answer.status !== 200 && answer.status !== 201) throw refusal(answer, 'Your pin was refused.');
+      say('done-text', 'You are on the map at ' + chosen.name + '.');
+      show('done');
+      window.OnTheMap.reload();
+    }).catch(function (failure) {
+      show('link-form');
+      fail('link-error')(failure);
+    });
+  }
+
+  // ---- cancel, at any step ----
+  Array.prototype.forEach.call(panel.querySelectorAll('.cancel'), function (button) {
+    button.addEventListener('click', function () { chosen = null; existing = null; show(null); });
+  });
+  document.addEventListener('keydown', function (e) { if (e.key === 'Escape' && !panel.hidden) show(null); });
+
+  // ---- start ----
+  var signup = app.getAttribute('data-signup-url') || '';
+  if (/^https?:\/\//i.test(signup)) {
+    $('signup').href = signup;
+    $('signup').hidden = false;
+  } else {
+    $('signup-ask').hidden = false;
+  }
+  $('student').hidden = false;
+  try { student = JSON.parse(sessionStorage.getItem(STORE) || 'null'); } catch (e) { student = null; }
+  showStudent();
+})();
