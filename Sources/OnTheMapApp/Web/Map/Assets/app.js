@@ -355,7 +355,7 @@
   var pointers = {}, drag = null, moved = false;
 
   mapBox.addEventListener('wheel', function (e) {
-    if (popup.contains(e.target)) return;
+    if (popup.contains(e.target) || e.target.closest('#scene')) return;
     e.preventDefault();
     var r = mapBox.getBoundingClientRect();
     zoomAt(Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.002)), e.clientX - r.left, e.clientY - r.top);
