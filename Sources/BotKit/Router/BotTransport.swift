@@ -13,6 +13,8 @@ public protocol BotTransport: Sendable {
     /// Waits until every line sent so far has left for the network (not just been queued); false
     /// when it may not have (the connection stopped first, or the wait was cancelled).
     func waitUntilSent() async -> Bool
+    /// Whether no line waits in the send queue now (the server's flood allowance is unspent).
+    func hasNothingQueued() async -> Bool
     /// Asks the network about the connection that uses `nick` now (WHOIS).
     func lookUpConnection(ofNick nick: String) async -> ConnectionLookup
     /// Asks the network to report when nobody uses `nick` any more (MONITOR, WATCH); false when it
@@ -45,6 +47,9 @@ extension BotTransport {
 
     /// A transport that writes each line at once has nothing to wait for.
     public func waitUntilSent() async -> Bool { true }
+
+    /// A transport that writes each line at once queues nothing.
+    public func hasNothingQueued() async -> Bool { true }
 
     /// A transport without a network to ask.
     public func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }

@@ -117,9 +117,12 @@ extension Invocation {
     /// when the login did not (someone in a channel with the bot costs no WHOIS at login): a session
     /// kept across a restart is only taken back by the connection that has that sign-on time. Nothing
     /// is recorded when the connection described is not the sender's (another user@host), or when
-    /// the bot lost sight of the sender since `check` was made.
+    /// the bot lost sight of the sender since `check` was made. Nor is anything asked while replies
+    /// wait in the send queue: on a server's flood allowance a WHOIS per login would hold back every
+    /// answer (a class logging in at once), so a session made then is not kept across a restart.
     public func learnSignOnTime<Login: ExpiringLogin>(storing type: Login.Type, check: ConnectionCheck) async {
         guard let mark = check.mark, case .found(_, _, _, nil) = check.lookup else { return }
+        guard await transport.hasNothingQueued() else { return }
         guard
             case .found(let user, let host, _, let signedOnAt?) = await transport.lookUpConnection(ofNick: sender.nick),
             UserIdentity.sameUserName(user, sender.user), host?.lowercased() == sender.host?.lowercased()

@@ -28,6 +28,8 @@ struct IRCBotTransport: BotTransport {
 
     func waitUntilSent() async -> Bool { await client.waitUntilQueuedLinesAreWritten() }
 
+    func hasNothingQueued() async -> Bool { await client.queuedLineCount == 0 }
+
     func identity(ofNick nick: String) async -> UserIdentity? {
         await client.identity(ofNick: nick)
     }
