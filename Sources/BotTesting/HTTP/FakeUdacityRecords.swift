@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OnTheMapService
 
 /// The fake Udacity server's accounts, pins and sessions, and what each API call does with them.
 struct FakeUdacityRecords {
@@ -189,19 +190,9 @@ struct FakeUdacityRecords {
         return .json(.ok, prefixed: false, #"{"results": ["# + page.map(\.json).joined(separator: ", ") + "]}")
     }
 
-    private struct LocationBody: Decodable {
-        var uniqueKey: String
-        var firstName: String
-        var lastName: String
-        var mapString: String
-        var mediaURL: String
-        var latitude: Double
-        var longitude: Double
-    }
-
     /// `POST /StudentLocation`.
     mutating func create(body: Data) -> FakeUdacityReply {
-        guard let input = try? JSONDecoder().decode(LocationBody.self, from: body) else {
+        guard let input = try? JSONDecoder().decode(StudentLocationBody.self, from: body) else {
             return .failure(.badRequest, code: 142, "Failed to parse JSON body.")
         }
         let location = addLocation(
@@ -220,7 +211,7 @@ struct FakeUdacityRecords {
         guard let index = stored.firstIndex(where: { $0.location.objectId == objectId }) else {
             return .failure(.notFound, code: 101, "Object not found.")
         }
-        guard let input = try? JSONDecoder().decode(LocationBody.self, from: body) else {
+        guard let input = try? JSONDecoder().decode(StudentLocationBody.self, from: body) else {
             return .failure(.badRequest, code: 142, "Failed to parse JSON body.")
         }
         let now = nextTimestamp()

@@ -172,7 +172,7 @@ public final class UdacityStudentDirectory: StudentDirectory {
     public func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
         try Self.validate(draft)
         let reply = try await send(
-            "POST", path: "/StudentLocation", body: try JSONEncoder().encode(LocationBody(draft)),
+            "POST", path: "/StudentLocation", body: try JSONEncoder().encode(StudentLocationBody(draft)),
             extraHeaders: await cookieHeaders(of: session))
         guard reply.isSuccess else { throw Self.failure(for: reply) }
         let json = try Self.json(reply.body, what: "created location")
@@ -194,7 +194,7 @@ public final class UdacityStudentDirectory: StudentDirectory {
         try Self.validate(draft)
         let reply = try await send(
             "PUT", path: "/StudentLocation/" + URLComponentEncoding.encode(objectId),
-            body: try JSONEncoder().encode(LocationBody(draft)), extraHeaders: await cookieHeaders(of: session))
+            body: try JSONEncoder().encode(StudentLocationBody(draft)), extraHeaders: await cookieHeaders(of: session))
         guard reply.isSuccess else {
             if reply.status == 404 { throw ServiceError.notFound("no pin \(objectId.prefix(60))") }
             throw Self.failure(for: reply)
@@ -381,24 +381,4 @@ private struct LoginBody: Encodable {
         var password: String
     }
     var udacity: Credentials
-}
-
-private struct LocationBody: Encodable {
-    var uniqueKey: String
-    var firstName: String
-    var lastName: String
-    var mapString: String
-    var mediaURL: String
-    var latitude: Double
-    var longitude: Double
-
-    init(_ draft: PinDraft) {
-        uniqueKey = draft.uniqueKey
-        firstName = draft.firstName
-        lastName = draft.lastName
-        mapString = draft.mapString
-        mediaURL = draft.mediaURL
-        latitude = draft.coordinate.latitude
-        longitude = draft.coordinate.longitude
-    }
 }

@@ -79,3 +79,25 @@ public struct PinDraft: Sendable, Hashable {
         self.coordinate = coordinate
     }
 }
+
+/// The JSON body of a `StudentLocation` write in the Udacity contract (`POST /StudentLocation`,
+/// `PUT /StudentLocation/<objectId>`): what a client sends and a server reads.
+public struct StudentLocationBody: Codable, Sendable, Hashable {
+    public var uniqueKey: String
+    public var firstName: String
+    public var lastName: String
+    public var mapString: String
+    public var mediaURL: String
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(_ draft: PinDraft) {
+        uniqueKey = draft.uniqueKey
+        firstName = draft.firstName
+        lastName = draft.lastName
+        mapString = draft.mapString
+        mediaURL = draft.mediaURL
+        latitude = draft.coordinate.latitude
+        longitude = draft.coordinate.longitude
+    }
+}

@@ -71,16 +71,6 @@ extension ClassAPI {
         ]
     }
 
-    struct LocationBody: Decodable {
-        var uniqueKey: String
-        var firstName: String
-        var lastName: String
-        var mapString: String
-        var mediaURL: String
-        var latitude: Double
-        var longitude: Double
-    }
-
     /// `POST /v1/StudentLocation` (objectId nil) and `PUT /v1/StudentLocation/<objectId>`.
     func save(_ request: Request, objectId: String?) async -> Response {
         let authenticated: DirectorySession
@@ -100,7 +90,7 @@ extension ClassAPI {
         guard let data = await Self.body(of: request) else {
             return APIAnswer.codeError(.contentTooLarge, "The request body is too large.")
         }
-        guard let body = try? JSONDecoder().decode(LocationBody.self, from: data) else {
+        guard let body = try? JSONDecoder().decode(StudentLocationBody.self, from: data) else {
             return APIAnswer.codeError(.badRequest, "Failed to parse JSON body.", code: 142)
         }
         guard body.uniqueKey == authenticated.accountKey else {
@@ -121,7 +111,7 @@ extension ClassAPI {
 
     /// The pin to save: `!post`'s link rules, the directory's text rules for the names and place
     /// (control characters refused, not stripped), and the account's own name on the pin.
-    func pinDraft(_ body: LocationBody, session: DirectorySession) async -> Result<PinDraft, Refusal> {
+    func pinDraft(_ body: StudentLocationBody, session: DirectorySession) async -> Result<PinDraft, Refusal> {
         let mediaURL: String
         switch LinkRules.validate(body.mediaURL) {
         case .success(let link): mediaURL = link
