@@ -60,8 +60,11 @@ import Testing
                 #expect(cause.contains("database is locked"), "\(cause)")
             }
             let waited = ContinuousClock.now - started
+            // It waited for the lock, then gave up rather than hanging while the lock is held (the bound
+            // is loose: on a loaded machine the login's password check and the busy handler's sleeps
+            // run late).
             #expect(waited >= .seconds(SQLiteStudentDirectory.busyTimeout) - .milliseconds(100))
-            #expect(waited < .seconds(SQLiteStudentDirectory.busyTimeout + 3))
+            #expect(waited < .seconds(SQLiteStudentDirectory.busyTimeout * 5))
             await #expect(throws: ServiceError.self) { try await directory.checkHealth() }
             // Reads go on in WAL mode: only writing waits for the lock.
             #expect(try await directory.listAccounts().count == 1)

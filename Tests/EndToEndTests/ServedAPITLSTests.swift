@@ -10,7 +10,7 @@ import Testing
 struct ServedAPITLSTests {
     @Test func theAPISpeaksHTTPSOnlyWithSecureCookies() async throws {
         let folder = try TemporaryDirectory(prefix: "api-tls")
-        let certificate = try TestCertificate.make(in: folder.path)
+        let certificate = try await TestCertificate.make(in: folder.path)
         let tls = try WebMapServer.tlsConfiguration(
             certificateFile: certificate.certificatePath, keyFile: certificate.keyPath)
         var clientTLS = TLSConfiguration.makeClientConfiguration()
@@ -39,9 +39,9 @@ struct ServedAPITLSTests {
         try await client.shutdown()
     }
 
-    @Test func unreadableFilesAreNamed() throws {
+    @Test func unreadableFilesAreNamed() async throws {
         let folder = try TemporaryDirectory(prefix: "api-tls-bad")
-        let certificate = try TestCertificate.make(in: folder.path)
+        let certificate = try await TestCertificate.make(in: folder.path)
         #expect {
             _ = try WebMapServer.tlsConfiguration(
                 certificateFile: folder.file("missing.pem"), keyFile: certificate.keyPath)

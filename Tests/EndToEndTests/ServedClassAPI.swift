@@ -156,17 +156,18 @@ struct ServedClassAPI: Sendable {
     /// A fresh database on `server` for `body`, dropped afterwards.
     static func withTestDatabase(server: String, _ body: (String) async throws -> Void) async throws {
         let name = "onthemap_api_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        _ = try runCommand("/usr/bin/psql", [server, "-q", "-c", "CREATE DATABASE \(name)"])
+        _ = try await runCommand("/usr/bin/psql", [server, "-q", "-c", "CREATE DATABASE \(name)"])
         guard var components = URLComponents(string: server) else { throw ServedAPIError.badPostgresURL }
         components.path = "/" + name
         let url = components.string ?? server
         do {
             try await body(url)
         } catch {
-            _ = try? runCommand("/usr/bin/psql", [server, "-q", "-c", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"])
+            _ = try? await runCommand(
+                "/usr/bin/psql", [server, "-q", "-c", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"])
             throw error
         }
-        _ = try runCommand("/usr/bin/psql", [server, "-q", "-c", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"])
+        _ = try await runCommand("/usr/bin/psql", [server, "-q", "-c", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"])
     }
 
     /// The project's client pointed at this API (the `udacity` backend of another bot).

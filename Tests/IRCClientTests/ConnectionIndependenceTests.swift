@@ -109,7 +109,7 @@ struct ConnectionIndependenceTests {
         // would otherwise relay the lines in separate segments, and Nagle would hold the later ones
         // until the client acknowledges the first (≈ 40 ms with delayed ACK).
         let folder = try TemporaryDirectory(prefix: "one-record")
-        let certificate = try TestCertificate.make(in: folder.path)
+        let certificate = try await TestCertificate.make(in: folder.path)
         let server = try await ScriptedIRCServer.start(certificate: certificate) { message, _ in
             if message.command == "CAP", message.parameters.first == "LS" { return [":srv CAP * LS :"] }
             if message.command == "CAP", message.parameters.first == "END" { return [":srv 001 bot :Welcome"] }

@@ -224,7 +224,7 @@ struct FaultInjectionTests {
         // Plain TCP that swallows the ClientHello: the handshake never completes.
         let server = try await ScriptedIRCServer.start(respond: Self.silent)
         let certificateFolder = try TemporaryDirectory(prefix: "stall-tls")
-        let certificate = try TestCertificate.make(in: certificateFolder.path)
+        let certificate = try await TestCertificate.make(in: certificateFolder.path)
         var configuration = testConfiguration(
             port: server.port,
             tls: .init(caFile: certificate.certificatePath, trustSystemRoots: false),
@@ -367,7 +367,7 @@ struct FaultInjectionTests {
 
     @Test func refusesACertificateForAnotherHostName() async throws {
         let folder = try TemporaryDirectory(prefix: "tls-name")
-        let certificate = try TestCertificate.make(
+        let certificate = try await TestCertificate.make(
             in: folder.path,
             commonName: "irc.other.example",
             subjectAltName: "DNS:irc.other.example"
@@ -381,8 +381,8 @@ struct FaultInjectionTests {
 
     @Test func refusesASelfSignedCertificateThatIsNotTrusted() async throws {
         let folder = try TemporaryDirectory(prefix: "tls-self")
-        let certificate = try TestCertificate.make(in: folder.path, name: "server")
-        let other = try TestCertificate.make(in: folder.path, name: "other")
+        let certificate = try await TestCertificate.make(in: folder.path, name: "server")
+        let other = try await TestCertificate.make(in: folder.path, name: "other")
         try await Self.expectRefusal(
             presenting: certificate,
             tls: .init(caFile: other.certificatePath, trustSystemRoots: false),
@@ -392,7 +392,7 @@ struct FaultInjectionTests {
 
     @Test func refusesAnExpiredCertificate() async throws {
         let folder = try TemporaryDirectory(prefix: "tls-expired")
-        let certificate = try TestCertificate.makeExpired(in: folder.path)
+        let certificate = try await TestCertificate.makeExpired(in: folder.path)
         try await Self.expectRefusal(
             presenting: certificate,
             tls: .init(caFile: certificate.certificatePath, trustSystemRoots: false),
@@ -402,8 +402,8 @@ struct FaultInjectionTests {
 
     @Test func refusesACertificateThatDoesNotMatchThePin() async throws {
         let folder = try TemporaryDirectory(prefix: "tls-pin")
-        let certificate = try TestCertificate.make(in: folder.path, name: "server")
-        let other = try TestCertificate.make(in: folder.path, name: "other")
+        let certificate = try await TestCertificate.make(in: folder.path, name: "server")
+        let other = try await TestCertificate.make(in: folder.path, name: "other")
         try await Self.expectRefusal(
             presenting: certificate,
             tls: .init(caFile: certificate.certificatePath, pinnedFingerprint: other.sha256Fingerprint),

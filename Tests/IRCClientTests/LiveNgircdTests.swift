@@ -44,7 +44,7 @@ struct LiveNgircdTests {
     @Test func refusesAServerWithAnotherCertificate() async throws {
         try await NgircdServer.withRunning { server in
             let other = try TemporaryDirectory(prefix: "other-cert")
-            let otherCertificate = try TestCertificate.make(in: other.path, name: "other")
+            let otherCertificate = try await TestCertificate.make(in: other.path, name: "other")
             let tls = IRCClientConfiguration.TLS(
                 caFile: otherCertificate.certificatePath,
                 trustSystemRoots: false
@@ -73,7 +73,7 @@ struct LiveNgircdTests {
             await good.stop()
 
             let other = try TemporaryDirectory(prefix: "other-pin")
-            let otherCertificate = try TestCertificate.make(in: other.path, name: "other")
+            let otherCertificate = try await TestCertificate.make(in: other.path, name: "other")
             let wrongPin = IRCClientConfiguration.TLS(
                 caFile: server.certificate.certificatePath,  // even a trusted CA does not override a wrong pin
                 pinnedFingerprint: otherCertificate.sha256Fingerprint

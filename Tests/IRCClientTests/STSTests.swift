@@ -51,7 +51,7 @@ struct STSTests {
 
     @Test func aPlaintextPolicyWithAPortMovesTheClientToTLSAndATLSPolicyIsKept() async throws {
         let folder = try TemporaryDirectory(prefix: "sts-upgrade")
-        let certificate = try TestCertificate.make(in: folder.path)
+        let certificate = try await TestCertificate.make(in: folder.path)
         let secure = try await Self.server(sts: "duration=3600,port=1", certificate: certificate)
         let plain = try await Self.server(sts: "port=\(secure.port),duration=999")
         let store = MemoryPolicies()
@@ -83,7 +83,7 @@ struct STSTests {
 
     @Test func aStoredPolicyUpgradesLaterRunsUntilItExpires() async throws {
         let folder = try TemporaryDirectory(prefix: "sts-expiry")
-        let certificate = try TestCertificate.make(in: folder.path)
+        let certificate = try await TestCertificate.make(in: folder.path)
         let secure = try await Self.server(sts: nil, certificate: certificate)
         let plain = try await Self.server(sts: nil)
         let clock = ManualWallClock()
@@ -110,7 +110,7 @@ struct STSTests {
 
     @Test func durationZeroRemovesThePolicy() async throws {
         let folder = try TemporaryDirectory(prefix: "sts-remove")
-        let certificate = try TestCertificate.make(in: folder.path)
+        let certificate = try await TestCertificate.make(in: folder.path)
         let secure = try await Self.server(sts: "duration=0", certificate: certificate)
         let clock = ManualWallClock()
         let store = MemoryPolicies()
@@ -127,7 +127,7 @@ struct STSTests {
         for value in ["duration=3600", "port=abc", "port=70000", "port=", "port=6697,port=6698"] {
             let plain = try await Self.server(sts: value)
             let folder = try TemporaryDirectory(prefix: "sts-ignored")
-            let certificate = try TestCertificate.make(in: folder.path)
+            let certificate = try await TestCertificate.make(in: folder.path)
             let store = MemoryPolicies()
             let recorder = await EventRecorder.start(
                 Self.plaintextConfiguration(port: plain.port, certificate: certificate), stsStore: store)
@@ -142,7 +142,7 @@ struct STSTests {
 
     @Test func aMalformedDurationOverTLSIsIgnored() async throws {
         let folder = try TemporaryDirectory(prefix: "sts-malformed")
-        let certificate = try TestCertificate.make(in: folder.path)
+        let certificate = try await TestCertificate.make(in: folder.path)
         let secure = try await Self.server(sts: "duration=soon", certificate: certificate)
         let store = MemoryPolicies()
         let recorder = await EventRecorder.start(

@@ -11,22 +11,10 @@ import Testing
         var output: String
     }
 
-    static func run(_ arguments: [String], input: String? = nil) throws -> Run {
+    static func run(_ arguments: [String], input: String? = nil) async throws -> Run {
         let executable = try #require(BotLiveTests.builtExecutable())
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        let (status, output) = try await runProcess(executable, arguments, input: input)
+        return Run(status: status, output: output)
     }
 
     static func makeConfig(in folder: TemporaryDirectory) throws -> (config: String, database: String) {
@@ -41,7 +29,7 @@ import Testing
     @Test func addListLogInAndRemove() async throws {
         let folder = try TemporaryDirectory(prefix: "accounts-cli")
         let (config, database) = try Self.makeConfig(in: folder)
-        let add = try Self.run(
+        let add = try await Self.run(
             [
                 "accounts", "add", "--config", config, "--email", "Jane.Doe@Example.org", "--first", "Jane", "--last",
                 "Doe",
@@ -51,18 +39,18 @@ import Testing
         #expect(add.output.contains("Added Jane Doe <jane.doe@example.org>"))
         #expect(!add.output.contains("correct horse"))
 
-        let duplicate = try Self.run(
+        let duplicate = try await Self.run(
             ["accounts", "add", "--config", config, "--email", "jane.doe@example.org", "--first", "J", "--last", "D"],
             input: "another password\n")
         #expect(duplicate.status != 0)
 
-        let noPassword = try Self.run(
+        let noPassword = try await Self.run(
             ["accounts", "add", "--config", config, "--email", "x@example.org", "--first", "X", "--last", "Y"],
             input: "")
         #expect(noPassword.status != 0)
         #expect(noPassword.output.contains("standard input"))
 
-        let list = try Self.run(["accounts", "list", "--config", config])
+        let list = try await Self.run(["accounts", "list", "--config", config])
         #expect(list.status == 0)
         #expect(list.output.contains("jane.doe@example.org\tJane Doe"))
         #expect(list.output.contains("1 account."))
@@ -72,15 +60,15 @@ import Testing
         #expect(!session.accountKey.isEmpty)
         try directory.close()
 
-        let remove = try Self.run(["accounts", "remove", "--config", config, "--email", "jane.doe@example.org"])
+        let remove = try await Self.run(["accounts", "remove", "--config", config, "--email", "jane.doe@example.org"])
         #expect(remove.status == 0, "\(remove.output)")
-        let empty = try Self.run(["accounts", "list", "--config", config])
+        let empty = try await Self.run(["accounts", "list", "--config", config])
         #expect(empty.output.contains("0 accounts."))
-        let again = try Self.run(["accounts", "remove", "--config", config, "--email", "jane.doe@example.org"])
+        let again = try await Self.run(["accounts", "remove", "--config", config, "--email", "jane.doe@example.org"])
         #expect(again.status != 0)
     }
 
-    @Test func importRosterReportsEveryLine() throws {
+    @Test func importRosterReportsEveryLine() async throws {
         let folder = try TemporaryDirectory(prefix: "accounts-import")
         let (config, _) = try Self.makeConfig(in: folder)
         let roster = folder.file("roster.csv")
@@ -91,7 +79,7 @@ import Testing
         ada@example.org,Ada,Again,whatever12
         not-an-email,Bad,Line,password123
         """#.write(toFile: roster, atomically: true, encoding: .utf8)
-        let result = try Self.run(["accounts", "import", "--config", config, roster])
+        let result = try await Self.run(["accounts", "import", "--config", config, roster])
         #expect(result.status != 0, "a line with problems makes the exit code non-zero")
         #expect(result.output.contains("line 2: added ada@example.org"))
         #expect(result.output.contains("line 3: added grace@example.org — generated password: "))
@@ -99,7 +87,7 @@ import Testing
         #expect(result.output.contains("line 5: not imported"))
         #expect(result.output.contains("2 added, 1 skipped, 1 with problems."))
         #expect(!result.output.contains("analytical engine"))
-        let list = try Self.run(["accounts", "list", "--config", config])
+        let list = try await Self.run(["accounts", "list", "--config", config])
         #expect(list.output.contains("Grace \"Amazing\" Hopper"))
     }
 
@@ -108,7 +96,7 @@ import Testing
     @Test func passwdSetsANewPasswordAndKeepsThePin() async throws {
         let folder = try TemporaryDirectory(prefix: "accounts-passwd")
         let (config, database) = try Self.makeConfig(in: folder)
-        let add = try Self.run(
+        let add = try await Self.run(
             ["accounts", "add", "--config", config, "--email", "jane@example.org", "--first", "Jane", "--last", "Doe"],
             input: "first password\n")
         #expect(add.status == 0, "\(add.output)")
@@ -120,7 +108,7 @@ import Testing
                 mediaURL: "https://example.org/jane", coordinate: Coordinate(latitude: 38.7, longitude: -9.1)),
             session: session)
 
-        let passwd = try Self.run(
+        let passwd = try await Self.run(
             ["accounts", "passwd", "--config", config, "--email", "JANE@example.org"], input: "second password 2\n")
         #expect(passwd.status == 0, "\(passwd.output)")
         #expect(passwd.output.contains("Changed the password of JANE@example.org"), "\(passwd.output)")
@@ -134,27 +122,28 @@ import Testing
         _ = try await directory.logIn(email: "jane@example.org", password: "second password 2")
         #expect(try await directory.recentLocations(limit: 10, skip: 0).map(\.mapString) == ["Lisbon"])
 
-        let unknown = try Self.run(
+        let unknown = try await Self.run(
             ["accounts", "passwd", "--config", config, "--email", "nobody@example.org"], input: "some password\n")
         #expect(unknown.status != 0)
         #expect(unknown.output.contains("No account with this email"), "\(unknown.output)")
-        let short = try Self.run(
+        let short = try await Self.run(
             ["accounts", "passwd", "--config", config, "--email", "jane@example.org"], input: "x\n")
         #expect(short.status != 0, "\(short.output)")
         #expect(!short.output.contains("Changed"))
-        let none = try Self.run(["accounts", "passwd", "--config", config, "--email", "jane@example.org"], input: "")
+        let none = try await Self.run(
+            ["accounts", "passwd", "--config", config, "--email", "jane@example.org"], input: "")
         #expect(none.status != 0)
         #expect(none.output.contains("no password on standard input"), "\(none.output)")
         _ = try await directory.logIn(email: "jane@example.org", password: "second password 2")
         try directory.close()
     }
 
-    @Test func theUdacityBackendHasNoLocalAccounts() throws {
+    @Test func theUdacityBackendHasNoLocalAccounts() async throws {
         let folder = try TemporaryDirectory(prefix: "accounts-udacity")
         let config = folder.file("bot.yaml")
         try "service:\n  backend: udacity\n  udacity_url: http://127.0.0.1:9/v1\n".write(
             toFile: config, atomically: true, encoding: .utf8)
-        let result = try Self.run(["accounts", "list", "--config", config])
+        let result = try await Self.run(["accounts", "list", "--config", config])
         #expect(result.status != 0)
         #expect(result.output.contains("managed only for the local and postgres backends"))
     }

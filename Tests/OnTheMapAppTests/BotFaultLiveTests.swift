@@ -65,8 +65,8 @@ import Testing
     }
 
     /// `GET url` with curl: the status code and the body.
-    static func get(_ url: String) throws -> (Int, String) {
-        let output = try runCommand("/usr/bin/curl", ["-s", "-m", "10", "-w", "\n%{http_code}", url])
+    static func get(_ url: String) async throws -> (Int, String) {
+        let output = try await runCommand("/usr/bin/curl", ["-s", "-m", "10", "-w", "\n%{http_code}", url])
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
     }
@@ -151,7 +151,7 @@ import Testing
                 $0.command == "JOIN" && $0.sourceNick == "LockBot"
             }
             try await Self.logIn(jane, Self.jane, to: "LockBot")
-            #expect(try Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
+            #expect(try await Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
 
             let lock = try await ExclusiveLock(database: database, folder: folder)
             let started = ContinuousClock.now
@@ -164,7 +164,7 @@ import Testing
             let loginReply = try await Self.reply(from: "LockBot", to: tom, timeout: .seconds(8))
             #expect(loginReply.contains("The class directory is busy"), "\(loginReply)")
 
-            let (status, body) = try Self.get("http://127.0.0.1:\(operatorPort)/healthz")
+            let (status, body) = try await Self.get("http://127.0.0.1:\(operatorPort)/healthz")
             #expect(status == 503, "\(body)")
             #expect(body.contains("locked"), "\(body)")
             let warnings = bot.entries(level: "warning", containing: "cannot be read or written")
@@ -175,7 +175,7 @@ import Testing
             try await jane.privmsg("LockBot", "!link https://example.com/jane")
             let saved = try await Self.reply(from: "LockBot", to: jane)
             #expect(saved.hasPrefix("You are on the map"), "\(saved)")
-            #expect(try Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
+            #expect(try await Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
             #expect(bot.entries(level: "notice", containing: "works again").count == 1, "\(bot.log)")
             #expect(bot.entries(level: "warning", containing: "cannot be read or written").count == 1)
 
@@ -315,10 +315,10 @@ import Testing
 
     /// `check-config` names a directory given as the config plainly, and warns about a web
     /// listener on every interface while still accepting it.
-    @Test func checkConfigSaysWhatIsWrongPlainly() throws {
+    @Test func checkConfigSaysWhatIsWrongPlainly() async throws {
         let executable = try #require(BotLiveTests.builtExecutable())
         let folder = try TemporaryDirectory(prefix: "bot-check-faults")
-        let (status, output) = try BotLiveTests.runToEnd(executable, ["check-config", "--config", folder.path])
+        let (status, output) = try await runProcess(executable, ["check-config", "--config", folder.path])
         #expect(status == BotExitStatus.configuration)
         #expect(output.contains("\(folder.path) is a directory, not a config file"), "\(output)")
         #expect(!output.contains("NSCocoaErrorDomain"), "\(output)")
@@ -328,14 +328,14 @@ import Testing
         irc: {server: irc.example.org, nick: OpenBot, channels: ["#a"]}
         web: {enabled: true, listen: "0.0.0.0:8080", public_url: "http://class.example.org"}
         """.write(toFile: open, atomically: true, encoding: .utf8)
-        let (openStatus, openOutput) = try BotLiveTests.runToEnd(executable, ["check-config", "--config", open])
+        let (openStatus, openOutput) = try await runProcess(executable, ["check-config", "--config", open])
         #expect(openStatus == 0, "\(openOutput)")
         #expect(openOutput.contains("warning: web.listen: 0.0.0.0:8080 listens on every network interface"))
 
         let spaced = folder.file("spaced.yaml")
         try "irc: {server: irc.example.org, nick: SpaceBot, channels: [\"#a b c\"]}\n".write(
             toFile: spaced, atomically: true, encoding: .utf8)
-        let (spacedStatus, spacedOutput) = try BotLiveTests.runToEnd(executable, ["check-config", "--config", spaced])
+        let (spacedStatus, spacedOutput) = try await runProcess(executable, ["check-config", "--config", spaced])
         #expect(spacedStatus != 0)
         #expect(spacedOutput.contains("irc.channels[0]: \"#a b c\" has 3 words"), "\(spacedOutput)")
     }

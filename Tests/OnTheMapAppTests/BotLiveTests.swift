@@ -141,7 +141,7 @@ import Testing
         let folder = try TemporaryDirectory(prefix: "bot-check")
         let bad = folder.file("bad.yaml")
         try "irc:\n  server: x\n  port: 0\n  nickk: A\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        let (status, output) = try Self.runToEnd(executable, ["check-config", "--config", bad])
+        let (status, output) = try await runProcess(executable, ["check-config", "--config", bad])
         #expect(status != 0)
         #expect(output.contains("irc.port"))
         #expect(output.contains("irc.nickk: unknown key (did you mean \"nick\"?)"))
@@ -150,22 +150,9 @@ import Testing
         let good = folder.file("good.yaml")
         try "irc:\n  server: irc.example.org\n  nick: GoodBot\n  channels: ['#a']\n".write(
             toFile: good, atomically: true, encoding: .utf8)
-        let (okStatus, okOutput) = try Self.runToEnd(executable, ["check-config", "--config", good])
+        let (okStatus, okOutput) = try await runProcess(executable, ["check-config", "--config", good])
         #expect(okStatus == 0, "\(okOutput)")
         #expect(okOutput.contains("is valid"))
-    }
-
-    static func runToEnd(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// A binary of this package (`onthemap-bot` unless named) that SwiftPM built beside the test bundle.

@@ -61,7 +61,7 @@ import Testing
         let roster = folder.file("roster.csv")
         try "email,first_name,last_name,password\n\(email),Rosalind,Franklin,\(password)\n"
             .write(toFile: roster, atomically: true, encoding: .utf8)
-        let imported = try runCommand(executable, ["accounts", "import", "--config", configA, roster])
+        let imported = try await runCommand(executable, ["accounts", "import", "--config", configA, roster])
         #expect(imported.contains("1 added"), "\(imported)")
 
         let watcher = try await TestIRCUser.connect(

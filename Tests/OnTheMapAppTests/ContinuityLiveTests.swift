@@ -17,7 +17,7 @@ import Testing
         let folder = try TemporaryDirectory(prefix: "continuity-sqlite")
         let database = folder.file("class.sqlite")
         try await restartMidPost(folder: folder, service: "  database: \(database)") {
-            try runCommand("/usr/bin/sqlite3", [database, "SELECT key || '=' || value FROM bot_state;"])
+            try await runCommand("/usr/bin/sqlite3", [database, "SELECT key || '=' || value FROM bot_state;"])
         }
     }
 
@@ -61,7 +61,7 @@ import Testing
     /// accounts with the bot's own command; returns the config's path.
     static func prepare(
         folder: TemporaryDirectory, executable: String, port: Int, caFile: String, service: String
-    ) throws -> String {
+    ) async throws -> String {
         let config = folder.file("bot.yaml")
         try """
         irc:
@@ -81,7 +81,7 @@ import Testing
         jane@class.test,Jane,Doe,\(password)
         bob@class.test,Bob,Roe,\(password)
         """.write(toFile: roster, atomically: true, encoding: .utf8)
-        let imported = try runCommand(executable, ["accounts", "import", "--config", config, roster])
+        let imported = try await runCommand(executable, ["accounts", "import", "--config", config, roster])
         #expect(imported.contains("2 added"), "\(imported)")
         return config
     }
@@ -92,7 +92,7 @@ import Testing
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built")
         try await InspircdServer.withRunning { server in
             let (port, caFile) = (server.tlsPort, server.certificate.certificatePath)
-            let config = try Self.prepare(
+            let config = try await Self.prepare(
                 folder: folder, executable: executable, port: port, caFile: caFile, service: service)
             func connect(_ nick: String) async throws -> TestIRCUser {
                 try await TestIRCUser.connect(port: port, caFile: caFile, nick: nick, username: nick)

@@ -30,9 +30,9 @@ import Testing
                 executable: executable, server: server, folder: folder,
                 service: "  backend: local\n  database: \(database)",
                 checkDatabase: {
-                    let integrity = try runCommand("/usr/bin/sqlite3", [database, "PRAGMA integrity_check;"])
+                    let integrity = try await runCommand("/usr/bin/sqlite3", [database, "PRAGMA integrity_check;"])
                     #expect(integrity.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
-                    let rows = try runCommand(
+                    let rows = try await runCommand(
                         "/usr/bin/sqlite3",
                         [
                             database,
@@ -123,7 +123,7 @@ import Testing
             (["email,first_name,last_name,password"]
             + students.map { "\($0.email),\($0.nick.capitalized),Crash,\(password)" })
             .joined(separator: "\n").write(toFile: roster, atomically: true, encoding: .utf8)
-        let imported = try runCommand(executable, ["accounts", "import", "--config", configPath, roster])
+        let imported = try await runCommand(executable, ["accounts", "import", "--config", configPath, roster])
         #expect(imported.contains("3 added"), "\(imported)")
 
         let watcher = try await TestIRCUser.connect(

@@ -43,7 +43,7 @@ import Testing
             var healthy = (Int32(-1), "")
             let deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline && bot.process.isRunning {
-                healthy = try BotLiveTests.runToEnd(executable, ["healthcheck", "--config", config])
+                healthy = try await runProcess(executable, ["healthcheck", "--config", config])
                 if healthy.0 == 0 { break }
                 try await Task.sleep(for: .milliseconds(300))
             }
@@ -52,22 +52,22 @@ import Testing
 
             let map = "http://127.0.0.1:\(webPort)"
             let operatorURL = "http://127.0.0.1:\(operatorPort)"
-            #expect(try BotFaultLiveTests.get("\(map)/").0 == 200)
-            #expect(try BotFaultLiveTests.get("\(map)/api/locations.json").0 == 200)
-            #expect(try BotFaultLiveTests.get("\(map)/healthz").0 == 404)
-            #expect(try BotFaultLiveTests.get("\(map)/metrics").0 == 404)
-            #expect(try BotFaultLiveTests.get("\(operatorURL)/healthz").0 == 200)
-            let metrics = try BotFaultLiveTests.get("\(operatorURL)/metrics")
+            #expect(try await BotFaultLiveTests.get("\(map)/").0 == 200)
+            #expect(try await BotFaultLiveTests.get("\(map)/api/locations.json").0 == 200)
+            #expect(try await BotFaultLiveTests.get("\(map)/healthz").0 == 404)
+            #expect(try await BotFaultLiveTests.get("\(map)/metrics").0 == 404)
+            #expect(try await BotFaultLiveTests.get("\(operatorURL)/healthz").0 == 200)
+            let metrics = try await BotFaultLiveTests.get("\(operatorURL)/metrics")
             #expect(metrics.0 == 200 && metrics.1.contains("onthemap_irc_registered 1"), "\(metrics.1)")
-            #expect(try BotFaultLiveTests.get("\(operatorURL)/").0 == 404)
-            #expect(try BotFaultLiveTests.get("\(operatorURL)/api/locations.json").0 == 404)
-            let byAddress = try BotLiveTests.runToEnd(
+            #expect(try await BotFaultLiveTests.get("\(operatorURL)/").0 == 404)
+            #expect(try await BotFaultLiveTests.get("\(operatorURL)/api/locations.json").0 == 404)
+            let byAddress = try await runProcess(
                 executable, ["healthcheck", "--address", "127.0.0.1:\(operatorPort)"])
             #expect(byAddress.0 == 0, "\(byAddress.1)")
 
             try await bot.stop()
             #expect(bot.process.terminationStatus == 0, "\(bot.log)")
-            let down = try BotLiveTests.runToEnd(executable, ["healthcheck", "--config", config, "--timeout", "2"])
+            let down = try await runProcess(executable, ["healthcheck", "--config", config, "--timeout", "2"])
             #expect(down.0 == 1, "\(down.1)")
             #expect(down.1.hasPrefix("unhealthy: no answer from http://127.0.0.1:\(operatorPort)/healthz"), "\(down.1)")
         }
@@ -75,15 +75,15 @@ import Testing
 
     /// Without an operator listener in the config, `healthcheck` says so and exits 1 (a container
     /// runtime reads any other status as a mistake of the check itself).
-    @Test func healthcheckWithoutAnOperatorListenerSaysSo() throws {
+    @Test func healthcheckWithoutAnOperatorListenerSaysSo() async throws {
         let executable = try #require(BotLiveTests.builtExecutable())
         let folder = try TemporaryDirectory(prefix: "bot-healthcheck-off")
         let config = folder.file("bot.yaml")
         try "service: {database: \(folder.file("c.sqlite"))}\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let (status, output) = try BotLiveTests.runToEnd(executable, ["healthcheck", "--config", config])
+        let (status, output) = try await runProcess(executable, ["healthcheck", "--config", config])
         #expect(status == 1)
         #expect(output.contains("operator.enabled is false"), "\(output)")
-        let (missingStatus, missingOutput) = try BotLiveTests.runToEnd(
+        let (missingStatus, missingOutput) = try await runProcess(
             executable, ["healthcheck", "--config", folder.file("none.yaml")])
         #expect(missingStatus == 1, "\(missingOutput)")
         #expect(missingOutput.contains("there is no config file"), "\(missingOutput)")
@@ -110,7 +110,7 @@ import Testing
             atPath: built.appendingPathComponent("OnTheMapBot_OnTheMapService.resources").path,
             toPath: "\(partial)/OnTheMapBot_OnTheMapService.resources")
         for command in ["run", "check-config"] {
-            let (status, output) = try BotLiveTests.runToEnd("\(partial)/onthemap-bot", [command, "--config", config])
+            let (status, output) = try await runProcess("\(partial)/onthemap-bot", [command, "--config", config])
             #expect(status == BotExitStatus.configuration, "\(command): \(output)")
             #expect(output.contains("OnTheMapBot_OnTheMapApp.resources/Assets"), "\(output)")
             #expect(output.contains("looked in \(partial)"), "\(output)")
@@ -120,7 +120,7 @@ import Testing
         let linked = folder.file("bin")
         try FileManager.default.createDirectory(atPath: linked, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: "\(linked)/onthemap-bot", withDestinationPath: executable)
-        let (status, output) = try BotLiveTests.runToEnd(
+        let (status, output) = try await runProcess(
             "\(linked)/onthemap-bot", ["check-config", "--config", config])
         #expect(status == 0, "\(output)")
     }

@@ -12,7 +12,7 @@ import Testing
     @Test func pinsRemoveByObjectIdOrUniqueKeyAndSeedDemoRemove() async throws {
         let folder = try TemporaryDirectory(prefix: "pins-cli")
         let (config, database) = try CLI.makeConfig(in: folder)
-        let seed = try CLI.run(["seed-demo", "--config", config])
+        let seed = try await CLI.run(["seed-demo", "--config", config])
         #expect(seed.status == 0, "\(seed.output)")
         let directory = try SQLiteStudentDirectory(path: database)
         let seeded = try await directory.recentLocations(limit: 100, skip: 0)
@@ -21,10 +21,10 @@ import Testing
         let second = try #require(seeded.first { $0.uniqueKey == "demo-2" })
         let revision = try #require(try await directory.locationChanges(after: 0, limit: 10_000)).lastRevision
 
-        let byId = try CLI.run(["pins", "remove", "--config", config, first.objectId])
+        let byId = try await CLI.run(["pins", "remove", "--config", config, first.objectId])
         #expect(byId.status == 0, "\(byId.output)")
         #expect(byId.output.contains("Removed \(first.fullName) — \(first.mapString) (objectId \(first.objectId))."))
-        let byKey = try CLI.run(["pins", "remove", "--config", config, "demo-2"])
+        let byKey = try await CLI.run(["pins", "remove", "--config", config, "demo-2"])
         #expect(byKey.status == 0, "\(byKey.output)")
         #expect(try await directory.location(ofAccount: "demo-1") == nil)
         #expect(try await directory.location(ofAccount: "demo-2") == nil)
@@ -36,11 +36,11 @@ import Testing
         }
         #expect(removed == [first.objectId, second.objectId])
 
-        let missing = try CLI.run(["pins", "remove", "--config", config, "demo-2"])
+        let missing = try await CLI.run(["pins", "remove", "--config", config, "demo-2"])
         #expect(missing.status != 0)
         #expect(missing.output.contains("no pin has the objectId or uniqueKey demo-2"), "\(missing.output)")
 
-        let remove = try CLI.run(["seed-demo", "--remove", "--config", config])
+        let remove = try await CLI.run(["seed-demo", "--remove", "--config", config])
         #expect(remove.status == 0, "\(remove.output)")
         #expect(
             remove.output.contains("Demo class removed: \(seeded.count - 2) pins, 3 demo logins."), "\(remove.output)")
@@ -49,12 +49,12 @@ import Testing
         try directory.close()
     }
 
-    @Test func theUdacityBackendHasNoDelete() throws {
+    @Test func theUdacityBackendHasNoDelete() async throws {
         let folder = try TemporaryDirectory(prefix: "pins-cli-udacity")
         let config = folder.file("bot.yaml")
         try "service:\n  backend: udacity\n  udacity_url: http://127.0.0.1:9/\n".write(
             toFile: config, atomically: true, encoding: .utf8)
-        let remove = try CLI.run(["pins", "remove", "--config", config, "some-id"])
+        let remove = try await CLI.run(["pins", "remove", "--config", config, "some-id"])
         #expect(remove.status != 0)
         #expect(remove.output.contains("cannot delete a pin: its contract has no delete"), "\(remove.output)")
     }
@@ -77,7 +77,7 @@ import Testing
         try
             (Self.goodCSV + "\nk3,Eve,Roe,Rome,javascript:alert(1),41.9,12.5\nk4,Al,Poe,Oslo,https://al.example,95,10\n")
             .write(toFile: file, atomically: true, encoding: .utf8)
-        let refused = try CLI.run(["pins", "import", "--config", config, file])
+        let refused = try await CLI.run(["pins", "import", "--config", config, file])
         #expect(refused.status == 1, "\(refused.output)")
         #expect(refused.output.contains("line 4: mediaURL is a javascript: link"), "\(refused.output)")
         #expect(refused.output.contains("line 5: 95.0, 10.0 is not a latitude"), "\(refused.output)")
@@ -85,7 +85,7 @@ import Testing
         let directory = try SQLiteStudentDirectory(path: database)
         #expect(try await directory.recentLocations(limit: 10, skip: 0).isEmpty)
 
-        let skipped = try CLI.run(["pins", "import", "--config", config, "--skip-bad", file])
+        let skipped = try await CLI.run(["pins", "import", "--config", config, "--skip-bad", file])
         #expect(skipped.status == 1, "\(skipped.output)")
         #expect(skipped.output.contains("Imported 2 pins: 2 new, 0 updated; 2 bad records skipped."))
         #expect(try await directory.recentLocations(limit: 10, skip: 0).map(\.uniqueKey).sorted() == ["k1", "k2"])
@@ -97,16 +97,16 @@ import Testing
         let (config, database) = try CLI.makeConfig(in: folder)
         let file = folder.file("class.csv")
         try Self.goodCSV.write(toFile: file, atomically: true, encoding: .utf8)
-        let imported = try CLI.run(["pins", "import", "--config", config, file])
+        let imported = try await CLI.run(["pins", "import", "--config", config, file])
         #expect(imported.status == 0, "\(imported.output)")
         #expect(imported.output.contains("Imported 2 pins: 2 new, 0 updated."))
 
-        let list = try CLI.run(["pins", "list", "--config", config, "--name", "grace"])
+        let list = try await CLI.run(["pins", "list", "--config", config, "--name", "grace"])
         #expect(list.status == 0 && list.output.contains("\tk2\tGrace Hopper\tNew York, NY\t"), "\(list.output)")
         #expect(list.output.contains("1 pin."))
 
         let exported = folder.file("class.json")
-        let export = try CLI.run(["pins", "export", "--config", config, "--output", exported])
+        let export = try await CLI.run(["pins", "export", "--config", config, "--output", exported])
         #expect(export.status == 0 && export.output.contains("Wrote 2 pins"), "\(export.output)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: exported)))
         let results = try #require((json as? [String: Any])?["results"] as? [[String: Any]])
@@ -116,8 +116,8 @@ import Testing
         // Into another class: the same pins; again into the first: updates, nothing new.
         let other = try TemporaryDirectory(prefix: "pins-import-other")
         let (otherConfig, otherDatabase) = try CLI.makeConfig(in: other)
-        #expect(try CLI.run(["pins", "import", "--config", otherConfig, exported]).status == 0)
-        let again = try CLI.run(["pins", "import", "--config", config, exported])
+        #expect(try await CLI.run(["pins", "import", "--config", otherConfig, exported]).status == 0)
+        let again = try await CLI.run(["pins", "import", "--config", config, exported])
         #expect(again.output.contains("Imported 2 pins: 0 new, 2 updated."), "\(again.output)")
         let first = try SQLiteStudentDirectory(path: database)
         let second = try SQLiteStudentDirectory(path: otherDatabase)

@@ -45,7 +45,7 @@ import Testing
         }
         // The class map is on, on this machine only, at the address the script prints.
         #expect(logText().contains("Class map: http://127.0.0.1:\(webPort)/"), "\(logText())")
-        let (mapStatus, mapPage) = try BotFaultLiveTests.get("http://127.0.0.1:\(webPort)/")
+        let (mapStatus, mapPage) = try await BotFaultLiveTests.get("http://127.0.0.1:\(webPort)/")
         #expect(mapStatus == 200 && mapPage.contains("map/app.js"), "\(mapStatus)")
 
         // Ctrl-C in a terminal: SIGINT to the script's whole process group. The bot leaves politely.
@@ -126,7 +126,7 @@ import Testing
         let path = folder.file("onthemap-bot.service")
         try unit.replacingOccurrences(of: "/opt/onthemap/onthemap-bot", with: "/bin/true")
             .write(toFile: path, atomically: true, encoding: .utf8)
-        let (status, output) = try await Self.runToEnd(analyze, ["verify", path])
+        let (status, output) = try await runProcess(analyze, ["verify", path])
         #expect(status == 0, "\(output)")
         // systemd only warns (exit 0) about unknown keys or bad values: any remark on the unit fails.
         #expect(!output.contains("onthemap-bot.service"), "\(output)")
@@ -137,7 +137,7 @@ import Testing
         try unit.replacingOccurrences(of: "/opt/onthemap/onthemap-bot", with: "/bin/true")
             .replacingOccurrences(of: "NoNewPrivileges=", with: "NoNewPrivilege=")
             .write(toFile: broken, atomically: true, encoding: .utf8)
-        let (_, brokenOutput) = try await Self.runToEnd(analyze, ["verify", broken])
+        let (_, brokenOutput) = try await runProcess(analyze, ["verify", broken])
         #expect(brokenOutput.contains("NoNewPrivilege"), "\(brokenOutput)")
     }
 

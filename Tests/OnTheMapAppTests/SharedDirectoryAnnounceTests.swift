@@ -57,7 +57,7 @@ import Testing
             (["email,first_name,last_name,password"]
             + students.map { "\($0.email),\($0.nick.capitalized),Shared,\(password)" })
             .joined(separator: "\n").write(toFile: roster, atomically: true, encoding: .utf8)
-        let imported = try runCommand(executable, ["accounts", "import", "--config", configs[0], roster])
+        let imported = try await runCommand(executable, ["accounts", "import", "--config", configs[0], roster])
         #expect(imported.contains("2 added"), "\(imported)")
 
         let watcher = try await TestIRCUser.connect(

@@ -80,7 +80,7 @@ public final class InspircdServer: Sendable {
             throw IRCTestSupportError.daemonMissing(executable)
         }
         let directory = try TemporaryDirectory(prefix: "inspircd")
-        let certificate = try TestCertificate.make(in: directory.path)
+        let certificate = try await TestCertificate.make(in: directory.path)
         let tlsPort = try await FreePort.pick()
         var plainPort = try await FreePort.pick()
         while plainPort == tlsPort { plainPort = try await FreePort.pick() }
@@ -120,7 +120,7 @@ public final class InspircdServer: Sendable {
         var arguments = ["--nofork", "--config", configPath]
         if getuid() == 0 {
             // InspIRCd refuses to run as root; the unprivileged user must read the files and write pid/log.
-            try runCommand("/bin/chown", ["-R", "nobody:nogroup", directory.path])
+            try await runCommand("/bin/chown", ["-R", "nobody:nogroup", directory.path])
             executablePath = "/usr/bin/setpriv"
             arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", executable] + arguments
         }

@@ -59,11 +59,11 @@ public struct TestCertificate: Sendable {
         commonName: String = "localhost",
         subjectAltName: String = "DNS:localhost,IP:127.0.0.1"
     )
-        throws -> TestCertificate
+        async throws -> TestCertificate
     {
         let certificate = "\(directory)/\(name).pem"
         let key = "\(directory)/\(name).key"
-        try runCommand(
+        try await runCommand(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
@@ -72,12 +72,12 @@ public struct TestCertificate: Sendable {
                 "-keyout", key, "-out", certificate,
             ]
         )
-        return try withFingerprint(certificate: certificate, key: key)
+        return try await withFingerprint(certificate: certificate, key: key)
     }
 
     /// Creates a self-signed `name.pem`/`name.key` for localhost and 127.0.0.1 that was valid only in
     /// January 2020 (`openssl ca -selfsign` with explicit dates: `req -x509` cannot backdate).
-    public static func makeExpired(in directory: String, name: String = "expired") throws -> TestCertificate {
+    public static func makeExpired(in directory: String, name: String = "expired") async throws -> TestCertificate {
         let folder = "\(directory)/\(name)-ca"
         try FileManager.default.createDirectory(
             atPath: "\(folder)/issued", withIntermediateDirectories: true)
@@ -101,25 +101,25 @@ public struct TestCertificate: Sendable {
         let certificate = "\(directory)/\(name).pem"
         let key = "\(directory)/\(name).key"
         let request = "\(folder)/request.csr"
-        try runCommand(
+        try await runCommand(
             "/usr/bin/openssl",
             [
                 "req", "-new", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
                 "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", request,
             ]
         )
-        try runCommand(
+        try await runCommand(
             "/usr/bin/openssl",
             [
                 "ca", "-batch", "-config", "\(folder)/ca.cnf", "-selfsign", "-keyfile", key, "-in", request,
                 "-startdate", "20200101000000Z", "-enddate", "20200201000000Z", "-notext", "-out", certificate,
             ]
         )
-        return try withFingerprint(certificate: certificate, key: key)
+        return try await withFingerprint(certificate: certificate, key: key)
     }
 
-    private static func withFingerprint(certificate: String, key: String) throws -> TestCertificate {
-        let output = try runCommand(
+    private static func withFingerprint(certificate: String, key: String) async throws -> TestCertificate {
+        let output = try await runCommand(
             "/usr/bin/openssl",
             [
                 "x509", "-in", certificate, "-noout", "-fingerprint", "-sha256",
@@ -134,27 +134,55 @@ public struct TestCertificate: Sendable {
     }
 }
 
-/// Runs a command to completion and returns its standard output; throws on a non-zero exit.
+/// Runs a command to its end and returns its standard output and error together; throws
+/// `IRCTestSupportError.commandFailed` on a non-zero exit.
 @discardableResult
-public func runCommand(_ executable: String, _ arguments: [String]) throws -> String {
+public func runCommand(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws
+    -> String
+{
+    let (status, output) = try await runProcess(executable, arguments, timeout: timeout)
+    guard status == 0 else {
+        throw IRCTestSupportError.commandFailed(
+            ([executable] + arguments).joined(separator: " "), status: status, output: output)
+    }
+    return output
+}
+
+/// Runs a command to its end with `input` (if any) on its standard input; returns its exit status and
+/// its standard output and error together. Throws `.timeout` (after killing it) when it outlives
+/// `timeout`. The wait polls instead of blocking: a blocked thread of the concurrency pool (two on a
+/// two-core machine) would stall every other test running beside it.
+public func runProcess(
+    _ executable: String, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(60)
+) async throws -> (status: Int32, output: String) {
+    let folder = try TemporaryDirectory(prefix: "test-process")
+    let outputPath = folder.file("output")
+    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+    defer { try? output.close() }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let output = Pipe()
     process.standardOutput = output
     process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
-    guard process.terminationStatus == 0 else {
-        throw IRCTestSupportError.commandFailed(
-            ([executable] + arguments).joined(separator: " "),
-            status: process.terminationStatus,
-            output: text
-        )
+    if let input {
+        let inputPath = folder.file("input")
+        try input.write(toFile: inputPath, atomically: true, encoding: .utf8)
+        process.standardInput = FileHandle(forReadingAtPath: inputPath)
+    } else {
+        process.standardInput = FileHandle.nullDevice
     }
-    return text
+    try process.run()
+    let deadline = ContinuousClock.now + timeout
+    while process.isRunning {
+        if ContinuousClock.now > deadline {
+            kill(process.processIdentifier, SIGKILL)
+            throw IRCTestSupportError.timeout(([executable] + arguments).joined(separator: " "))
+        }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    return (process.terminationStatus, text)
 }
 
 /// Free TCP ports on 127.0.0.1 (bound to port 0 and released; another process could take them in between,

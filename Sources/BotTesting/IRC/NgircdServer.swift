@@ -34,7 +34,7 @@ public final class NgircdServer: Sendable {
             throw IRCTestSupportError.daemonMissing(executable)
         }
         let directory = try TemporaryDirectory(prefix: "ngircd")
-        let certificate = try TestCertificate.make(in: directory.path)
+        let certificate = try await TestCertificate.make(in: directory.path)
         let tlsPort = try await FreePort.pick()
         var plainPort = try await FreePort.pick()
         while plainPort == tlsPort { plainPort = try await FreePort.pick() }
@@ -71,7 +71,7 @@ public final class NgircdServer: Sendable {
         let configPath = directory.file("ngircd.conf")
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         // ngircd reads the key after dropping privileges on some setups: keep the folder readable.
-        try runCommand("/bin/chmod", ["-R", "a+rX", directory.path])
+        try await runCommand("/bin/chmod", ["-R", "a+rX", directory.path])
         let daemon = IRCDaemon(
             name: "ngircd",
             executable: executable,

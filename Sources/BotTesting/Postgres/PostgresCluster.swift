@@ -74,17 +74,19 @@ public final class PostgresCluster: Sendable {
         var runAs: [String] = []
         if getuid() == 0 {
             // setpriv executes the command itself (no child in between to forward signals).
-            let ids = try runCommand("/usr/bin/id", ["-u", "postgres"]).trimmingCharacters(in: .whitespacesAndNewlines)
-            let group = try runCommand("/usr/bin/id", ["-g", "postgres"]).trimmingCharacters(
+            let ids = try await runCommand("/usr/bin/id", ["-u", "postgres"]).trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            let group = try await runCommand("/usr/bin/id", ["-g", "postgres"]).trimmingCharacters(
                 in: .whitespacesAndNewlines)
             runAs = ["/usr/bin/setpriv", "--reuid=\(ids)", "--regid=\(group)", "--clear-groups", "--"]
-            try runCommand("/bin/chown", ["postgres", directory.path])
+            try await runCommand("/bin/chown", ["postgres", directory.path])
         }
-        try await TestProcess.run(
+        let initdb =
             runAs + [
                 "\(bin)/initdb", "-D", directory.file("data"), "-U", "onthemap", "--auth=trust",
                 "--encoding=UTF8", "--locale=C", "--no-sync",
-            ])
+            ]
+        try await runCommand(initdb[0], Array(initdb.dropFirst()))
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = try await FreePort.pick()
@@ -164,10 +166,13 @@ public final class PostgresCluster: Sendable {
     /// one row a line). Throws when psql fails (e.g. the server is down).
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") async throws -> String {
-        try await TestProcess.run([
-            "\(bin)/psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-h", "127.0.0.1", "-p", "\(port)",
-            "-U", "onthemap", "-d", database, "-c", sql,
-        ]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try await runCommand(
+            "\(bin)/psql",
+            [
+                "-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-h", "127.0.0.1", "-p", "\(port)",
+                "-U", "onthemap", "-d", database, "-c", sql,
+            ]
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     deinit {
@@ -179,42 +184,5 @@ public final class PostgresCluster: Sendable {
     /// The server's log so far (for diagnostics).
     public func log() -> String {
         (try? String(contentsOfFile: directory.file("server.log"), encoding: .utf8)) ?? ""
-    }
-}
-
-/// Runs a command to its end without blocking a thread of the concurrency pool.
-enum TestProcess {
-    /// Runs `command` (executable and arguments); returns standard output and error together.
-    /// Throws `IRCTestSupportError.commandFailed` on a non-zero exit.
-    @discardableResult
-    static func run(_ command: [String], timeout: Duration = .seconds(60)) async throws -> String {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "test-process-\(UUID().uuidString).out"
-        ).path
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        defer { try? output.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill(process.processIdentifier, SIGKILL)
-                throw IRCTestSupportError.timeout(command.joined(separator: " "))
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else {
-            throw IRCTestSupportError.commandFailed(
-                command.joined(separator: " "), status: process.terminationStatus, output: text)
-        }
-        return text
     }
 }
