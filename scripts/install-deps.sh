@@ -3,7 +3,8 @@
 # the -dev libraries the build links). Safe to run again: it installs only what is missing.
 set -euo pipefail
 
-packages=(inspircd ngircd postgresql openssl libsqlite3-dev zlib1g-dev ca-certificates chromium curl irssi tmux)
+packages=(inspircd ngircd postgresql openssl libsqlite3-dev zlib1g-dev ca-certificates chromium chromium-driver python3-selenium
+  curl irssi tmux)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -99,9 +99,10 @@ struct ServedClassAPI: Sendable {
         var logger = Logger(label: "served-api")
         logger.logLevel = .critical
         let api = ClassAPI(services: services, accounts: directory, settings: settings, logger: logger)
+        // As the bot serves them: the page offers the student scenes when the API is beside it.
         let webMap = WebMap(
             feed: MapPinFeed(classMap: services.classMap), geocoder: services.geocoder,
-            assets: try WebMap.Assets.bundled(),
+            assets: try WebMap.Assets.bundled(), scenes: WebMap.StudentScenes(),
             logger: logger)
         let (ports, bound) = AsyncStream.makeStream(of: Int.self)
         let server = WebMapServer(
