@@ -11,7 +11,7 @@ import json
 import sys
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -39,9 +39,23 @@ class Page:
             "var n = document.getElementById(arguments[0]);"
             "while (n) { if (n.hidden) return false; n = n.parentElement; } return true;", node_id)
 
+    def texts(self, selector):
+        """The text of every node the selector finds, read in one script: the map redraws its pins
+        while the page polls, so element references held across calls go stale."""
+        return self.driver.execute_script(
+            "return Array.prototype.map.call(document.querySelectorAll(arguments[0]),"
+            " function (n) { return n.textContent; });", selector)
+
+    def attributes(self, selector, name):
+        return self.driver.execute_script(
+            "var name = arguments[1];"
+            "return Array.prototype.map.call(document.querySelectorAll(arguments[0]),"
+            " function (n) { return n.getAttribute(name); });", selector, name)
+
     def wait(self, what, condition):
         try:
-            WebDriverWait(self.driver, WAIT, poll_frequency=0.05).until(lambda _: condition())
+            WebDriverWait(self.driver, WAIT, poll_frequency=0.05,
+                          ignored_exceptions=(StaleElementReferenceException,)).until(lambda _: condition())
         except TimeoutException:
             raise StepFailed(what)
 
@@ -110,10 +124,10 @@ def scenes(page, email, password):
     page.wait_text("place-question", "Did you mean")
     if page.shown("place-confirm"):
         raise StepFailed("an offered place was assumed before the student chose it")
-    offered = page.driver.find_elements(By.CSS_SELECTOR, "#place-choices button")
-    if not offered or "Seattle" not in offered[0].text:
-        raise StepFailed("Seattle is not offered first for 'Seatle': %r" % [b.text for b in offered])
-    offered[0].click()
+    offered = page.texts("#place-choices button")
+    if not offered or "Seattle" not in offered[0]:
+        raise StepFailed("Seattle is not offered first for 'Seatle': %r" % offered)
+    page.driver.find_element(By.CSS_SELECTOR, "#place-choices button").click()
     page.wait_shown("place-confirm")
     page.wait("the map marks the chosen place",
               lambda: page.driver.execute_script("return document.getElementById('focus-layer').childElementCount") > 0)
@@ -130,15 +144,14 @@ def scenes(page, email, password):
 
     # Her pin is on the map; its popup gives her name, place and a link that opens.
     pin = "#pins g.pin title"
-    page.wait("the map draws her pin", lambda: any(
-        "Ada Lovelace" in t.get_attribute("textContent") for t in page.driver.find_elements(By.CSS_SELECTOR, pin)))
+    page.wait("the map draws her pin", lambda: any("Ada Lovelace" in t for t in page.texts(pin)))
     page.driver.execute_script(
         "var t = Array.prototype.filter.call(document.querySelectorAll(arguments[0]),"
         " function (t) { return t.textContent.indexOf('Ada Lovelace') === 0; })[0];"
         "t.parentNode.dispatchEvent(new MouseEvent('click', {bubbles: true}));", pin)
     page.wait_text("popup-list", "Ada Lovelace")
     page.wait_text("popup-list", "Seattle")
-    links = [a.get_attribute("href") for a in page.driver.find_elements(By.CSS_SELECTOR, "#popup-list a.link")]
+    links = page.attributes("#popup-list a.link", "href")
     if links != ["https://ada.example/portfolio"]:
         raise StepFailed("the popup's link is %r" % links)
     page.click("popup-close")
