@@ -3,7 +3,7 @@
 # the -dev libraries the build links). Safe to run again: it installs only what is missing.
 set -euo pipefail
 
-packages=(inspircd ngircd postgresql openssl libsqlite3-dev zlib1g-dev ca-certificates chromium chromium-driver python3-selenium
+packages=(inspircd ngircd atheme-services postgresql openssl libsqlite3-dev zlib1g-dev ca-certificates chromium chromium-driver python3-selenium
   curl irssi tmux)
 missing=()
 for p in "${packages[@]}"; do

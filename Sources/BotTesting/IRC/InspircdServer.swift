@@ -4,8 +4,9 @@ import Foundation
 /// tests, with a TLS port (ssl_gnutls, self-signed certificate made at start) and a plaintext port.
 ///
 /// It loads the IRCv3 modules, so it offers message-tags, server-time, account-tag, extended-join,
-/// account-notify, chghost, cap-notify, multi-prefix and userhost-in-names (not `sasl`: that needs linked
-/// services). By default its flood limits are raised in `<connect>`; ``ConnectClass`` gives other classes
+/// account-notify, chghost, cap-notify, multi-prefix and userhost-in-names. `sasl` needs linked services:
+/// with ``ServicesLink`` it also opens a server port for them (``AthemeServices``), sends SASL to them and
+/// asks clients for a certificate (CertFP). By default its flood limits are raised in `<connect>`; ``ConnectClass`` gives other classes
 /// (e.g. the stock limits for the bot and relaxed ones for simulated students). InspIRCd refuses to run
 /// as root, so as root it is started with `setpriv --reuid=nobody --regid=nogroup --clear-groups` and its
 /// folder is made readable and writable for that user. It completes every registration about 1 s after NICK/USER.
@@ -18,7 +19,34 @@ public final class InspircdServer: Sendable {
     public let serverName: String
     public let certificate: TestCertificate
     public let directory: TemporaryDirectory
+    /// Where linked services connect, when the server was started with a ``ServicesLink``.
+    public let servicesLink: ServicesLink?
     private let daemon: IRCDaemon
+
+    /// A services server allowed to link over loopback (plaintext, password both ways), U-lined, and
+    /// the target of SASL.
+    public struct ServicesLink: Sendable {
+        public var serverName: String
+        public var password: String
+        /// The server port it connects to (picked at start).
+        public var port: Int
+
+        public init(serverName: String = "services.test", password: String, port: Int = 0) {
+            self.serverName = serverName
+            self.password = password
+            self.port = port
+        }
+
+        var configBlock: String {
+            """
+            <bind address="127.0.0.1" port="\(port)" type="servers">
+            <link name="\(serverName)" ipaddr="127.0.0.1" port="\(port)" allowmask="127.0.0.0/8"
+                sendpass="\(password)" recvpass="\(password)">
+            <uline server="\(serverName)" silent="yes">
+            <sasl target="\(serverName)">
+            """
+        }
+    }
 
     /// One `<connect>` block. InspIRCd puts a client in the first block (in config order) whose `allow`
     /// mask matches its address, so list narrower masks first.
@@ -74,7 +102,8 @@ public final class InspircdServer: Sendable {
     /// Writes a config into a temporary folder, makes a certificate, picks free ports and starts the daemon.
     public static func start(
         serverName: String = "irc.inspircd.test",
-        connectClasses: [ConnectClass] = [.relaxed(name: "main")]
+        connectClasses: [ConnectClass] = [.relaxed(name: "main")],
+        services: ServicesLink? = nil
     ) async throws -> InspircdServer {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw IRCTestSupportError.daemonMissing(executable)
@@ -84,13 +113,20 @@ public final class InspircdServer: Sendable {
         let tlsPort = try await FreePort.pick()
         var plainPort = try await FreePort.pick()
         while plainPort == tlsPort { plainPort = try await FreePort.pick() }
+        var services = services
+        if services != nil {
+            var linkPort = try await FreePort.pick()
+            while [tlsPort, plainPort].contains(linkPort) { linkPort = try await FreePort.pick() }
+            services?.port = linkPort
+        }
         let path = directory.path
-        let modules = [
+        var modules = [
             "ssl_gnutls", "cap", "ircv3", "ircv3_accounttag", "ircv3_capnotify", "ircv3_chghost",
             "ircv3_ctctags",
             "ircv3_msgid", "ircv3_servertime", "ircv3_batch", "namesx", "uhnames", "services_account",
             "chghost", "monitor",
         ]
+        if services != nil { modules += ["spanningtree", "sasl", "sslinfo"] }
         let config = """
             <config format="xml">
             <server name="\(serverName)" description="InspIRCd for live tests" network="TestNet">
@@ -99,8 +135,9 @@ public final class InspircdServer: Sendable {
             <bind address="127.0.0.1" port="\(plainPort)" type="clients">
             \(modules.map { "<module name=\"\($0)\">" }.joined(separator: "\n"))
             <sslprofile name="Clients" provider="gnutls" certfile="\(certificate.certificatePath)"
-                keyfile="\(certificate.keyPath)" hash="sha256" requestclientcert="no">
+                keyfile="\(certificate.keyPath)" hash="sha256" requestclientcert="\(services == nil ? "no" : "yes")">
             \(connectClasses.map(\.configBlock).joined(separator: "\n"))
+            \(services?.configBlock ?? "")
             <dns server="127.0.0.1" timeout="1">
             <pid file="\(path)/inspircd.pid">
             <log method="file" type="* -USERINPUT -USEROUTPUT" level="default" target="\(path)/inspircd-file.log">
@@ -136,6 +173,7 @@ public final class InspircdServer: Sendable {
             serverName: serverName,
             certificate: certificate,
             directory: directory,
+            servicesLink: services,
             daemon: daemon
         )
         try await server.restart()
@@ -148,6 +186,7 @@ public final class InspircdServer: Sendable {
         serverName: String,
         certificate: TestCertificate,
         directory: TemporaryDirectory,
+        servicesLink: ServicesLink?,
         daemon: IRCDaemon
     ) {
         self.tlsPort = tlsPort
@@ -155,6 +194,7 @@ public final class InspircdServer: Sendable {
         self.serverName = serverName
         self.certificate = certificate
         self.directory = directory
+        self.servicesLink = servicesLink
         self.daemon = daemon
     }
 

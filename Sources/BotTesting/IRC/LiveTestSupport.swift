@@ -14,7 +14,7 @@ public enum IRCTestSupportError: Error, CustomStringConvertible {
         case .commandFailed(let command, let status, let output):
             return "\(command) exited with \(status): \(output)"
         case .daemonMissing(let path):
-            return "\(path) is not installed (apt-get install -y ngircd inspircd)"
+            return "\(path) is not installed (apt-get install -y ngircd inspircd atheme-services)"
         case .daemonDidNotStart(let name, let log):
             return "\(name) did not start listening; log:\n\(log)"
         case .timeout(let what):

@@ -17,6 +17,7 @@ public actor TestIRCUser {
     /// Connects and registers (NICK/USER, waits for 001). `caFile` enables TLS trusting that PEM file;
     /// `username` (the `USER` name, so the user@host others see) defaults to the nick. `localAddress`
     /// binds the client's end before connecting (e.g. `127.0.0.2`, so that the server sees another host).
+    /// `clientCertificate` is presented over TLS (a server that asks for one then knows its fingerprint).
     public static func connect(
         host: String = "127.0.0.1",
         port: Int,
@@ -25,6 +26,7 @@ public actor TestIRCUser {
         username: String? = nil,
         localAddress: String? = nil,
         capabilities: [String] = [],
+        clientCertificate: TestCertificate? = nil,
         timeout: Duration = .seconds(10)
     ) async throws -> TestIRCUser {
         let (lines, sink) = AsyncStream.makeStream(of: String.self)
@@ -32,6 +34,12 @@ public actor TestIRCUser {
         if let caFile {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
+            if let clientCertificate {
+                tls.certificateChain = try NIOSSLCertificate.fromPEMFile(clientCertificate.certificatePath).map {
+                    .certificate($0)
+                }
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: clientCertificate.keyPath, format: .pem))
+            }
             sslContext = try NIOSSLContext(configuration: tls)
         }
         let context = sslContext

@@ -194,6 +194,10 @@ struct Registration: Sendable {
     private mutating func follow(_ next: SASLAuthentication.Next, into actions: inout [ConnectionAction]) {
         switch next {
         case .send(let messages):
+            if let exchange = sasl, exchange.awaitsFirstChallenge, let mechanism = exchange.current {
+                // The AUTHENTICATE lines are redacted in the trace; the mechanism is not a secret.
+                logger.info("Authenticating with SASL \(mechanism.rawValue)")
+            }
             for message in messages { actions.append(.write(message)) }
         case .wait:
             break

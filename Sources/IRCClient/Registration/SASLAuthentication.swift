@@ -37,6 +37,8 @@ struct SASLAuthentication: Sendable {
     /// The mechanisms tried so far on this connection, in order.
     private(set) var tried: [Mechanism] = []
     private var step = Step.mechanismSent
+    /// Whether the mechanism was just named to the server, which has not answered yet.
+    var awaitsFirstChallenge: Bool { current != nil && step == .mechanismSent }
     private var scram: SCRAMClient?
     private var assembler = SASLChunkAssembler()
     /// The client nonce for SCRAM (tests); random when nil.
