@@ -14,6 +14,9 @@
   var land = document.getElementById('land');
   var pinLayer = document.getElementById('pins');
   var focusLayer = document.getElementById('focus-layer');
+  // Labels of cities and finer outlines at city zoom (layers.js, loaded before this script).
+  var layers = window.OnTheMapLayers ? window.OnTheMapLayers.create({
+    labels: document.getElementById('labels'), detail: document.getElementById('detail') }) : null;
   var popup = document.getElementById('popup');
   var popupList = document.getElementById('popup-list');
   var rows = document.getElementById('rows');
@@ -91,6 +94,7 @@
   function draw() {
     var started = performance.now();
     world.setAttribute('transform', 'translate(' + view.tx + ' ' + view.ty + ') scale(' + view.k + ')');
+    if (layers) layers.draw(view, size());
     while (pinLayer.firstChild) pinLayer.removeChild(pinLayer.firstChild);
     clusters().forEach(function (group) {
       var sx = 0, sy = 0, mx = 0, my = 0;
