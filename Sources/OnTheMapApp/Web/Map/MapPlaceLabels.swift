@@ -4,7 +4,7 @@ import OnTheMapService
 
 /// Where the class map's city labels come from: the offline gazetteer, when the bot has it loaded
 /// (`geocoder.kind: gazetteer`). With Nominatim the bot holds no gazetteer, and the map shows no
-/// labels rather than load one for them (it would add its 8 MiB to the bot).
+/// labels rather than load one for them (it would add the gazetteer's memory to the bot).
 public struct MapPlaceLabels: Sendable {
     let gazetteer: @Sendable () async -> GazetteerGeocoder?
 
