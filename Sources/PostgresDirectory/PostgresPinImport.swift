@@ -5,13 +5,7 @@ import PostgresNIO
 
 extension PostgresStudentDirectory {
     public func importLocations(_ records: [PinImportRecord]) async throws -> PinImportOutcome {
-        for (position, record) in records.enumerated() {
-            do {
-                try DirectoryInput.validatePin(record.draft)
-            } catch ServiceError.rejectedInput(let reason) {
-                throw ServiceError.rejectedInput("Record \(position + 1): \(reason)")
-            }
-        }
+        try DirectoryInput.validateImport(records)
         let now = options.clock()
         return try await store.guarded { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in

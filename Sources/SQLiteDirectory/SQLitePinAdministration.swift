@@ -30,13 +30,7 @@ extension SQLiteStudentDirectory {
 
 extension SQLiteStudentDirectory {
     public func importLocations(_ records: [PinImportRecord]) async throws -> PinImportOutcome {
-        for (position, record) in records.enumerated() {
-            do {
-                try DirectoryInput.validatePin(record.draft)
-            } catch ServiceError.rejectedInput(let reason) {
-                throw ServiceError.rejectedInput("Record \(position + 1): \(reason)")
-            }
-        }
+        try DirectoryInput.validateImport(records)
         let now = options.clock()
         return try await store.write { db in
             var outcome = PinImportOutcome(created: 0, updated: 0)

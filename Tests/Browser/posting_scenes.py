@@ -1,6 +1,6 @@
 """A student's scenes of the class map in headless Chromium, driven by Selenium and Debian's
 chromedriver: log in, put yourself on the map (a refused word, a "did you mean", a bad link, a
-pin), replace it only after saying so, log out.
+pin and its popup), cancel, replace the pin only after saying so, log out.
 
     /usr/bin/python3 Tests/Browser/posting_scenes.py BASE_URL EMAIL PASSWORD
 
@@ -125,12 +125,47 @@ def scenes(page, email, password):
     page.wait_text("link-error", "Give a web address that starts with http:// or https://.")
     page.type("link", "https://ada.example/portfolio", submit=True)
     page.wait_text("done-text", "You are on the map at Seattle")
+    page.driver.find_element(By.CSS_SELECTOR, "#done .cancel").click()
+    page.wait("the scene closes", lambda: not page.shown("scene"))
+
+    # Her pin is on the map; its popup gives her name, place and a link that opens.
+    pin = "#pins g.pin title"
+    page.wait("the map draws her pin", lambda: any(
+        "Ada Lovelace" in t.get_attribute("textContent") for t in page.driver.find_elements(By.CSS_SELECTOR, pin)))
+    page.driver.execute_script(
+        "var t = Array.prototype.filter.call(document.querySelectorAll(arguments[0]),"
+        " function (t) { return t.textContent.indexOf('Ada Lovelace') === 0; })[0];"
+        "t.parentNode.dispatchEvent(new MouseEvent('click', {bubbles: true}));", pin)
+    page.wait_text("popup-list", "Ada Lovelace")
+    page.wait_text("popup-list", "Seattle")
+    links = [a.get_attribute("href") for a in page.driver.find_elements(By.CSS_SELECTOR, "#popup-list a.link")]
+    if links != ["https://ada.example/portfolio"]:
+        raise StepFailed("the popup's link is %r" % links)
+    page.click("popup-close")
     page.click("tab-table")
     page.wait("the Table tab lists the new pin",
               lambda: "Ada Lovelace" in page.text("rows") and "Seattle" in page.text("rows"))
     page.click("tab-map")
 
-    # A second post finds the pin: replacing it needs a yes; "Back" replaces nothing.
+    # Cancel at the place step and at the replace step: nothing is written (the test checks the
+    # directory too).
+    page.click("post-open")
+    page.type("place", "Oslo, Norway", submit=True)
+    page.wait_shown("place-confirm")
+    page.driver.find_element(By.CSS_SELECTOR, "#place-form .cancel").click()
+    page.wait("the scene closes on Cancel", lambda: not page.shown("scene"))
+
+    # A second post finds the pin: replacing it needs a yes; "Back" and "Cancel" replace nothing.
+    page.click("post-open")
+    if page.node("place").get_attribute("value"):
+        raise StepFailed("a new post starts with the cancelled place still typed")
+    page.type("place", "Lisbon, Portugal", submit=True)
+    page.wait_text("place-question", "Is this the place?")
+    page.click("place-confirm")
+    page.type("link", "https://ada.example/cancelled", submit=True)
+    page.wait_text("replace-question", "You are already on the map at Seattle")
+    page.driver.find_element(By.CSS_SELECTOR, "#replace-form .cancel").click()
+    page.wait("the scene closes on Cancel", lambda: not page.shown("scene"))
     page.click("post-open")
     page.type("place", "Lisbon, Portugal", submit=True)
     page.wait_text("place-question", "Is this the place?")

@@ -12,9 +12,10 @@ struct PostingScenesBrowserTests {
         .appendingPathComponent("Browser/posting_scenes.py").path
 
     /// A student logs in (after an empty form and a wrong password), is refused "online", picks
-    /// Seattle from the "did you mean" for "Seatle", is refused a `javascript:` link, posts; posts
-    /// Lisbon and replaces the Seattle pin only after saying yes; logs out, after which the browser's
-    /// cookie writes nothing. The directory then holds one pin of hers, at Lisbon with the last link.
+    /// Seattle from the "did you mean" for "Seatle", is refused a `javascript:` link, posts and sees
+    /// her pin's popup; cancels a post at the place step and at the replace step; posts Lisbon and
+    /// replaces the Seattle pin only after saying yes; logs out, after which the browser's cookie
+    /// writes nothing. The directory then holds one pin of hers, at Lisbon with the last link.
     @Test(arguments: ServedBackend.allCases)
     func aStudentLogsInPostsReplacesAndLogsOut(_ backend: ServedBackend) async throws {
         try await ServedClassAPI.with(backend) { api in

@@ -178,18 +178,59 @@ enum MapFixtures {
     }
 
     @Test func theVersionChangesOnlyWhenThePinsDo() throws {
-        let first = MapLocationsDocument(locations: MapFixtures.pins)
-        let same = MapLocationsDocument(locations: MapFixtures.pins)
-        #expect(first.version == same.version)
+        func document(_ pins: [StudentLocation]) throws -> MapLocationsDocument {
+            try MapLocationsDocument.decode(Data(buffer: MapLocationsDocument.json(locations: pins)))
+        }
+        let first = try document(MapFixtures.pins)
+        #expect(try document(MapFixtures.pins).version == first.version)
         var moved = MapFixtures.pins
         moved[0].updatedAt = moved[0].updatedAt.addingTimeInterval(1)
-        #expect(MapLocationsDocument(locations: moved).version != first.version)
+        #expect(try document(moved).version != first.version)
         let added =
             MapFixtures.pins + [
                 MapFixtures.pin(
                     "n", "New", "Pin", "Oslo", 59.9, 10.7, link: "https://n.example", minutesAgo: 1)
             ]
-        #expect(MapLocationsDocument(locations: added).version != first.version)
+        #expect(try document(added).version != first.version)
+    }
+
+    /// The hand-written JSON reads back as what `JSONEncoder` would have written: every field of
+    /// every pin, dates to the second in UTC, control characters, quotes, markup and non-ASCII text.
+    @Test func theWrittenJSONReadsBackAsJSONEncodersWould() throws {
+        var pins = MapFixtures.pins
+        pins[0].firstName = "Zoë \"Q\" \\ <b>&</b>\u{01}\t\n"
+        pins[0].mapString = "Ålesund / Норвегия 🇳🇴"
+        pins[0].updatedAt = Date(timeIntervalSince1970: 951_782_400.75)  // 2000-02-29T00:00:00Z
+        pins[1].updatedAt = Date(timeIntervalSince1970: -1)  // 1969-12-31T23:59:59Z
+        pins[1].coordinate = Coordinate(latitude: 2, longitude: -0.000_01)
+        let text = String(buffer: MapLocationsDocument.json(locations: pins, cursor: "abc-1"))
+        #expect(!text.contains("<") && !text.contains(">") && !text.contains("&"))
+        #expect(text.contains("\"updatedAt\":\"2000-02-29T00:00:00Z\""))
+        #expect(text.contains("\"updatedAt\":\"1969-12-31T23:59:59Z\""))
+        let document = try MapLocationsDocument.decode(Data(text.utf8))
+        #expect(document.cursor == "abc-1")
+        #expect(document.count == pins.count)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        for (written, pin) in zip(document.pins, pins) {
+            #expect(written.id == pin.objectId)
+            #expect(written.name == pin.fullName)
+            #expect(written.place == pin.mapString)
+            #expect(written.link == pin.mediaURL)
+            #expect(written.linkOpens == MapLocationsDocument.isWebLink(pin.mediaURL))
+            #expect(written.latitude == pin.coordinate.latitude && written.longitude == pin.coordinate.longitude)
+            let viaEncoder = try decoder.decode(Date.self, from: encoder.encode(pin.updatedAt))
+            #expect(written.updatedAt == viaEncoder)
+        }
+        let changes = try MapLocationsChanges.decode(
+            Data(
+                buffer: MapLocationsChanges.json(
+                    since: "abc-1", cursor: "abc-2", count: 9, changed: [pins[0]], removed: ["x\"y", "z"])))
+        #expect(changes.since == "abc-1" && changes.cursor == "abc-2" && changes.count == 9)
+        #expect(changes.changed.map(\.name) == [pins[0].fullName])
+        #expect(changes.removed == ["x\"y", "z"])
     }
 
     @Test(arguments: [

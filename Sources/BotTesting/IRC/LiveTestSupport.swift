@@ -165,10 +165,13 @@ public func runProcess(
     process.arguments = arguments
     process.standardOutput = output
     process.standardError = output
+    var reading: FileHandle?
+    defer { try? reading?.close() }
     if let input {
         let inputPath = folder.file("input")
         try input.write(toFile: inputPath, atomically: true, encoding: .utf8)
-        process.standardInput = FileHandle(forReadingAtPath: inputPath)
+        reading = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath))
+        process.standardInput = reading
     } else {
         process.standardInput = FileHandle.nullDevice
     }

@@ -98,10 +98,10 @@ public actor ClassMap {
     /// Every pin, newest update first.
     public func all() async throws -> [StudentLocation] {
         if !loaded { try await refresh() }
-        return catalog.pins.enumerated().sorted {
-            $0.element.updatedAt != $1.element.updatedAt
-                ? $0.element.updatedAt > $1.element.updatedAt : $0.offset > $1.offset
-        }.map(\.element)
+        let pins = catalog.pins
+        return pins.indices.sorted {
+            pins[$0].updatedAt != pins[$1].updatedAt ? pins[$0].updatedAt > pins[$1].updatedAt : $0 > $1
+        }.map { pins[$0] }
     }
 
     /// Every pin, indexed for `!near`.

@@ -57,6 +57,18 @@ public enum DirectoryInput {
 
     /// Checks a pin before it is saved: an owner, a name, a place, a valid coordinate, a link of
     /// at most 2048 bytes, no control characters anywhere.
+    /// Checks every record of an import before anything is written; the refusal names the record
+    /// (counted from 1).
+    public static func validateImport(_ records: [PinImportRecord]) throws {
+        for (position, record) in records.enumerated() {
+            do {
+                try validatePin(record.draft)
+            } catch ServiceError.rejectedInput(let reason) {
+                throw ServiceError.rejectedInput("Record \(position + 1): \(reason)")
+            }
+        }
+    }
+
     public static func validatePin(_ draft: PinDraft) throws {
         guard !draft.uniqueKey.isEmpty, draft.uniqueKey.utf8.count <= 200,
             !containsControlCharacters(draft.uniqueKey)

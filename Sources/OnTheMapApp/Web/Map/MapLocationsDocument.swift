@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import OnTheMapService
 
 /// The body of `/api/locations.json`: the pins of the map and its table, newest update first.
@@ -26,21 +27,22 @@ public struct MapLocationsDocument: Sendable, Codable, Equatable {
     /// What to send as `since` next time to get only what changed (nil: the page cannot).
     public var cursor: String?
 
-    public init(locations: [StudentLocation], cursor: String? = nil) {
-        pins = Self.pins(locations)
-        count = pins.count
-        version = Self.version(of: locations)
-        self.cursor = cursor
-    }
-
-    /// The pins with a valid coordinate, as the page shows them.
-    static func pins(_ locations: [StudentLocation]) -> [Pin] {
-        locations.filter { $0.coordinate.isValid }.map {
-            Pin(
-                id: $0.objectId, name: $0.fullName, place: $0.mapString, link: $0.mediaURL,
-                linkOpens: Self.isWebLink($0.mediaURL), latitude: $0.coordinate.latitude,
-                longitude: $0.coordinate.longitude, updatedAt: $0.updatedAt)
+    /// The JSON of every pin with a valid coordinate, in the order given (newest update first), and
+    /// the cursor to ask for changes from.
+    public static func json(locations: [StudentLocation], cursor: String? = nil) -> ByteBuffer {
+        var writer = MapJSONWriter(capacity: MapJSONWriter.capacity(forPins: locations.count))
+        writer.raw("{\"count\":")
+        writer.integer(locations.lazy.filter(\.coordinate.isValid).count)
+        if let cursor {
+            writer.raw(",\"cursor\":")
+            writer.string(cursor)
         }
+        writer.raw(",\"pins\":")
+        writer.pins(locations)
+        writer.raw(",\"version\":")
+        writer.string(version(of: locations))
+        writer.raw("}")
+        return writer.buffer
     }
 
     /// Whether `link` is an absolute http or https URL with a host (nothing else is ever opened).
@@ -56,36 +58,25 @@ public struct MapLocationsDocument: Sendable, Codable, Equatable {
     /// A stable fingerprint (FNV-1a, 64 bit) of every pin's id, update time and content.
     static func version(of locations: [StudentLocation]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for pin in locations {
-            let millis = Int64((pin.updatedAt.timeIntervalSince1970 * 1000).rounded())
-            let line =
-                "\(pin.objectId)@\(millis)|\(pin.fullName)|\(pin.mapString)|\(pin.mediaURL)|"
-                + "\(pin.coordinate.latitude),\(pin.coordinate.longitude)\n"
-            for byte in line.utf8 {
+        func add(_ text: String) {
+            for byte in text.utf8 {
                 hash ^= UInt64(byte)
                 hash = hash &* 0x0000_0100_0000_01b3
+            }
+        }
+        for pin in locations where pin.coordinate.isValid {
+            let millis = Int64((pin.updatedAt.timeIntervalSince1970 * 1000).rounded())
+            for part in [
+                pin.objectId, "@\(millis)|", pin.fullName, "|", pin.mapString, "|", pin.mediaURL,
+                "|\(pin.coordinate.latitude),\(pin.coordinate.longitude)\n",
+            ] {
+                add(part)
             }
         }
         return String(hash, radix: 16)
     }
 
-    /// The JSON text, with `<`, `>` and `&` written as `\u003c`, `\u003e`, `\u0026` so it stays
-    /// inert even if something treats it as HTML.
-    public func encoded() throws -> Data {
-        try Self.encode(self)
-    }
-
-    static func encode(_ value: some Encodable) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
-            .replacingOccurrences(of: "&", with: "\\u0026")
-            .replacingOccurrences(of: "<", with: "\\u003c")
-            .replacingOccurrences(of: ">", with: "\\u003e")
-        return Data(text.utf8)
-    }
-
+    /// Reads a document written by ``json(locations:cursor:)``.
     /// Reads a document written by ``encoded()``.
     public static func decode(_ data: Data) throws -> MapLocationsDocument {
         let decoder = JSONDecoder()
@@ -107,16 +98,27 @@ public struct MapLocationsChanges: Sendable, Codable, Equatable {
     /// The ids of pins removed since.
     public var removed: [String]
 
-    public init(since: String, cursor: String, count: Int, changed: [StudentLocation], removed: [String]) {
-        self.since = since
-        self.cursor = cursor
-        self.count = count
-        self.changed = MapLocationsDocument.pins(changed)
-        self.removed = removed
-    }
-
-    public func encoded() throws -> Data {
-        try MapLocationsDocument.encode(self)
+    /// The JSON of what changed after `since`: the pins added, moved or updated (newest update
+    /// first) and the ids of those removed.
+    public static func json(
+        since: String, cursor: String, count: Int, changed: [StudentLocation], removed: [String]
+    ) -> ByteBuffer {
+        var writer = MapJSONWriter(capacity: MapJSONWriter.capacity(forPins: changed.count) + removed.count * 40)
+        writer.raw("{\"changed\":")
+        writer.pins(changed)
+        writer.raw(",\"count\":")
+        writer.integer(count)
+        writer.raw(",\"cursor\":")
+        writer.string(cursor)
+        writer.raw(",\"removed\":[")
+        for (index, objectId) in removed.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.string(objectId)
+        }
+        writer.raw("],\"since\":")
+        writer.string(since)
+        writer.raw("}")
+        return writer.buffer
     }
 
     public static func decode(_ data: Data) throws -> MapLocationsChanges {

@@ -37,8 +37,9 @@ public actor MapPinFeed {
     private var inFlight: Task<[StudentLocation], any Error>?
     /// The pins now, newest update first.
     private var current: [StudentLocation] = []
-    /// Each pin's version (objectId@updatedAt and content) and the sequence that last changed it.
-    private var known: [String: (pin: StudentLocation, sequence: Int64)] = [:]
+    /// Each pin's fingerprint (its hash: every field) and the sequence that last changed it. Not the
+    /// pin itself: the class map already holds every pin once.
+    private var known: [String: (fingerprint: Int, sequence: Int64)] = [:]
     private var removals: [(sequence: Int64, objectId: String)] = []
     /// Cursors at or below this may have missed a removal that is no longer remembered.
     private var forgottenUpTo: Int64 = 0
@@ -110,12 +111,13 @@ public actor MapPinFeed {
         let limit = self.limit
         let task = Task {
             let pins = try await load()
-            // Newest update first; ties keep the directory's order.
-            let ordered = pins.enumerated().sorted {
-                $0.element.updatedAt != $1.element.updatedAt
-                    ? $0.element.updatedAt > $1.element.updatedAt : $0.offset < $1.offset
+            // Newest update first; ties keep the directory's order. Sorting positions, not pins,
+            // keeps a class of 100,000 from being copied twice over.
+            let ordered = pins.indices.sorted {
+                pins[$0].updatedAt != pins[$1].updatedAt ? pins[$0].updatedAt > pins[$1].updatedAt : $0 < $1
             }
-            return Array(ordered.prefix(limit).map(\.element))
+            if ordered.elementsEqual(pins.indices), pins.count <= limit { return pins }
+            return ordered.prefix(limit).map { pins[$0] }
         }
         inFlight = task
         defer { inFlight = nil }
@@ -132,8 +134,9 @@ public actor MapPinFeed {
         seen.reserveCapacity(pins.count)
         for pin in pins {
             seen.insert(pin.objectId)
-            if let old = known[pin.objectId], old.pin == pin { continue }
-            known[pin.objectId] = (pin, next)
+            let fingerprint = pin.hashValue
+            if let old = known[pin.objectId], old.fingerprint == fingerprint { continue }
+            known[pin.objectId] = (fingerprint, next)
             changed = true
         }
         if known.count != seen.count {

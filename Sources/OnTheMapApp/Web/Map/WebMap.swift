@@ -152,20 +152,19 @@ public struct WebMap: Sendable {
     /// cursor is too old or from before a restart; 400 when it is not a cursor at all).
     func locationsResponse(since: String? = nil) async -> Response {
         do {
-            let body: Data
+            let body: ByteBuffer
             if let since {
                 switch try await feed.changes(since: since) {
                 case .changed(let changed, let removed, let cursor):
                     let count = try await feed.pins().count
-                    body = try MapLocationsChanges(
-                        since: since, cursor: cursor, count: count, changed: changed, removed: removed
-                    ).encoded()
+                    body = MapLocationsChanges.json(
+                        since: since, cursor: cursor, count: count, changed: changed, removed: removed)
                 case .everything(let pins, let cursor):
-                    body = try MapLocationsDocument(locations: pins, cursor: cursor).encoded()
+                    body = MapLocationsDocument.json(locations: pins, cursor: cursor)
                 }
             } else {
                 let (pins, cursor) = try await feed.everything()
-                body = try MapLocationsDocument(locations: pins, cursor: cursor).encoded()
+                body = MapLocationsDocument.json(locations: pins, cursor: cursor)
             }
             return respond(body, type: "application/json", cache: "no-store")
         } catch is MapPinFeed.BadCursor {
@@ -184,10 +183,14 @@ public struct WebMap: Sendable {
     }
 
     func respond(_ body: Data, type: String, cache: String, status: HTTPResponse.Status = .ok) -> Response {
+        respond(ByteBuffer(bytes: body), type: type, cache: cache, status: status)
+    }
+
+    func respond(_ body: ByteBuffer, type: String, cache: String, status: HTTPResponse.Status = .ok) -> Response {
         var headers = Self.securityHeaders
         headers[.contentType] = type
         headers[.cacheControl] = cache
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
     /// `"<lat>,<lon>"` as numbers, or else a place name resolved like `!post` resolves it (a near
