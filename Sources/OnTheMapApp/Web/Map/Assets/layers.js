@@ -1,11 +1,12 @@
 // The class map's layers at city zoom: the names of the largest cities in view, from the bot's
 // offline gazetteer (map/places.json), and finer coastlines and borders (GSHHG intermediate, in
 // 10° cells: map/detail/<column>-<row>.json) over the 1:110m world. app.js creates them and calls
-// draw(view, size) on every redraw. Names are only ever put in the page with textContent.
+// draw(view, size, projection) on every redraw: the names are placed in the map's projection (the
+// offline map's or the tiles' Web Mercator); the outlines belong to the offline map only. Names are only ever put in the page with textContent.
 (function () {
   'use strict';
   var SVG = 'http://www.w3.org/2000/svg';
-  var UNIT = 10; // map units per degree (app.js's equirectangular box)
+  var UNIT = 10; // map units per degree of the offline map's equirectangular box
   // Labels appear once a degree spans this many pixels: about one large country in view.
   var LABEL_MIN_PX_PER_DEGREE = 24;
   var LABEL_LIMIT = 100; // asked of the server for one box (its most)
@@ -25,11 +26,11 @@
 
   // The view's box in degrees, widened to a grid of power-of-two degrees so that a small pan asks
   // the same URL again (answered from the browser's cache).
-  function labelURL(view, s) {
-    var west = Math.max(-180, -view.tx / view.k / UNIT - 180);
-    var east = Math.min(180, (s.w - view.tx) / view.k / UNIT - 180);
-    var north = Math.min(90, 90 + view.ty / view.k / UNIT);
-    var south = Math.max(-90, 90 - (s.h - view.ty) / view.k / UNIT);
+  function labelURL(view, s, proj) {
+    var topLeft = proj.unproject(-view.tx / view.k, -view.ty / view.k);
+    var bottomRight = proj.unproject((s.w - view.tx) / view.k, (s.h - view.ty) / view.k);
+    var west = Math.max(-180, topLeft.lon), east = Math.min(180, bottomRight.lon);
+    var north = Math.min(90, topLeft.lat), south = Math.max(-90, bottomRight.lat);
     if (!(east > west && north > south)) return null;
     var step = Math.pow(2, Math.ceil(Math.log(Math.max(east - west, north - south) / 4) / Math.LN2));
     step = Math.max(0.125, Math.min(64, step));
@@ -98,8 +99,8 @@
       drawn.slice(0, drawn.length - DETAIL_KEEP).forEach(function (k) { layer.removeChild(cells[k].g); delete cells[k]; });
     }
 
-    return function draw(view, s) {
-      if (view.k * UNIT < DETAIL_MIN_PX_PER_DEGREE) { layer.setAttribute('display', 'none'); return; }
+    return function draw(view, s, proj) {
+      if (proj.name !== 'plate' || view.k * UNIT < DETAIL_MIN_PX_PER_DEGREE) { layer.setAttribute('display', 'none'); return; }
       layer.removeAttribute('display');
       var span = CELL * UNIT * view.k; // a cell's size on the screen
       var c0 = Math.max(0, Math.floor(-view.tx / span)), c1 = Math.min(35, Math.floor((s.w - view.tx) / span));
@@ -138,19 +139,19 @@
         return response.json();
       }).then(function (body) {
         answers[url] = Array.isArray(body.places) ? body.places : [];
-        if (url === wanted && last) draw(last.view, last.size);
+        if (url === wanted && last) draw(last.view, last.size, last.proj);
       }).catch(function () { delete answers[url]; });
     }
 
     // Most populous first; a name that would overlap one already placed is left out, so a
     // closer zoom, with the same cities further apart, shows more of them.
-    function place(places, view, s) {
+    function place(places, view, s, proj) {
       while (layer.firstChild) layer.removeChild(layer.firstChild);
       var boxes = [], most = Math.max(4, Math.round(s.w * s.h / LABEL_AREA_PX));
       for (var i = 0; i < places.length && boxes.length < most; i++) {
         var p = places[i];
         if (typeof p.name !== 'string' || !Number.isFinite(p.lat) || !Number.isFinite(p.lon)) continue;
-        var x = (p.lon + 180) * UNIT * view.k + view.tx, y = (90 - p.lat) * UNIT * view.k + view.ty;
+        var m = proj.project(p.lat, p.lon), x = m.x * view.k + view.tx, y = m.y * view.k + view.ty;
         if (x < 0 || y < 0 || x > s.w || y > s.h) continue;
         var box = { l: x - 4, t: y - 10, r: x + 10 + p.name.length * 7, b: y + 10 };
         var overlaps = boxes.some(function (o) { return box.l < o.r && box.r > o.l && box.t < o.b && box.b > o.t; });
@@ -163,16 +164,17 @@
       layer.setAttribute('data-count', String(boxes.length));
     }
 
-    function draw(view, s) {
-      last = { view: view, size: s };
-      drawDetail(view, s);
-      if (view.k * UNIT < LABEL_MIN_PX_PER_DEGREE) {
+    function draw(view, s, proj) {
+      last = { view: view, size: s, proj: proj };
+      drawDetail(view, s, proj);
+      // Pixels a degree of longitude spans.
+      if (view.k * proj.W / 360 < LABEL_MIN_PX_PER_DEGREE) {
         wanted = null;
         shown = [];
-        place([], view, s);
+        place([], view, s, proj);
         return;
       }
-      var url = labelURL(view, s);
+      var url = labelURL(view, s, proj);
       if (url !== wanted) {
         wanted = url;
         clearTimeout(timer);
@@ -180,7 +182,7 @@
       }
       // Until the new box's answer comes, the last names stay where they are.
       if (url && Array.isArray(answers[url])) shown = answers[url];
-      place(shown, view, s);
+      place(shown, view, s, proj);
     }
 
     return { draw: draw };
