@@ -1,7 +1,7 @@
 """The class map with an XYZ tile service configured, in headless Chromium driven by Selenium and
 Debian's chromedriver.
 
-    /usr/bin/python3 Tests/Browser/map_tiles.py BASE_URL up|down TILE_ORIGIN ATTRIBUTION [SCREENSHOT.png]
+    /usr/bin/python3 Tests/Browser/map_tiles.py BASE_URL up|down|stall TILE_ORIGIN ATTRIBUTION [SCREENSHOT.png]
 
 up: the tile server answers. The page draws its tiles (only those of the view) instead of the
 offline outlines and shows the attribution; in Web Mercator, the pin, the focus marker and the
@@ -11,6 +11,9 @@ chosen by the posting scene (window.OnTheMap.showPlace).
 down: nothing answers at the tile origin. The page falls back to the offline map (equirectangular,
 with the finer outlines at city zoom), says so where the attribution was, and keeps working: the
 pin of Lisbon lands inside the offline outline cell that holds Lisbon, and Lisbon is named.
+
+stall: the tile server takes the requests and never answers. The page gives the tiles up when none
+has loaded after a few seconds, and falls back as above.
 
 Exits 0 when every step showed what a person must see ("tiles passed"); otherwise prints the step
 that did not and the page's state, and exits 1. Each reading of the page is one script returning
@@ -200,10 +203,12 @@ def up(driver, page, base, attribution, screenshot):
         raise StepFailed("the working tiles were given up: %s" % state["failed"])
 
 
-def down(driver, page, base, screenshot):
+def down(driver, page, base, screenshot, reason):
     driver.get(base + "/?focus=%s,%s" % LISBON)
     state = page.wait("the page falls back to the offline map", lambda s: s["basemap"] == "offline"
                       and s["land"] > 1000 and s["pins"] is not None)
+    if state["failed"] != reason:
+        raise StepFailed("the tiles were given up for %r, not %r" % (state["failed"], reason))
     if state["worldHidden"] or state["tiles"]:
         raise StepFailed("the offline map is not what is drawn: %s" % state)
     if not state["credit"]["offline"] or "offline map" not in state["credit"]["text"] or state["credit"]["hidden"]:
@@ -231,6 +236,8 @@ def main():
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,800"):
         options.add_argument(flag)
     options.binary_location = "/usr/bin/chromium"
+    # Tiles that never arrive hold the document's load event: each step waits for what it reads.
+    options.page_load_strategy = "eager"
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     page = Page(driver, origin)
     try:
@@ -239,14 +246,14 @@ def main():
             if mode == "up":
                 up(driver, page, base, attribution, screenshot)
             else:
-                down(driver, page, base, screenshot)
+                down(driver, page, base, screenshot, "error" if mode == "down" else "timeout")
         except StepFailed as failure:
             print("step failed: %s\npage: %s" % (failure, json.dumps(page.last)))
             return 1
-        # The page has no icon; with the tile server down, its refused connections are expected.
+        # The page has no icon; with the tile server down or stalled, its failed tiles are expected.
         errors = [entry["message"] for entry in driver.get_log("browser")
                   if entry["level"] == "SEVERE" and "favicon.ico" not in entry["message"]
-                  and not (mode == "down" and entry["message"].startswith(origin + "/"))]
+                  and not (mode != "up" and entry["message"].startswith(origin + "/"))]
         if errors:
             print("browser errors: %s" % errors)
             return 1

@@ -53,8 +53,25 @@ import Testing
         #expect(output.contains("tiles passed"), "\(output)")
     }
 
+    /// With a tile server that takes the requests and never answers (packets lost on the way), the
+    /// page gives the tiles up after a few seconds without any and falls back to the offline map.
+    @Test func withTilesThatNeverArriveThePageFallsBackToTheOfflineMap() async throws {
+        let tileServer = TestTileServer(stalls: true)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            group.addTask { try await tileServer.run(onBound: { continuation.yield($0) }) }
+            var iterator = ports.makeAsyncIterator()
+            let tilePort = try #require(await iterator.next())
+            let (status, output) = try await Self.runPage(tilePort: tilePort, mode: "stall", shot: nil)
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("tiles passed"), "\(output)")
+            #expect(await tileServer.served.count == 0)
+            group.cancelAll()
+        }
+    }
+
     /// Serves the map with tiles from `127.0.0.1:<tilePort>` and runs the browser script on it.
-    static func runPage(tilePort: Int, mode: String, shot: String) async throws -> (Int32, String) {
+    static func runPage(tilePort: Int, mode: String, shot: String?) async throws -> (Int32, String) {
         let origin = "http://127.0.0.1:\(tilePort)"
         let tiles = try MapTileLayer(template: origin + "/{z}/{x}/{y}.png", attribution: attribution)
         let map = WebMap(
@@ -68,9 +85,9 @@ import Testing
             group.addTask { try await server.run() }
             var iterator = ports.makeAsyncIterator()
             let port = try #require(await iterator.next())
-            let path = Chromium.artifactFolder().appendingPathComponent(shot).path
+            let path = shot.map { [Chromium.artifactFolder().appendingPathComponent($0).path] } ?? []
             let result = try await runProcess(
-                "/usr/bin/python3", [script, "http://127.0.0.1:\(port)", mode, origin, attribution, path],
+                "/usr/bin/python3", [script, "http://127.0.0.1:\(port)", mode, origin, attribution] + path,
                 timeout: .seconds(180))
             group.cancelAll()
             return result
@@ -80,9 +97,14 @@ import Testing
 
 /// An XYZ tile server for tests: one small PNG (a pale square with a darker top and left edge, so
 /// the grid shows) for every `/<z>/<x>/<y>.png` inside the world at that zoom, 404 otherwise; it
-/// counts the tiles served.
+/// counts the tiles served. One that `stalls` holds every request for 15 seconds and answers none.
 final class TestTileServer: Sendable {
     let served = TileCount()
+    let stalls: Bool
+
+    init(stalls: Bool = false) {
+        self.stalls = stalls
+    }
 
     actor TileCount {
         private(set) var count = 0
@@ -98,7 +120,12 @@ final class TestTileServer: Sendable {
     func run(onBound: @escaping @Sendable (Int) -> Void) async throws {
         let router = Router()
         let log = served
+        let stalls = stalls
         router.get(":z/:x/:y") { _, context -> Response in
+            if stalls {
+                try? await Task.sleep(for: .seconds(15))
+                return Response(status: .serviceUnavailable)
+            }
             guard let z = context.parameters.get("z", as: Int.self), (0...19).contains(z),
                 let x = context.parameters.get("x", as: Int.self),
                 let file = context.parameters.get("y"), file.hasSuffix(".png"), let y = Int(file.dropLast(4)),
