@@ -70,7 +70,7 @@ struct RunCommand: AsyncParsableCommand {
                 feed: MapPinFeed(classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory)),
                 geocoder: stack.geocoder, assets: assets,
                 scenes: api == nil ? nil : WebMap.StudentScenes(signupURL: config.service.signupURL),
-                logger: logger.withLabel("onthemap.web.map"))
+                tiles: config.web.tileLayer, logger: logger.withLabel("onthemap.web.map"))
             let tls = try Self.webTLS(for: config, logger: logger)
             services.append(
                 .init(

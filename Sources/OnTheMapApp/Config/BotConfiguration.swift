@@ -139,6 +139,24 @@ public struct BotConfiguration: Sendable, Equatable {
         /// A TLS reverse proxy forwards to the listener: the client's address is the last
         /// `X-Forwarded-For` entry, and the API may be enabled on a non-loopback address without TLS.
         public var behindProxy = false
+        /// `web.tiles`: an XYZ tile service the page draws instead of its offline outlines while it
+        /// can load from it (both empty: the offline map only).
+        public var tiles = Tiles()
+
+        /// `web.tiles: {url, attribution}`, as written (checked by the loader, see ``MapTileLayer``).
+        public struct Tiles: Sendable, Equatable {
+            public var url = ""
+            public var attribution = ""
+
+            /// Whether either key is set: then both must be valid.
+            public var isSet: Bool { !url.isEmpty || !attribution.isEmpty }
+        }
+
+        /// The tile layer of `tiles`, when set and valid.
+        public var tileLayer: MapTileLayer? {
+            guard tiles.isSet else { return nil }
+            return try? MapTileLayer(template: tiles.url, attribution: tiles.attribution)
+        }
 
         /// Whether the listener itself speaks HTTPS.
         public var servesTLS: Bool { !tlsCert.isEmpty && !tlsKey.isEmpty }

@@ -253,6 +253,18 @@ private struct ConfigCheck {
             }
             if !Self.isHTTPURL(config.web.publicURL) { problem("web.public_url", "must be an http(s) URL") }
         }
+        if config.web.tiles.isSet {
+            do {
+                _ = try MapTileLayer.checkTemplate(config.web.tiles.url)
+            } catch {
+                problem("web.tiles.\(error.key)", error.message)
+            }
+            do {
+                try MapTileLayer.checkAttribution(config.web.tiles.attribution)
+            } catch {
+                problem("web.tiles.\(error.key)", error.message)
+            }
+        }
         validateAPI(config)
         if config.operatorListener.enabled {
             if Self.hostAndPort(config.operatorListener.listen) == nil {

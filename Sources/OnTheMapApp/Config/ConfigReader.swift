@@ -50,6 +50,10 @@ enum ConfigReader {
             w.string("tls_cert", into: &config.web.tlsCert)
             w.string("tls_key", into: &config.web.tlsKey)
             w.bool("behind_proxy", into: &config.web.behindProxy)
+            w.section("tiles") { t in
+                t.string("url", into: &config.web.tiles.url)
+                t.string("attribution", into: &config.web.tiles.attribution)
+            }
         }
         top.section("operator") { o in
             o.bool("enabled", into: &config.operatorListener.enabled)

@@ -6,10 +6,14 @@ import OnTheMapService
 
 /// The class map on the web: a page with a Map tab (the pins over an offline Natural Earth
 /// outline) and a Table tab (the 100 most recent posts), and the same data as
-/// `/api/locations.json`. Everything it needs is served from here; nothing is fetched elsewhere.
+/// `/api/locations.json`. Everything it needs is served from here; nothing is fetched elsewhere,
+/// unless a ``MapTileLayer`` is configured: then the page draws that service's tiles while they
+/// load, and the Content-Security-Policy lets images come from that origin too.
 ///
 /// Routes: `/` and `/map` (the page; `?focus=<lat>,<lon>` or `?focus=<place>` centres it),
-/// `/map/app.js`, `/map/posting.js`, `/map/app.css`, `/map/basemap.json`, `/api/locations.json`.
+/// `/map/app.js`, `/map/layers.js`, `/map/tiles.js`, `/map/posting.js`, `/map/app.css`, `/map/basemap.json`,
+/// `/map/places.json` (city labels from the gazetteer, see ``MapPlaceLabels``),
+/// `/map/detail/<column>-<row>.json` (finer outlines at city zoom, ``MapDetailCells``), `/api/locations.json`.
 ///
 /// With ``StudentScenes`` (when the class's v1 API is served beside it) the page also lets a
 /// student log in, put themselves on the map and log out (`posting.js`, over `/v1`).
@@ -18,10 +22,16 @@ public struct WebMap: Sendable {
     public struct Assets: Sendable {
         public var page: String
         public var script: Data
+        /// The layers drawn at city zoom: labels of cities (`layers.js`).
+        public var layers: Data
+        /// The XYZ tile layer and its Web Mercator projection (`tiles.js`).
+        public var tiles: Data
         /// The log-in and posting scenes (`posting.js`).
         public var posting: Data
         public var style: Data
         public var basemap: Data
+        /// The folder of the city-zoom outline cells (``MapDetailCells``), read cell by cell when asked for.
+        public var detailFolder: URL
 
         /// The resource folder SwiftPM builds for this module, which holds the `Assets` folder.
         public static let resourceFolder = "OnTheMapBot_OnTheMapApp.resources"
@@ -31,19 +41,30 @@ public struct WebMap: Sendable {
             try ResourceFolder.locate(resourceFolder, item: "Assets", purpose: "the web map's page, script and basemap")
         }
 
-        /// The files shipped in the module's `Web/Map/Assets` folder.
+        /// The files shipped in the module's `Web/Map/Assets` folder (the detail cells are only
+        /// checked to be there: they are read when asked for).
         public static func bundled() throws -> Assets {
             let folder = try bundledFolder()
             func read(_ name: String) throws -> Data {
                 try Data(contentsOf: folder.appendingPathComponent(name))
             }
+            let detail = folder.appendingPathComponent("detail")
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: detail.path, isDirectory: &isFolder), isFolder.boolValue else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: detail.path])
+            }
             return Assets(
                 page: String(decoding: try read("index.html"), as: UTF8.self), script: try read("app.js"),
-                posting: try read("posting.js"), style: try read("app.css"), basemap: try read("basemap.json"))
+                layers: try read("layers.js"), tiles: try read("tiles.js"), posting: try read("posting.js"),
+                style: try read("app.css"),
+                basemap: try read("basemap.json"),
+                detailFolder: detail)
         }
 
-        /// Bytes a browser downloads for one view of the page (HTML, script, style, basemap).
-        public var pageWeight: Int { page.utf8.count + script.count + posting.count + style.count + basemap.count }
+        /// Bytes a browser downloads for one view of the page (HTML, scripts, style, basemap).
+        public var pageWeight: Int {
+            page.utf8.count + script.count + layers.count + tiles.count + posting.count + style.count + basemap.count
+        }
     }
 
     /// The pin at the centre of a focused map.
@@ -67,30 +88,43 @@ public struct WebMap: Sendable {
     let assets: Assets
     let pollSeconds: Int
     let scenes: StudentScenes?
+    let placeLabels: MapPlaceLabels
+    let tileLayer: MapTileLayer?
+    let securityHeaders: HTTPFields
     let logger: Logger
 
     /// `pollSeconds`: how often an open page asks for new pins; `scenes`: offer log-in and posting
-    /// (only when the v1 API is served on the same listener).
+    /// (only when the v1 API is served on the same listener); `placeLabels`: where city labels come
+    /// from (by default the gazetteer `geocoder` is, if it is one); `tiles`: an XYZ tile service the
+    /// page draws while it can reach it (`web.tiles`; nil: the offline map only).
     public init(
         feed: MapPinFeed, geocoder: any Geocoder, assets: Assets, pollSeconds: Int = 15,
-        scenes: StudentScenes? = nil, logger: Logger
+        scenes: StudentScenes? = nil, placeLabels: MapPlaceLabels? = nil, tiles: MapTileLayer? = nil,
+        logger: Logger
     ) {
         self.feed = feed
         self.geocoder = geocoder
         self.assets = assets
         self.pollSeconds = max(2, pollSeconds)
         self.scenes = scenes
+        self.placeLabels = placeLabels ?? .from(geocoder)
+        self.tileLayer = tiles
+        self.securityHeaders = Self.securityHeaders(imageOrigin: tiles?.origin)
         self.logger = logger
     }
 
-    /// Only this origin; no inline code; no frames.
-    static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy:
-            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-            + "connect-src 'self'; "
-            + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-        .xContentTypeOptions: "nosniff",
-    ]
+    /// Only this origin (and for images the tile service's, `imageOrigin`, when one is configured);
+    /// no inline code; no frames.
+    static func securityHeaders(imageOrigin: String?) -> HTTPFields {
+        let images = "'self' data:" + (imageOrigin.map { " \($0)" } ?? "")
+        return [
+            .contentSecurityPolicy:
+                "default-src 'none'; script-src 'self'; style-src 'self'; img-src \(images); "
+                + "connect-src 'self'; "
+                + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+            .xContentTypeOptions: "nosniff",
+        ]
+    }
 
     /// Adds the map's routes to `router`.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
@@ -104,6 +138,19 @@ public struct WebMap: Sendable {
         router.get("map", use: pageHandler)
         router.get("map/app.js") { _, _ in
             map.respond(map.assets.script, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        }
+        router.get("map/layers.js") { _, _ in
+            map.respond(map.assets.layers, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        }
+        router.get("map/tiles.js") { _, _ in
+            map.respond(map.assets.tiles, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        }
+        router.get("map/places.json") { request, _ in
+            let query = request.uri.queryParameters
+            return await map.placesResponse(bbox: query.get("bbox"), limit: query.get("limit"))
+        }
+        router.get("map/detail/:cell") { _, context in
+            map.detailResponse(cell: context.parameters.get("cell"))
         }
         router.get("map/posting.js") { _, _ in
             map.respond(map.assets.posting, type: "text/javascript; charset=utf-8", cache: "max-age=300")
@@ -158,7 +205,7 @@ public struct WebMap: Sendable {
     }
 
     func respond(_ body: ByteBuffer, type: String, cache: String, status: HTTPResponse.Status = .ok) -> Response {
-        var headers = Self.securityHeaders
+        var headers = securityHeaders
         headers[.contentType] = type
         headers[.cacheControl] = cache
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))
@@ -212,6 +259,11 @@ public struct WebMap: Sendable {
                 " data-focus-lat=\"\(focus.coordinate.latitude)\""
                 + " data-focus-lon=\"\(focus.coordinate.longitude)\""
                 + " data-focus-label=\"\(Self.escapeHTML(focus.label))\""
+        }
+        if let tileLayer {
+            attributes +=
+                " data-tiles-url=\"\(Self.escapeHTML(tileLayer.template))\""
+                + " data-tiles-attribution=\"\(Self.escapeHTML(tileLayer.attribution))\""
         }
         return assets.page
             .replacingOccurrences(of: "{{APP_ATTRIBUTES}}", with: attributes)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The offline geocoder: a GeoNames-derived gazetteer of every country, first-level region
 /// and city of 1,000 people or more, shipped with the project (`gazetteer.tsv`, built by
@@ -13,6 +14,8 @@ public final class GazetteerGeocoder: Geocoder {
     public static let attribution = "Place data © GeoNames (geonames.org), CC BY 4.0"
 
     let store: GazetteerStore
+    /// The cities by cell, built the first time a map asks for labels.
+    private let placeIndex = Mutex<GazetteerPlaceIndex?>(nil)
 
     /// The resource folder SwiftPM builds for this module, which holds `gazetteer.tsv`.
     public static let resourceFolder = "OnTheMapBot_OnTheMapService.resources"
@@ -62,6 +65,24 @@ public final class GazetteerGeocoder: Geocoder {
         var matcher = GazetteerMatcher(store: store, text: store.text.base, parts: parts)
         let ranked = matcher.run(limit: min(limit, 100))
         return ranked.map { candidate(for: Int($0.place), match: $0.isExact ? .exact : .approximate) }
+    }
+
+    /// The largest cities inside `box`, most populous first, at most `limit` (capped at 500): what
+    /// a map labels. The index behind it is built on the first call (a few milliseconds; 4 bytes a city).
+    public func largestCities(in box: GeoBox, limit: Int) -> [LabelledPlace] {
+        let index = placeIndex.withLock { index in
+            if let index { return index }
+            let built = GazetteerPlaceIndex(store: store)
+            index = built
+            return built
+        }
+        return index.largest(in: box, limit: min(limit, 500), store: store).map { place in
+            LabelledPlace(
+                name: store.name(of: place),
+                coordinate: Coordinate(
+                    latitude: Self.rounded(store.latitudes[place]), longitude: Self.rounded(store.longitudes[place])),
+                population: Int(store.populations[place]))
+        }
     }
 
     private func candidate(for place: Int, match: PlaceMatch) -> PlaceCandidate {

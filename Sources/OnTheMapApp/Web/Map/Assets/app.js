@@ -1,11 +1,12 @@
-// The class map: an SVG world (Natural Earth outlines, equirectangular) with a pin per student,
-// and a table of the same pins. Data is only ever put in the page as text (textContent,
+// The class map: an SVG world (Natural Earth outlines, equirectangular; or, when the bot names a
+// tile service and it answers, its XYZ tiles in Web Mercator) with a pin per student, and a table
+// of the same pins. Data is only ever put in the page as text (textContent,
 // setAttribute), never parsed as HTML; links are made clickable only when they are http(s).
 (function () {
   'use strict';
   var SVG = 'http://www.w3.org/2000/svg';
-  var W = 3600, H = 1800, UNIT = 10; // basemap box: 10 units per degree
-  var CLUSTER_PX = 22, MAX_ZOOM = 96;
+  var UNIT = 10; // the offline basemap's box: 10 units per degree
+  var CLUSTER_PX = 22, MAX_ZOOM = 96; // the offline map's closest zoom, in world views
 
   var app = document.getElementById('app');
   var mapBox = document.getElementById('map');
@@ -14,6 +15,15 @@
   var land = document.getElementById('land');
   var pinLayer = document.getElementById('pins');
   var focusLayer = document.getElementById('focus-layer');
+  // Labels of cities and finer outlines at city zoom (layers.js, loaded before this script).
+  var layers = window.OnTheMapLayers ? window.OnTheMapLayers.create({
+    labels: document.getElementById('labels'), detail: document.getElementById('detail') }) : null;
+  var tileCredit = document.getElementById('tile-credit');
+  // The tile service's layer (tiles.js), when the bot names one: everything is drawn in its
+  // projection until its tiles cannot be had; then in the offline map's.
+  var tiles = app.getAttribute('data-tiles-url') && window.OnTheMapTiles ? window.OnTheMapTiles.create({
+    layer: document.getElementById('tiles'), template: app.getAttribute('data-tiles-url'),
+    onFail: function () { useOfflineMap(); } }) : null;
   var popup = document.getElementById('popup');
   var popupList = document.getElementById('popup-list');
   var rows = document.getElementById('rows');
@@ -29,14 +39,22 @@
   var opened = false;
 
   // ---- projection and view ----
-  function project(lat, lon) { return { x: (lon + 180) * UNIT, y: (90 - lat) * UNIT }; }
+  // A projection maps degrees to map units in a W x H box, and back.
+  var plate = {
+    name: 'plate', W: 3600, H: 1800,
+    project: function (lat, lon) { return { x: (lon + 180) * UNIT, y: (90 - lat) * UNIT }; },
+    unproject: function (x, y) { return { lat: 90 - y / UNIT, lon: x / UNIT - 180 }; }
+  };
+  var proj = tiles ? tiles.projection : plate;
+  function project(lat, lon) { return proj.project(lat, lon); }
   function size() { var r = mapBox.getBoundingClientRect(); return { w: r.width || 800, h: r.height || 500 }; }
-  function minScale() { var s = size(); return Math.min(s.w / W, s.h / H); }
+  function minScale() { var s = size(); return Math.min(s.w / proj.W, s.h / proj.H); }
+  function maxScale() { return proj === plate ? minScale() * MAX_ZOOM : Math.max(minScale(), tiles.maxScale()); }
 
   function clampView() {
     var s = size(), kMin = minScale();
-    view.k = Math.max(kMin, Math.min(kMin * MAX_ZOOM, view.k));
-    var mw = W * view.k, mh = H * view.k;
+    view.k = Math.max(kMin, Math.min(maxScale(), view.k));
+    var mw = proj.W * view.k, mh = proj.H * view.k;
     view.tx = mw <= s.w ? (s.w - mw) / 2 : Math.min(0, Math.max(s.w - mw, view.tx));
     view.ty = mh <= s.h ? (s.h - mh) / 2 : Math.min(0, Math.max(s.h - mh, view.ty));
   }
@@ -62,6 +80,30 @@
   }
 
   function resetView() { view.k = minScale(); view.tx = 0; view.ty = 0; clampView(); draw(); }
+
+  // The tiles cannot be had: the same place, at the same scale, on the offline map, and a word
+  // about it where the tiles' credit was.
+  function useOfflineMap() {
+    if (proj === plate) return;
+    var s = size(), before = proj;
+    var centre = before.unproject((s.w / 2 - view.tx) / view.k, (s.h / 2 - view.ty) / view.k);
+    if (open) {
+      var o = before.unproject(open.x, open.y), moved = plate.project(o.lat, o.lon);
+      open.x = moved.x;
+      open.y = moved.y;
+    }
+    var k = view.k * before.W / plate.W;
+    proj = plate;
+    var m = project(centre.lat, centre.lon);
+    view.k = k;
+    view.tx = s.w / 2 - m.x * k;
+    view.ty = s.h / 2 - m.y * k;
+    clampView();
+    app.setAttribute('data-basemap', 'offline');
+    tileCredit.textContent = 'Map tiles could not be loaded: showing the offline map.';
+    tileCredit.classList.add('offline');
+    draw();
+  }
 
   // ---- drawing ----
   function el(name, attrs, parent) {
@@ -90,7 +132,14 @@
   // for scripts/bench-scale.
   function draw() {
     var started = performance.now();
-    world.setAttribute('transform', 'translate(' + view.tx + ' ' + view.ty + ') scale(' + view.k + ')');
+    if (proj === plate) {
+      world.removeAttribute('display');
+      world.setAttribute('transform', 'translate(' + view.tx + ' ' + view.ty + ') scale(' + view.k + ')');
+    } else {
+      world.setAttribute('display', 'none');
+      tiles.draw(view, size());
+    }
+    if (layers) layers.draw(view, size(), proj);
     while (pinLayer.firstChild) pinLayer.removeChild(pinLayer.firstChild);
     clusters().forEach(function (group) {
       var sx = 0, sy = 0, mx = 0, my = 0;
@@ -126,7 +175,7 @@
     if (group.length > 1) {
       var spread = 0;
       group.forEach(function (g) { spread = Math.max(spread, Math.abs(g.mx - mx), Math.abs(g.my - my)); });
-      if (spread * view.k * 4 > 4 && view.k < minScale() * MAX_ZOOM) {
+      if (spread * view.k * 4 > 4 && view.k < maxScale()) {
         zoomAt(4, mx * view.k + view.tx, my * view.k + view.ty);
         return;
       }
@@ -416,6 +465,13 @@
   window.addEventListener('resize', function () { clampView(); draw(); });
 
   // ---- start ----
+  if (tiles) {
+    app.setAttribute('data-basemap', 'tiles');
+    tileCredit.textContent = app.getAttribute('data-tiles-attribution') || '';
+    tileCredit.hidden = false;
+  } else {
+    app.setAttribute('data-basemap', 'offline');
+  }
   var lat = parseFloat(app.getAttribute('data-focus-lat'));
   var lon = parseFloat(app.getAttribute('data-focus-lon'));
   resetView();
