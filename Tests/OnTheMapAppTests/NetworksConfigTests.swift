@@ -1,5 +1,5 @@
 import Foundation
-import OnTheMapApp
+@testable import OnTheMapApp
 import Testing
 
 /// `networks:`: several IRC networks in one config, and `irc:` as the one network named
@@ -126,5 +126,28 @@ import Testing
     @Test func directoryToolsIgnoreTheNetworks() throws {
         let config = try ConfigLoader.parse(yaml: "networks: []\n", requireIRC: false)
         #expect(config.networks.isEmpty)
+    }
+}
+
+/// What `!reload` names on a bot with several networks.
+@Suite struct NetworksReloadTests {
+    @Test func eachNetworksKeysAreNamedByNetworkAndANewNetworkWaitsForARestart() throws {
+        let started = try ConfigLoader.parse(yaml: NetworksConfigTests.two)
+        var new = started
+        new.networks[1].irc.channels.append(.init(name: "#extra"))
+        new.networks[0].irc.owners = []
+        new.networks[0].irc.nick = "OtherBot"
+        let changes = ConfigChanges(
+            current: started, started: started, new: new, background: ["announce"], networks: ["libera", "oftc"])
+        #expect(changes.applied == ["networks.libera.owners", "networks.oftc.channels"])
+        #expect(changes.needRestart == ["networks.libera.nick"])
+
+        var grown = started
+        grown.networks.append(.init(name: "school", irc: started.networks[0].irc))
+        grown.networks.removeFirst()
+        let regrouped = ConfigChanges(
+            current: started, started: started, new: grown, background: [], networks: ["libera", "oftc"])
+        #expect(regrouped.needRestart == ["networks (adding school; removing libera)"])
+        #expect(regrouped.applied.isEmpty)
     }
 }
