@@ -426,6 +426,18 @@ import Testing
         let hostless = UserIdentity(nick: "Wiz[1]")
         #expect(LoginPlugin.throttleKeys(hostless, caseMapping: .rfc1459) == ("n:wiz{1}", "n:wiz{1}"))
     }
+
+    /// The same services account on another network is counted apart (it may be someone else), while
+    /// the default network keeps the keys it had before the bot served several.
+    @Test func throttleKeysAreScopedToTheirNetwork() {
+        let account = UserIdentity(nick: "c", user: "~c", host: "dorm-7.uni.example", account: "Carol")
+        #expect(
+            LoginPlugin.throttleKeys(account, caseMapping: .rfc1459, network: "lab")
+                == ("lab/a:carol", "lab/h:dorm-7.uni.example"))
+        #expect(
+            LoginPlugin.throttleKeys(account, caseMapping: .rfc1459, network: ClassSettings.defaultNetworkName)
+                == LoginPlugin.throttleKeys(account, caseMapping: .rfc1459))
+    }
 }
 
 /// A state store in memory that can be made to fail.

@@ -28,6 +28,8 @@ public actor CommandRouter {
         public var ctcpBudget = CTCPBudget()
         /// Who may run owner commands (``Command/requiresOwner``); nobody when empty.
         public var owners = OwnerList()
+        /// Dimensions added to the router's metrics (the network, on a bot that serves several).
+        public var metricDimensions: [(String, String)] = []
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -360,7 +362,9 @@ public actor CommandRouter {
     private func commandCounter(_ name: String, outcome: String) -> Counter {
         let key = name + "\u{0}" + outcome
         if let counter = outcomeCounters[key] { return counter }
-        let counter = Counter(label: "onthemap_commands_total", dimensions: [("command", name), ("outcome", outcome)])
+        let counter = Counter(
+            label: "onthemap_commands_total",
+            dimensions: [("command", name), ("outcome", outcome)] + settings.metricDimensions)
         outcomeCounters[key] = counter
         return counter
     }
@@ -368,7 +372,8 @@ public actor CommandRouter {
     /// The duration timer of one command, made once.
     private func commandTimer(_ name: String) -> Metrics.Timer {
         if let timer = durationTimers[name] { return timer }
-        let timer = Metrics.Timer(label: "onthemap_command_duration_seconds", dimensions: [("command", name)])
+        let timer = Metrics.Timer(
+            label: "onthemap_command_duration_seconds", dimensions: [("command", name)] + settings.metricDimensions)
         durationTimers[name] = timer
         return timer
     }

@@ -63,14 +63,16 @@ struct CheckConfigCommand: AsyncParsableCommand {
         // The files the installation must have beside the executable for this config.
         _ = try RunCommand.installedFiles(
             for: config, logger: Logger(label: "onthemap.check", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let irc = config.irc
         print("\(options.config) is valid.")
-        print(
-            "  IRC: \(irc.nick) on \(irc.server):\(irc.port) \(irc.tls ? "over TLS" : "WITHOUT TLS (plaintext)")"
-                + (irc.sasl.map { ", SASL \($0.mechanismsText) as \($0.username)" } ?? ""))
-        print(
-            "  channels: \(irc.channels.map(\.name).joined(separator: ", ")); announces to: \(irc.announceTo.joined(separator: ", "))"
-        )
+        for network in config.networks {
+            let irc = network.irc
+            print(
+                "  IRC network \(network.name): \(irc.nick) on \(irc.server):\(irc.port) \(irc.tls ? "over TLS" : "WITHOUT TLS (plaintext)")"
+                    + (irc.sasl.map { ", SASL \($0.mechanismsText) as \($0.username)" } ?? ""))
+            print(
+                "    channels: \(irc.channels.map(\.name).joined(separator: ", ")); announces to: \(irc.announceTo.joined(separator: ", "))"
+            )
+        }
         print(
             "  backend: \(config.service.backend.rawValue); geocoder: \(config.geocoder.kind.rawValue); units: \(NearPlugin.Settings(section: config.plugins.sections["near"]).units.rawValue)"
         )

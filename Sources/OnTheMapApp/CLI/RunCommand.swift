@@ -8,10 +8,10 @@ import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
-/// `onthemap-bot run`: connects to the configured network and serves the class until stopped.
+/// `onthemap-bot run`: connects to the configured networks and serves the class until stopped.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "run", abstract: "Runs the bot on the configured IRC network.")
+        commandName: "run", abstract: "Runs the bot on the configured IRC networks.")
 
     @OptionGroup var options: ConfigOptions
 
@@ -32,12 +32,15 @@ struct RunCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         var logger = Logger(label: "onthemap")
         logger.logLevel = logLevel
-        logger.info(
-            "starting",
-            metadata: [
-                "server": "\(config.irc.server):\(config.irc.port)", "tls": "\(config.irc.tls)",
-                "nick": "\(config.irc.nick)", "backend": "\(config.service.backend.rawValue)",
-            ])
+        logger.info("starting", metadata: ["backend": "\(config.service.backend.rawValue)"])
+        for network in config.networks {
+            logger.info(
+                "network",
+                metadata: [
+                    "network": "\(network.name)", "server": "\(network.irc.server):\(network.irc.port)",
+                    "tls": "\(network.irc.tls)", "nick": "\(network.irc.nick)",
+                ])
+        }
         for warning in ConfigLoader.warnings(for: config) {
             logger.warning("config: \(warning)")
         }

@@ -1,9 +1,24 @@
 import BotKit
+import OnTheMapPlugins
 
 /// Everything the operator configures, read from one YAML file (see `config/`), with secrets
 /// optionally taken from environment variables.
 public struct BotConfiguration: Sendable, Equatable {
-    public var irc = IRCSection()
+    /// The name of the one network of an `irc:` section (and of the first network of a config
+    /// made in code): what its logs, metrics, `/healthz` and `!status` call it.
+    public static let defaultNetworkName = ClassSettings.defaultNetworkName
+
+    /// The IRC networks the bot serves, in the config's order: the one `irc:` section, or the
+    /// entries of `networks:`. Never empty in a config that passed its checks.
+    public var networks: [Network] = [Network(name: defaultNetworkName, keyPath: "irc")]
+    /// The first network's section (the only one of an `irc:` config).
+    public var irc: IRCSection {
+        get { networks.first?.irc ?? IRCSection() }
+        set {
+            if networks.isEmpty { networks = [Network(name: Self.defaultNetworkName, keyPath: "irc")] }
+            networks[0].irc = newValue
+        }
+    }
     public var service = ServiceSection()
     public var geocoder = GeocoderSection()
     public var plugins = PluginsSection()
@@ -13,7 +28,27 @@ public struct BotConfiguration: Sendable, Equatable {
 
     public init() {}
 
-    /// The `irc:` section.
+    /// The section of the network called `name`, if the config has one.
+    public func network(named name: String) -> Network? {
+        networks.first { $0.name == name }
+    }
+
+    /// One IRC network: its name and the keys of an `irc:` section.
+    public struct Network: Sendable, Equatable {
+        /// Letters, digits, `.`, `_` and `-`; unique in the config.
+        public var name: String
+        public var irc: IRCSection
+        /// Where its keys are in the file: `irc` or `networks[N]` (what problems and `!reload` name).
+        public var keyPath: String
+
+        public init(name: String, irc: IRCSection = IRCSection(), keyPath: String? = nil) {
+            self.name = name
+            self.irc = irc
+            self.keyPath = keyPath ?? "networks.\(name)"
+        }
+    }
+
+    /// The `irc:` section, and each entry of `networks:` (with its `name`).
     public struct IRCSection: Sendable, Equatable {
         public var server = ""
         public var port = 6697

@@ -6,7 +6,10 @@ import Yams
 /// `plugins.near.units` → `ONTHEMAP_PLUGINS__NEAR__UNITS`). The value is the key's text as is (a
 /// number or `true`/`false` where the key wants one); a value that starts with `[` or `{` is read
 /// as a YAML list or map (`ONTHEMAP_IRC__CHANNELS='["#class", "#lab"]'`). An empty variable is
-/// ignored. A variable naming no key is reported like an unknown key of the file.
+/// ignored. A variable naming no key is reported like an unknown key of the file. In a list of
+/// named sections, a part names the entry by its name: `networks:`' entry `libera` →
+/// `ONTHEMAP_NETWORKS__LIBERA__SASL__PASSWORD` (a network named with a dot or a dash has no such
+/// variable).
 enum ConfigEnvironment {
     static let prefix = "ONTHEMAP_"
     static let separator = "__"
@@ -77,6 +80,13 @@ enum ConfigEnvironment {
         guard let key = path.first else { return value }
         var entries: [SettingsValue.Entry]
         switch tree {
+        case .list(var items):
+            // A list of named sections (`networks:`): the part names an entry by its `name`.
+            guard path.count > 1, let index = items.firstIndex(where: { named(key, $0) }),
+                let updated = setting(value, at: path.dropFirst(), in: items[index])
+            else { return nil }
+            items[index] = updated
+            return .list(items)
         case .section(let existing): entries = existing
         case .scalar(let scalar) where scalar.isNull: entries = []
         default: return nil
@@ -88,5 +98,11 @@ enum ConfigEnvironment {
         }
         if let index { entries[index].value = updated } else { entries.append(.init(key: key, value: updated)) }
         return .section(entries)
+    }
+
+    /// Whether `item` is a section whose `name` is `key` (variables are in capitals: any case).
+    private static func named(_ key: String, _ item: SettingsValue) -> Bool {
+        guard let name = item.entries?.last(where: { $0.key == "name" })?.value.text else { return false }
+        return name.lowercased() == key
     }
 }

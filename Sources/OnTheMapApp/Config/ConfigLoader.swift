@@ -93,7 +93,9 @@ public enum ConfigLoader {
         check.problems = environmentProblems + ConfigReader.read(tree, into: &config)
         check.applyEnvironment(environment, to: &config)
         check.validate(config)
-        if !requireIRC { check.problems.removeAll { $0.key.hasPrefix("irc.") } }
+        if !requireIRC {
+            check.problems.removeAll { $0.key.hasPrefix("irc.") || $0.key.hasPrefix("networks") }
+        }
         if !check.problems.isEmpty { throw ConfigError(problems: check.problems) }
         return config
     }
@@ -108,6 +110,20 @@ private struct ConfigCheck {
     }
 
     mutating func applyEnvironment(_ environment: [String: String], to config: inout BotConfiguration) {
+        if let url = environment["ONTHEMAP_POSTGRES_URL"], !url.isEmpty {
+            config.service.postgresURL = url
+        }
+        // With `networks:`, one variable would give the same secret to every network's server.
+        guard config.networks.first?.keyPath == "irc" else {
+            for variable in ["ONTHEMAP_SASL_PASSWORD", "ONTHEMAP_SERVER_PASSWORD"]
+            where !(environment[variable] ?? "").isEmpty {
+                problem(
+                    "networks",
+                    "\(variable) is set, but networks: has several servers: give each its own, like ONTHEMAP_NETWORKS__<NAME>__SASL__PASSWORD"
+                )
+            }
+            return
+        }
         if let password = environment["ONTHEMAP_SASL_PASSWORD"], !password.isEmpty {
             var sasl = config.irc.sasl ?? BotConfiguration.SASL()
             sasl.password = password
@@ -117,91 +133,125 @@ private struct ConfigCheck {
         if let password = environment["ONTHEMAP_SERVER_PASSWORD"], !password.isEmpty {
             config.irc.serverPassword = password
         }
-        if let url = environment["ONTHEMAP_POSTGRES_URL"], !url.isEmpty {
-            config.service.postgresURL = url
-        }
     }
 
     mutating func validate(_ config: BotConfiguration) {
-        validateIRC(config.irc)
+        validateNetworks(config.networks)
         validateServices(config)
         validatePluginsAndWeb(config)
     }
 
-    mutating func validateIRC(_ irc: BotConfiguration.IRCSection) {
-        if irc.server.isEmpty { problem("irc.server", "is missing: the IRC server's host name, like irc.libera.chat") }
+    /// The keys of one network's section (`irc` or `networks[N]`, at `at`).
+    mutating func validateIRC(_ irc: BotConfiguration.IRCSection, at p: String) {
+        if irc.server.isEmpty { problem("\(p).server", "is missing: the IRC server's host name, like irc.libera.chat") }
         if irc.nick.isEmpty {
-            problem("irc.nick", "is missing: the bot's nick, like OnTheMapBot")
+            problem("\(p).nick", "is missing: the bot's nick, like OnTheMapBot")
         } else if !Self.isValidNick(irc.nick) {
             problem(
-                "irc.nick",
+                "\(p).nick",
                 "\"\(irc.nick)\" is not a valid nick (letters, digits and []\\`_^{|}-, not starting with a digit or -)")
         }
         for (index, nick) in irc.altNicks.enumerated() where !Self.isValidNick(nick) {
-            problem("irc.alt_nicks[\(index)]", "\"\(nick)\" is not a valid nick")
+            problem("\(p).alt_nicks[\(index)]", "\"\(nick)\" is not a valid nick")
         }
         if irc.username.isEmpty || irc.username.contains(where: { $0 == " " || $0 == "@" }) {
-            problem("irc.username", "must be one word without spaces or @")
+            problem("\(p).username", "must be one word without spaces or @")
         }
         for (index, channel) in irc.channels.enumerated() {
             if !Self.isValidChannel(channel.name) {
                 problem(
-                    "irc.channels[\(index)]",
+                    "\(p).channels[\(index)]",
                     "\"\(channel.name)\" is not a channel name (it starts with # or &, without spaces or commas)")
             }
             if let key = channel.key, !Self.isValidChannelKey(key) {
                 problem(
-                    "irc.channels[\(index)]",
+                    "\(p).channels[\(index)]",
                     "the key of \(channel.name) must be one word of printable characters without commas or a leading :")
             }
         }
         let joined = Set(irc.channels.map { $0.name.lowercased() })
         for channel in irc.announceTo where !joined.contains(channel.lowercased()) {
             problem(
-                "irc.announce_to", "\(channel) is not in irc.channels: the bot can only announce in channels it joins")
+                "\(p).announce_to", "\(channel) is not in \(p).channels: the bot can only announce in channels it joins"
+            )
         }
         for (index, owner) in irc.owners.enumerated() where OwnerList.Entry(parsing: owner) == nil {
             problem(
-                "irc.owners[\(index)]",
+                "\(p).owners[\(index)]",
                 "\"\(owner)\" is neither a services account (account:NAME) nor a nick!user@host mask")
         }
         if irc.commandPrefix.isEmpty || irc.commandPrefix.count > 3 || irc.commandPrefix.contains(" ") {
-            problem("irc.command_prefix", "must be 1 to 3 characters without spaces, like !")
+            problem("\(p).command_prefix", "must be 1 to 3 characters without spaces, like !")
         }
         if !irc.tlsFingerprint.isEmpty {
             let hex = irc.tlsFingerprint.replacingOccurrences(of: ":", with: "")
             if hex.count != 64 || !hex.allSatisfy(\.isHexDigit) {
-                problem("irc.tls_fingerprint", "must be a SHA-256 fingerprint: 64 hex digits (colons allowed)")
+                problem("\(p).tls_fingerprint", "must be a SHA-256 fingerprint: 64 hex digits (colons allowed)")
             }
         }
         if !irc.tls && (!irc.tlsCAFile.isEmpty || !irc.tlsFingerprint.isEmpty) {
-            problem("irc.tls", "is false, but tls_ca_file or tls_fingerprint is set: turn TLS on or remove them")
+            problem("\(p).tls", "is false, but tls_ca_file or tls_fingerprint is set: turn TLS on or remove them")
         }
         for (key, file) in [
-            ("irc.tls_ca_file", irc.tlsCAFile), ("irc.tls_client_cert", irc.tlsClientCert),
-            ("irc.tls_client_key", irc.tlsClientKey),
+            ("\(p).tls_ca_file", irc.tlsCAFile), ("\(p).tls_client_cert", irc.tlsClientCert),
+            ("\(p).tls_client_key", irc.tlsClientKey),
         ]
         where !file.isEmpty && !FileManager.default.isReadableFile(atPath: file) {
             problem(key, "the file \(file) cannot be read")
         }
         if irc.tlsClientCert.isEmpty != irc.tlsClientKey.isEmpty {
-            problem("irc.tls_client_cert", "tls_client_cert and tls_client_key go together: set both or neither")
+            problem("\(p).tls_client_cert", "tls_client_cert and tls_client_key go together: set both or neither")
         }
         if let sasl = irc.sasl {
             let hasCertificate = !irc.tlsClientCert.isEmpty
             let usesPassword = sasl.mechanisms.isEmpty ? !hasCertificate : sasl.mechanisms.contains { $0 != .external }
             if usesPassword || (sasl.mechanisms.isEmpty && !sasl.password.isEmpty) {
                 let which = sasl.mechanisms.isEmpty ? "auto without a client certificate" : "PLAIN and SCRAM"
-                if sasl.username.isEmpty { problem("irc.sasl.username", "is missing for \(which)") }
+                if sasl.username.isEmpty { problem("\(p).sasl.username", "is missing for \(which)") }
                 if sasl.password.isEmpty {
-                    problem("irc.sasl.password", "is missing for \(which) (set it here or in ONTHEMAP_SASL_PASSWORD)")
+                    problem("\(p).sasl.password", "is missing for \(which) (set it here or in ONTHEMAP_SASL_PASSWORD)")
                 }
             }
             if sasl.mechanisms.contains(.external), !hasCertificate {
                 problem(
-                    "irc.sasl.mechanism",
-                    "EXTERNAL needs a client certificate: set irc.tls_client_cert and tls_client_key")
+                    "\(p).sasl.mechanism",
+                    "EXTERNAL needs a client certificate: set \(p).tls_client_cert and tls_client_key")
             }
+        }
+    }
+
+    /// At least one network; each named uniquely (letters, digits, `.`, `_`, `-`: names key the
+    /// state each network keeps) and each section valid.
+    mutating func validateNetworks(_ networks: [BotConfiguration.Network]) {
+        if networks.isEmpty {
+            problem(
+                "networks",
+                "must list at least one network, each with a name and the keys of irc: (server, nick, channels, …)")
+        }
+        var seen: [String: String] = [:]
+        for network in networks {
+            let name = network.name
+            if name.isEmpty {
+                problem("\(network.keyPath).name", "is missing: a short name for this network, like libera")
+            } else if !Self.isValidNetworkName(name) {
+                problem(
+                    "\(network.keyPath).name",
+                    "\"\(name.prefix(40))\" is not a network name (1 to 32 letters, digits, dots, underscores or dashes)"
+                )
+            } else if let first = seen[name.lowercased()] {
+                problem(
+                    "\(network.keyPath).name", "\(name) is already the name of \(first): each network needs its own")
+            } else {
+                seen[name.lowercased()] = network.keyPath
+            }
+            validateIRC(network.irc, at: network.keyPath)
+        }
+    }
+
+    static func isValidNetworkName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 32 else { return false }
+        return name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
         }
     }
 

@@ -9,7 +9,7 @@ enum ConfigReader {
     static func read(_ root: SettingsValue?, into config: inout BotConfiguration) -> [ConfigProblem] {
         var formerKeys = FormerKeys(PluginAssembly.registrations)
         var top = SettingsSection(root, at: "")
-        top.section("irc") { readIRC(&$0, into: &config.irc) }
+        readNetworks(&top, into: &config)
         top.section("service") { s in
             s.choice("backend", into: &config.service.backend)
             s.string("database", into: &config.service.database)
@@ -80,6 +80,34 @@ enum ConfigReader {
             config.disabledIn[channel.key] = names
         }
         plugins.include(section.finish())
+    }
+
+    /// `irc:` (one network, named ``BotConfiguration/defaultNetworkName``) or `networks:` (a list
+    /// of sections, each with a `name` and the keys of `irc:`), not both.
+    static func readNetworks(_ top: inout SettingsSection, into config: inout BotConfiguration) {
+        let single = top.value("irc")
+        guard let list = top.value("networks") else {
+            top.section("irc") { readIRC(&$0, into: &config.irc) }
+            return
+        }
+        if single != nil {
+            top.problem(
+                "networks", "and irc: are both set: keep irc: for one network, or move it into networks: with a name")
+        }
+        // Not a list, or an empty one: no network (the checks say what `networks:` must be).
+        guard case .list(let entries) = list else {
+            config.networks = []
+            return
+        }
+        config.networks = entries.enumerated().map { index, entry in
+            let path = "networks[\(index)]"
+            var section = SettingsSection(entry, at: path)
+            var network = BotConfiguration.Network(name: "", keyPath: path)
+            section.string("name", into: &network.name)
+            readIRC(&section, into: &network.irc)
+            top.include(section.finish())
+            return network
+        }
     }
 
     /// `mechanism:` is one name, `auto`, or a list of names in order of preference.

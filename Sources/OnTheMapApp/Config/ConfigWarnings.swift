@@ -27,19 +27,29 @@ extension ConfigLoader {
                 ))
         }
         if config.web.enabled, let url = URL(string: config.web.publicURL), let host = url.host,
-            NetworkScope.isLoopback(host), !NetworkScope.isLocal(config.irc.server)
+            NetworkScope.isLoopback(host),
+            let remote = config.networks.first(where: { !NetworkScope.isLocal($0.irc.server) })
         {
             warnings.append(
                 ConfigProblem(
                     key: "web.public_url",
                     message:
-                        "\(config.web.publicURL) is this machine's own address, but the bot is on \(config.irc.server): the !map links students get would open on their own computers; set it to the address students reach (like https://map.example.org)"
+                        "\(config.web.publicURL) is this machine's own address, but the bot is on \(remote.irc.server): the !map links students get would open on their own computers; set it to the address students reach (like https://map.example.org)"
                 ))
         }
-        for owner in config.irc.owners.compactMap(OwnerList.Entry.init(parsing:)) where owner.hasOpenHost {
+        for network in config.networks {
+            warnings += openOwnerWarnings(network)
+        }
+        return warnings
+    }
+
+    /// Owner masks of `network` that any host matches.
+    static func openOwnerWarnings(_ network: BotConfiguration.Network) -> [ConfigProblem] {
+        var warnings: [ConfigProblem] = []
+        for owner in network.irc.owners.compactMap(OwnerList.Entry.init(parsing:)) where owner.hasOpenHost {
             warnings.append(
                 ConfigProblem(
-                    key: "irc.owners",
+                    key: "\(network.keyPath).owners",
                     message:
                         "\(owner) lets in anyone who takes that nick and user name from any host: give the host (or a cloak), or use account:NAME"
                 ))

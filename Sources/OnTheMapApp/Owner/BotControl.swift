@@ -5,9 +5,11 @@ import Logging
 import OnTheMapPlugins
 import NIOConcurrencyHelpers
 
-/// What the owner commands and SIGHUP act on: the running bot's connection, router, plugins and
+/// What the owner commands and SIGHUP act on: one network's connection, router, plugins and the
 /// config. It is made before the router (the owner plugin holds it) and told about the connection
-/// once that exists; without one (the console) the IRC commands say so.
+/// once that exists; without one (the console) the IRC commands say so. The controls of a bot's
+/// networks form one ``BotControlGroup``: a reload reads the file once and applies it to each,
+/// `!status` shows them all, and `!quit all` stops them all.
 public final class BotControl: Sendable {
     private struct State: Sendable {
         var client: IRCClient?
@@ -18,7 +20,6 @@ public final class BotControl: Sendable {
         /// The class plugins running now, by name (a reload keeps those whose section is unchanged,
         /// with what they remember).
         var plugins: [String: any Plugin] = [:]
-        var reloading = false
         /// Whether the state kept across restarts was restored (then plugins a reload makes afresh
         /// restore theirs too).
         var restored = false
@@ -26,6 +27,10 @@ public final class BotControl: Sendable {
 
     /// The config file reloads read; nil when the bot was not started from one.
     let configPath: String?
+    /// The network this control acts on (a name of the config's `networks`).
+    public let network: String
+    /// Every network's control, this one's included.
+    let group: BotControlGroup
     /// The config the bot started with (what needs a restart is compared with it).
     let started: BotConfiguration
     let services: ClassServices
@@ -35,14 +40,25 @@ public final class BotControl: Sendable {
     /// The ignore list as kept across restarts.
     let keptIgnores: KeptState<[KeptIgnore]>
 
-    init(config: BotConfiguration, configPath: String?, services: ClassServices, logger: Logger) {
+    init(
+        config: BotConfiguration, configPath: String?, services: ClassServices, logger: Logger,
+        network: String? = nil, group: BotControlGroup = BotControlGroup()
+    ) {
         self.configPath = configPath
+        self.network = network ?? config.networks.first?.name ?? BotConfiguration.defaultNetworkName
+        self.group = group
         self.started = config
         self.services = services
         self.logger = logger
         self.state = NIOLockedValueBox(State(current: config))
         self.keptIgnores = KeptState(
             key: Self.ignoresKey(instance: services.keptStateInstance), store: services.stateStore)
+        group.add(self)
+    }
+
+    /// This network's section of `config` (the first network's when it has none of that name).
+    func section(of config: BotConfiguration) -> BotConfiguration.IRCSection {
+        config.network(named: network)?.irc ?? config.irc
     }
 
     /// Remembers the router and the plugins it runs.
@@ -77,9 +93,10 @@ public final class BotControl: Sendable {
         public var succeeded: Bool
     }
 
-    /// Reads the config file again and applies what can change while the bot runs: channels,
-    /// announce_to, the command prefix, flood limits, owners, plugins on/off and per channel, user
-    /// limits and the command plugins' own sections. A config with problems changes nothing.
+    /// Reads the config file again and applies, on every network, what can change while the bot
+    /// runs: channels, announce_to, the command prefix, flood limits, owners, plugins on/off and per
+    /// channel, user limits and the command plugins' own sections. A config with problems changes
+    /// nothing; a network added or removed waits for a restart.
     public func reload() async -> ReloadOutcome {
         guard let configPath else {
             return ReloadOutcome(
@@ -95,24 +112,33 @@ public final class BotControl: Sendable {
             return ReloadOutcome(
                 summary: "\(configPath) has problems, nothing changed: \(problems)\(more)", succeeded: false)
         }
-        let mayReload = state.withLockedValue { s -> Bool in
-            if s.reloading { return false }
-            s.reloading = true
-            return true
-        }
-        guard mayReload else {
+        guard group.beginReload() else {
             return ReloadOutcome(summary: "A reload is already under way; try again in a moment.", succeeded: false)
         }
-        defer { state.withLockedValue { $0.reloading = false } }
-        let (old, running, router, client) = state.withLockedValue { ($0.current, $0.plugins, $0.router, $0.client) }
+        defer { group.endReload() }
+        let running = state.withLockedValue { $0.plugins }
         let background = Set(running.compactMap { $0.value is any BackgroundPlugin ? $0.key : nil } + ["announce"])
-        let changes = ConfigChanges(current: old, started: started, new: new, background: background)
+        let controls = group.controls
+        let changes = ConfigChanges(
+            current: current, started: started, new: new, background: background, networks: controls.map(\.network))
+        for control in controls where new.network(named: control.network) != nil || controls.count == 1 {
+            await control.apply(new, background: background)
+        }
+        let summary = changes.summary(path: configPath)
+        logger.notice(
+            "config reloaded", metadata: ["applied": "\(changes.applied)", "needRestart": "\(changes.needRestart)"])
+        return ReloadOutcome(summary: summary, succeeded: true)
+    }
+
+    /// Puts `new` in force on this network: its plugins, router settings, channels and flood limits.
+    private func apply(_ new: BotConfiguration, background: Set<String>) async {
+        let (old, running, router, client) = state.withLockedValue { ($0.current, $0.plugins, $0.router, $0.client) }
         let plugins = rebuiltPlugins(old: old, new: new, running: running, background: background)
         state.withLockedValue { s in
             s.current = new
             s.plugins = Dictionary(plugins.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        services.update(settings: PluginAssembly.settings(for: new))
+        services.update(settings: PluginAssembly.settings(for: new, network: network))
         if let router {
             let fresh = plugins.filter {
                 !background.contains($0.name)
@@ -120,13 +146,9 @@ public final class BotControl: Sendable {
             }
             if state.withLockedValue({ $0.restored }) { await router.restorePlugins(fresh) }
             await router.replacePlugins(plugins + [OwnerPlugin(control: self)])
-            await router.apply(BotAssembly.routerSettings(config: new))
+            await router.apply(BotAssembly.routerSettings(config: new, network: network))
         }
-        if let client { await follow(old: old.irc, new: new.irc, on: client) }
-        let summary = changes.summary(path: configPath)
-        logger.notice(
-            "config reloaded", metadata: ["applied": "\(changes.applied)", "needRestart": "\(changes.needRestart)"])
-        return ReloadOutcome(summary: summary, succeeded: true)
+        if let client { await follow(old: section(of: old), new: section(of: new), on: client) }
     }
 
     /// The class plugins of `new`: a running plugin whose section did not change stays as it is;
@@ -160,20 +182,18 @@ public final class BotControl: Sendable {
 
     // MARK: - Status
 
-    /// `!status`: connection, nick, channels, backend, sessions, send queue, uptime, version.
+    /// `!status`: connection, nick, channels, backend, sessions, send queue, uptime, version; with
+    /// several networks, one line for each.
     func statusLines() async -> [String] {
-        let (client, router, checkBackend, config) = state.withLockedValue {
-            ($0.client, $0.router, $0.checkBackend, $0.current)
-        }
-        var lines: [String] = []
+        let controls = group.controls
+        let checkBackend = state.withLockedValue { $0.checkBackend }
         let uptime = Self.describe(startedAt.duration(to: .now))
-        if let client {
-            let registered = await client.isRegistered
-            let channels = await client.joinedChannels.sorted()
-            let link = "\(config.irc.server):\(config.irc.port)\(config.irc.tls ? " over TLS" : " WITHOUT TLS")"
-            lines.append(
-                "On The Map \(BotVersion.current), up \(uptime). IRC: \(registered ? "registered" : "NOT registered") on \(link) as \(await client.currentNick); channels: \(channels.isEmpty ? "none" : channels.joined(separator: ", "))."
-            )
+        var lines: [String] = []
+        if controls.count > 1 {
+            lines.append("On The Map \(BotVersion.current), up \(uptime), on \(controls.count) networks.")
+            for control in controls { lines.append(await control.networkStatus()) }
+        } else if let link = await connectionStatus() {
+            lines.append("On The Map \(BotVersion.current), up \(uptime). IRC: \(link).")
         } else {
             lines.append("On The Map \(BotVersion.current), up \(uptime); not connected to IRC (console).")
         }
@@ -183,14 +203,42 @@ public final class BotControl: Sendable {
                 "Backend \(backend.name): "
                     + (backend.reachable ? "answers." : "NOT answering (\(backend.error ?? "no answer"))."))
         }
+        if controls.count <= 1 {
+            let counts = await counts()
+            if !counts.isEmpty { lines.append(counts.joined(separator: "; ") + ".") }
+        }
+        return lines
+    }
+
+    /// "registered on host:port over TLS as Nick; channels: …", or nil without a connection.
+    private func connectionStatus() async -> String? {
+        guard let client else { return nil }
+        let irc = section(of: current)
+        let registered = await client.isRegistered
+        let stopped = await client.isShuttingDown
+        let channels = await client.joinedChannels.sorted()
+        let link = "\(irc.server):\(irc.port)\(irc.tls ? " over TLS" : " WITHOUT TLS")"
+        let state = registered ? "registered" : stopped ? "LEFT (stopped)" : "NOT registered"
+        return
+            "\(state) on \(link) as \(await client.currentNick); channels: \(channels.isEmpty ? "none" : channels.joined(separator: ", "))"
+    }
+
+    /// Sessions, ignored masks and queued lines of this network.
+    private func counts() async -> [String] {
         var counts: [String] = []
         if let router {
             counts.append("\(await router.sessions.count) logged in")
             counts.append("\(await router.ignoredMasks().count) ignored masks")
         }
         if let client { counts.append("\(await client.queuedLineCount) lines queued to send") }
-        if !counts.isEmpty { lines.append(counts.joined(separator: "; ") + ".") }
-        return lines
+        return counts
+    }
+
+    /// This network's line of a several-network `!status`.
+    func networkStatus() async -> String {
+        let link = await connectionStatus() ?? "not connected"
+        let counts = await counts()
+        return "\(network): \(link)" + (counts.isEmpty ? "" : "; " + counts.joined(separator: ", ")) + "."
     }
 
     static func describe(_ duration: Duration) -> String {

@@ -10,14 +10,72 @@ struct ConfigChanges: Sendable, Equatable {
     /// Compares `new` with the config in force (`current`) for what can change live, and with the
     /// one the bot started with (`started`) for what cannot. The plugins named in `background` work
     /// in the background (the announcer): turning them on or off, or their sections, need a restart.
-    init(current: BotConfiguration, started: BotConfiguration, new: BotConfiguration, background: Set<String>) {
-        let (old, now) = (current, new)
+    /// `networks` names the networks the bot runs (none: the first of the config).
+    init(
+        current: BotConfiguration, started: BotConfiguration, new: BotConfiguration, background: Set<String>,
+        networks: [String] = []
+    ) {
+        let names = networks.isEmpty ? Array(started.networks.prefix(1).map(\.name)) : networks
+        let newNames = new.networks.map(\.name)
+        if Set(newNames) != Set(names), !(names.count == 1 && new.networks.count == 1) {
+            let added = newNames.filter { !names.contains($0) }
+            let removed = names.filter { !newNames.contains($0) }
+            let parts =
+                (added.isEmpty ? [] : ["adding " + added.joined(separator: ", ")])
+                + (removed.isEmpty ? [] : ["removing " + removed.joined(separator: ", ")])
+            needRestart.append("networks (" + parts.joined(separator: "; ") + ")")
+        }
+        for name in names {
+            // A single network keeps its section when the file renames it (`irc:` ↔ `networks:`).
+            let pick = { (config: BotConfiguration) in
+                config.network(named: name)
+                    ?? (names.count == 1 && config.networks.count == 1 ? config.networks.first : nil)
+            }
+            guard let old = pick(current), let now = pick(new), let first = pick(started) else { continue }
+            let key = now.keyPath == "irc" ? "irc" : "networks.\(name)"
+            compareLive(old.irc, now.irc, at: key)
+            compareAtStart(first.irc, now.irc, at: key)
+        }
+        compareShared(current: current, started: started, new: new, background: background)
+    }
+
+    /// The keys of one network's section applied live.
+    private mutating func compareLive(
+        _ old: BotConfiguration.IRCSection, _ now: BotConfiguration.IRCSection, at key: String
+    ) {
+        func live(_ name: String, _ changed: Bool) { if changed { applied.append("\(key).\(name)") } }
+        live("channels", old.channels != now.channels)
+        live("announce_to", old.announceTo != now.announceTo)
+        live("command_prefix", old.commandPrefix != now.commandPrefix)
+        live("flood", old.flood != now.flood)
+        live("owners", old.owners != now.owners)
+    }
+
+    /// The keys of one network's section that take effect after a restart.
+    private mutating func compareAtStart(
+        _ first: BotConfiguration.IRCSection, _ now: BotConfiguration.IRCSection, at key: String
+    ) {
+        func restart(_ name: String, _ changed: Bool) { if changed { needRestart.append("\(key).\(name)") } }
+        restart("server", first.server != now.server || first.port != now.port)
+        restart(
+            "tls",
+            first.tls != now.tls || first.tlsCAFile != now.tlsCAFile || first.tlsFingerprint != now.tlsFingerprint
+                || first.tlsClientCert != now.tlsClientCert || first.tlsClientKey != now.tlsClientKey)
+        restart("server_password", first.serverPassword != now.serverPassword)
+        restart("nick", first.nick != now.nick || first.altNicks != now.altNicks)
+        restart("username", first.username != now.username || first.realname != now.realname)
+        restart("sasl", first.sasl != now.sasl)
+        restart(
+            "quit_message",
+            first.quitMessage != now.quitMessage || first.shutdownDrainSeconds != now.shutdownDrainSeconds)
+    }
+
+    /// The sections every network shares.
+    private mutating func compareShared(
+        current old: BotConfiguration, started first: BotConfiguration, new now: BotConfiguration,
+        background: Set<String>
+    ) {
         func live(_ key: String, _ changed: Bool) { if changed { applied.append(key) } }
-        live("irc.channels", old.irc.channels != now.irc.channels)
-        live("irc.announce_to", old.irc.announceTo != now.irc.announceTo)
-        live("irc.command_prefix", old.irc.commandPrefix != now.irc.commandPrefix)
-        live("irc.flood", old.irc.flood != now.irc.flood)
-        live("irc.owners", old.irc.owners != now.irc.owners)
         live("plugins.disabled_in", old.plugins.disabledIn != now.plugins.disabledIn)
         live("plugins.user_limits", old.plugins.userLimits != now.plugins.userLimits)
         let enabledBefore = Set(old.plugins.enabled.map { $0.lowercased() })
@@ -27,23 +85,7 @@ struct ConfigChanges: Sendable, Equatable {
             live("plugins.\(name)", old.plugins.sections[name] != now.plugins.sections[name])
         }
 
-        let first = started
         func restart(_ key: String, _ changed: Bool) { if changed { needRestart.append(key) } }
-        restart("irc.server", first.irc.server != now.irc.server || first.irc.port != now.irc.port)
-        restart(
-            "irc.tls",
-            first.irc.tls != now.irc.tls || first.irc.tlsCAFile != now.irc.tlsCAFile
-                || first.irc.tlsFingerprint != now.irc.tlsFingerprint
-                || first.irc.tlsClientCert != now.irc.tlsClientCert
-                || first.irc.tlsClientKey != now.irc.tlsClientKey)
-        restart("irc.server_password", first.irc.serverPassword != now.irc.serverPassword)
-        restart("irc.nick", first.irc.nick != now.irc.nick || first.irc.altNicks != now.irc.altNicks)
-        restart("irc.username", first.irc.username != now.irc.username || first.irc.realname != now.irc.realname)
-        restart("irc.sasl", first.irc.sasl != now.irc.sasl)
-        restart(
-            "irc.quit_message",
-            first.irc.quitMessage != now.irc.quitMessage
-                || first.irc.shutdownDrainSeconds != now.irc.shutdownDrainSeconds)
         restart("service", first.service != now.service)
         restart("geocoder", first.geocoder != now.geocoder)
         restart("web", first.web != now.web)

@@ -25,7 +25,9 @@ struct OwnerPlugin: Plugin {
                 example: CommandExample("!say #class Office hours moved to 4 pm.", answer: "Said in #class.")
             ) { try await say($0) },
             ownerCommand(
-                "quit", usage: "!quit [message]", help: "Stops the bot (it does not come back by itself).",
+                "quit", usage: "!quit [all] [message]",
+                help:
+                    "Leaves this network (the bot stops when no network is left; it does not come back by itself); !quit all leaves every network.",
                 example: CommandExample("!quit See you next term", answer: "Quitting.")
             ) { try await quit($0) },
             ownerCommand(
@@ -115,13 +117,29 @@ struct OwnerPlugin: Plugin {
         await call.reply(target.hasPrefix("#") || target.hasPrefix("&") ? "Said in \(target)." : "Told \(target).")
     }
 
+    /// `!quit [message]` leaves this network; `!quit all [message]` leaves every network.
     private func quit(_ call: Invocation) async throws {
         let client = try connected()
-        let message = TextSanitizer.untrusted(call.argument, maxBytes: 300)
-        control.logger.notice("stopping on an owner's !quit", metadata: ["owner": "\(call.sender.description)"])
-        await call.reply("Quitting.")
+        let everywhere = call.words.first?.lowercased() == "all"
+        let text = everywhere ? String(call.argument.drop { !$0.isWhitespace }.drop { $0.isWhitespace }) : call.argument
+        let message = TextSanitizer.untrusted(text, maxBytes: 300)
+        let others = control.group.controls.filter { $0 !== control && $0.client != nil }
+        control.logger.notice(
+            "stopping on an owner's !quit",
+            metadata: ["owner": "\(call.sender.description)", "networks": "\(everywhere ? "all" : control.network)"])
+        if everywhere || others.isEmpty {
+            await call.reply("Quitting.")
+        } else {
+            await call.reply(
+                "Leaving \(control.network); still on \(others.map(\.network).joined(separator: ", ")) (\(call.prefix)quit all leaves every network)."
+            )
+        }
         _ = await call.waitUntilSent()
-        Task { await client.shutdown(quitMessage: message.isEmpty ? nil : message) }
+        let group = control.group
+        Task {
+            if everywhere { await group.quitAll(message: message.isEmpty ? nil : message) }
+            await client.shutdown(quitMessage: message.isEmpty ? nil : message)
+        }
     }
 
     private func ignore(_ call: Invocation) async throws {

@@ -24,24 +24,14 @@ public enum BotAssembly {
         return makeService(config: config, configPath: configPath, stack: stack, logger: logger, tuneIRC: tuneIRC)
     }
 
-    /// Builds the plugins and the IRC client of `config` over a service stack made beforehand
-    /// (shared with the web map); the bot shuts the stack down when it stops. `configPath` is the
-    /// file `!reload` and SIGHUP read again (none: they say there is nothing to reload).
+    /// Builds the plugins and the IRC clients of `config` over a service stack made beforehand
+    /// (shared with the web map), one of each per network; the bot shuts the stack down when it
+    /// stops. `configPath` is the file `!reload` and SIGHUP read again (none: they say there is
+    /// nothing to reload).
     public static func makeService(
         config: BotConfiguration, configPath: String? = nil, stack: ServiceStack, logger: Logger,
         tuneIRC: (inout IRCClientConfiguration) -> Void = { _ in }
     ) -> BotService {
-        var ircConfiguration = IRCClientConfiguration(config.irc)
-        tuneIRC(&ircConfiguration)
-        let ircLogger = logger.withLabel("onthemap.irc")
-        let client = IRCClient(
-            configuration: ircConfiguration, logger: ircLogger,
-            stsStore: stack.state.map { StoredSTSPolicies(store: $0, logger: ircLogger) })
-        let control = BotControl(
-            config: config, configPath: configPath, services: PluginAssembly.services(config: config, stack: stack),
-            logger: logger.withLabel("onthemap.owner"))
-        let router = makeRouter(
-            config: config, control: control, transport: IRCBotTransport(client: client), logger: logger)
         let directory = stack.directory
         let watch = stack.faultWatch
         let probeBackend: @Sendable () async -> HealthReport.Backend = {
@@ -53,10 +43,44 @@ public enum BotAssembly {
             }
             return backend
         }
-        control.attach(client: client, checkBackend: probeBackend)
+        let group = BotControlGroup()
+        var first: ClassServices?
+        var networks: [BotService.Network] = []
+        for network in config.networks {
+            var networkLogger = logger
+            networkLogger[metadataKey: "network"] = "\(network.name)"
+            var ircConfiguration = IRCClientConfiguration(network.irc)
+            tuneIRC(&ircConfiguration)
+            let ircLogger = networkLogger.withLabel("onthemap.irc")
+            let client = IRCClient(
+                configuration: ircConfiguration, logger: ircLogger,
+                stsStore: stack.state.map { StoredSTSPolicies(store: $0, logger: ircLogger) })
+            let (control, router) = makeNetwork(
+                network.name, config: config, configPath: configPath, stack: stack, sharing: first, group: group,
+                transport: IRCBotTransport(client: client), logger: networkLogger)
+            first = first ?? control.services
+            control.attach(client: client, checkBackend: probeBackend)
+            networks.append(
+                BotService.Network(
+                    name: network.name, client: client, router: router, control: control,
+                    quitMessage: network.irc.quitMessage, logger: networkLogger))
+        }
         return BotService(
-            client: client, router: router, control: control, quitMessage: config.irc.quitMessage, logger: logger,
-            onStop: { await stack.shutdown() }, checkBackend: probeBackend)
+            networks: networks, logger: logger, onStop: { await stack.shutdown() }, checkBackend: probeBackend)
+    }
+
+    /// One network's class services (sharing `first`'s class map, login throttle and announcer
+    /// wake-ups), owner control (in `group`) and router, replying through `transport`.
+    static func makeNetwork(
+        _ name: String, config: BotConfiguration, configPath: String?, stack: ServiceStack,
+        sharing first: ClassServices?,
+        group: BotControlGroup, transport: any BotTransport, logger: Logger
+    ) -> (BotControl, CommandRouter) {
+        let services = PluginAssembly.services(config: config, stack: stack, network: name, sharing: first)
+        let control = BotControl(
+            config: config, configPath: configPath, services: services, logger: logger.withLabel("onthemap.owner"),
+            network: name, group: group)
+        return (control, makeRouter(config: config, control: control, transport: transport, logger: logger))
     }
 
     /// The command router of `config`: the plugins it enables on `stack`, replying through
@@ -76,22 +100,28 @@ public enum BotAssembly {
     ) -> CommandRouter {
         let plugins = PluginAssembly.plugins(config: config, services: control.services)
         let router = CommandRouter(
-            plugins: plugins + [OwnerPlugin(control: control)], settings: routerSettings(config: config),
+            plugins: plugins + [OwnerPlugin(control: control)],
+            settings: routerSettings(config: config, network: control.network),
             transport: transport, sessions: SessionBook<StudentLogin>(),
             logger: logger.withLabel("onthemap.router"))
         control.attach(router: router, plugins: plugins)
         return router
     }
 
-    /// The router's settings of `config` (at start and on every reload).
-    static func routerSettings(config: BotConfiguration) -> CommandRouter.Settings {
+    /// The router's settings of `config` on the network called `network` (the first when nil), at
+    /// start and on every reload: its prefix and owners are that network's.
+    static func routerSettings(config: BotConfiguration, network: String? = nil) -> CommandRouter.Settings {
+        let chosen = network.flatMap(config.network(named:))
+        let irc = chosen?.irc ?? config.irc
         let disabled = Dictionary(
             config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
             uniquingKeysWith: { a, b in a.union(b) })
         var settings = CommandRouter.Settings(
-            prefix: config.irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
+            prefix: irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
         if !config.plugins.userLimits { settings.userLimits = nil }
-        settings.owners = OwnerList(config.irc.owners.compactMap(OwnerList.Entry.init(parsing:)))
+        settings.owners = OwnerList(irc.owners.compactMap(OwnerList.Entry.init(parsing:)))
+        let name = chosen?.name ?? config.networks.first?.name ?? BotConfiguration.defaultNetworkName
+        settings.metricDimensions = [("network", name)]
         return settings
     }
 

@@ -5,49 +5,99 @@ import Logging
 import Metrics
 import ServiceLifecycle
 
-/// The running bot: the IRC connection feeding the command router, stopped cleanly (QUIT, drain)
-/// on SIGINT/SIGTERM through swift-service-lifecycle.
+/// The running bot: on each IRC network, a connection feeding its own command router; all of
+/// them stopped cleanly (QUIT, drain) on SIGINT/SIGTERM through swift-service-lifecycle. A network
+/// that stops (an owner's `!quit`, a fatal error) leaves the others serving; the bot stops when no
+/// network is left.
 public final class BotService: Service {
-    public let client: IRCClient
-    public let router: CommandRouter
-    /// What owner commands and SIGHUP act on.
-    public let control: BotControl?
+    /// One network the bot serves: its connection, router and owner control.
+    public struct Network: Sendable {
+        public let name: String
+        public let client: IRCClient
+        public let router: CommandRouter
+        public let control: BotControl?
+        let quitMessage: String
+        let logger: Logger
+
+        public init(
+            name: String, client: IRCClient, router: CommandRouter, control: BotControl? = nil, quitMessage: String,
+            logger: Logger
+        ) {
+            self.name = name
+            self.client = client
+            self.router = router
+            self.control = control
+            self.quitMessage = quitMessage
+            self.logger = logger
+        }
+    }
+
+    /// Every network, in the config's order.
+    public let networks: [Network]
+    /// The first network's connection (the only one of a bot configured with `irc:`).
+    public var client: IRCClient { networks[0].client }
+    /// The first network's router.
+    public var router: CommandRouter { networks[0].router }
+    /// What owner commands and SIGHUP act on (the first network's control; a reload applies to all).
+    public var control: BotControl? { networks[0].control }
     private let logger: Logger
-    private let quitMessage: String
     private let onStop: @Sendable () async -> Void
     private let checkBackend: @Sendable () async -> HealthReport.Backend
 
-    /// `onStop` runs once the bot has stopped (e.g. closing the service stack); `checkBackend`
-    /// tells `/healthz` whether the backend answers.
-    public init(
+    /// A bot on one network. `onStop` runs once the bot has stopped (e.g. closing the service
+    /// stack); `checkBackend` tells `/healthz` whether the backend answers.
+    public convenience init(
         client: IRCClient, router: CommandRouter, control: BotControl? = nil, quitMessage: String, logger: Logger,
         onStop: @escaping @Sendable () async -> Void = {},
         checkBackend: @escaping @Sendable () async -> HealthReport.Backend = {
             HealthReport.Backend(name: "none", reachable: true)
         }
     ) {
-        self.client = client
-        self.router = router
-        self.control = control
-        self.quitMessage = quitMessage
+        let name = control?.network ?? BotConfiguration.defaultNetworkName
+        self.init(
+            networks: [
+                Network(
+                    name: name, client: client, router: router, control: control, quitMessage: quitMessage,
+                    logger: logger)
+            ], logger: logger, onStop: onStop, checkBackend: checkBackend)
+    }
+
+    /// A bot on `networks` (at least one).
+    public init(
+        networks: [Network], logger: Logger, onStop: @escaping @Sendable () async -> Void = {},
+        checkBackend: @escaping @Sendable () async -> HealthReport.Backend = {
+            HealthReport.Backend(name: "none", reachable: true)
+        }
+    ) {
+        precondition(!networks.isEmpty, "a bot serves at least one network")
+        self.networks = networks
         self.logger = logger
         self.onStop = onStop
         self.checkBackend = checkBackend
     }
 
-    /// Is the bot registered on IRC, and does its backend answer (for `/healthz`).
+    /// Each network's registration, and whether the backend answers (for `/healthz`).
     public func healthReport() async -> HealthReport {
-        let irc = HealthReport.IRC(
-            registered: await client.isRegistered, nick: await client.currentNick,
-            channels: await client.joinedChannels.sorted())
-        return HealthReport(irc: irc, backend: await checkBackend())
+        var states: [HealthReport.IRC] = []
+        for network in networks {
+            states.append(
+                HealthReport.IRC(
+                    name: network.name, registered: await network.client.isRegistered,
+                    nick: await network.client.currentNick, channels: await network.client.joinedChannels.sorted()))
+        }
+        return HealthReport(networks: states, backend: await checkBackend())
     }
 
-    /// Samples the gauges `/metrics` shows: send-queue depth and live sessions.
+    /// Samples the gauges `/metrics` shows, per network: send-queue depth, live sessions, registration.
     public func sampleGauges() async {
-        Gauge(label: "onthemap_send_queue_lines").record(await client.queuedLineCount)
-        Gauge(label: "onthemap_sessions").record(await router.sessions.count)
-        Gauge(label: "onthemap_irc_registered").record(await client.isRegistered ? 1 : 0)
+        for network in networks {
+            let dimensions = [("network", network.name)]
+            Gauge(label: "onthemap_send_queue_lines", dimensions: dimensions)
+                .record(await network.client.queuedLineCount)
+            Gauge(label: "onthemap_sessions", dimensions: dimensions).record(await network.router.sessions.count)
+            Gauge(label: "onthemap_irc_registered", dimensions: dimensions)
+                .record(await network.client.isRegistered ? 1 : 0)
+        }
     }
 
     /// Why the bot stopped on its own (a fatal error), or nil after a clean shutdown.
@@ -61,45 +111,74 @@ public final class BotService: Service {
         if case .fatal(let stopped) = outcome { throw stopped }
     }
 
-    /// Runs until the connection stops; a graceful-shutdown signal sends QUIT first.
+    /// Runs until every network's connection stops; a graceful-shutdown signal sends QUIT on each.
+    /// The outcome is the first fatal stop of a network, if one stopped so.
     public func runUntilStopped() async -> Outcome {
-        let client = self.client
-        let router = self.router
-        let quitMessage = self.quitMessage
+        let networks = self.networks
         // What was kept across the last restart is back before the first command is read.
-        if let control { await control.restoreKeptState() } else { await router.restorePlugins() }
+        for network in networks {
+            if let control = network.control {
+                await control.restoreKeptState()
+            } else {
+                await network.router.restorePlugins()
+            }
+        }
         let outcome = await withGracefulShutdownHandler {
-            await withTaskGroup(of: Outcome?.self) { group in
-                group.addTask {
-                    await client.run()
-                    return nil
+            await withTaskGroup(of: Outcome.self) { group in
+                for network in networks {
+                    group.addTask { await self.run(network) }
                 }
-                group.addTask { await self.pumpEvents(into: router) }
-                // Background plugins (the announcer) run until the bot stops.
-                let background = Task { await router.runBackgroundPlugins() }
                 var outcome = Outcome.shutDown
                 for await result in group {
-                    if let result { outcome = result }
+                    if case .fatal = result, outcome == .shutDown { outcome = result }
                 }
-                background.cancel()
-                await background.value
                 return outcome
             }
         } onGracefulShutdown: {
-            Task { await client.shutdown(quitMessage: quitMessage) }
+            for network in networks {
+                Task { await network.client.shutdown(quitMessage: network.quitMessage) }
+            }
         }
         await onStop()
         return outcome
     }
 
-    /// Stops the bot: QUIT, drain a little, close.
-    public func shutdown() async {
-        await client.shutdown(quitMessage: quitMessage)
+    /// Runs one network until its connection stops.
+    private func run(_ network: Network) async -> Outcome {
+        let outcome = await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask {
+                await network.client.run()
+                return nil
+            }
+            group.addTask { await self.pumpEvents(of: network, into: network.router) }
+            // Background plugins (the announcer) run until this network stops.
+            let background = Task { await network.router.runBackgroundPlugins() }
+            var outcome = Outcome.shutDown
+            for await result in group {
+                if let result { outcome = result }
+            }
+            background.cancel()
+            await background.value
+            return outcome
+        }
+        if case .fatal(let stopped) = outcome {
+            network.logger.critical("this network stopped", metadata: ["reason": "\(stopped.reason)"])
+        } else {
+            network.logger.info("this network stopped")
+        }
+        return outcome
     }
 
-    /// Feeds the client's events to `router`, isolated to it: a line said to the bot reaches the
+    /// Stops the bot: QUIT on every network, drain a little, close.
+    public func shutdown() async {
+        for network in networks { await network.client.shutdown(quitMessage: network.quitMessage) }
+    }
+
+    /// Feeds a network's events to its `router`, isolated to it: a line said to the bot reaches the
     /// router without another task switch (the router then runs the command in a task of its own).
-    private func pumpEvents(into router: isolated CommandRouter) async -> Outcome {
+    private func pumpEvents(of network: Network, into router: isolated CommandRouter) async -> Outcome {
+        let client = network.client
+        let logger = network.logger
         // Channels told that the bot is not on its configured nick (until it is again).
         var toldChannels: Set<String> = []
         // A required SASL login that failed is what a fatal stop after it is about.
@@ -118,12 +197,12 @@ public final class BotService: Service {
                 toldChannels = []
             case .joined(let channel):
                 logger.info("joined", metadata: ["channel": "\(channel)"])
-                await sayWhileOnAnotherNick(in: [channel], told: &toldChannels)
+                await sayWhileOnAnotherNick(on: client, in: [channel], told: &toldChannels)
             case .nickChanged(_, let new):
                 if client.configuration.nick.lowercased() == new.lowercased() {
                     toldChannels = []
                 } else {
-                    await sayWhileOnAnotherNick(in: await client.joinedChannels, told: &toldChannels)
+                    await sayWhileOnAnotherNick(on: client, in: await client.joinedChannels, told: &toldChannels)
                 }
             case .saslFailed(let reason):
                 saslFailed = true
@@ -138,7 +217,7 @@ public final class BotService: Service {
             case .connectionFailed(let reason):
                 logger.warning("connection lost", metadata: ["reason": "\(reason)"])
             case .reconnecting(let delay):
-                Counter(label: "onthemap_reconnects_total").increment()
+                Counter(label: "onthemap_reconnects_total", dimensions: [("network", network.name)]).increment()
                 logger.info("reconnecting", metadata: ["after": "\(delay)"])
             case .stopped(let reason):
                 await router.waitUntilIdle()
@@ -154,7 +233,7 @@ public final class BotService: Service {
 
     /// While the bot is not on its configured nick, it says so once in each channel: whoever holds
     /// that nick would receive the logins students send to it.
-    private func sayWhileOnAnotherNick(in channels: [String], told: inout Set<String>) async {
+    private func sayWhileOnAnotherNick(on client: IRCClient, in channels: [String], told: inout Set<String>) async {
         let wanted = client.configuration.nick
         let current = client.nick
         guard current.lowercased() != wanted.lowercased() else { return }

@@ -15,30 +15,42 @@ public enum PluginAssembly {
     /// The names of ``registrations``.
     public static var names: [String] { registrations.map(\.name) }
 
-    /// What the config says that several class plugins read. Without the "announce" plugin
-    /// nothing is announced, not even the bot's own posts.
-    public static func settings(for config: BotConfiguration) -> ClassSettings {
-        let announceChannels = config.plugins.enabled.contains("announce") ? config.irc.announceTo : []
+    /// What the config says that several class plugins read, for the network called `network`
+    /// (the first when nil). Without the "announce" plugin nothing is announced, not even the
+    /// bot's own posts.
+    public static func settings(for config: BotConfiguration, network: String? = nil) -> ClassSettings {
+        let chosen = network.flatMap(config.network(named:)) ?? config.networks.first
+        let irc = chosen?.irc ?? config.irc
+        let name = chosen?.name ?? BotConfiguration.defaultNetworkName
+        let announceChannels = config.plugins.enabled.contains("announce") ? irc.announceTo : []
         return ClassSettings(
             announceChannels: announceChannels,
             webMapURL: config.web.enabled && !config.web.publicURL.isEmpty ? config.web.publicURL : nil,
-            commandPrefix: config.irc.commandPrefix, pagingCap: config.service.udacityMaxPins,
-            instanceName: instanceName(server: config.irc.server, port: config.irc.port, channels: announceChannels))
+            commandPrefix: irc.commandPrefix, pagingCap: config.service.udacityMaxPins,
+            instanceName: name == BotConfiguration.defaultNetworkName
+                ? instanceName(server: irc.server, port: irc.port, channels: announceChannels) : name,
+            networkName: name)
     }
 
-    /// What names a bot instance for its announcement ledger: its IRC server and the channels it
-    /// announces in ("irc.example.org:6697/#class,#lab"), so that instances sharing a directory
-    /// keep apart what each announced, and a restarted instance finds its own.
+    /// What names a bot instance for the state it keeps (announcement ledger, sessions, open posts,
+    /// ignore list): for the default network, its IRC server and the channels it announces in
+    /// ("irc.example.org:6697/#class,#lab"), so that instances sharing a directory keep apart what
+    /// each announced, and a restarted instance finds its own. Any other network is named by its
+    /// name (which has neither `:` nor `/`, so it never reads the default network's state).
     static func instanceName(server: String, port: Int, channels: [String]) -> String {
         let folded = Set(channels.map { $0.lowercased() }).sorted().joined(separator: ",")
         return "\(server.lowercased()):\(port)/\(folded)"
     }
 
-    /// The shared state of the class plugins for `stack`.
-    public static func services(config: BotConfiguration, stack: ServiceStack) -> ClassServices {
+    /// The shared state of the class plugins for `stack`, on the network called `network` (the
+    /// first when nil); `first` is the services of the bot's first network, which these share.
+    public static func services(
+        config: BotConfiguration, stack: ServiceStack, network: String? = nil, sharing first: ClassServices? = nil
+    ) -> ClassServices {
         ClassServices(
             directory: stack.directory, accounts: stack.accounts, stateStore: stack.state,
-            pinChanges: stack.pinChanges, geocoder: stack.geocoder, settings: settings(for: config))
+            pinChanges: stack.pinChanges, geocoder: stack.geocoder, settings: settings(for: config, network: network),
+            sharing: first)
     }
 
     /// Every plugin the config enables, in `!help` order, each with the settings of its section.

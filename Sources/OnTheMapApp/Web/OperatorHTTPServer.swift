@@ -10,12 +10,18 @@ import ServiceLifecycle
 
 /// What `/healthz` reports: is the bot registered on IRC, can it reach its backend.
 public struct HealthReport: Sendable, Codable, Equatable {
+    /// One network's connection.
     public struct IRC: Sendable, Codable, Equatable {
+        /// The network's name in the config (`default` for an `irc:` section).
+        public var name: String
         public var registered: Bool
         public var nick: String
         public var channels: [String]
 
-        public init(registered: Bool, nick: String, channels: [String]) {
+        public init(
+            name: String = BotConfiguration.defaultNetworkName, registered: Bool, nick: String, channels: [String]
+        ) {
+            self.name = name
             self.registered = registered
             self.nick = nick
             self.channels = channels
@@ -34,15 +40,24 @@ public struct HealthReport: Sendable, Codable, Equatable {
         }
     }
 
-    /// "ok" when both are fine, else "degraded".
+    /// "ok" when the backend answers and at least one network is registered, else "degraded".
     public var status: String
+    /// The first network (the only one of a bot configured with `irc:`).
     public var irc: IRC
+    /// Every network, in the config's order.
+    public var networks: [IRC]
     public var backend: Backend
 
     public init(irc: IRC, backend: Backend) {
-        self.irc = irc
+        self.init(networks: [irc], backend: backend)
+    }
+
+    /// The report of a bot on `networks` (at least one).
+    public init(networks: [IRC], backend: Backend) {
+        self.irc = networks.first ?? IRC(registered: false, nick: "", channels: [])
+        self.networks = networks
         self.backend = backend
-        self.status = irc.registered && backend.reachable ? "ok" : "degraded"
+        self.status = networks.contains(where: \.registered) && backend.reachable ? "ok" : "degraded"
     }
 
     public var isHealthy: Bool { status == "ok" }

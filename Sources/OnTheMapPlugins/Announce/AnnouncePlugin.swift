@@ -72,7 +72,7 @@ public struct AnnouncePlugin: BackgroundPlugin {
                 wake.finish()
             }
             group.addTask {
-                // Pins saved by the HTTP API in this process: announced at once.
+                // Pins saved in this process (the HTTP API, a post on another network): announced at once.
                 for await _ in services.savedPinWakeups() { wake.yield() }
             }
             if let pinChanges {
@@ -159,7 +159,10 @@ public struct AnnouncePlugin: BackgroundPlugin {
                 prefix: services.settings.commandPrefix)
             for channel in services.settings.announceChannels {
                 for line in lines { await context.say(line, in: channel) }
-                Counter(label: "onthemap_announcements_total").increment(by: lines.count)
+                Counter(
+                    label: "onthemap_announcements_total",
+                    dimensions: [("network", services.settings.networkName ?? ClassSettings.defaultNetworkName)]
+                ).increment(by: lines.count)
             }
             // Saved as announced once these lines have left (see the type's documentation).
             await services.ledger.handedOver(fresh)

@@ -128,12 +128,18 @@ public struct LoginPlugin: RestoringPlugin {
     /// network the sender connects from; and `origin`, always that network, whose failures count
     /// towards the bot-wide cap (see ``UserIdentity/KeyBasis/network``: the nick and user name, which
     /// anyone changes at will, are left out; an IPv6 address stands for its /64).
-    static func throttleKeys(_ sender: UserIdentity, caseMapping: CaseMapping) -> (identity: String, origin: String) {
+    /// On a network other than the default one, both keys start with its name: the same account or
+    /// cloak on another network may be someone else (and the default network's keys stay those kept
+    /// before the bot served several).
+    static func throttleKeys(_ sender: UserIdentity, caseMapping: CaseMapping, network: String? = nil) -> (
+        identity: String, origin: String
+    ) {
         var anonymous = sender
         anonymous.account = nil
+        let scope = network.map { $0 == ClassSettings.defaultNetworkName ? "" : "\($0)/" } ?? ""
         return (
-            sender.key(by: .network, caseMapping: caseMapping),
-            anonymous.key(by: .network, caseMapping: caseMapping)
+            scope + sender.key(by: .network, caseMapping: caseMapping),
+            scope + anonymous.key(by: .network, caseMapping: caseMapping)
         )
     }
 
@@ -145,7 +151,8 @@ public struct LoginPlugin: RestoringPlugin {
         let email = words[0]
         // A password may contain spaces: everything after the email is the password.
         let password = call.argument.drop { !$0.isWhitespace }.drop { $0.isWhitespace }
-        let (identity, origin) = throttleKeys(call.sender, caseMapping: call.caseMapping)
+        let (identity, origin) = throttleKeys(
+            call.sender, caseMapping: call.caseMapping, network: services.settings.networkName)
         if let refusal = await throttle.check(identity: identity, origin: origin, email: email) {
             throw UserFacingError(refusalSentence(refusal, justFailed: false))
         }

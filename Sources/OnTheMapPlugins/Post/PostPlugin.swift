@@ -252,5 +252,7 @@ public struct PostPlugin: RestoringPlugin {
             }
             await services.ledger.handedOver([saved])
         }
+        // The bot's other networks announce it too.
+        services.wakeAnnouncers()
     }
 }

@@ -6,6 +6,8 @@ import Synchronization
 /// What the bot's config says that several class plugins read. Each plugin's own options are in
 /// its `Settings` (its `plugins.<name>:` section).
 public struct ClassSettings: Sendable {
+    /// The name of the one network of a bot configured with `irc:`.
+    public static let defaultNetworkName = "default"
     /// The channels that hear about new pins (none when the announce plugin is off).
     public var announceChannels: [String]
     /// The public address of the web map, or nil when the web map is off.
@@ -20,10 +22,14 @@ public struct ClassSettings: Sendable {
     /// The name of this bot instance (its network and announcement channels): its announcement
     /// ledger is its own, so instances sharing a directory each announce every pin.
     public var instanceName: String?
+    /// The IRC network these plugins serve, when the bot serves several: logins are throttled per
+    /// network (an account or host on one network is not the same person on another) and the
+    /// metrics name it.
+    public var networkName: String?
 
     public init(
         announceChannels: [String] = [], webMapURL: String? = nil, recentLimit: Int = 100, commandPrefix: String = "!",
-        pagingCap: Int = 10_000, instanceName: String? = nil
+        pagingCap: Int = 10_000, instanceName: String? = nil, networkName: String? = nil
     ) {
         self.announceChannels = announceChannels
         self.webMapURL = webMapURL
@@ -31,12 +37,16 @@ public struct ClassSettings: Sendable {
         self.commandPrefix = commandPrefix
         self.pagingCap = pagingCap
         self.instanceName = instanceName
+        self.networkName = networkName
     }
 }
 
 /// Everything the class plugins share: the service layer, the shared settings, and the state kept
 /// between commands that several plugins read (the cached class map, what was announced). Build
-/// one per bot and hand it to every plugin; a plugin keeps its own state itself.
+/// one per bot and hand it to every plugin; a plugin keeps its own state itself. A bot on several
+/// IRC networks builds one per network, each `sharing` the first: they have one class map, one
+/// login throttle and one set of announcer wake-ups, and each its own settings, announcement
+/// ledger and kept sessions.
 public final class ClassServices: Sendable {
     public let directory: any StudentDirectory
     /// The directory's own accounts (`!register`), when the backend keeps them.
@@ -66,13 +76,14 @@ public final class ClassServices: Sendable {
     public let keptStateInstance: String?
     private let currentSettings: Mutex<ClassSettings>
     private let logoutListeners = Mutex<[@Sendable (SessionOwner) async -> Void]>([])
-    private let savedPinListeners = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
+    private let savedPinListeners: PinWakeups
 
     public init(
         directory: any StudentDirectory, accounts: (any AccountDirectory)? = nil,
         stateStore: (any BotStateStore)? = nil, pinChanges: (any PinChangeNotifying)? = nil,
         geocoder: any Geocoder, settings: ClassSettings = ClassSettings(),
-        loginThrottlePolicy: LoginThrottle.Policy = .init(), now: @escaping @Sendable () -> Date = { Date() }
+        loginThrottlePolicy: LoginThrottle.Policy = .init(), now: @escaping @Sendable () -> Date = { Date() },
+        sharing first: ClassServices? = nil
     ) {
         self.directory = directory
         self.accounts = accounts
@@ -82,10 +93,13 @@ public final class ClassServices: Sendable {
         self.placeResolver = PlaceResolver(geocoder: geocoder)
         self.currentSettings = Mutex(settings)
         self.now = now
-        self.classMap = ClassMap(
-            directory: directory, limit: settings.recentLimit, pagingCap: settings.pagingCap)
+        self.classMap =
+            first?.classMap
+            ?? ClassMap(directory: directory, limit: settings.recentLimit, pagingCap: settings.pagingCap)
         self.ledger = AnnouncementLedger(store: stateStore, instance: settings.instanceName)
-        self.loginThrottle = LoginThrottle(policy: loginThrottlePolicy, store: stateStore, now: now)
+        self.loginThrottle =
+            first?.loginThrottle ?? LoginThrottle(policy: loginThrottlePolicy, store: stateStore, now: now)
+        self.savedPinListeners = first?.savedPinListeners ?? PinWakeups()
         self.keptStateInstance = settings.instanceName
         self.sessionArchive = SessionArchive(
             accounts: accounts, store: stateStore, instance: settings.instanceName, now: now)
@@ -95,16 +109,19 @@ public final class ClassServices: Sendable {
     /// and the announcer looks for new pins now rather than at its next poll.
     public func pinSavedOutsideIRC(_ pin: StudentLocation) async {
         await classMap.record(pin)
-        for listener in savedPinListeners.withLock({ $0.values }) { listener.yield() }
+        savedPinListeners.wakeAll()
     }
 
-    /// A wake-up each time ``pinSavedOutsideIRC(_:)`` is called (the announcer listens).
+    /// Wakes every announcer sharing this class map (those of the other networks, after a post here
+    /// was announced in this network's channels).
+    public func wakeAnnouncers() {
+        savedPinListeners.wakeAll()
+    }
+
+    /// A wake-up each time ``pinSavedOutsideIRC(_:)`` or ``wakeAnnouncers()`` is called, here or
+    /// on services sharing these (the announcers listen).
     public func savedPinWakeups() -> AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let id = UUID()
-        savedPinListeners.withLock { $0[id] = continuation }
-        continuation.onTermination = { [weak self] _ in self?.savedPinListeners.withLock { $0[id] = nil } }
-        return stream
+        savedPinListeners.stream()
     }
 
     /// Takes new shared settings (a config reload): announcements and hints follow them at once.
@@ -149,5 +166,22 @@ public final class ClassServices: Sendable {
         } catch let error as ServiceError {
             throw ServiceErrorWording.error(for: error)
         }
+    }
+}
+
+/// The announcers' wake-ups for a pin saved in this process, shared by every network's services.
+final class PinWakeups: Sendable {
+    private let listeners = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
+
+    func wakeAll() {
+        for listener in listeners.withLock({ $0.values }) { listener.yield() }
+    }
+
+    func stream() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        listeners.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.listeners.withLock { $0[id] = nil } }
+        return stream
     }
 }
