@@ -56,7 +56,8 @@ struct PostgresOnlyTests {
                     group.addTask {
                         try await PostgresStudentDirectory.connect(
                             url: url,
-                            options: LocalDirectoryOptions(passwordHasher: DirectoryFixture.cheapHasher))
+                            options: LocalDirectoryOptions(passwordHasher: DirectoryFixture.cheapHasher),
+                            operationTimeout: .seconds(20))
                     }
                 }
                 return try await group.reduce(into: [PostgresStudentDirectory]()) { $0.append($1) }

@@ -62,7 +62,9 @@ struct ServedClassAPI: Sendable {
         case .postgres:
             guard let server = postgresServerURL() else { return }
             try await withTestDatabase(server: server) { url in
-                let postgres = try await PostgresStudentDirectory.connect(url: url, options: options)
+                // The contract is checked, not a speed: many cases run at once, so the timeout is generous.
+                let postgres = try await PostgresStudentDirectory.connect(
+                    url: url, options: options, operationTimeout: .seconds(30))
                 do {
                     try await serve(postgres, state: postgres, clock: clock, settings: settings, tls: tls, body)
                 } catch {

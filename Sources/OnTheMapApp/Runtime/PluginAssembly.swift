@@ -27,19 +27,20 @@ public enum PluginAssembly {
             announceChannels: announceChannels,
             webMapURL: config.web.enabled && !config.web.publicURL.isEmpty ? config.web.publicURL : nil,
             commandPrefix: irc.commandPrefix, pagingCap: config.service.udacityMaxPins,
-            instanceName: name == BotConfiguration.defaultNetworkName
-                ? instanceName(server: irc.server, port: irc.port, channels: announceChannels) : name,
+            instanceName: instanceName(network: name, server: irc.server, port: irc.port, channels: announceChannels),
             networkName: name)
     }
 
     /// What names a bot instance for the state it keeps (announcement ledger, sessions, open posts,
-    /// ignore list): for the default network, its IRC server and the channels it announces in
+    /// ignore list): its IRC server and the channels it announces in
     /// ("irc.example.org:6697/#class,#lab"), so that instances sharing a directory keep apart what
-    /// each announced, and a restarted instance finds its own. Any other network is named by its
-    /// name (which has neither `:` nor `/`, so it never reads the default network's state).
-    static func instanceName(server: String, port: Int, channels: [String]) -> String {
+    /// each announced, and a restarted instance finds its own; a network other than the default one
+    /// is named in front ("libera@irc.libera.chat:6697/#class"), so that two networks of one bot never
+    /// share state, and the state of a bot configured with `irc:` alone keeps its name.
+    static func instanceName(network: String, server: String, port: Int, channels: [String]) -> String {
         let folded = Set(channels.map { $0.lowercased() }).sorted().joined(separator: ",")
-        return "\(server.lowercased()):\(port)/\(folded)"
+        let place = "\(server.lowercased()):\(port)/\(folded)"
+        return network == BotConfiguration.defaultNetworkName ? place : "\(network)@\(place)"
     }
 
     /// The shared state of the class plugins for `stack`, on the network called `network` (the
