@@ -22,21 +22,15 @@ import sys
 import tempfile
 import zipfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from basemap_common import download_wheel, ring_area, simplify  # noqa: E402
+
 WHEEL = "geopandas==0.14.4"
 MEMBER = "geopandas/datasets/naturalearth_lowres/naturalearth_lowres.shp"
 SCALE = 10  # units per degree
 MIN_RING_AREA = 0.6  # square degrees; smaller islands are dropped
 
 
-def download_wheel(folder):
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", WHEEL, "--no-deps", "-q", "-d", folder],
-        check=True,
-    )
-    for name in os.listdir(folder):
-        if name.startswith("geopandas-0.14.4") and name.endswith(".whl"):
-            return os.path.join(folder, name)
-    raise SystemExit("pip did not leave a geopandas 0.14.4 wheel in " + folder)
 
 
 def read_polygons(shp_bytes):
@@ -65,40 +59,8 @@ def read_polygons(shp_bytes):
         yield [points[parts[i] : parts[i + 1]] for i in range(num_parts)]
 
 
-def ring_area(ring):
-    total = 0.0
-    for (x1, y1), (x2, y2) in zip(ring, ring[1:] + ring[:1]):
-        total += x1 * y2 - x2 * y1
-    return abs(total) / 2
 
 
-def simplify(points, tolerance):
-    """Douglas-Peucker, iterative, keeping the first and last point."""
-    if len(points) < 3:
-        return points
-    keep = [False] * len(points)
-    keep[0] = keep[-1] = True
-    stack = [(0, len(points) - 1)]
-    while stack:
-        start, end = stack.pop()
-        (ax, ay), (bx, by) = points[start], points[end]
-        dx, dy = bx - ax, by - ay
-        length_sq = dx * dx + dy * dy
-        best, best_index = -1.0, -1
-        for i in range(start + 1, end):
-            px, py = points[i]
-            if length_sq == 0:
-                dist = (px - ax) ** 2 + (py - ay) ** 2
-            else:
-                t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length_sq))
-                dist = (px - ax - t * dx) ** 2 + (py - ay - t * dy) ** 2
-            if dist > best:
-                best, best_index = dist, i
-        if best_index >= 0 and best > tolerance * tolerance:
-            keep[best_index] = True
-            stack.append((start, best_index))
-            stack.append((best_index, end))
-    return [p for p, k in zip(points, keep) if k]
 
 
 def ring_path(ring):
@@ -135,7 +97,7 @@ def main():
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as folder:
-        wheel = args.wheel or download_wheel(folder)
+        wheel = args.wheel or download_wheel(WHEEL, "geopandas-0.14.4", folder)
         with zipfile.ZipFile(wheel) as archive:
             shp = archive.read(MEMBER)
 
