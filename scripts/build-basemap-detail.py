@@ -35,7 +35,6 @@ import argparse
 import json
 import os
 import struct
-import subprocess
 import sys
 import tempfile
 import zipfile

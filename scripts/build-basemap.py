@@ -17,7 +17,6 @@ import io
 import json
 import os
 import struct
-import subprocess
 import sys
 import tempfile
 import zipfile
