@@ -13,17 +13,9 @@ import json
 import sys
 import time
 
-from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-WAIT = 20
-
-
-class StepFailed(Exception):
-    pass
+from browser import StepFailed, headless_chromium, page_errors, wait_until
 
 
 class Map:
@@ -34,10 +26,7 @@ class Map:
         return self.driver.execute_script(source, *arguments)
 
     def wait(self, what, condition):
-        try:
-            WebDriverWait(self.driver, WAIT, poll_frequency=0.05).until(lambda _: condition())
-        except TimeoutException:
-            raise StepFailed(what)
+        wait_until(self.driver, what, condition)
 
     def labels(self):
         """The city names shown, each with its box on the screen."""
@@ -126,22 +115,15 @@ def scenes(driver, base, screenshot):
 def main():
     base = sys.argv[1]
     screenshot = sys.argv[2] if len(sys.argv) > 2 else None
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,800"):
-        options.add_argument(flag)
-    options.binary_location = "/usr/bin/chromium"
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = headless_chromium()
     try:
-        driver.set_script_timeout(WAIT)
         try:
             scenes(driver, base, screenshot)
         except StepFailed as failure:
             state = {"names": Map(driver).names(), "status": driver.find_element(By.ID, "status").text}
             print("step failed: %s\npage: %s" % (failure, json.dumps(state)))
             return 1
-        # The page has no icon: the browser's own request for one is no error of the page.
-        errors = [entry["message"] for entry in driver.get_log("browser")
-                  if entry["level"] == "SEVERE" and "favicon.ico" not in entry["message"]]
+        errors = page_errors(driver)
         if errors:
             print("browser errors: %s" % errors)
             return 1

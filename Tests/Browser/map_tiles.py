@@ -24,12 +24,7 @@ import math
 import sys
 import time
 
-from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.support.ui import WebDriverWait
-
-WAIT = 20
+from browser import StepFailed, headless_chromium, page_errors, wait_until
 LISBON = (38.72, -9.14)  # the fixture's pin "b" (Bruno Silva, Lisbon)
 
 # The page's state as plain values: the basemap in use, the tiles drawn, the pin of Lisbon, the
@@ -78,10 +73,6 @@ return {
 """
 
 
-class StepFailed(Exception):
-    pass
-
-
 class Page:
     def __init__(self, driver, origin):
         self.driver = driver
@@ -93,10 +84,7 @@ class Page:
         return self.last
 
     def wait(self, what, condition):
-        try:
-            WebDriverWait(self.driver, WAIT, poll_frequency=0.05).until(lambda _: condition(self.state()))
-        except TimeoutException:
-            raise StepFailed(what)
+        wait_until(self.driver, what, lambda: condition(self.state()))
         return self.last
 
     def zoom_in(self, times):
@@ -232,16 +220,10 @@ def down(driver, page, base, screenshot, reason):
 def main():
     base, mode, origin, attribution = sys.argv[1:5]
     screenshot = sys.argv[5] if len(sys.argv) > 5 else None
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,800"):
-        options.add_argument(flag)
-    options.binary_location = "/usr/bin/chromium"
     # Tiles that never arrive hold the document's load event: each step waits for what it reads.
-    options.page_load_strategy = "eager"
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = headless_chromium(eager=True)
     page = Page(driver, origin)
     try:
-        driver.set_script_timeout(WAIT)
         try:
             if mode == "up":
                 up(driver, page, base, attribution, screenshot)
@@ -250,10 +232,8 @@ def main():
         except StepFailed as failure:
             print("step failed: %s\npage: %s" % (failure, json.dumps(page.last)))
             return 1
-        # The page has no icon; with the tile server down or stalled, its failed tiles are expected.
-        errors = [entry["message"] for entry in driver.get_log("browser")
-                  if entry["level"] == "SEVERE" and "favicon.ico" not in entry["message"]
-                  and not (mode != "up" and entry["message"].startswith(origin + "/"))]
+        # With the tile server down or stalled, its failed tiles are expected.
+        errors = page_errors(driver, expected=lambda message: mode != "up" and message.startswith(origin + "/"))
         if errors:
             print("browser errors: %s" % errors)
             return 1

@@ -10,18 +10,10 @@ and the page's state, and exits 1. The calling test then checks the directory it
 import json
 import sys
 
-from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
-WAIT = 20
-
-
-class StepFailed(Exception):
-    pass
+from browser import StepFailed, headless_chromium, page_errors, wait_until
 
 
 class Page:
@@ -53,11 +45,7 @@ class Page:
             " function (n) { return n.getAttribute(name); });", selector, name)
 
     def wait(self, what, condition):
-        try:
-            WebDriverWait(self.driver, WAIT, poll_frequency=0.05,
-                          ignored_exceptions=(StaleElementReferenceException,)).until(lambda _: condition())
-        except TimeoutException:
-            raise StepFailed(what)
+        wait_until(self.driver, what, condition)
 
     def wait_shown(self, node_id):
         self.wait("#%s is shown" % node_id, lambda: self.shown(node_id))
@@ -207,13 +195,8 @@ def scenes(page, email, password):
 
 def main():
     base, email, password = sys.argv[1], sys.argv[2], sys.argv[3]
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,800"):
-        options.add_argument(flag)
-    options.binary_location = "/usr/bin/chromium"
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = headless_chromium()
     try:
-        driver.set_script_timeout(WAIT)
         driver.get(base + "/")
         page = Page(driver)
         try:
@@ -223,10 +206,9 @@ def main():
                                                         "place-question", "link-error", "done-text")}
             print("step failed: %s\npage: %s" % (failure, json.dumps(state)))
             return 1
-        errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
         # The wrong password and the refused writes are answered 4xx, which Chromium logs as errors
         # of the request; anything else (a script error) fails the scenes.
-        scripts = [message for message in errors if "Failed to load resource" not in message]
+        scripts = page_errors(driver, expected=lambda message: "Failed to load resource" in message)
         if scripts:
             print("script errors: %s" % scripts)
             return 1

@@ -58,7 +58,9 @@ import Testing
             #expect(try await BotFaultLiveTests.get("\(map)/metrics").0 == 404)
             #expect(try await BotFaultLiveTests.get("\(operatorURL)/healthz").0 == 200)
             let metrics = try await BotFaultLiveTests.get("\(operatorURL)/metrics")
-            #expect(metrics.0 == 200 && metrics.1.contains("onthemap_irc_registered 1"), "\(metrics.1)")
+            #expect(
+                metrics.0 == 200 && metrics.1.contains("onthemap_irc_registered{network=\"default\"} 1"), "\(metrics.1)"
+            )
             #expect(try await BotFaultLiveTests.get("\(operatorURL)/").0 == 404)
             #expect(try await BotFaultLiveTests.get("\(operatorURL)/api/locations.json").0 == 404)
             let byAddress = try await runProcess(
