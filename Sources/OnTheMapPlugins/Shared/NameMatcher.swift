@@ -46,6 +46,46 @@ struct NameMatcher {
         return names.indices.filter { names[$0].full.hasPrefix(folded) || names[$0].last.hasPrefix(folded) }
     }
 
+    /// The live slots of `store` that match, as ``matchingSlots(in:)`` does over folded names: the
+    /// query's key (``SearchKeys``) against each record's folded names, byte for byte.
+    func matchingSlots(in store: PinStore) -> [Int] {
+        guard !folded.isEmpty else { return [] }
+        var key = SearchKeys.composed(folded)
+        let prefixesToo = folded.count >= 3
+        return key.withUTF8 { key in
+            store.withRecords { arena, starts in
+                var exact: [Int] = []
+                var prefixed: [Int] = []
+                for slot in starts.indices where starts[slot] != PinStore.tombstone {
+                    var reader = RecordReader(arena: arena, start: Int(starts[slot]))
+                    let first = reader.next()
+                    let last = reader.next()
+                    let full = reader.next()
+                    if Self.equal(key, first) || Self.equal(key, last) || Self.equal(key, full) {
+                        exact.append(slot)
+                    } else if prefixesToo, exact.isEmpty, Self.starts(full, with: key) || Self.starts(last, with: key) {
+                        prefixed.append(slot)
+                    }
+                }
+                return exact.isEmpty ? prefixed : exact
+            }
+        }
+    }
+
+    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
+    /// Whether `name` starts with `prefix` as a string does (whole characters): the bytes, and when
+    /// a non-ASCII byte follows them (a combining mark may extend the last character), the strings.
+    static func starts(_ name: UnsafeBufferPointer<UInt8>, with prefix: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count >= prefix.count,
+            prefix.isEmpty || memcmp(name.baseAddress!, prefix.baseAddress!, prefix.count) == 0
+        else { return false }
+        guard name.count > prefix.count, name[prefix.count] >= 0x80 else { return true }
+        return String(decoding: name, as: UTF8.self).hasPrefix(String(decoding: prefix, as: UTF8.self))
+    }
+
     func matches(in named: [(pin: StudentLocation, name: FoldedName)]) -> [StudentLocation] {
         guard !folded.isEmpty else { return [] }
         let exact = named.filter { folded == $0.name.first || folded == $0.name.last || folded == $0.name.full }
