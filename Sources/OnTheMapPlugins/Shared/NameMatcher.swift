@@ -47,27 +47,44 @@ struct NameMatcher {
     }
 
     /// The live slots of `store` that match, as ``matchingSlots(in:)`` does over folded names: the
-    /// query's key (``SearchKeys``) against each record's folded names, byte for byte.
+    /// query's key (``SearchKeys``) against each record's folded names, byte for byte. Exact names
+    /// are looked for among the pins whose name hash matches; prefixes by reading every record.
     func matchingSlots(in store: PinStore) -> [Int] {
         guard !folded.isEmpty else { return [] }
         var key = SearchKeys.composed(folded)
-        let prefixesToo = folded.count >= 3
         return key.withUTF8 { key in
-            store.withRecords { arena, starts in
-                var exact: [Int] = []
-                var prefixed: [Int] = []
-                for slot in starts.indices where starts[slot] != PinStore.tombstone {
+            let exact = exactSlots(of: key, in: store)
+            if !exact.isEmpty || folded.count < 3 { return exact }
+            return store.withRecords { arena, starts in
+                starts.indices.filter { slot in
+                    guard starts[slot] != PinStore.tombstone else { return false }
                     var reader = RecordReader(arena: arena, start: Int(starts[slot]))
-                    let first = reader.next()
+                    reader.skip()
                     let last = reader.next()
-                    let full = reader.next()
-                    if Self.equal(key, first) || Self.equal(key, last) || Self.equal(key, full) {
+                    return Self.starts(reader.next(), with: key) || Self.starts(last, with: key)
+                }
+            }
+        }
+    }
+
+    private func exactSlots(of key: UnsafeBufferPointer<UInt8>, in store: PinStore) -> [Int] {
+        let hash = PinStore.nameHash(key)
+        return store.withRecords { arena, starts in
+            store.withNameHints { hints in
+                var exact: [Int] = []
+                for slot in hints.indices {
+                    let hint = hints[slot]
+                    guard hint & 0xFFFF == hash || hint >> 16 & 0xFFFF == hash || hint >> 32 & 0xFFFF == hash,
+                        starts[slot] != PinStore.tombstone
+                    else { continue }
+                    var reader = RecordReader(arena: arena, start: Int(starts[slot]))
+                    if Self.equal(key, reader.next()) || Self.equal(key, reader.next())
+                        || Self.equal(key, reader.next())
+                    {
                         exact.append(slot)
-                    } else if prefixesToo, exact.isEmpty, Self.starts(full, with: key) || Self.starts(last, with: key) {
-                        prefixed.append(slot)
                     }
                 }
-                return exact.isEmpty ? prefixed : exact
+                return exact
             }
         }
     }

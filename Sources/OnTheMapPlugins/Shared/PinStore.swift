@@ -41,6 +41,9 @@ public struct PinStore: Sendable {
     /// Seconds since the reference date, as `Date` keeps them (exact round trip).
     private var createdSeconds: [Double] = []
     private var updatedSeconds: [Double] = []
+    /// Per slot: a 16-bit hash of each folded name (first, last, full; ``nameHash(_:)``), so that
+    /// `!where` reads the arena only for the few pins whose hash matches.
+    private var nameHints: [UInt64] = []
     /// Per slot: the revision of its last change.
     private var changeRevision: [Int64] = []
     private var objectIds = SlotTable()
@@ -135,6 +138,26 @@ public struct PinStore: Sendable {
         }
     }
 
+    /// Calls `body` with every slot's ``nameHints`` (removed slots included).
+    func withNameHints<Result>(_ body: (UnsafeBufferPointer<UInt64>) throws -> Result) rethrows -> Result {
+        try nameHints.withUnsafeBufferPointer(body)
+    }
+
+    /// A folded name's 16-bit hash (FNV-1a, folded), as ``nameHints`` keeps it.
+    static func nameHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return (hash ^ (hash >> 16) ^ (hash >> 32) ^ (hash >> 48)) & 0xFFFF
+    }
+
+    private static func nameHints(_ names: SearchKeys) -> UInt64 {
+        func hash(_ text: String) -> UInt64 {
+            var text = text
+            return text.withUTF8 { nameHash($0) }
+        }
+        return hash(names.first) | hash(names.last) << 16 | hash(names.full) << 32
+    }
+
     /// `field` of the record starting at `start`.
     static func field(_ field: Field, of start: Int, in arena: UnsafeBufferPointer<UInt8>)
         -> UnsafeBufferPointer<UInt8>
@@ -177,7 +200,8 @@ public struct PinStore: Sendable {
     @discardableResult
     public mutating func upsert(_ pin: StudentLocation) -> Int {
         revision += 1
-        let record = Self.record(of: pin)
+        let names = SearchKeys(pin)
+        let record = Self.record(of: pin, names: names)
         let slot: Int
         if let existing = self.slot(of: pin.objectId) {
             slot = existing
@@ -199,6 +223,7 @@ public struct PinStore: Sendable {
             createdSeconds.append(0)
             updatedSeconds.append(0)
             changeRevision.append(0)
+            nameHints.append(0)
             count += 1
             changeObjectIds { $0.insert(slot, field: .objectId, in: $1) }
         }
@@ -207,6 +232,7 @@ public struct PinStore: Sendable {
         createdSeconds[slot] = pin.createdAt.timeIntervalSinceReferenceDate
         updatedSeconds[slot] = pin.updatedAt.timeIntervalSinceReferenceDate
         changeRevision[slot] = revision
+        nameHints[slot] = Self.nameHints(names)
         return slot
     }
 
@@ -255,6 +281,7 @@ public struct PinStore: Sendable {
                 compacted.createdSeconds.append(createdSeconds[slot])
                 compacted.updatedSeconds.append(updatedSeconds[slot])
                 compacted.changeRevision.append(changeRevision[slot])
+                compacted.nameHints.append(nameHints[slot])
             }
         }
         compacted.count = count
@@ -287,8 +314,7 @@ public struct PinStore: Sendable {
     }
 
     /// A pin's record: each field's length (LEB128) and its UTF-8 bytes, in ``Field`` order.
-    static func record(of pin: StudentLocation) -> [UInt8] {
-        let names = SearchKeys(pin)
+    static func record(of pin: StudentLocation, names: SearchKeys) -> [UInt8] {
         let fields = [
             names.first, names.last, names.full, pin.objectId, pin.uniqueKey, pin.firstName, pin.lastName,
             pin.mapString, pin.mediaURL,
