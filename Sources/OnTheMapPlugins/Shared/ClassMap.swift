@@ -233,6 +233,7 @@ public actor ClassMap {
         }
         catalog = loading
         loaded = true
+        FreePages.release()
     }
 
     /// Pages of the most recent pins, newest first, until a page is empty or brings nothing new

@@ -77,8 +77,14 @@ struct PinCatalog: Sendable {
 
     /// The nearest-neighbour index over every pin, built now if a change made the last one stale.
     mutating func neighbourhood() -> ClassMap.Neighbourhood {
-        let built = index ?? buildIndex()
-        index = built
+        let built: (nearest: NearestIndex<Int32>, accounts: AccountTable)
+        if let index {
+            built = index
+        } else {
+            built = buildIndex()
+            index = built
+            if store.count >= 10_000 { FreePages.release() }
+        }
         return ClassMap.Neighbourhood(index: built.nearest, accounts: built.accounts, store: store)
     }
 

@@ -167,6 +167,8 @@ struct PointTree: Sendable {
         }
         var builder = TreeBuilder(
             points: points, keyIds: keyIds, recency: recency, originalIndex: originalIndex, leafSize: Self.leafSize)
+        // A leaf holds more than half of leafSize points, so there are fewer than 4n / leafSize nodes.
+        builder.nodes.reserveCapacity(4 * points.count / Self.leafSize + 1)
         builder.build(lower: 0, upper: points.count)
         self.points = builder.points
         self.keyIds = builder.keyIds
