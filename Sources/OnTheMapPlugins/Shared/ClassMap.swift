@@ -19,10 +19,11 @@ public actor ClassMap {
         public var fresh: [StudentLocation]
     }
 
-    /// Every pin, indexed for "the nearest to here".
+    /// Every pin, indexed for "the nearest to here" (payloads: slots of ``store``).
     public struct Neighbourhood: Sendable {
         let index: NearestIndex<Int32>
-        let pins: [StudentLocation]
+        let accounts: AccountTable
+        let store: PinStore
 
         /// How many pins are indexed (those with a valid coordinate).
         public var count: Int { index.count }
@@ -31,9 +32,11 @@ public actor ClassMap {
         public func nearest(to origin: Coordinate, k: Int, excludingKey: String? = nil)
             -> [NearestIndex<StudentLocation>.Neighbour]
         {
-            index.nearest(to: origin, k: k, excludingKey: excludingKey).map {
+            // An account with no pin here has no number, and nothing to leave out.
+            let excluded = excludingKey.flatMap { accounts.owner(ofKey: $0, in: store) }
+            return index.nearest(to: origin, k: k, excludingKeyId: excluded).map {
                 NearestIndex<StudentLocation>.Neighbour(
-                    payload: pins[Int($0.payload)], coordinate: $0.coordinate,
+                    payload: store.pin(at: Int($0.payload)), coordinate: $0.coordinate,
                     distanceKilometres: $0.distanceKilometres)
             }
         }
@@ -95,13 +98,19 @@ public actor ClassMap {
         return catalog.pins(named: query)
     }
 
-    /// Every pin, newest update first.
+    /// Every pin, newest update first (each made whole: for a copy of the class, e.g. an export).
     public func all() async throws -> [StudentLocation] {
         if !loaded { try await refresh() }
-        let pins = catalog.pins
-        return pins.indices.sorted {
-            pins[$0].updatedAt != pins[$1].updatedAt ? pins[$0].updatedAt > pins[$1].updatedAt : $0 > $1
-        }.map { pins[$0] }
+        let store = catalog.store
+        return store.newestFirst(store.liveSlots).map { store.pin(at: Int($0)) }
+    }
+
+    /// Every pin as stored, loading the map once if nothing was loaded yet: what the web map reads
+    /// without a copy of the class. Hold it only while reading: a change the map takes meanwhile
+    /// copies the store.
+    public func store() async throws -> PinStore {
+        if !loaded { try await refresh() }
+        return catalog.store
     }
 
     /// Every pin, indexed for `!near`.
@@ -224,6 +233,7 @@ public actor ClassMap {
         }
         catalog = loading
         loaded = true
+        FreePages.release()
     }
 
     /// Pages of the most recent pins, newest first, until a page is empty or brings nothing new

@@ -46,6 +46,63 @@ struct NameMatcher {
         return names.indices.filter { names[$0].full.hasPrefix(folded) || names[$0].last.hasPrefix(folded) }
     }
 
+    /// The live slots of `store` that match, as ``matchingSlots(in:)`` does over folded names: the
+    /// query's key (``SearchKeys``) against each record's folded names, byte for byte. Exact names
+    /// are looked for among the pins whose name hash matches; prefixes by reading every record.
+    func matchingSlots(in store: PinStore) -> [Int] {
+        guard !folded.isEmpty else { return [] }
+        var key = SearchKeys.composed(folded)
+        return key.withUTF8 { key in
+            let exact = exactSlots(of: key, in: store)
+            if !exact.isEmpty || folded.count < 3 { return exact }
+            return store.withRecords { arena, starts in
+                starts.indices.filter { slot in
+                    guard starts[slot] != PinStore.tombstone else { return false }
+                    var reader = RecordReader(arena: arena, start: Int(starts[slot]))
+                    reader.skip()
+                    let last = reader.next()
+                    return Self.starts(reader.next(), with: key) || Self.starts(last, with: key)
+                }
+            }
+        }
+    }
+
+    private func exactSlots(of key: UnsafeBufferPointer<UInt8>, in store: PinStore) -> [Int] {
+        let hash = PinStore.nameHash(key)
+        return store.withRecords { arena, starts in
+            store.withNameHints { hints in
+                var exact: [Int] = []
+                for slot in hints.indices {
+                    let hint = hints[slot]
+                    guard hint & 0xFFFF == hash || hint >> 16 & 0xFFFF == hash || hint >> 32 & 0xFFFF == hash,
+                        starts[slot] != PinStore.tombstone
+                    else { continue }
+                    var reader = RecordReader(arena: arena, start: Int(starts[slot]))
+                    if Self.equal(key, reader.next()) || Self.equal(key, reader.next())
+                        || Self.equal(key, reader.next())
+                    {
+                        exact.append(slot)
+                    }
+                }
+                return exact
+            }
+        }
+    }
+
+    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
+    /// Whether `name` starts with `prefix` as a string does (whole characters): the bytes, and when
+    /// a non-ASCII byte follows them (a combining mark may extend the last character), the strings.
+    static func starts(_ name: UnsafeBufferPointer<UInt8>, with prefix: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count >= prefix.count,
+            prefix.isEmpty || memcmp(name.baseAddress!, prefix.baseAddress!, prefix.count) == 0
+        else { return false }
+        guard name.count > prefix.count, name[prefix.count] >= 0x80 else { return true }
+        return String(decoding: name, as: UTF8.self).hasPrefix(String(decoding: prefix, as: UTF8.self))
+    }
+
     func matches(in named: [(pin: StudentLocation, name: FoldedName)]) -> [StudentLocation] {
         guard !folded.isEmpty else { return [] }
         let exact = named.filter { folded == $0.name.first || folded == $0.name.last || folded == $0.name.full }

@@ -1,55 +1,45 @@
 import Foundation
 import OnTheMapService
 
-/// Every pin of the class in memory, kept current one change at a time: the pins in slots, their
-/// names folded for `!where`, the `recentLimit` most recent (the seeds' table) and a
-/// nearest-neighbour index for `!near`, rebuilt only when asked for after a change.
+/// Every pin of the class in memory, kept current one change at a time: the pins in a compact
+/// ``PinStore`` (their names folded for `!where` among them), the `recentLimit` most recent (the
+/// seeds' table) and a nearest-neighbour index for `!near`, rebuilt only when asked for after a
+/// change.
 ///
-/// Order: newest update first; equal update times go to the pin that arrived later (a change
+/// Order: newest update first; equal update times go to the pin that changed later (a change
 /// feed delivers pins in revision order, so this is the directory's own order).
 struct PinCatalog: Sendable {
-    private(set) var pins: [StudentLocation] = []
-    private var names: [NameMatcher.FoldedName] = []
-    /// When each slot's pin arrived here (only grows).
-    private var arrival: [Int64] = []
-    private var slotOfObject: [String: Int] = [:]
-    private var arrivals: Int64 = 0
+    private(set) var store = PinStore()
     /// The slots of the most recent pins, newest first; nil when it must be worked out again.
     private var recentSlots: [Int]? = []
-    /// The index over ``pins`` (payload: the slot); nil after a change.
-    private var index: NearestIndex<Int32>?
+    /// The index over the store's slots, and its owners' table; nil after a change.
+    private var index: (nearest: NearestIndex<Int32>, accounts: AccountTable)?
     let recentLimit: Int
 
     init(recentLimit: Int) {
         self.recentLimit = max(1, recentLimit)
     }
 
-    var count: Int { pins.count }
+    var count: Int { store.count }
 
     func pin(objectId: String) -> StudentLocation? {
-        slotOfObject[objectId].map { pins[$0] }
+        store.slot(of: objectId).map { store.pin(at: $0) }
     }
 
     /// Adds `pin`, or replaces the pin with its objectId; returns whether this is a version (objectId
     /// and update time) that was not here before.
     @discardableResult
     mutating func upsert(_ pin: StudentLocation) -> Bool {
-        arrivals += 1
-        if let slot = slotOfObject[pin.objectId] {
-            let old = pins[slot]
+        if let slot = store.slot(of: pin.objectId) {
+            let old = store.pin(at: slot)
             if old == pin { return false }
-            pins[slot] = pin
-            names[slot] = NameMatcher.FoldedName(pin)
-            arrival[slot] = arrivals
+            store.upsert(pin)
             index = nil
             placeInRecent(slot, wasThere: true)
+            if store.compactIfWorthIt() { recentSlots = nil }
             return ClassMap.version(old) != ClassMap.version(pin)
         }
-        let slot = pins.count
-        pins.append(pin)
-        names.append(NameMatcher.FoldedName(pin))
-        arrival.append(arrivals)
-        slotOfObject[pin.objectId] = slot
+        let slot = store.upsert(pin)
         index = nil
         placeInRecent(slot, wasThere: false)
         return true
@@ -58,58 +48,60 @@ struct PinCatalog: Sendable {
     /// Removes the pin with this objectId; returns whether there was one.
     @discardableResult
     mutating func remove(objectId: String) -> Bool {
-        guard let slot = slotOfObject.removeValue(forKey: objectId) else { return false }
-        let last = pins.count - 1
-        if slot != last {
-            pins[slot] = pins[last]
-            names[slot] = names[last]
-            arrival[slot] = arrival[last]
-            slotOfObject[pins[slot].objectId] = slot
-        }
-        pins.removeLast()
-        names.removeLast()
-        arrival.removeLast()
+        guard let slot = store.slot(of: objectId) else { return false }
+        store.remove(at: slot)
         index = nil
-        recentSlots = nil  // slots moved, and the table lost a row
+        if recentSlots?.contains(slot) == true { recentSlots = nil }  // the table lost a row
+        if store.compactIfWorthIt() { recentSlots = nil }  // slots moved
         return true
     }
 
     /// The objectIds of the pins of account `uniqueKey` (a scan: only for the bot's own saves).
     func objectIds(ofAccount uniqueKey: String) -> [String] {
-        pins.lazy.filter { $0.uniqueKey == uniqueKey }.map(\.objectId)
+        var key = uniqueKey
+        return key.withUTF8 { key in
+            store.liveSlots.filter { slot in store.withUTF8(.uniqueKey, at: Int(slot)) { NameMatcher.equal($0, key) } }
+        }.map { store.string(.objectId, at: Int($0)) }
     }
 
     /// The `recentLimit` most recent pins, newest first.
     mutating func recent() -> [StudentLocation] {
         if recentSlots == nil { recentSlots = workOutRecent() }
-        return (recentSlots ?? []).map { pins[$0] }
+        return (recentSlots ?? []).map { store.pin(at: $0) }
     }
 
     /// The pins whose names match `query` (see ``NameMatcher``), newest first.
     func pins(named query: String) -> [StudentLocation] {
-        NameMatcher(query: query).matchingSlots(in: names).sorted { isNewer($0, than: $1) }.map { pins[$0] }
+        NameMatcher(query: query).matchingSlots(in: store).sorted { isNewer($0, than: $1) }.map { store.pin(at: $0) }
     }
 
     /// The nearest-neighbour index over every pin, built now if a change made the last one stale.
     mutating func neighbourhood() -> ClassMap.Neighbourhood {
-        let built: NearestIndex<Int32>
+        let built: (nearest: NearestIndex<Int32>, accounts: AccountTable)
         if let index {
             built = index
         } else {
-            built = NearestIndex(
-                entries: pins.indices.map {
-                    NearestIndex<Int32>.Entry(
-                        coordinate: pins[$0].coordinate, payload: Int32($0), key: pins[$0].uniqueKey,
-                        updatedAt: pins[$0].updatedAt)
-                })
+            built = buildIndex()
             index = built
+            if store.count >= 10_000 { FreePages.release() }
         }
-        return ClassMap.Neighbourhood(index: built, pins: pins)
+        return ClassMap.Neighbourhood(index: built.nearest, accounts: built.accounts, store: store)
     }
 
-    private func isNewer(_ a: Int, than b: Int) -> Bool {
-        pins[a].updatedAt != pins[b].updatedAt ? pins[a].updatedAt > pins[b].updatedAt : arrival[a] > arrival[b]
+    /// Numbers the owners (the first slot of each account key) and indexes every live slot.
+    private func buildIndex() -> (nearest: NearestIndex<Int32>, accounts: AccountTable) {
+        let slots = store.liveSlots
+        var accounts = AccountTable()
+        var keyIds: [Int32] = []
+        keyIds.reserveCapacity(slots.count)
+        for slot in slots { keyIds.append(accounts.owner(of: Int(slot), in: store)) }
+        let nearest = NearestIndex(
+            coordinates: slots.map { store.coordinate(at: Int($0)) }, payloads: slots, keyIds: keyIds,
+            updatedAt: slots.map { store.updatedAt(at: Int($0)).timeIntervalSinceReferenceDate })
+        return (nearest, accounts)
     }
+
+    private func isNewer(_ a: Int, than b: Int) -> Bool { store.isNewer(a, than: b) }
 
     /// Keeps the table of recent pins current after `slot` was added or replaced.
     private mutating func placeInRecent(_ slot: Int, wasThere: Bool) {
@@ -120,7 +112,7 @@ struct PinCatalog: Sendable {
         if position < recent.count || recent.count < recentLimit {
             // At the very end only when every pin fits in the table, or it was already there
             // (then a pin outside the table may now rank above it: work it out again).
-            if position == recent.count, previous != nil, pins.count > recentLimit {
+            if position == recent.count, previous != nil, store.count > recentLimit {
                 recentSlots = nil
                 return
             }
@@ -137,7 +129,7 @@ struct PinCatalog: Sendable {
     private func workOutRecent() -> [Int] {
         var best: [Int] = []
         best.reserveCapacity(recentLimit + 1)
-        for slot in pins.indices {
+        for slot in 0..<store.slotCount where store.isLive(slot) {
             if best.count == recentLimit, let last = best.last, !isNewer(slot, than: last) { continue }
             let position = best.firstIndex { isNewer(slot, than: $0) } ?? best.count
             best.insert(slot, at: position)

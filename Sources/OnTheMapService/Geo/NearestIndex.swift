@@ -54,18 +54,9 @@ public struct NearestIndex<Payload: Sendable>: Sendable {
 
     /// Builds the index. Entries whose coordinate is not valid are left out.
     public init(entries: [Entry]) {
-        let valid = entries.filter { $0.coordinate.isValid }
         var keyTable: [String: Int32] = [:]
-        var points: [SIMD3<Double>] = []
         var keyIds: [Int32] = []
-        var recency: [Double] = []
-        var originalIndex: [Int32] = []
-        points.reserveCapacity(valid.count)
-        keyIds.reserveCapacity(valid.count)
-        recency.reserveCapacity(valid.count)
-        originalIndex.reserveCapacity(valid.count)
-        for (index, entry) in valid.enumerated() {
-            points.append(GreatCircle.unitVector(entry.coordinate))
+        for entry in entries where entry.coordinate.isValid {
             if let key = entry.key {
                 if let id = keyTable[key] {
                     keyIds.append(id)
@@ -77,14 +68,41 @@ public struct NearestIndex<Payload: Sendable>: Sendable {
             } else {
                 keyIds.append(-1)
             }
-            recency.append(entry.updatedAt.timeIntervalSinceReferenceDate)
-            originalIndex.append(Int32(index))
         }
+        let valid = entries.filter { $0.coordinate.isValid }
+        self.init(
+            coordinates: valid.map(\.coordinate), payloads: valid.map(\.payload), keyIds: keyIds,
+            updatedAt: valid.map { $0.updatedAt.timeIntervalSinceReferenceDate }, keyTable: keyTable)
+    }
+
+    /// Builds the index from parallel arrays whose owners are already numbered (`keyIds`, -1 for
+    /// none), keeping no table of key strings: ask with ``nearest(to:k:excludingKeyId:)``.
+    /// `updatedAt` is in seconds since the reference date. Entries whose coordinate is not valid are
+    /// left out.
+    public init(coordinates: [Coordinate], payloads: [Payload], keyIds: [Int32], updatedAt: [Double]) {
+        precondition(payloads.count == coordinates.count && keyIds.count == coordinates.count)
+        precondition(updatedAt.count == coordinates.count)
+        if coordinates.allSatisfy(\.isValid) {
+            self.init(
+                coordinates: coordinates, payloads: payloads, keyIds: keyIds, updatedAt: updatedAt, keyTable: [:])
+        } else {
+            let valid = coordinates.indices.filter { coordinates[$0].isValid }
+            self.init(
+                coordinates: valid.map { coordinates[$0] }, payloads: valid.map { payloads[$0] },
+                keyIds: valid.map { keyIds[$0] }, updatedAt: valid.map { updatedAt[$0] }, keyTable: [:])
+        }
+    }
+
+    private init(
+        coordinates: [Coordinate], payloads: [Payload], keyIds: [Int32], updatedAt: [Double],
+        keyTable: [String: Int32]
+    ) {
         self.tree = PointTree(
-            points: points, keyIds: keyIds, recency: recency, originalIndex: originalIndex,
-            buildTree: valid.count >= Self.bruteForceLimit)
-        self.payloads = valid.map(\.payload)
-        self.coordinates = valid.map(\.coordinate)
+            points: coordinates.map(GreatCircle.unitVector), keyIds: keyIds, recency: updatedAt,
+            originalIndex: (0..<Int32(coordinates.count)).map { $0 },
+            buildTree: coordinates.count >= Self.bruteForceLimit)
+        self.payloads = payloads
+        self.coordinates = coordinates
         self.keyTable = keyTable
     }
 
@@ -96,9 +114,15 @@ public struct NearestIndex<Payload: Sendable>: Sendable {
     /// The `k` entries nearest to `origin`, nearest first, leaving out every entry whose key is
     /// `excludingKey` (the asker's own pin). Returns fewer when the index holds fewer.
     public func nearest(to origin: Coordinate, k: Int, excludingKey: String? = nil) -> [Neighbour] {
+        nearest(to: origin, k: k, excludingKeyId: excludingKey.flatMap { keyTable[$0] })
+    }
+
+    /// The `k` entries nearest to `origin`, nearest first, leaving out every entry whose key id is
+    /// `excludingKeyId` (ids as given to ``init(coordinates:payloads:keyIds:updatedAt:)``).
+    public func nearest(to origin: Coordinate, k: Int, excludingKeyId: Int32?) -> [Neighbour] {
         guard k > 0, origin.isValid, !payloads.isEmpty else { return [] }
-        var excluded: Int32 = -2  // matches no entry, not even keyless ones (-1)
-        if let excludingKey, let id = keyTable[excludingKey] { excluded = id }
+        // -2 matches no entry, not even keyless ones (-1).
+        let excluded = excludingKeyId.map { $0 < 0 ? -2 : $0 } ?? -2
         let best = tree.nearest(to: GreatCircle.unitVector(origin), k: min(k, payloads.count), excluded: excluded)
         return best.map { item in
             let input = Int(item.index)
@@ -143,6 +167,8 @@ struct PointTree: Sendable {
         }
         var builder = TreeBuilder(
             points: points, keyIds: keyIds, recency: recency, originalIndex: originalIndex, leafSize: Self.leafSize)
+        // A leaf holds more than half of leafSize points, so there are fewer than 4n / leafSize nodes.
+        builder.nodes.reserveCapacity(4 * points.count / Self.leafSize + 1)
         builder.build(lower: 0, upper: points.count)
         self.points = builder.points
         self.keyIds = builder.keyIds

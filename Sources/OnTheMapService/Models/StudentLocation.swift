@@ -52,8 +52,11 @@ public struct StudentLocation: Sendable, Hashable, Codable, Identifiable {
     }
 
     /// "First Last", trimmed; never empty ("(no name)" when the backend gave none).
-    public var fullName: String {
-        let name = "\(firstName) \(lastName)".trimmingCharacters(in: .whitespaces)
+    public var fullName: String { Self.fullName(first: firstName, last: lastName) }
+
+    /// "First Last", trimmed; "(no name)" when that leaves nothing.
+    public static func fullName(first: String, last: String) -> String {
+        let name = "\(first) \(last)".trimmingCharacters(in: .whitespaces)
         return name.isEmpty ? "(no name)" : name
     }
 }

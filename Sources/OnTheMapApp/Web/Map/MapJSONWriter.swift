@@ -1,15 +1,17 @@
 import Foundation
 import NIOCore
+import OnTheMapPlugins
 import OnTheMapService
 
-/// Writes the map's JSON straight from the pins into the response's buffer: the text `JSONEncoder`
-/// gives with sorted keys, ISO 8601 dates in UTC and `/` unescaped, with `<`, `>` and `&` written as
+/// Writes the map's JSON straight from the pin store into a buffer: the text `JSONEncoder` gives
+/// with sorted keys, ISO 8601 dates in UTC and `/` unescaped, with `<`, `>` and `&` written as
 /// `\u003c`, `\u003e`, `\u0026` so it stays inert even if something treats it as HTML.
 ///
 /// A class of 100,000 pins is 22 MB of JSON. Through `JSONEncoder` (its tree of the whole document,
 /// then three passes of replacements) a fresh page's load took 3.3 s and left the bot 200 MiB
-/// larger; written here it is one buffer the size of the answer (BENCHMARKS.md, class size).
-struct MapJSONWriter {
+/// larger; here the text is read from the store's bytes and sent in pieces (``MapDocumentWriter``),
+/// so no more than a piece is held (BENCHMARKS.md, class size).
+struct MapJSONWriter: Sendable {
     private(set) var buffer: ByteBuffer
 
     init(capacity: Int) {
@@ -21,13 +23,26 @@ struct MapJSONWriter {
     }
 
     mutating func string(_ text: String) {
+        var text = text
+        text.withUTF8 { string($0) }
+    }
+
+    /// A JSON string of UTF-8 `bytes`.
+    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) {
         buffer.writeInteger(UInt8(ascii: "\""))
-        if text.utf8.allSatisfy({ !Self.needsEscape($0) }) {
-            buffer.writeString(text)
+        if bytes.allSatisfy({ !Self.needsEscape($0) }) {
+            buffer.writeBytes(bytes)
         } else {
-            for byte in text.utf8 { escaped(byte) }
+            for byte in bytes { escaped(byte) }
         }
         buffer.writeInteger(UInt8(ascii: "\""))
+    }
+
+    /// What was written so far, leaving the writer empty.
+    mutating func take() -> ByteBuffer {
+        let written = buffer
+        buffer = ByteBufferAllocator().buffer(capacity: written.capacity)
+        return written
     }
 
     mutating func integer(_ value: Int) {
@@ -70,41 +85,71 @@ struct MapJSONWriter {
         raw("Z\"")
     }
 
-    /// One pin as the page shows it (``MapLocationsDocument/Pin``), keys in sorted order.
-    mutating func pin(_ location: StudentLocation) {
+    /// The pin in `slot` of `store` as the page shows it (``MapLocationsDocument/Pin``), keys in
+    /// sorted order; adds what the document's version covers to `version`.
+    mutating func pin(_ slot: Int, of store: PinStore, version: inout MapVersion) {
+        let coordinate = store.coordinate(at: slot)
+        let updatedAt = store.updatedAt(at: slot)
+        let link = store.string(.mediaURL, at: slot)
         raw("{\"id\":")
-        string(location.objectId)
-        raw(",\"latitude\":")
-        number(location.coordinate.latitude)
-        raw(",\"link\":")
-        string(location.mediaURL)
-        raw(",\"linkOpens\":")
-        bool(MapLocationsDocument.isWebLink(location.mediaURL))
-        raw(",\"longitude\":")
-        number(location.coordinate.longitude)
-        raw(",\"name\":")
-        string(location.fullName)
-        raw(",\"place\":")
-        string(location.mapString)
-        raw(",\"updatedAt\":")
-        date(location.updatedAt)
-        raw("}")
-    }
-
-    /// The pins with a valid coordinate as a JSON array.
-    mutating func pins(_ locations: [StudentLocation]) {
-        raw("[")
-        var first = true
-        for location in locations where location.coordinate.isValid {
-            if !first { raw(",") }
-            first = false
-            pin(location)
+        store.withUTF8(.objectId, at: slot) {
+            string($0)
+            version.add($0)
         }
-        raw("]")
+        version.add("@\(Int64((updatedAt.timeIntervalSince1970 * 1000).rounded()))|")
+        raw(",\"latitude\":")
+        number(coordinate.latitude)
+        raw(",\"link\":")
+        string(link)
+        raw(",\"linkOpens\":")
+        bool(MapLocationsDocument.isWebLink(link))
+        raw(",\"longitude\":")
+        number(coordinate.longitude)
+        raw(",\"name\":")
+        fullName(slot, of: store, version: &version)
+        raw(",\"place\":")
+        version.add("|")
+        store.withUTF8(.mapString, at: slot) {
+            string($0)
+            version.add($0)
+        }
+        raw(",\"updatedAt\":")
+        date(updatedAt)
+        raw("}")
+        version.add("|\(link)|\(coordinate.latitude),\(coordinate.longitude)\n")
     }
 
-    /// About what one pin takes, to size the buffer once.
-    static func capacity(forPins count: Int) -> Int { 256 + count * 240 }
+    /// ``StudentLocation/fullName`` of the pin in `slot`: straight from the bytes when both names
+    /// are plain ASCII with nothing to trim, else through the strings.
+    private mutating func fullName(_ slot: Int, of store: PinStore, version: inout MapVersion) {
+        let written = store.withUTF8(.firstName, at: slot) { first in
+            store.withUTF8(.lastName, at: slot) { last in
+                guard Self.isPlainName(first, last) else { return false }
+                buffer.writeInteger(UInt8(ascii: "\""))
+                for byte in first { escaped(byte) }
+                buffer.writeInteger(UInt8(ascii: " "))
+                for byte in last { escaped(byte) }
+                buffer.writeInteger(UInt8(ascii: "\""))
+                version.add(first)
+                version.add(" ")
+                version.add(last)
+                return true
+            }
+        }
+        if !written {
+            let name = StudentLocation.fullName(
+                first: store.string(.firstName, at: slot), last: store.string(.lastName, at: slot))
+            string(name)
+            version.add(name)
+        }
+    }
+
+    /// Both names non-empty, plain ASCII, with no space or tab to trim at either end of the whole.
+    private static func isPlainName(_ first: UnsafeBufferPointer<UInt8>, _ last: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let head = first.first, let tail = last.last else { return false }
+        return head != 0x20 && head != 0x09 && tail != 0x20 && tail != 0x09 && first.allSatisfy { $0 < 0x80 }
+            && last.allSatisfy { $0 < 0x80 }
+    }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "<")
@@ -113,6 +158,7 @@ struct MapJSONWriter {
 
     private mutating func escaped(_ byte: UInt8) {
         switch byte {
+        case _ where !Self.needsEscape(byte): buffer.writeInteger(byte)
         case UInt8(ascii: "\""): raw("\\\"")
         case UInt8(ascii: "\\"): raw("\\\\")
         case 0x0A: raw("\\n")
@@ -148,4 +194,24 @@ struct MapJSONWriter {
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         return (year, month, day)
     }
+}
+
+/// The document's version: a fingerprint (FNV-1a, 64 bit) of every pin's id, update time and
+/// content, so that a page redraws only when a pin changed.
+struct MapVersion: Sendable {
+    private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+    }
+
+    mutating func add(_ text: String) {
+        var text = text
+        text.withUTF8 { add($0) }
+    }
+
+    var text: String { String(hash, radix: 16) }
 }

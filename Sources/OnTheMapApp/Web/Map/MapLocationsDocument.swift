@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import OnTheMapPlugins
 import OnTheMapService
 
 /// The body of `/api/locations.json`: the pins of the map and its table, newest update first.
@@ -28,21 +29,12 @@ public struct MapLocationsDocument: Sendable, Codable, Equatable {
     public var cursor: String?
 
     /// The JSON of every pin with a valid coordinate, in the order given (newest update first), and
-    /// the cursor to ask for changes from.
+    /// the cursor to ask for changes from, in one buffer (pins with the same objectId count once).
     public static func json(locations: [StudentLocation], cursor: String? = nil) -> ByteBuffer {
-        var writer = MapJSONWriter(capacity: MapJSONWriter.capacity(forPins: locations.count))
-        writer.raw("{\"count\":")
-        writer.integer(locations.lazy.filter(\.coordinate.isValid).count)
-        if let cursor {
-            writer.raw(",\"cursor\":")
-            writer.string(cursor)
-        }
-        writer.raw(",\"pins\":")
-        writer.pins(locations)
-        writer.raw(",\"version\":")
-        writer.string(version(of: locations))
-        writer.raw("}")
-        return writer.buffer
+        let store = PinStore(locations)
+        let slots = locations.compactMap { store.slot(of: $0.objectId) }.map { Int32($0) }
+        var writer = MapDocumentWriter(pins: .init(store: store, slots: slots), shape: .document(cursor: cursor))
+        return writer.whole()
     }
 
     /// Whether `link` is an absolute http or https URL with a host (nothing else is ever opened).
@@ -55,29 +47,7 @@ public struct MapLocationsDocument: Sendable, Codable, Equatable {
         return true
     }
 
-    /// A stable fingerprint (FNV-1a, 64 bit) of every pin's id, update time and content.
-    static func version(of locations: [StudentLocation]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ text: String) {
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01b3
-            }
-        }
-        for pin in locations where pin.coordinate.isValid {
-            let millis = Int64((pin.updatedAt.timeIntervalSince1970 * 1000).rounded())
-            for part in [
-                pin.objectId, "@\(millis)|", pin.fullName, "|", pin.mapString, "|", pin.mediaURL,
-                "|\(pin.coordinate.latitude),\(pin.coordinate.longitude)\n",
-            ] {
-                add(part)
-            }
-        }
-        return String(hash, radix: 16)
-    }
-
     /// Reads a document written by ``json(locations:cursor:)``.
-    /// Reads a document written by ``encoded()``.
     public static func decode(_ data: Data) throws -> MapLocationsDocument {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -99,26 +69,16 @@ public struct MapLocationsChanges: Sendable, Codable, Equatable {
     public var removed: [String]
 
     /// The JSON of what changed after `since`: the pins added, moved or updated (newest update
-    /// first) and the ids of those removed.
+    /// first) and the ids of those removed, in one buffer.
     public static func json(
         since: String, cursor: String, count: Int, changed: [StudentLocation], removed: [String]
     ) -> ByteBuffer {
-        var writer = MapJSONWriter(capacity: MapJSONWriter.capacity(forPins: changed.count) + removed.count * 40)
-        writer.raw("{\"changed\":")
-        writer.pins(changed)
-        writer.raw(",\"count\":")
-        writer.integer(count)
-        writer.raw(",\"cursor\":")
-        writer.string(cursor)
-        writer.raw(",\"removed\":[")
-        for (index, objectId) in removed.enumerated() {
-            if index > 0 { writer.raw(",") }
-            writer.string(objectId)
-        }
-        writer.raw("],\"since\":")
-        writer.string(since)
-        writer.raw("}")
-        return writer.buffer
+        let store = PinStore(changed)
+        let slots = changed.compactMap { store.slot(of: $0.objectId) }.map { Int32($0) }
+        var writer = MapDocumentWriter(
+            pins: .init(store: store, slots: slots),
+            shape: .changes(since: since, cursor: cursor, count: count, removed: removed))
+        return writer.whole()
     }
 
     public static func decode(_ data: Data) throws -> MapLocationsChanges {

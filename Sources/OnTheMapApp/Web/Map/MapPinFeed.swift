@@ -2,96 +2,93 @@ import Foundation
 import OnTheMapPlugins
 import OnTheMapService
 
-/// The pins the web map shows: every pin of the class, newest update first, read at most once per
-/// `maxAge` however many pages poll, and what changed between two reads, so that an open page
-/// asks only for that (`/api/locations.json?since=<cursor>`).
+/// The pins the web map shows: every pin of the class, newest update first, brought up to date at
+/// most once per `maxAge` however many pages poll, and what changed after a cursor, so that an open
+/// page asks only for that (`/api/locations.json?since=<cursor>`).
 ///
-/// Each read that changes something takes the next sequence number; every pin remembers the one
-/// that last changed it, and the latest ``removalMemory`` removals are remembered too. A cursor is
-/// `<epoch>-<sequence>` (the epoch is this feed's, so a cursor from before a restart is told
-/// apart); a cursor older than the oldest removal remembered, or from another epoch, gets every
-/// pin again.
+/// Read from a ``ClassMap``, the feed hands out the map's own ``PinStore`` (no copy of the class):
+/// the store's revisions say what changed after a cursor. Read through a `load` closure (a list of
+/// pins), the feed keeps its own store of the `limit` newest and applies each list to it.
+///
+/// A cursor is `<epoch>-<revision>` (the epoch is this feed's, so a cursor from before a restart is
+/// told apart); a cursor older than the oldest removal the store remembers, or from another epoch,
+/// gets every pin again.
 public actor MapPinFeed {
     public typealias Load = @Sendable () async throws -> [StudentLocation]
 
+    /// Pins to write: slots of `store`, in order.
+    public struct Pins: Sendable {
+        public let store: PinStore
+        public let slots: [Int32]
+    }
+
     /// What changed after a cursor.
-    public enum Changes: Sendable, Equatable {
+    public enum Changes: Sendable {
         /// The pins saved or moved since (newest first) and the objectIds removed since.
-        case changed([StudentLocation], removed: [String], cursor: String)
+        case changed(Pins, removed: [String], cursor: String)
         /// The cursor is too old or from before a restart: every pin, as without `since`.
-        case everything([StudentLocation], cursor: String)
+        case everything(Pins, cursor: String)
     }
 
     /// A `since` value this feed never gave out.
     public struct BadCursor: Error, Equatable {}
 
-    /// How many removals are remembered for pages that poll.
-    static let removalMemory = 10_000
+    private enum Source {
+        case classMap(ClassMap)
+        case load(Load, limit: Int)
+    }
 
-    private let load: Load
+    private let source: Source
     private let maxAge: Duration
-    private let limit: Int
     private let clock = ContinuousClock()
     private let epoch = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16)
     private var readAt: ContinuousClock.Instant?
-    private var inFlight: Task<[StudentLocation], any Error>?
-    /// The pins now, newest update first.
-    private var current: [StudentLocation] = []
-    /// Each pin's fingerprint (its hash: every field) and the sequence that last changed it. Not the
-    /// pin itself: the class map already holds every pin once.
-    private var known: [String: (fingerprint: Int, sequence: Int64)] = [:]
-    private var removals: [(sequence: Int64, objectId: String)] = []
-    /// Cursors at or below this may have missed a removal that is no longer remembered.
-    private var forgottenUpTo: Int64 = 0
-    private var sequence: Int64 = 0
+    private var inFlight: Task<Void, any Error>?
+    /// The pins of the last list read through `load` (unused for a class map).
+    private var mirror = PinStore()
 
     /// Reads through `load` (every pin), at most once per `maxAge`; keeps the `limit` newest.
     public init(limit: Int = .max, maxAge: Duration = .seconds(5), load: @escaping Load) {
-        self.load = load
+        self.source = .load(load, limit: max(1, limit))
         self.maxAge = maxAge
-        self.limit = max(1, limit)
     }
 
     /// Every pin of `classMap`, brought up to date (its change feed, or the newest page of a
-    /// directory without one) before each read.
+    /// directory without one) at most once per `maxAge`.
     public init(classMap: ClassMap, maxAge: Duration = .seconds(5)) {
-        self.init(maxAge: maxAge) {
-            try await classMap.refresh()
-            return try await classMap.all()
-        }
+        self.source = .classMap(classMap)
+        self.maxAge = maxAge
     }
 
-    /// Every pin (at most `limit`), newest update first. Throws the directory's error when it
-    /// cannot be read and nothing fresh enough was read before.
+    /// Every pin (at most `limit`), newest update first, each made whole. Throws the directory's
+    /// error when it cannot be read and nothing fresh enough was read before.
     public func pins() async throws -> [StudentLocation] {
-        try await readIfStale()
-        return current
+        let store = try await read()
+        return store.newestFirst(store.liveSlots).map { store.pin(at: Int($0)) }
     }
 
-    /// Every pin and the cursor to ask for changes from.
-    public func everything() async throws -> (pins: [StudentLocation], cursor: String) {
-        try await readIfStale()
-        return (current, cursor)
+    /// Every pin, newest update first, and the cursor to ask for changes from.
+    public func everything() async throws -> (pins: Pins, cursor: String) {
+        let store = try await read()
+        return (Pins(store: store, slots: store.newestFirst(store.liveSlots)), cursor(of: store))
     }
 
     /// What changed after `since`; throws ``BadCursor`` for text this feed never gave out.
     public func changes(since: String) async throws -> Changes {
         guard let (cursorEpoch, position) = Self.parse(since) else { throw BadCursor() }
-        try await readIfStale()
-        guard cursorEpoch == epoch, position >= forgottenUpTo, position <= sequence else {
-            if cursorEpoch == epoch && position > sequence { throw BadCursor() }
-            return .everything(current, cursor: cursor)
+        let store = try await read()
+        guard cursorEpoch == epoch, position >= store.forgottenUpTo, position <= store.revision else {
+            if cursorEpoch == epoch && position > store.revision { throw BadCursor() }
+            return .everything(Pins(store: store, slots: store.newestFirst(store.liveSlots)), cursor: cursor(of: store))
         }
-        if position == sequence { return .changed([], removed: [], cursor: cursor) }
-        let changed = current.filter { (known[$0.objectId]?.sequence ?? 0) > position }
-        let removed = removals.lazy.filter { $0.sequence > position }.map(\.objectId)
-            .filter { self.known[$0] == nil }
-        return .changed(changed, removed: Array(Set(removed)).sorted(), cursor: cursor)
+        let changed = position == store.revision ? [] : store.slots(changedAfter: position)
+        let removed = position == store.revision ? [] : store.removedObjectIds(after: position)
+        return .changed(Pins(store: store, slots: changed), removed: removed, cursor: cursor(of: store))
     }
 
-    private var cursor: String { "\(epoch)-\(sequence)" }
+    private func cursor(of store: PinStore) -> String { "\(epoch)-\(store.revision)" }
 
-    /// `<epoch>-<sequence>`: 8 hex digits, a dash, a number.
+    /// `<epoch>-<revision>`: 8 hex digits, a dash, a number.
     static func parse(_ text: String) -> (String, Int64)? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 8, parts[0].allSatisfy(\.isHexDigit),
@@ -101,57 +98,53 @@ public actor MapPinFeed {
         return (String(parts[0]), position)
     }
 
-    private func readIfStale() async throws {
+    /// The store as of now, its source brought up to date first when `maxAge` has passed.
+    private func read() async throws -> PinStore {
+        try await updateIfStale()
+        switch source {
+        case .classMap(let classMap): return try await classMap.store()
+        case .load: return mirror
+        }
+    }
+
+    private func updateIfStale() async throws {
         if let readAt, clock.now - readAt < maxAge { return }
         if let inFlight {
-            _ = try await inFlight.value
+            try await inFlight.value
             return
         }
-        let load = self.load
-        let limit = self.limit
-        let task = Task {
-            let pins = try await load()
-            // Newest update first; ties keep the directory's order. Sorting positions, not pins,
-            // keeps a class of 100,000 from being copied twice over.
-            let ordered = pins.indices.sorted {
-                pins[$0].updatedAt != pins[$1].updatedAt ? pins[$0].updatedAt > pins[$1].updatedAt : $0 < $1
+        let task: Task<Void, any Error>
+        switch source {
+        case .classMap(let classMap):
+            task = Task { _ = try await classMap.refresh() }
+        case .load(let load, let limit):
+            task = Task {
+                let pins = try await load()
+                // Newest update first; ties keep the list's order. Sorting positions, not pins.
+                let ordered = pins.indices.sorted {
+                    pins[$0].updatedAt != pins[$1].updatedAt ? pins[$0].updatedAt > pins[$1].updatedAt : $0 < $1
+                }
+                self.take(ordered.prefix(limit).map { pins[$0] })
             }
-            if ordered.elementsEqual(pins.indices), pins.count <= limit { return pins }
-            return ordered.prefix(limit).map { pins[$0] }
         }
         inFlight = task
         defer { inFlight = nil }
-        let pins = try await task.value
-        apply(pins)
+        try await task.value
         readAt = clock.now
     }
 
-    /// Takes a new read: what differs from the last one gets the next sequence number.
-    private func apply(_ pins: [StudentLocation]) {
-        let next = sequence + 1
-        var changed = false
-        var seen: Set<String> = []
-        seen.reserveCapacity(pins.count)
-        for pin in pins {
-            seen.insert(pin.objectId)
-            let fingerprint = pin.hashValue
-            if let old = known[pin.objectId], old.fingerprint == fingerprint { continue }
-            known[pin.objectId] = (fingerprint, next)
-            changed = true
-        }
-        if known.count != seen.count {
-            for objectId in known.keys where !seen.contains(objectId) {
-                known[objectId] = nil
-                removals.append((next, objectId))
-                changed = true
-            }
-            if removals.count > Self.removalMemory {
-                let dropped = removals.count - Self.removalMemory
-                forgottenUpTo = removals[dropped - 1].sequence
-                removals.removeFirst(dropped)
+    /// Makes the mirror hold exactly `pins` (newest first): what differs takes a new revision.
+    private func take(_ pins: [StudentLocation]) {
+        var kept = [Bool](repeating: false, count: mirror.slotCount + pins.count)
+        // Oldest first, so that of two pins updated at the same time the earlier in the list ranks newer.
+        for pin in pins.reversed() {
+            if let slot = mirror.slot(of: pin.objectId), mirror.pin(at: slot) == pin {
+                kept[slot] = true
+            } else {
+                kept[mirror.upsert(pin)] = true
             }
         }
-        current = pins
-        if changed { sequence = next }
+        for slot in mirror.liveSlots where !kept[Int(slot)] { mirror.remove(at: Int(slot)) }
+        _ = mirror.compactIfWorthIt()
     }
 }

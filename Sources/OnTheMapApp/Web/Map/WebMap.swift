@@ -170,21 +170,31 @@ public struct WebMap: Sendable {
     /// cursor is too old or from before a restart; 400 when it is not a cursor at all).
     func locationsResponse(since: String? = nil) async -> Response {
         do {
-            let body: ByteBuffer
+            let document: MapDocumentWriter
             if let since {
                 switch try await feed.changes(since: since) {
                 case .changed(let changed, let removed, let cursor):
-                    let count = try await feed.pins().count
-                    body = MapLocationsChanges.json(
-                        since: since, cursor: cursor, count: count, changed: changed, removed: removed)
+                    document = MapDocumentWriter(
+                        pins: changed,
+                        shape: .changes(since: since, cursor: cursor, count: changed.store.count, removed: removed))
                 case .everything(let pins, let cursor):
-                    body = MapLocationsDocument.json(locations: pins, cursor: cursor)
+                    document = MapDocumentWriter(pins: pins, shape: .document(cursor: cursor))
                 }
             } else {
                 let (pins, cursor) = try await feed.everything()
-                body = MapLocationsDocument.json(locations: pins, cursor: cursor)
+                document = MapDocumentWriter(pins: pins, shape: .document(cursor: cursor))
             }
-            return respond(body, type: "application/json", cache: "no-store")
+            var headers = Self.securityHeaders
+            headers[.contentType] = "application/json"
+            headers[.cacheControl] = "no-store"
+            // Sent piece by piece as it is written: the class's JSON is never whole in memory.
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { [document] writer in
+                    var pieces = document
+                    while let piece = pieces.nextPiece() { try await writer.write(piece) }
+                    try await writer.finish(nil)
+                })
         } catch is MapPinFeed.BadCursor {
             let message = Self.jsonString(
                 "The since value is not a cursor this map gave out; ask /api/locations.json without since for every pin."
