@@ -91,10 +91,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .systemLibrary(name: "CGlibcMalloc", path: "Sources/CGlibcMalloc"),
         .target(
             name: "OnTheMapPlugins",
             dependencies: [
                 "BotKit", "OnTheMapService", "IRCProtocol",
+                .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

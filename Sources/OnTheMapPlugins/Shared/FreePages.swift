@@ -1,3 +1,7 @@
+#if os(Linux)
+    import CGlibcMalloc
+#endif
+
 /// Hands the C allocator's free pages back to the system after the map did a large piece of work
 /// (the first load of the class, a nearest-neighbour index over thousands of pins).
 ///
@@ -8,13 +12,7 @@
 enum FreePages {
     static func release() {
         #if os(Linux)
-            _ = glibcMallocTrim(0)
+            _ = malloc_trim(0)
         #endif
     }
 }
-
-#if os(Linux)
-    /// glibc's `int malloc_trim(size_t pad)` (`<malloc.h>`, which the Glibc module does not export).
-    @_silgen_name("malloc_trim")
-    private func glibcMallocTrim(_ pad: Int) -> Int32
-#endif

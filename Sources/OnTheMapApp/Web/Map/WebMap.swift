@@ -184,7 +184,7 @@ public struct WebMap: Sendable {
                 let (pins, cursor) = try await feed.everything()
                 document = MapDocumentWriter(pins: pins, shape: .document(cursor: cursor))
             }
-            var headers = Self.securityHeaders
+            var headers = securityHeaders
             headers[.contentType] = "application/json"
             headers[.cacheControl] = "no-store"
             // Sent piece by piece as it is written: the class's JSON is never whole in memory.
