@@ -5,19 +5,6 @@ import OnTheMapService
 /// Matches a query against students' names: first, last or full name, ignoring case and accents.
 /// When nothing matches exactly, names that start with the query (3 letters or more) count.
 struct NameMatcher {
-    /// A pin's names folded for matching (computed once per class-map download, see ``ClassMap``).
-    struct FoldedName: Sendable {
-        var first: String
-        var last: String
-        var full: String
-
-        init(_ pin: StudentLocation) {
-            first = NameMatcher.fold(pin.firstName)
-            last = NameMatcher.fold(pin.lastName)
-            full = NameMatcher.fold("\(pin.firstName) \(pin.lastName)")
-        }
-    }
-
     let folded: String
 
     init(query: String) {
@@ -35,20 +22,10 @@ struct NameMatcher {
         return lowered.split(whereSeparator: { $0.isWhitespace || $0 == "." }).joined(separator: " ")
     }
 
-    /// The positions in `names` that match: exact first, last or full names; when there is none
-    /// and the query has 3 letters or more, names whose full or last name starts with it.
-    func matchingSlots(in names: [FoldedName]) -> [Int] {
-        guard !folded.isEmpty else { return [] }
-        let exact = names.indices.filter {
-            folded == names[$0].first || folded == names[$0].last || folded == names[$0].full
-        }
-        if !exact.isEmpty || folded.count < 3 { return exact }
-        return names.indices.filter { names[$0].full.hasPrefix(folded) || names[$0].last.hasPrefix(folded) }
-    }
-
-    /// The live slots of `store` that match, as ``matchingSlots(in:)`` does over folded names: the
-    /// query's key (``SearchKeys``) against each record's folded names, byte for byte. Exact names
-    /// are looked for among the pins whose name hash matches; prefixes by reading every record.
+    /// The live slots of `store` that match: exact first, last or full names; when there is none and
+    /// the query has 3 letters or more, names whose full or last name starts with it. The query's
+    /// key (``SearchKeys``) is compared with each record's folded names, byte for byte; exact names
+    /// are looked for among the pins whose name hash matches, prefixes by reading every record.
     func matchingSlots(in store: PinStore) -> [Int] {
         guard !folded.isEmpty else { return [] }
         var key = SearchKeys.composed(folded)
@@ -101,12 +78,5 @@ struct NameMatcher {
         else { return false }
         guard name.count > prefix.count, name[prefix.count] >= 0x80 else { return true }
         return String(decoding: name, as: UTF8.self).hasPrefix(String(decoding: prefix, as: UTF8.self))
-    }
-
-    func matches(in named: [(pin: StudentLocation, name: FoldedName)]) -> [StudentLocation] {
-        guard !folded.isEmpty else { return [] }
-        let exact = named.filter { folded == $0.name.first || folded == $0.name.last || folded == $0.name.full }
-        if !exact.isEmpty || folded.count < 3 { return exact.map(\.pin) }
-        return named.filter { $0.name.full.hasPrefix(folded) || $0.name.last.hasPrefix(folded) }.map(\.pin)
     }
 }
