@@ -241,27 +241,21 @@ struct UdacityStudentDirectoryTests {
         }
     }
 
-    @Test func savePinCreatesThenReplaces() async throws {
+    /// What saving a pin twice puts on the wire: a POST, then a PUT of the same objectId, as JSON,
+    /// and one stored pin at the second place. (What the client returns for each save is
+    /// `UdacityClientBehaviour`'s "saving a pin creates it, then replaces it", run against this server
+    /// in `UdacityClientBehaviourTests`.)
+    @Test func savePinPostsThenPutsTheSameObject() async throws {
         try await withUdacity { server, directory in
             let session = try await directory.logIn(email: "ada@example.org", password: "correct horse")
             let draft = PinDraft(
                 uniqueKey: session.accountKey, firstName: "Ada", lastName: "Lovelace", mapString: "London",
                 mediaURL: "https://example.org/ada", coordinate: Coordinate(latitude: 51.5, longitude: -0.12))
-            let (created, replacedFirst) = try await directory.savePin(draft, session: session)
-            #expect(!replacedFirst)
-            #expect(!created.objectId.isEmpty)
-            #expect(created.mapString == "London")
-            #expect(created.createdAt == created.updatedAt)
-
+            let (created, _) = try await directory.savePin(draft, session: session)
             var moved = draft
             moved.mapString = "Paris"
             moved.coordinate = Coordinate(latitude: 48.85, longitude: 2.35)
-            let (updated, replacedSecond) = try await directory.savePin(moved, session: session)
-            #expect(replacedSecond)
-            #expect(updated.objectId == created.objectId)
-            #expect(updated.mapString == "Paris")
-            #expect(updated.updatedAt > created.updatedAt)
-            #expect(abs(updated.createdAt.timeIntervalSince(created.createdAt)) < 0.0005)
+            _ = try await directory.savePin(moved, session: session)
 
             let stored = await server.locations()
             #expect(stored.count == 1)
