@@ -53,6 +53,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             resources: [.copy("Geocoding/Resources/gazetteer.tsv")],
             swiftSettings: swiftSettings
@@ -88,6 +89,7 @@ let package = Package(
                 "IRCProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -99,6 +101,7 @@ let package = Package(
                 .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -163,6 +166,7 @@ let package = Package(
             dependencies: [
                 "FuzzingSupport", "BotKit", "IRCProtocol", "OnTheMapPlugins", "OnTheMapService",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Sources/Fuzzing/CommandArgumentFuzzer",
             swiftSettings: swiftSettings
@@ -231,7 +235,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BotKitTests",
-            dependencies: ["BotKit", "BotTesting", "IRCProtocol"],
+            dependencies: [
+                "BotKit", "BotTesting", "IRCProtocol",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

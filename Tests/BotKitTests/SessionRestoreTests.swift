@@ -1,7 +1,7 @@
 import BotKit
 import BotTesting
 import IRCProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Sessions kept across a restart come back under the same identity rules as sessions the bot lost
@@ -106,7 +106,7 @@ import Testing
 
 /// Counts calls from any thread.
 final class Tally: Sendable {
-    private let count = Mutex(0)
-    func add() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
+    private let count = NIOLockedValueBox(0)
+    func add() { count.withLockedValue { $0 += 1 } }
+    var value: Int { count.withLockedValue { $0 } }
 }

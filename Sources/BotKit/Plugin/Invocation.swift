@@ -1,5 +1,5 @@
 import IRCProtocol
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// One run of a command: who asked, where, with what argument, and how to answer.
 ///
@@ -135,11 +135,11 @@ public struct Invocation: Sendable {
 
 /// Counts the channel lines of one invocation.
 final class ReplyBudget: Sendable {
-    private let state = Mutex<(used: Int, noticed: Bool)>((0, false))
+    private let state = NIOLockedValueBox<(used: Int, noticed: Bool)>((0, false))
 
     /// Takes up to `wanted` lines under `cap`; returns how many may be sent.
     func take(_ wanted: Int, cap: Int) -> Int {
-        state.withLock { s in
+        state.withLockedValue { s in
             let granted = max(0, min(wanted, cap - s.used))
             s.used += granted
             return granted
@@ -148,7 +148,7 @@ final class ReplyBudget: Sendable {
 
     /// True the first time only.
     func takeOverflowNotice() -> Bool {
-        state.withLock { s in
+        state.withLockedValue { s in
             defer { s.noticed = true }
             return !s.noticed
         }

@@ -3,7 +3,6 @@ import Foundation
 import IRCProtocol
 import Logging
 import NIOConcurrencyHelpers
-import Synchronization
 import Testing
 
 /// A transport that records what the bot would send, for plugin tests (no socket).

@@ -3,9 +3,9 @@ import Foundation
 import FuzzingSupport
 import IRCProtocol
 import Logging
+import NIOConcurrencyHelpers
 import OnTheMapPlugins
 import OnTheMapService
-import Synchronization
 
 /// One chat line through the real router and class plugins, from a logged-in student, in a
 /// private message and in a channel. Afterwards: every reply is printable (CTCP delimiters
@@ -66,10 +66,10 @@ enum RouterRun {
 
 /// Records the router's replies.
 final class RecordingTransport: BotTransport {
-    private let lines = Mutex<[OutgoingText]>([])
-    var sent: [OutgoingText] { lines.withLock { $0 } }
+    private let lines = NIOLockedValueBox<[OutgoingText]>([])
+    var sent: [OutgoingText] { lines.withLockedValue { $0 } }
 
-    func send(_ line: OutgoingText) async { lines.withLock { $0.append(line) } }
+    func send(_ line: OutgoingText) async { lines.withLockedValue { $0.append(line) } }
     func currentNick() async -> String { RouterRun.botNick }
 }
 
@@ -78,12 +78,12 @@ final class RecordingTransport: BotTransport {
 final class MemoryDirectory: StudentDirectory {
     static let session = DirectorySession(
         accountKey: "acct-ada", sessionId: "fuzz-session", expiresAt: Date(timeIntervalSinceNow: 86_400))
-    private let pins: Mutex<[StudentLocation]>
-    private let changed = Mutex<[StudentLocation]>([])
+    private let pins: NIOLockedValueBox<[StudentLocation]>
+    private let changed = NIOLockedValueBox<[StudentLocation]>([])
 
     init() {
         let date = Date(timeIntervalSince1970: 1_700_000_000)
-        pins = Mutex([
+        pins = NIOLockedValueBox([
             StudentLocation(
                 objectId: "p1", uniqueKey: "acct-grace", firstName: "Grace", lastName: "Hopper",
                 mapString: "Arlington, VA", mediaURL: "https://grace.example/",
@@ -98,7 +98,7 @@ final class MemoryDirectory: StudentDirectory {
     }
 
     /// Pins created or updated during the run.
-    var saved: [StudentLocation] { changed.withLock { $0 } }
+    var saved: [StudentLocation] { changed.withLockedValue { $0 } }
 
     var backendName: String { "fuzz-memory" }
     var signUpURL: String? { nil }
@@ -113,14 +113,14 @@ final class MemoryDirectory: StudentDirectory {
         StudentProfile(accountKey: accountKey, firstName: "Ada", lastName: "Lovelace")
     }
     func recentLocations(limit: Int, skip: Int) async throws -> [StudentLocation] {
-        pins.withLock { Array($0.dropFirst(skip).prefix(limit)) }
+        pins.withLockedValue { Array($0.dropFirst(skip).prefix(limit)) }
     }
     func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage? { nil }
     func location(ofAccount accountKey: String) async throws -> StudentLocation? {
-        pins.withLock { $0.first { $0.uniqueKey == accountKey } }
+        pins.withLockedValue { $0.first { $0.uniqueKey == accountKey } }
     }
     func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
-        try save(draft, objectId: "p\(pins.withLock { $0.count } + 1)")
+        try save(draft, objectId: "p\(pins.withLockedValue { $0.count } + 1)")
     }
     func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
         -> StudentLocation
@@ -138,11 +138,11 @@ final class MemoryDirectory: StudentDirectory {
             mapString: draft.mapString, mediaURL: draft.mediaURL, coordinate: draft.coordinate,
             createdAt: now,
             updatedAt: now)
-        pins.withLock { pins in
+        pins.withLockedValue { pins in
             pins.removeAll { $0.objectId == objectId }
             pins.insert(pin, at: 0)
         }
-        changed.withLock { $0.append(pin) }
+        changed.withLockedValue { $0.append(pin) }
         return pin
     }
 }

@@ -1,7 +1,7 @@
 import BotKit
 import Foundation
+import NIOConcurrencyHelpers
 import OnTheMapService
-import Synchronization
 
 /// What the bot's config says that several class plugins read. Each plugin's own options are in
 /// its `Settings` (its `plugins.<name>:` section).
@@ -60,7 +60,7 @@ public final class ClassServices: Sendable {
     /// Tells places from what is not one, and offers rather than assumes inexact matches.
     public let placeResolver: PlaceResolver
     /// The shared settings in force (a config reload may change them).
-    public var settings: ClassSettings { currentSettings.withLock { $0 } }
+    public var settings: ClassSettings { currentSettings.withLockedValue { $0 } }
     /// The wall clock ("how long ago", post expiry, login throttle).
     public let now: @Sendable () -> Date
 
@@ -74,8 +74,8 @@ public final class ClassServices: Sendable {
     /// The instance name the state kept across restarts is filed under: the one at start, so a
     /// reload that changes the announcement channels finds what was kept.
     public let keptStateInstance: String?
-    private let currentSettings: Mutex<ClassSettings>
-    private let logoutListeners = Mutex<[@Sendable (SessionOwner) async -> Void]>([])
+    private let currentSettings: NIOLockedValueBox<ClassSettings>
+    private let logoutListeners = NIOLockedValueBox<[@Sendable (SessionOwner) async -> Void]>([])
     private let savedPinListeners: PinWakeups
 
     public init(
@@ -91,7 +91,7 @@ public final class ClassServices: Sendable {
         self.pinChanges = pinChanges
         self.geocoder = geocoder
         self.placeResolver = PlaceResolver(geocoder: geocoder)
-        self.currentSettings = Mutex(settings)
+        self.currentSettings = NIOLockedValueBox(settings)
         self.now = now
         self.classMap =
             first?.classMap
@@ -126,18 +126,18 @@ public final class ClassServices: Sendable {
 
     /// Takes new shared settings (a config reload): announcements and hints follow them at once.
     public func update(settings: ClassSettings) {
-        currentSettings.withLock { $0 = settings }
+        currentSettings.withLockedValue { $0 = settings }
     }
 
     /// Calls `listener` each time a student logs out with `!logout` (a plugin ends what the student
     /// left open).
     public func onLogout(_ listener: @escaping @Sendable (SessionOwner) async -> Void) {
-        logoutListeners.withLock { $0.append(listener) }
+        logoutListeners.withLockedValue { $0.append(listener) }
     }
 
     /// Tells every ``onLogout(_:)`` listener that `owner` logged out.
     public func loggedOut(_ owner: SessionOwner) async {
-        for listener in logoutListeners.withLock({ $0 }) { await listener(owner) }
+        for listener in logoutListeners.withLockedValue({ $0 }) { await listener(owner) }
     }
 
     /// Geocodes `query`, turning a `ServiceError` into the place finder's sentence (it is not the
@@ -171,17 +171,17 @@ public final class ClassServices: Sendable {
 
 /// The announcers' wake-ups for a pin saved in this process, shared by every network's services.
 final class PinWakeups: Sendable {
-    private let listeners = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
+    private let listeners = NIOLockedValueBox<[UUID: AsyncStream<Void>.Continuation]>([:])
 
     func wakeAll() {
-        for listener in listeners.withLock({ $0.values }) { listener.yield() }
+        for listener in listeners.withLockedValue({ $0.values }) { listener.yield() }
     }
 
     func stream() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
-        listeners.withLock { $0[id] = continuation }
-        continuation.onTermination = { [weak self] _ in self?.listeners.withLock { $0[id] = nil } }
+        listeners.withLockedValue { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.listeners.withLockedValue { $0[id] = nil } }
         return stream
     }
 }

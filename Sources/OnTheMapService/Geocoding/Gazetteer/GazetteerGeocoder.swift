@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The offline geocoder: a GeoNames-derived gazetteer of every country, first-level region
 /// and city of 1,000 people or more, shipped with the project (`gazetteer.tsv`, built by
@@ -15,7 +15,7 @@ public final class GazetteerGeocoder: Geocoder {
 
     let store: GazetteerStore
     /// The cities by cell, built the first time a map asks for labels.
-    private let placeIndex = Mutex<GazetteerPlaceIndex?>(nil)
+    private let placeIndex = NIOLockedValueBox<GazetteerPlaceIndex?>(nil)
 
     /// The resource folder SwiftPM builds for this module, which holds `gazetteer.tsv`.
     public static let resourceFolder = "OnTheMapBot_OnTheMapService.resources"
@@ -70,7 +70,7 @@ public final class GazetteerGeocoder: Geocoder {
     /// The largest cities inside `box`, most populous first, at most `limit` (capped at 500): what
     /// a map labels. The index behind it is built on the first call (a few milliseconds; 4 bytes a city).
     public func largestCities(in box: GeoBox, limit: Int) -> [LabelledPlace] {
-        let index = placeIndex.withLock { index in
+        let index = placeIndex.withLockedValue { index in
             if let index { return index }
             let built = GazetteerPlaceIndex(store: store)
             index = built
