@@ -35,8 +35,7 @@ public actor SessionArchive {
 
     /// The state-store key of `instance`'s sessions.
     public static func stateKey(instance: String?) -> String {
-        guard let instance, !instance.isEmpty else { return "sessions" }
-        return "sessions@" + instance
+        StateKey.of("sessions", instance: instance)
     }
 
     private let state: KeptState<[Kept]>

@@ -18,8 +18,7 @@ public actor UnitPreferences {
 
     /// The state-store key of `instance`'s choices.
     static func stateKey(instance: String?) -> String {
-        guard let instance, !instance.isEmpty else { return "units" }
-        return "units@" + instance
+        StateKey.of("units", instance: instance)
     }
 
     private let defaultUnit: UnitSystem

@@ -41,8 +41,7 @@ public actor PostFlows {
 
     /// The state-store key of `instance`'s flows.
     static func stateKey(instance: String?) -> String {
-        guard let instance, !instance.isEmpty else { return "post.flows" }
-        return "post.flows@" + instance
+        StateKey.of("post.flows", instance: instance)
     }
 
     private let lifetime: TimeInterval

@@ -20,8 +20,7 @@ public actor AnnouncementLedger {
 
     /// The state-store key of `instance`'s ledger.
     public static func stateKey(instance: String?) -> String {
-        guard let instance, !instance.isEmpty else { return stateKey }
-        return stateKey + "@" + instance
+        StateKey.of(stateKey, instance: instance)
     }
 
     /// This ledger's state-store key.

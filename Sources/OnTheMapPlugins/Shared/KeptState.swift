@@ -1,6 +1,16 @@
 import Foundation
 import OnTheMapService
 
+/// The state-store keys of the parts of the bot's state.
+public enum StateKey {
+    /// `base` for a bot instance without a name, `base@instance` otherwise: each instance on a shared
+    /// directory keeps its own.
+    public static func of(_ base: String, instance: String?) -> String {
+        guard let instance, !instance.isEmpty else { return base }
+        return base + "@" + instance
+    }
+}
+
 /// One part of the bot's state kept across restarts: a JSON value under one key of the state store
 /// (SQLite or PostgreSQL; with no store, nothing is kept). Writes go one at a time and each writes
 /// the state as it is when it starts, so the last state always wins; a write asked for while one
