@@ -103,6 +103,7 @@ import Testing
         #expect(near.dropFirst().first?.hasPrefix("Grace Hopper — ") == true, "\(near)")
         #expect(await fixture.services.classMap.count == 121)
     }
+
     /// A class larger than one page of the change feed is loaded whole, and a later refresh that
     /// spans several pages of saves and removals applies all of them.
     @Test func loadsAndFollowsTheChangeFeedAcrossPages() async throws {
