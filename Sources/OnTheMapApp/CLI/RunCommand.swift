@@ -121,7 +121,7 @@ struct RunCommand: AsyncParsableCommand {
         guard config.service.api.enabled, let accounts = stack.accounts, let services = bot.control?.services
         else { return nil }
         let settings = ClassAPI.Settings(
-            readRequiresLogin: config.service.api.readRequiresLogin,
+            readRequiresLogin: config.web.visibility == .class,
             secureCookies: config.web.servesTLS || config.web.publicURL.lowercased().hasPrefix("https://"),
             behindProxy: config.web.behindProxy)
         return ClassAPI(

@@ -1,5 +1,6 @@
 import BotKit
 import OnTheMapPlugins
+import OnTheMapService
 
 /// Everything the operator configures, read from one YAML file (see `config/`), with secrets
 /// optionally taken from environment variables.
@@ -23,6 +24,7 @@ public struct BotConfiguration: Sendable, Equatable {
     public var geocoder = GeocoderSection()
     public var plugins = PluginsSection()
     public var web = WebSection()
+    public var privacy = PrivacySection()
     /// The `operator:` section (`operator` is a Swift keyword).
     public var operatorListener = OperatorSection()
 
@@ -136,8 +138,9 @@ public struct BotConfiguration: Sendable, Equatable {
     /// `service.api:`: the class directory served to the seeds' apps and the web page.
     public struct APISection: Sendable, Equatable {
         public var enabled = false
-        /// Whether reading pins and profiles needs a session too (writes always do).
-        public var readRequiresLogin = false
+        /// `service.api.read_requires_login`, a former key: `true` is `web.visibility: class` (the
+        /// default now), kept so that old configs still load (with a warning).
+        public var readRequiresLogin: Bool?
     }
 
     /// The `geocoder:` section.
@@ -195,6 +198,29 @@ public struct BotConfiguration: Sendable, Equatable {
 
         /// Whether the listener itself speaks HTTPS.
         public var servesTLS: Bool { !tlsCert.isEmpty && !tlsKey.isEmpty }
+        /// `web.visibility`: who may see the students' pins, on the web and on IRC.
+        public var visibility: PrivacyPolicy.Visibility = .class
+    }
+
+    /// The `privacy:` section: the precision pins are kept at, where lookups are answered, how
+    /// long a pin stays.
+    public struct PrivacySection: Sendable, Equatable {
+        /// `privacy.default`: the precision of a student who has not chosen one.
+        public var defaultPrecision: PinPrecision = .city
+        /// `privacy.finest`: the finest precision a student may choose.
+        public var finestPrecision: PinPrecision = .exact
+        /// `privacy.channel_answers`: lookups asked in a channel answered there, or to the asker.
+        public var channelAnswers: PrivacyPolicy.ChannelAnswers = .channel
+        /// `privacy.pin_days`: a pin not updated for this many days leaves the map; 0 keeps pins.
+        public var pinDays = 0
+    }
+
+    /// The privacy rules the plugins, the web map and the API follow.
+    public var privacyPolicy: PrivacyPolicy {
+        PrivacyPolicy(
+            defaultPrecision: privacy.defaultPrecision, finestPrecision: privacy.finestPrecision,
+            visibility: web.visibility, channelAnswers: privacy.channelAnswers,
+            pinDays: privacy.pinDays > 0 ? privacy.pinDays : nil)
     }
 
     /// The `operator:` section: the listener of `/healthz` and `/metrics`, for the operator's

@@ -1,5 +1,6 @@
 import BotKit
 import OnTheMapPlugins
+import OnTheMapService
 
 /// Reads the sections of a config file into a ``BotConfiguration``, collecting problems (unknown
 /// keys, wrong types). Each plugin reads its own section, `plugins.<name>:`, also fed with the keys
@@ -19,7 +20,12 @@ enum ConfigReader {
             s.string("signup_url", into: &config.service.signupURL)
             s.section("api") { a in
                 a.bool("enabled", into: &config.service.api.enabled)
-                a.bool("read_requires_login", into: &config.service.api.readRequiresLogin)
+                if a.value("read_requires_login") != nil {
+                    var former = false
+                    a.bool("read_requires_login", into: &former)
+                    config.service.api.readRequiresLogin = former
+                    if former { config.web.visibility = .class }
+                }
             }
             formerKeys.take(from: &s)
         }
@@ -50,10 +56,17 @@ enum ConfigReader {
             w.string("tls_cert", into: &config.web.tlsCert)
             w.string("tls_key", into: &config.web.tlsKey)
             w.bool("behind_proxy", into: &config.web.behindProxy)
+            w.choice("visibility", into: &config.web.visibility)
             w.section("tiles") { t in
                 t.string("url", into: &config.web.tiles.url)
                 t.string("attribution", into: &config.web.tiles.attribution)
             }
+        }
+        top.section("privacy") { p in
+            p.choice("default", into: &config.privacy.defaultPrecision)
+            p.choice("finest", into: &config.privacy.finestPrecision)
+            p.choice("channel_answers", into: &config.privacy.channelAnswers)
+            p.int("pin_days", into: &config.privacy.pinDays, range: 0...3650)
         }
         top.section("operator") { o in
             o.bool("enabled", into: &config.operatorListener.enabled)

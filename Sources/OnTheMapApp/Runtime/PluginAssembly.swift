@@ -28,7 +28,7 @@ public enum PluginAssembly {
             webMapURL: config.web.enabled && !config.web.publicURL.isEmpty ? config.web.publicURL : nil,
             commandPrefix: irc.commandPrefix, pagingCap: config.service.udacityMaxPins,
             instanceName: instanceName(network: name, server: irc.server, port: irc.port, channels: announceChannels),
-            networkName: name)
+            networkName: name, privacy: config.privacyPolicy)
     }
 
     /// What names a bot instance for the state it keeps (announcement ledger, sessions, open posts,

@@ -26,10 +26,13 @@ public struct ClassSettings: Sendable {
     /// network (an account or host on one network is not the same person on another) and the
     /// metrics name it.
     public var networkName: String?
+    /// The operator's privacy rules: pin precision, who may look, where answers go.
+    public var privacy: PrivacyPolicy
 
     public init(
         announceChannels: [String] = [], webMapURL: String? = nil, recentLimit: Int = 100, commandPrefix: String = "!",
-        pagingCap: Int = 10_000, instanceName: String? = nil, networkName: String? = nil
+        pagingCap: Int = 10_000, instanceName: String? = nil, networkName: String? = nil,
+        privacy: PrivacyPolicy = PrivacyPolicy()
     ) {
         self.announceChannels = announceChannels
         self.webMapURL = webMapURL
@@ -38,6 +41,7 @@ public struct ClassSettings: Sendable {
         self.pagingCap = pagingCap
         self.instanceName = instanceName
         self.networkName = networkName
+        self.privacy = privacy
     }
 }
 

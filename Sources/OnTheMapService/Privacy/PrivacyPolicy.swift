@@ -1,0 +1,50 @@
+/// What the operator decided about the students' privacy (the `privacy:` section and
+/// `web.visibility`): the precision pins are kept at, who may look at the class, where answers go,
+/// and how long a pin stays.
+public struct PrivacyPolicy: Sendable, Equatable {
+    /// Who may see the students' pins.
+    public enum Visibility: String, Sendable, Equatable, CaseIterable {
+        /// Only students signed in to the class (on IRC, on the web page, through the API).
+        case `class`
+        /// Anyone who can reach the bot or its web map.
+        case `public`
+    }
+
+    /// Where a lookup asked in a channel is answered.
+    public enum ChannelAnswers: String, Sendable, Equatable, CaseIterable {
+        /// In the channel, seen by everyone in it.
+        case channel
+        /// To the asker alone, by notice.
+        case `private`
+    }
+
+    /// The precision of a student who has not chosen one (`privacy.default`).
+    public var defaultPrecision: PinPrecision
+    /// The finest precision a student may choose (`privacy.finest`): `city` forbids `exact`.
+    public var finestPrecision: PinPrecision
+    /// `web.visibility`.
+    public var visibility: Visibility
+    /// `privacy.channel_answers`.
+    public var channelAnswers: ChannelAnswers
+    /// `privacy.pin_days`: a pin not updated for this many days leaves the map; nil keeps pins.
+    public var pinDays: Int?
+
+    public init(
+        defaultPrecision: PinPrecision = .city, finestPrecision: PinPrecision = .exact,
+        visibility: Visibility = .class, channelAnswers: ChannelAnswers = .channel, pinDays: Int? = nil
+    ) {
+        self.defaultPrecision = defaultPrecision
+        self.finestPrecision = finestPrecision
+        self.visibility = visibility
+        self.channelAnswers = channelAnswers
+        self.pinDays = pinDays
+    }
+
+    /// The level a student's choice gives, held to the finest the operator allows.
+    public func allowed(_ chosen: PinPrecision?) -> PinPrecision {
+        max(chosen ?? defaultPrecision, finestPrecision)
+    }
+
+    /// Whether only signed-in students may see the class.
+    public var classOnly: Bool { visibility == .class }
+}
