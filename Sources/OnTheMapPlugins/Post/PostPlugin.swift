@@ -205,7 +205,7 @@ public struct PostPlugin: RestoringPlugin {
                     + (oneShot ? keepOpen : ""))
         }
         let profile = bound.profile
-        let pinDraft = PinDraft(
+        let typedDraft = PinDraft(
             uniqueKey: profile.accountKey,
             firstName: profile.firstName.isEmpty && profile.lastName.isEmpty
                 ? (profile.nickname ?? "") : profile.firstName,
@@ -214,6 +214,8 @@ public struct PostPlugin: RestoringPlugin {
         let saved: StudentLocation
         let replaced: Bool
         do {
+            // Made no more precise than the student chose before anything is stored.
+            let pinDraft = try await services.coarsened(typedDraft, resolved: draft.place).draft
             (saved, replaced) = try await services.directory.savePin(pinDraft, session: bound.session)
         } catch let error as ServiceError {
             if case .sessionExpired = error {
