@@ -75,20 +75,26 @@ import Testing
             $0.command == "PRIVMSG" && $0.sourceNick == "MapBot" && $0.parameters.last?.hasPrefix("You are") == true
         }
         #expect(
-            posted.parameters.last?.hasPrefix("You are on the map: Jane Doe — Mountain View, California, United States (")
+            posted.parameters.last?.hasPrefix(
+                "You are on the map: Jane Doe — Mountain View, California, United States (")
                 == true, "\(posted)")
 
         // Through the API, an app sends the street and its exact point.
         let base = "http://127.0.0.1:\(webPort)"
         let login = try await curl(
-            ["-X", "POST", "-H", "Content-Type: application/json",
-             "-d", #"{"udacity":{"username":"ada@class.test","password":"\#(password)"}}"#, base + "/v1/session"])
+            [
+                "-X", "POST", "-H", "Content-Type: application/json",
+                "-d", #"{"udacity":{"username":"ada@class.test","password":"\#(password)"}}"#, base + "/v1/session",
+            ])
         let sessionId = try #require(
             ((login.json["session"] as? [String: Any])?["id"] as? String), "login: \(login.text)")
-        let body = #"{"uniqueKey":"x","firstName":"Ada","lastName":"Lovelace","mapString":"\#(street), Mountain View, CA","mediaURL":"https://ada.example","latitude":37.422476,"longitude":-122.084249}"#
+        let body =
+            #"{"uniqueKey":"x","firstName":"Ada","lastName":"Lovelace","mapString":"\#(street), Mountain View, CA","mediaURL":"https://ada.example","latitude":37.422476,"longitude":-122.084249}"#
         let saved = try await curl(
-            ["-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(sessionId)",
-             "-d", body, base + "/v1/StudentLocation"])
+            [
+                "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(sessionId)",
+                "-d", body, base + "/v1/StudentLocation",
+            ])
         #expect(saved.status == 200, "\(saved.text)")
 
         let read = try await curl(["-H", "Authorization: Bearer \(sessionId)", base + "/v1/StudentLocation?limit=10"])

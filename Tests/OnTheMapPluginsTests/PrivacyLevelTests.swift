@@ -29,7 +29,8 @@ import Testing
     @Test func aStreetAddressPostedIsStoredAsItsCity() async throws {
         let fixture = try await Self.loggedInJane()
         let answer = await fixture.dm("!post \(Self.address) | https://jane.example", as: "jane")
-        #expect(answer.first?.hasPrefix("You are on the map: Jane Doe — Mountain View, California, United States") == true)
+        #expect(
+            answer.first?.hasPrefix("You are on the map: Jane Doe — Mountain View, California, United States") == true)
         let pin = try #require(try await Self.janesPin(fixture))
         let city = try await SharedGazetteer.coordinate(of: "Mountain View, CA")
         #expect(pin.mapString == "Mountain View, California, United States")
@@ -57,7 +58,10 @@ import Testing
 
         // Finer again: nothing finer was kept, so the pin stays until the student posts again.
         let finer = await fixture.dm("!privacy city", as: "jane")
-        #expect(finer.first?.hasPrefix("OK: your next pin will be kept at city level (the town). The one you have stays at region level") == true)
+        #expect(
+            finer.first?.hasPrefix(
+                "OK: your next pin will be kept at city level (the town). The one you have stays at region level")
+                == true)
         #expect(try await Self.janesPin(fixture) == region)
         let key = try await Self.janesKey(fixture)
         #expect(try await fixture.sqlite.state("precision/\(key)") == "city")

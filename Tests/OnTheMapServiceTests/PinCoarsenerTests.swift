@@ -115,12 +115,15 @@ struct PinCoarsenerTests {
         for point in points {
             var best = Double.infinity
             for place in cities {
-                let city = Coordinate(latitude: Double(store.latitudes[place]), longitude: Double(store.longitudes[place]))
+                let city = Coordinate(
+                    latitude: Double(store.latitudes[place]), longitude: Double(store.longitudes[place]))
                 best = min(best, GreatCircle.distanceKilometres(point, city))
             }
             let found = try #require(gazetteer.nearestLevels(to: point))
             let distance = GreatCircle.distanceKilometres(point, found.city.coordinate)
-            #expect(abs(distance - best) < 0.01, "from \(point): found \(found.city.name) at \(distance) km, nearest is \(best) km")
+            #expect(
+                abs(distance - best) < 0.01,
+                "from \(point): found \(found.city.name) at \(distance) km, nearest is \(best) km")
         }
     }
 

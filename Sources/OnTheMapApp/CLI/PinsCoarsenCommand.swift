@@ -31,7 +31,9 @@ extension PinsCommand {
             }
             guard !dryRun else {
                 await stack.shutdown()
-                print("\(finer.count) of \(pins.count) pins are finer than \(precision.rawValue) level and would be re-stored.")
+                print(
+                    "\(finer.count) of \(pins.count) pins are finer than \(precision.rawValue) level and would be re-stored."
+                )
                 return
             }
             do {

@@ -97,7 +97,8 @@ public struct NearPlugin: RestoringPlugin {
         for found in nearest {
             let precision = max(origin.precision, await services.coarsener.precision(of: found.payload))
             lines.append(
-                Formatting.neighbour(found.payload, kilometres: found.distanceKilometres, unit: unit, precision: precision))
+                Formatting.neighbour(
+                    found.payload, kilometres: found.distanceKilometres, unit: unit, precision: precision))
         }
         if let header { lines.insert(header, at: 0) }
         await call.reply(lines: lines)

@@ -74,8 +74,8 @@ public struct PostPlugin: RestoringPlugin {
                     CommandExample(
                         "!post Paris | https://example.org/alice",
                         answer: [
-                            "You are on the map: Alice Martin — Paris (48.8530, 2.3490) — https://example.org/alice",
-                            "New pin: Alice Martin — Paris — https://example.org/alice",
+                            "You are on the map: Alice Martin — Paris, Île-de-France, France (48.8530, 2.3490) — https://example.org/alice",
+                            "New pin: Alice Martin — Paris, Île-de-France, France — https://example.org/alice",
                         ], loggedIn: true),
                 ]
             ) { call in try await plugin.post(call) },

@@ -22,7 +22,8 @@ enum PrivacyLevels {
         let policy = services.settings.privacy
         guard level >= policy.finestPrecision else {
             throw UserFacingError(
-                "This class keeps pins no finer than \(describe(policy.finestPrecision)): choose \(allowedWords(policy)).")
+                "This class keeps pins no finer than \(describe(policy.finestPrecision)): choose \(allowedWords(policy))."
+            )
         }
         let accountKey = bound.profile.accountKey
         try await services.call { try await services.precisionChoices.set(level, for: accountKey) }
@@ -42,7 +43,8 @@ enum PrivacyLevels {
         }
         let coarse = await services.coarsener.coarsen(pin.draft, to: level)
         let saved = try await services.call {
-            try await services.directory.updateLocation(objectId: pin.objectId, with: coarse.draft, session: bound.session)
+            try await services.directory.updateLocation(
+                objectId: pin.objectId, with: coarse.draft, session: bound.session)
         }
         await services.classMap.record(saved)
         await call.reply(
@@ -89,7 +91,8 @@ enum PrivacyLevels {
 
     /// The levels a student may choose here, coarsest last: "city, region or country".
     static func allowedWords(_ policy: PrivacyPolicy) -> String {
-        let levels = [PinPrecision.city, .region, .country, .exact].filter { $0 >= policy.finestPrecision }.map(\.rawValue)
+        let levels = [PinPrecision.city, .region, .country, .exact].filter { $0 >= policy.finestPrecision }.map(
+            \.rawValue)
         guard levels.count > 1 else { return levels.joined() }
         return levels.dropLast().joined(separator: ", ") + " or " + (levels.last ?? "")
     }

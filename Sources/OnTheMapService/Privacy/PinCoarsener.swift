@@ -1,8 +1,8 @@
 /// Makes a pin no more precise than its student chose, before it is stored: its coordinate and
 /// its place text become those of the level's place (the nearest populated place, its region, its
 /// country), so what a student typed finer than that ("1600 Amphitheatre Parkway") never reaches
-/// the directory. A pin of any level but `exact` sits on the point of a gazetteer place of that
-/// level, which is how ``precision(of:)`` recognises it later.
+/// the directory. A pin moved to a place of the gazetteer sits on that place's point under its
+/// name, which is how ``precision(of:named:)`` recognises it later.
 public struct PinCoarsener: Sendable {
     /// Where the places of each level come from; nil: coordinates are rounded to a grid instead
     /// (0.1° for a city, 1° for a region, 5° for a country) and the place text says so.
@@ -12,14 +12,14 @@ public struct PinCoarsener: Sendable {
         self.finder = finder
     }
 
-    /// `place` (a geocoder's answer) at `level`: a place already of that level in the gazetteer is
-    /// kept as it is, a coarser one is never made finer (a region typed stays a region), anything
-    /// finer becomes the gazetteer's place of the level around its point. At `.exact`, unchanged.
+    /// `place` (a geocoder's answer) at `level`: a place of that level or coarser is kept as it is
+    /// (a town or a region typed is shown under its own name, never made finer), anything finer (a
+    /// street address) becomes the gazetteer's place of the level around its point. At `.exact`,
+    /// unchanged.
     public func coarsen(_ place: PlaceCandidate, to level: PinPrecision) async -> PlaceCandidate {
         let given = place.kind.precision
-        guard level != .exact else { return place }
-        let target = max(level, given)
-        if target == given, await precision(of: place.coordinate, named: place.displayName) == given { return place }
+        guard level != .exact, given < level else { return place }
+        let target = level
         if let levels = await finder?.levels(near: place.coordinate), let found = levels.place(at: target) {
             return PlaceCandidate(
                 displayName: found.place.name, adminArea: found.precision == .country ? nil : levels.region?.name,

@@ -27,7 +27,8 @@ extension GazetteerGeocoder: PlaceLevelFinder {
     /// apart), else `.exact`.
     public func placePrecision(of coordinate: Coordinate, named name: String) -> PinPrecision {
         let key = PointKey(coordinate)
-        for place in administrativePoints()[key] ?? [] where candidate(for: Int(place), match: .exact).displayName == name {
+        for place in administrativePoints()[key] ?? []
+        where candidate(for: Int(place), match: .exact).displayName == name {
             return store.kind(of: Int(place)).precision
         }
         let index = cityIndex()
