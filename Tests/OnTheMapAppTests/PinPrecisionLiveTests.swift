@@ -88,8 +88,9 @@ import Testing
             ])
         let sessionId = try #require(
             ((login.json["session"] as? [String: Any])?["id"] as? String), "login: \(login.text)")
+        let accountKey = try #require((login.json["account"] as? [String: Any])?["key"] as? String)
         let body =
-            #"{"uniqueKey":"x","firstName":"Ada","lastName":"Lovelace","mapString":"\#(street), Mountain View, CA","mediaURL":"https://ada.example","latitude":37.422476,"longitude":-122.084249}"#
+            #"{"uniqueKey":"\#(accountKey)","firstName":"Ada","lastName":"Lovelace","mapString":"\#(street), Mountain View, CA","mediaURL":"https://ada.example","latitude":37.422476,"longitude":-122.084249}"#
         let saved = try await curl(
             [
                 "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(sessionId)",
