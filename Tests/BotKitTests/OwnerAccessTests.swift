@@ -64,6 +64,35 @@ private struct SteeringPlugin: Plugin {
         #expect(owner.map(\.text) == ["steered"])
     }
 
+    /// The flood rule (12 lines a minute, then 5 minutes ignored) never holds back an owner: a busy
+    /// owner can still steer and stop the bot; anyone else is held back as before.
+    @Test func theFloodRuleDoesNotApplyToOwners() async {
+        var settings = CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 3))
+        settings.owners = OwnerList([.account("teacher")])
+        let bot = TestBot<TestLogin>(plugins: [SteeringPlugin(), CorePlugin()], settings: settings)
+        let owner = bot.user("ada", account: "teacher")
+        for _ in 0..<20 {
+            #expect(await bot.say("!steer", from: owner, origin: .privateMessage).map(\.text) == ["steered"])
+        }
+        let other = bot.user("mallory")
+        for _ in 0..<3 { _ = await bot.say("!hello", from: other, origin: .privateMessage) }
+        #expect(
+            await bot.say("!hello", from: other, origin: .privateMessage).map(\.text) == [
+                "You are sending commands too fast; I will ignore you for 5 minutes."
+            ])
+    }
+
+    /// A mask whose user name is written out never matches a user the server marks with `~`.
+    @Test func aLiteralUserNameIsNamedForTheHint() {
+        #expect(OwnerList.Entry(parsing: "boss!boss@host.example")?.literalUserName == "boss")
+        for loose in ["boss!*boss@host.example", "boss!~boss@host.example", "boss!*@host.example", "account:boss"] {
+            #expect(OwnerList.Entry(parsing: loose)?.literalUserName == nil, "\(loose)")
+        }
+        #expect(
+            !OwnerList([.mask("boss!boss@host.example")]).contains(
+                UserIdentity(nick: "boss", user: "~boss", host: "host.example"), caseMapping: .rfc1459))
+    }
+
     /// With no owners configured nobody may run an owner command.
     @Test func withoutOwnersNobodyRunsOwnerCommands() async {
         let bot = Self.bot(owners: [])

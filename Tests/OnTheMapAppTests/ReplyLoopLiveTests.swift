@@ -3,9 +3,10 @@ import Foundation
 import IRCProtocol
 import Testing
 
-/// The built bot on InspIRCd (with bot mode) never starts a reply loop: an owner's `!say` to its own
-/// nick is refused, a user marked as a bot (+B) gets no answer at all, and the greeting a person gets
-/// for a chat line is a NOTICE, which no client or bot answers.
+/// The built bot on InspIRCd (with bot mode), against what an owner or another bot can make it do:
+/// no reply loop (an owner's `!say` to its own nick is refused, a user marked as a bot (+B) gets no
+/// answer at all, the greeting a person gets for a chat line is a NOTICE, which nothing answers), no
+/// busy owner shut out, no reload that opens the bot silently or expands a hostile file.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ReplyLoopLiveTests {
     @Test func theBotAnswersNeitherItselfNorOtherBots() async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
@@ -54,5 +55,54 @@ import Testing
         await robot.quit()
         await alice.quit()
         await boss.quit()
+    }
+
+    /// The owner's side: 20 commands in a row are all answered (the flood rule is for others), and
+    /// `!reload` says what check-config would warn about (an owner mask any host matches), and
+    /// refuses at once a file whose YAML aliases expand to a billion values, changing nothing.
+    @Test func reloadsAndABusyOwnerAreHandledSafely() async throws {
+        let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
+        try await LiveBotSetup.withServer("inspircd") { port, caFile in
+            let folder = try TemporaryDirectory(prefix: "owner-reload")
+            let database = folder.file("class.sqlite")
+            let config = try LiveBotSetup.writeConfig(
+                in: folder, port: port, caFile: caFile, database: database, ircExtra: "  owners: [\"boss!*@*\"]")
+            let boss = try await TestIRCUser.connect(port: port, caFile: caFile, nick: "boss")
+            let process = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
+            defer { process.kill() }
+            try await boss.join("#class")
+            _ = try await boss.waitForMessage(timeout: .seconds(30), "the bot's JOIN") {
+                $0.command == "JOIN" && $0.sourceNick == "MapBot"
+            }
+            for _ in 0..<20 { try await boss.privmsg("MapBot", "!ping") }
+            let pongs = try await boss.waitForMessages(count: 20, timeout: .seconds(60), "20 pongs") {
+                $0.sourceNick == "MapBot" && $0.parameters.last == "pong"
+            }
+            #expect(pongs.count == 20)
+
+            let open = try LiveBotSetup.writeConfig(
+                in: folder, port: port, caFile: caFile, database: database, ircExtra: "  owners: [\"*!*@*\"]")
+            #expect(open == config)
+            try await boss.privmsg("MapBot", "!reload")
+            let reloaded = try await boss.waitForMessage(timeout: .seconds(15), "the reload") {
+                $0.sourceNick == "MapBot" && $0.command == "PRIVMSG"
+            }
+            #expect(
+                reloaded.parameters.last?.contains("Warning: irc.owners: *!*@* lets in anyone") == true, "\(reloaded)")
+
+            try ConfigBoundsTests.billionLaughs.write(toFile: config, atomically: true, encoding: .utf8)
+            try await boss.privmsg("MapBot", "!reload")
+            let refused = try await boss.waitForMessage(timeout: .seconds(15), "the refused reload") {
+                $0.sourceNick == "MapBot" && $0.command == "PRIVMSG"
+            }
+            #expect(
+                refused.parameters.last?.contains("more than 100000 values once its YAML aliases are expanded") == true,
+                "\(refused)")
+            try await boss.privmsg("MapBot", "!ping")
+            _ = try await boss.waitForMessage(timeout: .seconds(15), "still answering") {
+                $0.sourceNick == "MapBot" && $0.parameters.last == "pong"
+            }
+            await boss.quit()
+        }
     }
 }

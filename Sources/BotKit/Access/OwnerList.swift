@@ -43,6 +43,18 @@ public struct OwnerList: Sendable, Equatable {
             }
         }
 
+        /// The user name of a mask when it is written out in full (no wildcard, no `~`): such a
+        /// mask never matches on a server that marks a user name not confirmed by ident with `~`
+        /// (ngircd, or any server without an ident reply), where the user shows as `~name`.
+        public var literalUserName: String? {
+            guard case .mask(let mask) = self, let bang = mask.firstIndex(of: "!"),
+                let at = mask.lastIndex(of: "@"), bang < at
+            else { return nil }
+            let user = mask[mask.index(after: bang)..<at]
+            guard !user.isEmpty, !user.contains(where: { "*?~".contains($0) }) else { return nil }
+            return String(user)
+        }
+
         /// Whether the mask's host part lets anyone in (`*`, `*.*`, …): anyone can take the nick and
         /// user name, so such an entry is a hole (`check-config` warns).
         public var hasOpenHost: Bool {

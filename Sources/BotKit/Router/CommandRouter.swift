@@ -155,9 +155,11 @@ public actor CommandRouter {
         let entry = catalog.lookup(parsed.word)
 
         // Every line addressed to the bot counts against the flood rule before anything is sent,
-        // the greeting of a chat line included.
+        // the greeting of a chat line included; the bot's owners are never held back by it (a busy
+        // owner must still be able to !quit).
         let userKey = limitKey(for: line.sender)
-        switch settings.userLimits?.floodGuard.register(userKey, at: clock.now()) ?? .allow {
+        let owner = isOwner(line.sender)
+        switch owner ? .allow : settings.userLimits?.floodGuard.register(userKey, at: clock.now()) ?? .allow {
         case .allow: break
         case .ignore: return
         case .startIgnoring(let duration):
@@ -172,7 +174,7 @@ public actor CommandRouter {
 
         guard let entry else { return await replyUnknown(parsed, line: line) }
         let command = entry.command
-        if command.requiresOwner && !isOwner(line.sender) {
+        if command.requiresOwner && !owner {
             logger.notice(
                 "owner command refused", metadata: ["command": "\(command.name)", "user": "\(line.sender.description)"])
             return await reply("\(settings.prefix)\(command.name) is for the bot's owners only.", to: line)

@@ -66,7 +66,7 @@ enum ConfigEnvironment {
             guard let node = try? Yams.compose(yaml: text), node.sequence != nil || node.mapping != nil else {
                 return nil
             }
-            return ConfigLoader.settingsValue(node)
+            return try? ConfigLoader.settingsValue(node)
         }
         let node = Node.scalar(.init(text))
         return .scalar(.init(text: text, isNull: false, bool: node.bool, int: node.int, double: node.float))

@@ -59,8 +59,25 @@ public enum ConfigLoader {
         return text
     }
 
-    /// A YAML node as a settings value, each scalar with what YAML reads it as.
-    static func settingsValue(_ node: Node) -> SettingsValue {
+    /// The largest config file read: a real one is a few kilobytes.
+    public static let maximumFileBytes = 1 << 20
+    /// The most values a config may hold once its YAML aliases are expanded: a file of a few
+    /// aliases nested a few times (a "billion laughs") would otherwise expand to billions.
+    public static let maximumValues = 100_000
+
+    /// The values of a config that would expand past ``maximumValues``.
+    struct TooManyValues: Error {}
+
+    /// A YAML node as a settings value, each scalar with what YAML reads it as; throws once more
+    /// than ``maximumValues`` values were made (counting each alias's expansion).
+    static func settingsValue(_ node: Node) throws(TooManyValues) -> SettingsValue {
+        var budget = maximumValues
+        return try settingsValue(node, budget: &budget)
+    }
+
+    private static func settingsValue(_ node: Node, budget: inout Int) throws(TooManyValues) -> SettingsValue {
+        budget -= 1
+        guard budget >= 0 else { throw TooManyValues() }
         switch node {
         case .scalar:
             return .scalar(
@@ -68,9 +85,15 @@ public enum ConfigLoader {
                     text: node.string ?? "", isNull: node.null != nil, bool: node.bool, int: node.int,
                     double: node.float))
         case .sequence(let sequence):
-            return .list(sequence.map(settingsValue))
+            var items: [SettingsValue] = []
+            for item in sequence { items.append(try settingsValue(item, budget: &budget)) }
+            return .list(items)
         case .mapping(let mapping):
-            return .section(mapping.map { .init(key: $0.key.string ?? "", value: settingsValue($0.value)) })
+            var entries: [SettingsValue.Entry] = []
+            for (key, value) in mapping {
+                entries.append(.init(key: key.string ?? "", value: try settingsValue(value, budget: &budget)))
+            }
+            return .section(entries)
         case .alias:
             return .list([])
         }
@@ -81,15 +104,34 @@ public enum ConfigLoader {
     public static func parse(
         yaml: String, environment: [String: String] = [:], requireIRC: Bool = true
     ) throws(ConfigError) -> BotConfiguration {
+        guard yaml.utf8.count <= maximumFileBytes else {
+            throw ConfigError(problems: [
+                .init(
+                    key: "",
+                    message: "the config is larger than \(maximumFileBytes / 1024) KiB: this is not a config file")
+            ])
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
         } catch {
             throw ConfigError(problems: [.init(key: "", message: "this is not valid YAML: \(error)")])
         }
+        let values: SettingsValue?
+        do {
+            values = try root.map(settingsValue)
+        } catch {
+            throw ConfigError(problems: [
+                .init(
+                    key: "",
+                    message:
+                        "the config holds more than \(maximumValues) values once its YAML aliases are expanded: nothing was read"
+                )
+            ])
+        }
         var check = ConfigCheck()
         var config = BotConfiguration()
-        let (tree, environmentProblems) = ConfigEnvironment.apply(environment, to: root.map(settingsValue))
+        let (tree, environmentProblems) = ConfigEnvironment.apply(environment, to: values)
         check.problems = environmentProblems + ConfigReader.read(tree, into: &config)
         check.applyEnvironment(environment, to: &config)
         check.validate(config)

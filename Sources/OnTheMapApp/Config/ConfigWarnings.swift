@@ -70,13 +70,23 @@ extension ConfigLoader {
     /// Owner masks of `network` that any host matches.
     static func openOwnerWarnings(_ network: BotConfiguration.Network) -> [ConfigProblem] {
         var warnings: [ConfigProblem] = []
-        for owner in network.irc.owners.compactMap(OwnerList.Entry.init(parsing:)) where owner.hasOpenHost {
-            warnings.append(
-                ConfigProblem(
-                    key: "\(network.keyPath).owners",
-                    message:
-                        "\(owner) lets in anyone who takes that nick and user name from any host: give the host (or a cloak), or use account:NAME"
-                ))
+        for owner in network.irc.owners.compactMap(OwnerList.Entry.init(parsing:)) {
+            if owner.hasOpenHost {
+                warnings.append(
+                    ConfigProblem(
+                        key: "\(network.keyPath).owners",
+                        message:
+                            "\(owner) lets in anyone who takes that nick and user name from any host: give the host (or a cloak), or use account:NAME"
+                    ))
+            }
+            if let user = owner.literalUserName {
+                warnings.append(
+                    ConfigProblem(
+                        key: "\(network.keyPath).owners",
+                        message:
+                            "\(owner) never matches where the server marks a user name no ident server confirmed with ~ (ngircd does, and so does any server when the owner's machine runs no ident): the user is then ~\(user); write *\(user) to match both"
+                    ))
+            }
         }
         return warnings
     }

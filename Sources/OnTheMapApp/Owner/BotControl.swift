@@ -124,7 +124,16 @@ public final class BotControl: Sendable {
         for control in controls where new.network(named: control.network) != nil || controls.count == 1 {
             await control.apply(new, background: background)
         }
-        let summary = changes.summary(path: configPath)
+        // What check-config would warn about is said here too: a reload is how owners change.
+        let warnings = ConfigLoader.warnings(for: new)
+        for warning in warnings {
+            logger.warning(
+                "config reloaded with a warning", metadata: ["key": "\(warning.key)", "warning": "\(warning.message)"])
+        }
+        let summary =
+            changes.summary(path: configPath)
+            + warnings.prefix(2).map { " Warning: \($0.description)" }.joined()
+            + (warnings.count > 2 ? " (and \(warnings.count - 2) more warnings: onthemap-bot check-config)" : "")
         logger.notice(
             "config reloaded", metadata: ["applied": "\(changes.applied)", "needRestart": "\(changes.needRestart)"])
         return ReloadOutcome(summary: summary, succeeded: true)
