@@ -40,7 +40,7 @@ extension ConfigLoader {
         for network in config.networks {
             warnings += openOwnerWarnings(network)
         }
-        warnings += privacyWarnings(for: config)
+        warnings += NetworkScope.privacyWarnings(for: config)
         return warnings
     }
 
