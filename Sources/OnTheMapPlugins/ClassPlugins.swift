@@ -6,6 +6,7 @@ public enum ClassPlugins {
     public static let all: [ClassPluginRegistration] = [
         LoginPlugin.registration, WherePlugin.registration, NearPlugin.registration, PostPlugin.registration,
         ListPlugin.registration, RefreshPlugin.registration, AnnouncePlugin.registration, MapPlugin.registration,
+        PrivacyPlugin.registration,
     ]
 
     /// Every class plugin name.

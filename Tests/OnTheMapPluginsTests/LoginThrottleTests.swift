@@ -455,4 +455,8 @@ actor MemoryStateStore: BotStateStore {
     func setState(_ key: String, _ value: String?) async throws {
         values[key] = value
     }
+
+    func stateKeys(prefix: String) async throws -> [String] {
+        values.keys.filter { $0.hasPrefix(prefix) }.sorted()
+    }
 }

@@ -191,6 +191,47 @@ public actor LoginThrottle {
         if needsSave { await saveTrust() }
     }
 
+    /// The identities trusted for `email` (they logged in to it), with when each last did.
+    public func trusted(email: String) async -> [(identity: String, at: Date)] {
+        await loadTrust()
+        return (trusted[Self.emailKey(email)] ?? [:]).map { ($0.key, $0.value) }.sorted { $0.at < $1.at }
+    }
+
+    /// Forgets everything counted or trusted for `email` (an erased account) and saves the trusted
+    /// pairs without it; returns how many identities were trusted for it.
+    @discardableResult
+    public func forget(email: String) async -> Int {
+        await loadTrust()
+        let emailKey = Self.emailKey(email)
+        emails[emailKey] = nil
+        let forgotten = trusted.removeValue(forKey: emailKey)?.count ?? 0
+        trustedCount -= forgotten
+        if forgotten > 0 {
+            needsSave = true
+            await saveTrust()
+        }
+        return forgotten
+    }
+
+    /// The identities the stored trusted pairs `text` trust for `email`, with when each last logged in.
+    public static func trusted(in text: String, email: String) -> [(identity: String, at: Date)] {
+        let emailKey = Self.emailKey(email)
+        let pairs = (try? JSONDecoder().decode([TrustedPair].self, from: Data(text.utf8))) ?? []
+        return pairs.filter { $0.email == emailKey }.map { ($0.identity, Date(timeIntervalSince1970: $0.at)) }
+    }
+
+    /// The trusted pairs `text` holds without those of `email`; nil when it holds none (or cannot
+    /// be read).
+    static func scrub(_ text: String, email: String) -> String? {
+        let emailKey = Self.emailKey(email)
+        guard let pairs = try? JSONDecoder().decode([TrustedPair].self, from: Data(text.utf8)),
+            pairs.contains(where: { $0.email == emailKey })
+        else { return nil }
+        return (try? JSONEncoder().encode(pairs.filter { $0.email != emailKey })).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
     // MARK: - Internals
 
     static func emailKey(_ email: String) -> String {
