@@ -127,6 +127,8 @@ import Testing
             ], "\(erasedAnswer)")
         #expect(try await fixture.sqlite.accountRecord(.key(key)) == nil)
         #expect(try await fixture.sqlite.location(ofAccount: key) == nil)
+        // The class map, which the web map reads, forgot the pin at once.
+        #expect(try await fixture.services.classMap.pin(objectId: pin.objectId) == nil)
         #expect(try await fixture.sqlite.state("precision/\(key)") == nil)
         #expect(try await !Self.stored(fixture, "login.trusted").contains("jane@class.test"))
         #expect(try await !Self.stored(fixture, "sessions").contains(key))
@@ -251,5 +253,36 @@ import Testing
         #expect(whoami.first?.text.hasPrefix("You are not logged in.") == true)
         #expect(try await !Self.stored(fixture, "units@lab@irc.lab.example:6697/").contains("a:janeonlab"))
         #expect(try await !Self.stored(fixture, "sessions@lab@irc.lab.example:6697/").contains("janeonlab"))
+    }
+
+    /// On a directory that keeps no accounts (the Udacity-compatible API), the bot erases what it
+    /// holds itself and says plainly that the service's own data must be erased there.
+    @Test func onTheUdacityBackendForgetErasesWhatTheBotHoldsAndSaysWhereTheRestIs() async throws {
+        let fixture = try ClassFixture()
+        try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        let remote = ClassServices(
+            directory: fixture.directory, geocoder: SharedGazetteer.geocoder, now: fixture.bot.now)
+        let bot = TestBot(
+            plugins: ClassPlugins.make(enabled: ClassPlugins.names, services: remote) + [CorePlugin()],
+            sessions: SessionBook<StudentLogin>(), clock: fixture.bot.clock)
+        func dm(_ text: String) async -> [String] { await bot.dm(text, as: "jane").map(\.text) }
+        #expect(await dm("!login jane@class.test \(ClassFixture.password)").first?.hasPrefix("Welcome") == true)
+        _ = await dm("!units mi")
+        let mine = await dm("!mydata")
+        #expect(
+            mine.first?.hasPrefix("Your account and pin are kept by the class's Udacity service") == true, "\(mine)")
+        #expect(mine.contains { $0.contains("unit choice: mi") }, "\(mine)")
+
+        let asked = await dm("!forget")
+        #expect(asked.last?.hasPrefix("Your account and pin are kept by the class's Udacity service itself") == true)
+        #expect(
+            await dm("!forget confirm") == [
+                "Erased what this bot held: your session, your unit choice; you are logged out. "
+                    + "Your account and pin are kept by the class's Udacity service: to erase them, ask there."
+            ])
+        #expect(await dm("!whoami").first?.hasPrefix("You are not logged in.") == true)
+        #expect(await dm("!units").first?.hasPrefix("Your distances are in km.") == true)
+        // The service's own account is untouched.
+        #expect(try await fixture.sqlite.listAccounts().map(\.email) == ["jane@class.test"])
     }
 }

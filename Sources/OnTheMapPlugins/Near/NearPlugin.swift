@@ -38,6 +38,7 @@ public struct NearPlugin: RestoringPlugin {
             now: services.now)
         self.units = units
         services.keepsAboutStudents(
+            plugin: "near",
             describe: { student in
                 guard let sender = student.sender,
                     let choice = await units.choice(of: sender, caseMapping: student.caseMapping)

@@ -45,6 +45,7 @@ public struct PostPlugin: RestoringPlugin {
         self.flows = flows
         services.onLogout { owner in await flows.close(owner) }
         services.keepsAboutStudents(
+            plugin: "post",
             describe: { student in
                 guard let draft = await flows.openDraft(ofAccount: student.accountKey) else { return [] }
                 let step = draft.isConfirmed ? "waiting for your link" : "waiting for you to confirm the place"

@@ -123,13 +123,21 @@ public final class ClassServices: Sendable {
         [self] + networks.all.filter { $0 !== self }
     }
 
-    /// Registers what a plugin keeps about a student outside the directory: `describe` lists it
-    /// for `!mydata`, `erase` forgets it (and returns what it forgot, in words: "your unit choice").
+    /// Registers what the plugin called `plugin` keeps about students outside the directory:
+    /// `describe` lists it for `!mydata`, `erase` forgets it (and returns what it forgot, in words:
+    /// "your unit choice"). A plugin made afresh (a config reload) replaces its earlier registration.
     public func keepsAboutStudents(
-        describe: @escaping @Sendable (StudentReference) async -> [KeptItem],
+        plugin: String, describe: @escaping @Sendable (StudentReference) async -> [KeptItem],
         erase: @escaping @Sendable (StudentReference) async -> [String]
     ) {
-        studentKeepers.withLockedValue { $0.append(StudentKeeper(describe: describe, erase: erase)) }
+        let keeper = StudentKeeper(plugin: plugin, describe: describe, erase: erase)
+        studentKeepers.withLockedValue { keepers in
+            if let index = keepers.firstIndex(where: { $0.plugin == plugin }) {
+                keepers[index] = keeper
+            } else {
+                keepers.append(keeper)
+            }
+        }
     }
 
     /// What this network's plugins keep about `student`.
@@ -264,6 +272,7 @@ public struct StudentReference: Sendable {
 
 /// A plugin's description and eraser of what it keeps about students.
 struct StudentKeeper: Sendable {
+    let plugin: String
     let describe: @Sendable (StudentReference) async -> [KeptItem]
     let erase: @Sendable (StudentReference) async -> [String]
 }
