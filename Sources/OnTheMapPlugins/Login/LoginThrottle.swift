@@ -116,6 +116,9 @@ public actor LoginThrottle {
     private var loaded = false
     private var loading: Task<String??, Never>?
     private var saving = false
+    /// The emails the store held when it was last read or written here: one missing from it later
+    /// was erased elsewhere (`accounts forget`, another bot), and is not written back.
+    private var storedEmails: Set<String> = []
     /// Trusted pairs changed since they were last written.
     private var needsSave = false
 
@@ -344,6 +347,7 @@ public actor LoginThrottle {
         guard case .some(let text) = result else { return }
         loaded = true
         let pairs = text.flatMap { try? JSONDecoder().decode([TrustedPair].self, from: Data($0.utf8)) } ?? []
+        storedEmails = Set(pairs.map(\.email))
         for pair in pairs {
             let at = Date(timeIntervalSince1970: pair.at)
             if let known = trusted[pair.email]?[pair.identity], known >= at { continue }
@@ -365,6 +369,7 @@ public actor LoginThrottle {
         defer { saving = false }
         while needsSave {
             needsSave = false
+            await dropTrustErasedElsewhere(store)
             var pairs: [TrustedPair] = []
             for (email, identities) in trusted {
                 for (identity, at) in identities {
@@ -375,11 +380,24 @@ public actor LoginThrottle {
             do {
                 let data = try JSONEncoder().encode(pairs)
                 try await store.setState(Self.stateKey, String(decoding: data, as: UTF8.self))
+                storedEmails = Set(pairs.map(\.email))
             } catch {
                 needsSave = true
                 return
             }
         }
+    }
+
+    /// Forgets the emails that left the store since it was last read or written here (erased by
+    /// another process), so that this one does not write them back.
+    private func dropTrustErasedElsewhere(_ store: any BotStateStore) async {
+        guard let text = try? await store.state(Self.stateKey) else { return }
+        let pairs = (try? JSONDecoder().decode([TrustedPair].self, from: Data(text.utf8))) ?? []
+        for email in storedEmails.subtracting(pairs.map(\.email)) {
+            trustedCount -= trusted.removeValue(forKey: email)?.count ?? 0
+            emails[email] = nil
+        }
+        storedEmails = Set(pairs.map(\.email))
     }
 
     static func seconds(_ duration: Duration) -> Double {
