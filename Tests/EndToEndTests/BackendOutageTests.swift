@@ -259,7 +259,7 @@ import Testing
         #expect(await school.say("!where Builder").texts.first?.hasPrefix("Bob Builder — Paris, France") == true)
         let nearParis = await school.say("!near Paris").texts
         #expect(nearParis.dropFirst().first?.hasPrefix("Bob Builder") == true, "\(nearParis)")
-        #expect(await school.dm("!near").texts.first == "Nearest to your pin (Tokyo):")
+        #expect(await school.dm("!near").texts.first == "Nearest to your pin (Tokyo, Japan):")
         #expect(await school.dm("!list").texts.first?.hasPrefix("The 2 most recent posts") == true)
         #expect(await school.say("!refresh").texts.first?.hasPrefix("Refreshed: 2 posts on the map") == true)
         #expect(await school.dm("!post Lima").texts.first?.hasPrefix("Found Lima") == true)

@@ -149,22 +149,30 @@ import Testing
         let saved = try await jane.waitForMessage(timeout: .seconds(10), "the saved pin") {
             fromBot($0, to: "jane")
         }
-        #expect(saved.parameters.last?.hasPrefix("You are on the map: Jane Doe — Seattle, WA (") == true)
+        #expect(
+            saved.parameters.last?.hasPrefix("You are on the map: Jane Doe — Seattle, Washington, United States (")
+                == true)
         let announced = try await tom.waitForMessage(timeout: .seconds(10), "the announcement") {
             fromBot($0, to: channel)
         }
-        #expect(announced.parameters.last == "New pin: Jane Doe — Seattle, WA — https://jane.example/work")
+        #expect(
+            announced.parameters.last
+                == "New pin: Jane Doe — Seattle, Washington, United States — https://jane.example/work")
 
         // Tom posts in one shot.
         try await tom.privmsg(botNick, "!post Portland, OR | https://tom.example")
         let tomSaved = try await tom.waitForMessage(timeout: .seconds(10), "tom's pin") {
             fromBot($0, to: "tom")
         }
-        #expect(tomSaved.parameters.last?.hasPrefix("You are on the map: Tom Tacoma — Portland, OR") == true)
+        #expect(
+            tomSaved.parameters.last?.hasPrefix("You are on the map: Tom Tacoma — Portland, Oregon, United States")
+                == true)
         let tomAnnounced = try await jane.waitForMessage(timeout: .seconds(10), "tom's announcement") {
             fromBot($0, to: channel) && $0.parameters.last?.contains("Tom Tacoma") == true
         }
-        #expect(tomAnnounced.parameters.last == "New pin: Tom Tacoma — Portland, OR — https://tom.example")
+        #expect(
+            tomAnnounced.parameters.last
+                == "New pin: Tom Tacoma — Portland, Oregon, United States — https://tom.example")
 
         // !where in the channel.
         try await tom.privmsg(channel, "!where jane doe")
@@ -172,28 +180,32 @@ import Testing
             fromBot($0, to: channel) && $0.parameters.last?.hasPrefix("tom: ") == true
         }
         #expect(
-            whereLine.parameters.last?.hasPrefix("tom: Jane Doe — Seattle, WA — https://jane.example/work — ")
+            whereLine.parameters.last?.hasPrefix(
+                "tom: Jane Doe — Seattle, Washington, United States — https://jane.example/work — ")
                 == true)
 
-        // !near from Tom's own pin, with the distance computed here.
+        // !near from Tom's own pin, with the distance computed here: both pins are towns, so it is
+        // rounded to 5 km.
         let gazetteer = try GazetteerGeocoder.loadBundled()
         let seattle = try #require(gazetteer.lookup("Seattle, WA", limit: 1).first).coordinate
         let portland = try #require(gazetteer.lookup("Portland, OR", limit: 1).first).coordinate
-        let kilometres = Int(GreatCircle.distanceKilometres(seattle, portland).rounded())
+        let kilometres = Int((GreatCircle.distanceKilometres(seattle, portland) / 5).rounded()) * 5
         try await tom.privmsg(channel, "!near")
         let near = try await tom.waitForMessage(timeout: .seconds(10), "!near") {
             fromBot($0, to: channel) && $0.parameters.last?.hasPrefix("tom: ") == true
         }
         #expect(
             near.parameters.last
-                == "tom: Jane Doe — \(kilometres) km — Seattle, WA — https://jane.example/work")
+                == "tom: Jane Doe — ~\(kilometres) km — Seattle, Washington, United States — https://jane.example/work")
         // And from a place, privately: Tom's !near just now does not rate-limit Jane.
         try await jane.privmsg(botNick, "!near Portland, OR")
         let nearPlace = try await jane.waitForMessages(count: 2, timeout: .seconds(10), "!near place") {
             fromBot($0, to: "jane")
         }
         #expect(nearPlace[0].parameters.last?.hasPrefix("Nearest to Portland") == true)
-        #expect(nearPlace[1].parameters.last == "Tom Tacoma — 0 km — Portland, OR — https://tom.example")
+        #expect(
+            nearPlace[1].parameters.last
+                == "Tom Tacoma — same city — Portland, Oregon, United States — https://tom.example")
 
         // A nick change keeps the session.
         try await jane.send("NICK jane_away")

@@ -7,6 +7,7 @@ import NIOCore
 import NIOSSL
 import OnTheMapApp
 import OnTheMapPlugins
+import OnTheMapService
 import PostgresDirectory
 import SQLiteDirectory
 import ServiceLifecycle
@@ -96,8 +97,11 @@ struct ServedClassAPI: Sendable {
             pins.append(try await directory.updateLocation(objectId: created.objectId, with: draft, session: nil))
         }
         clock.set(nil)
+        // The contract's round trips (what an app saves comes back as saved) need a class that keeps
+        // pins as sent: exact precision. The class default (city) is checked by the precision tests.
         let services = ClassServices(
-            directory: directory, accounts: directory, stateStore: state, geocoder: try sharedGazetteer())
+            directory: directory, accounts: directory, stateStore: state, geocoder: try sharedGazetteer(),
+            settings: ClassSettings(privacy: PrivacyPolicy(defaultPrecision: .exact)))
         var logger = Logger(label: "served-api")
         logger.logLevel = .critical
         let api = ClassAPI(services: services, accounts: directory, settings: settings, logger: logger)

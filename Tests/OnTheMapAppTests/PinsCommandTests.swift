@@ -97,7 +97,8 @@ import Testing
         let (config, database) = try CLI.makeConfig(in: folder)
         let file = folder.file("class.csv")
         try Self.goodCSV.write(toFile: file, atomically: true, encoding: .utf8)
-        let imported = try await CLI.run(["pins", "import", "--config", config, file])
+        // Moving a class map keeps every pin as it was: exact precision.
+        let imported = try await CLI.run(["pins", "import", "--config", config, "--precision", "exact", file])
         #expect(imported.status == 0, "\(imported.output)")
         #expect(imported.output.contains("Imported 2 pins: 2 new, 0 updated."))
 
@@ -116,8 +117,10 @@ import Testing
         // Into another class: the same pins; again into the first: updates, nothing new.
         let other = try TemporaryDirectory(prefix: "pins-import-other")
         let (otherConfig, otherDatabase) = try CLI.makeConfig(in: other)
-        #expect(try await CLI.run(["pins", "import", "--config", otherConfig, exported]).status == 0)
-        let again = try await CLI.run(["pins", "import", "--config", config, exported])
+        #expect(
+            try await CLI.run(["pins", "import", "--config", otherConfig, "--precision", "exact", exported]).status == 0
+        )
+        let again = try await CLI.run(["pins", "import", "--config", config, "--precision", "exact", exported])
         #expect(again.output.contains("Imported 2 pins: 0 new, 2 updated."), "\(again.output)")
         let first = try SQLiteStudentDirectory(path: database)
         let second = try SQLiteStudentDirectory(path: otherDatabase)
@@ -128,5 +131,77 @@ import Testing
         #expect(copied.map(\.mediaURL) == original.map(\.mediaURL))
         try first.close()
         try second.close()
+    }
+}
+
+/// `pins import` at the class's precision and `pins coarsen`, through the built executable.
+@Suite struct PinPrecisionCommandTests {
+    typealias CLI = AccountsCommandTests
+
+    static let streets = """
+        uniqueKey,firstName,lastName,mapString,mediaURL,latitude,longitude
+        k1,Ada,Lovelace,"1600 Amphitheatre Parkway, Mountain View, CA",https://ada.example,37.422476,-122.084249
+        k2,Grace,Hopper,"10 Downing Street, London",https://grace.example,51.50344,-0.12770
+        """
+
+    static func pins(_ database: String) async throws -> [String: StudentLocation] {
+        let directory = try SQLiteStudentDirectory(path: database)
+        defer { try? directory.close() }
+        return Dictionary(
+            uniqueKeysWithValues: try await directory.recentLocations(limit: 10, skip: 0).map { ($0.uniqueKey, $0) })
+    }
+
+    @Test func anImportKeepsTownsNotStreetsAndAStudentsCoarserChoice() async throws {
+        let folder = try TemporaryDirectory(prefix: "pins-import-precision")
+        let (config, database) = try CLI.makeConfig(in: folder)
+        let file = folder.file("streets.csv")
+        try Self.streets.write(toFile: file, atomically: true, encoding: .utf8)
+        let state = try SQLiteStudentDirectory(path: database)
+        try await state.setState("precision/k2", "country")
+        try state.close()
+
+        let imported = try await CLI.run(["pins", "import", "--config", config, file])
+        #expect(imported.status == 0, "\(imported.output)")
+        let pins = try await Self.pins(database)
+        #expect(pins["k1"]?.mapString == "Mountain View, California, United States")
+        #expect(pins["k2"]?.mapString == "United Kingdom", "the student chose country")
+        let bytes =
+            try Data(contentsOf: URL(fileURLWithPath: database))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: database + "-wal"))) ?? Data())
+        #expect(bytes.range(of: Data("Amphitheatre".utf8)) == nil)
+        #expect(bytes.range(of: Data("Downing".utf8)) == nil)
+
+        let bad = try await CLI.run(["pins", "import", "--config", config, "--precision", "street", file])
+        #expect(bad.status != 0)
+        #expect(bad.output.contains("street"), "\(bad.output)")
+    }
+
+    @Test func coarsenReStoresOnlyThePinsFinerThanTheLevel() async throws {
+        let folder = try TemporaryDirectory(prefix: "pins-coarsen")
+        let (config, database) = try CLI.makeConfig(in: folder)
+        let file = folder.file("streets.csv")
+        try Self.streets.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await CLI.run(["pins", "import", "--config", config, "--precision", "exact", file]).status == 0)
+        let before = try await Self.pins(database)
+        #expect(before["k1"]?.mapString.hasPrefix("1600 Amphitheatre") == true)
+
+        let dryRun = try await CLI.run(["pins", "coarsen", "--config", config, "--dry-run"])
+        #expect(
+            dryRun.status == 0 && dryRun.output.contains("2 of 2 pins are finer than city level"), "\(dryRun.output)")
+        #expect(try await Self.pins(database) == before, "a dry run changes nothing")
+
+        let coarsened = try await CLI.run(["pins", "coarsen", "--config", config, "--precision", "region"])
+        #expect(coarsened.status == 0 && coarsened.output.contains("Re-stored 2 of 2 pins"), "\(coarsened.output)")
+        let after = try await Self.pins(database)
+        #expect(after["k1"]?.mapString == "California, United States")
+        #expect(after["k1"]?.objectId == before["k1"]?.objectId)
+        #expect(after["k1"]?.updatedAt == before["k1"]?.updatedAt, "re-storing is not a new post")
+        #expect(after["k2"]?.mapString.hasSuffix("United Kingdom") == true)
+
+        // Already at region level: a second run at city or region finds nothing finer.
+        let again = try await CLI.run(["pins", "coarsen", "--config", config, "--precision", "city"])
+        #expect(again.output.contains("Re-stored 0 of 2 pins"), "\(again.output)")
+        let exact = try await CLI.run(["pins", "coarsen", "--config", config, "--precision", "exact"])
+        #expect(exact.status != 0 && exact.output.contains("would change nothing"), "\(exact.output)")
     }
 }

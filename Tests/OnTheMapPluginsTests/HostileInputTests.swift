@@ -286,6 +286,16 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "link in a channel", input: "!link https://example.com", venue: .channel, loggedIn: true,
             reply: .exact(["!link works only in a private message: /msg MapBot !link …"])),
         .init(
+            name: "privacy 2 KB", input: "!privacy " + long, venue: .privately, loggedIn: true,
+            reply: .exact(["The levels are city, region, country or exact: !privacy region, for example."])),
+        .init(
+            name: "privacy with colour and a line break", input: "!privacy \u{03}4city\r\nexact",
+            venue: .privately, loggedIn: true,
+            reply: .exact(["The levels are city, region, country or exact: !privacy region, for example."])),
+        .init(
+            name: "privacy in a channel", input: "!privacy exact", venue: .channel, loggedIn: true,
+            reply: .prefix("!privacy works only in a private message")),
+        .init(
             name: "unpost in a channel", input: "!unpost confirm", venue: .channel, loggedIn: true,
             reply: .prefix("!unpost works only in a private message")),
         .init(

@@ -119,7 +119,8 @@ import Testing
         #expect(await fixture.dm("!post Portlnd, Oregon | https://jane.example/pdx", as: "jane").count == 1)
         let retyped = await fixture.dm("!post Portland, Oregon", as: "jane")
         #expect(
-            retyped.first?.hasPrefix("Your pin is updated: Jane Doe — Portland, Oregon (") == true, "\(retyped)")
+            retyped.first?.hasPrefix("Your pin is updated: Jane Doe — Portland, Oregon, United States (") == true,
+            "\(retyped)")
         #expect(retyped.first?.hasSuffix("— https://jane.example/pdx") == true)
     }
 

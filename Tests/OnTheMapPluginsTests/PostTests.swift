@@ -30,18 +30,19 @@ import Testing
         let saved = await fixture.dmLines("!post https://jane.example/portfolio", as: "jane")
         let confirmation = saved.filter { $0.target == "jane" }.map(\.text)
         #expect(confirmation.count == 1)
-        #expect(confirmation[0].hasPrefix("You are on the map: Jane Doe — Seattle, WA ("))
+        // At the class's default precision the pin shows the town found, under its own name.
+        #expect(confirmation[0].hasPrefix("You are on the map: Jane Doe — Seattle, Washington, United States ("))
         #expect(confirmation[0].hasSuffix("— https://jane.example/portfolio"))
         let announcements = saved.filter { $0.target.hasPrefix("#") }
         #expect(announcements.map(\.target) == ["#class", "#lounge"])
         #expect(
             announcements.allSatisfy {
-                $0.text == "New pin: Jane Doe — Seattle, WA — https://jane.example/portfolio"
+                $0.text == "New pin: Jane Doe — Seattle, Washington, United States — https://jane.example/portfolio"
             })
 
         let pin = try #require(
             try await fixture.sqlite.location(ofAccount: fixture.sqlite.listAccounts()[0].accountKey))
-        #expect(pin.mapString == "Seattle, WA")
+        #expect(pin.mapString == "Seattle, Washington, United States")
         #expect(pin.mediaURL == "https://jane.example/portfolio")
         #expect(pin.coordinate == seattle)
         // The flow is over, and the class map already knows the pin.
@@ -50,10 +51,11 @@ import Testing
                 "First tell me where you are") == true)
         #expect(
             await fixture.dm("!where doe", as: "bob").first?.hasPrefix(
-                "Jane Doe — Seattle, WA — https://jane.example/portfolio") == true)
+                "Jane Doe — Seattle, Washington, United States — https://jane.example/portfolio") == true)
         // By nick (jane has a session), the pin comes first.
         #expect(
-            await fixture.dm("!where jane", as: "bob").first?.hasPrefix("jane is Jane Doe — Seattle, WA")
+            await fixture.dm("!where jane", as: "bob").first?.hasPrefix(
+                "jane is Jane Doe — Seattle, Washington, United States")
                 == true)
         // The announcer will not announce it a second time.
         #expect(await fixture.services.ledger.wasAnnounced(pin))
@@ -64,11 +66,11 @@ import Testing
         let first = await fixture.dmLines("!post Paris, France | https://jane.example", as: "jane")
         #expect(
             first.first { $0.target == "jane" }?.text.hasPrefix(
-                "You are on the map: Jane Doe — Paris, France") == true)
+                "You are on the map: Jane Doe — Paris, Île-de-France, France") == true)
 
         fixture.advance(seconds: 60)
         let found = await fixture.dm("!post Berlin", as: "jane")
-        #expect(found[0].contains("This will replace your pin at Paris, France."))
+        #expect(found[0].contains("This will replace your pin at Paris, Île-de-France, France."))
         let moved = await fixture.dmLines("!link https://jane.example/berlin", as: "jane")
         #expect(
             moved.first { $0.target == "jane" }?.text.hasPrefix("Your pin is updated: Jane Doe — Berlin")
@@ -130,7 +132,7 @@ import Testing
         #expect(replies[0].contains("did you mean !link https://lima.example ?"))
         #expect(replies[0].contains("Your place is kept"))
         let saved = await fixture.dm("!link https://lima.example", as: "jane")
-        #expect(saved.first?.hasPrefix("You are on the map: Jane Doe — Lima, Peru") == true)
+        #expect(saved.first?.hasPrefix("You are on the map: Jane Doe — Lima, Lima Province, Peru") == true, "\(saved)")
     }
 
     @Test func unknownPlacesCancelAndExpiry() async throws {

@@ -55,7 +55,7 @@ import Testing
         let coordinate = String(format: "%.4f, %.4f", pin.coordinate.latitude, pin.coordinate.longitude)
         #expect(
             lines.dropFirst().first
-                == "Pin: Seattle, WA (\(coordinate)), precision city (the class default), posted \(time(pin.createdAt)), last changed \(time(pin.updatedAt))."
+                == "Pin: Seattle, WA (\(coordinate)), kept at exact level, posted \(time(pin.createdAt)), last changed \(time(pin.updatedAt)); your level: city (the class default)."
         )
         #expect(
             lines.dropFirst(2).first
@@ -63,7 +63,7 @@ import Testing
         )
         #expect(
             lines.dropFirst(3).first
-                == "Open post step: Paris, waiting for your link (since \(time(fixture.now))); unit choice: mi (since \(time(fixture.now)))."
+                == "Open post step: Paris, Île-de-France, France, waiting for your link (since \(time(fixture.now))); unit choice: mi (since \(time(fixture.now)))."
         )
         let all = lines.joined(separator: "\n")
         #expect(!all.contains(ClassFixture.password))

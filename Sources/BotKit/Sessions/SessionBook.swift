@@ -371,11 +371,6 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         return gone
     }
 
-    /// Every session whose login `matches`, watched or not.
-    public func sessions(where matches: (Login) -> Bool) -> [BoundSession<Login>] {
-        (Array(byAccount.values) + Array(byConnection.values)).filter { matches($0.login) }
-    }
-
     /// The nick `old` is now `new`: connection-bound sessions follow it, and every session
     /// remembers the new nick.
     public func nickChanged(from old: String, to new: String) {

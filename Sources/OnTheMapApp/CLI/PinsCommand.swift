@@ -9,15 +9,17 @@ import OnTheMapService
 struct PinsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pins", abstract: "Imports, exports, lists and removes the pins of the class map.",
-        subcommands: [Import.self, Export.self, List.self, Remove.self])
+        subcommands: [Import.self, Export.self, List.self, Remove.self, Coarsen.self])
 
-    /// Opens the directory of the config (without the geocoder).
-    static func open(_ options: ConfigOptions) async throws -> ServiceStack {
+    /// Opens the directory of the config (without the geocoder; with the gazetteer's places by level
+    /// when `placeLevels`, to coarsen pins with).
+    static func open(_ options: ConfigOptions, placeLevels: Bool = false) async throws -> ServiceStack {
         var config = try options.loadForService()
         config.geocoder.kind = .gazetteer
         let logger = Logger(label: "onthemap.pins", factory: { _ in SwiftLogNoOpLogHandler() })
         do {
-            return try await ServiceStack.make(config: config, logger: logger, loadGeocoder: false)
+            return try await ServiceStack.make(
+                config: config, logger: logger, loadGeocoder: false, loadPlaceLevels: placeLevels)
         } catch {
             throw ValidationError(
                 "cannot open the \(config.service.backend.rawValue) directory: \(ServiceErrorText.describe(error))")

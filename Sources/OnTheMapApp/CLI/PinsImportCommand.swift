@@ -16,6 +16,11 @@ extension PinsCommand {
         @Argument(help: "The JSON or CSV file.") var file: String
         @Flag(help: "Imports the good records and skips the bad ones (each still named).") var skipBad = false
         @Flag(help: "Only checks the file and says what would be imported.") var dryRun = false
+        @Option(
+            help:
+                "How precisely the pins are kept: city (the nearest populated place: its name and point, never the street), region, country or exact (as in the file). A student who chose a coarser level keeps it."
+        )
+        var precision: PinPrecision = .city
 
         func run() async throws {
             let data: Data
@@ -47,11 +52,13 @@ extension PinsCommand {
                 if bad > 0 { throw ExitCode(1) }
                 return
             }
-            let stack = try await PinsCommand.open(options)
+            let stack = try await PinsCommand.open(options, placeLevels: precision != .exact)
             let directory = try await PinsCommand.writable(stack, doing: "import pins")
             let outcome: PinImportOutcome
             do {
-                outcome = try await directory.importLocations(contents.records.map(\.record))
+                let records = try await PinsCommand.coarsened(
+                    contents.records.map(\.record), to: precision, stack: stack)
+                outcome = try await directory.importLocations(records)
             } catch {
                 await stack.shutdown()
                 throw ValidationError("nothing was imported: \(ServiceErrorText.describe(error))")

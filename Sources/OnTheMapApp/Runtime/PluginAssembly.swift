@@ -50,7 +50,8 @@ public enum PluginAssembly {
     ) -> ClassServices {
         ClassServices(
             directory: stack.directory, accounts: stack.accounts, stateStore: stack.state,
-            pinChanges: stack.pinChanges, geocoder: stack.geocoder, settings: settings(for: config, network: network),
+            pinChanges: stack.pinChanges, geocoder: stack.geocoder, placeLevels: stack.placeLevels,
+            settings: settings(for: config, network: network),
             sharing: first)
     }
 

@@ -15,6 +15,9 @@ public struct ServiceStack: Sendable {
     /// Instant news of pins saved by other instances (PostgreSQL).
     public let pinChanges: (any PinChangeNotifying)?
     public let geocoder: any Geocoder
+    /// The offline gazetteer's places by level, which pins are coarsened with (whatever the
+    /// geocoder); nil when the stack was made without a geocoder.
+    public let placeLevels: (any PlaceLevelFinder)?
     /// Whether the directory can be read and written, from the outcome of its calls.
     let faultWatch: DirectoryFaultWatch
     private let closers: [@Sendable () async -> Void]
@@ -28,7 +31,8 @@ public struct ServiceStack: Sendable {
     /// `loadGazetteerInBackground` lets the caller go on (connect to IRC) while the gazetteer loads;
     /// otherwise this returns once it is loaded and throws when it cannot be.
     public static func make(
-        config: BotConfiguration, logger: Logger, loadGeocoder: Bool = true, loadGazetteerInBackground: Bool = false
+        config: BotConfiguration, logger: Logger, loadGeocoder: Bool = true, loadGazetteerInBackground: Bool = false,
+        loadPlaceLevels: Bool? = nil
     ) async throws -> ServiceStack {
         let service = config.service
         let options = LocalDirectoryOptions(signUpURL: service.signupURL.isEmpty ? nil : service.signupURL)
@@ -64,6 +68,7 @@ public struct ServiceStack: Sendable {
             closers.append { await udacity.shutdown() }
         }
         let geocoder: any Geocoder
+        var placeLevels: (any PlaceLevelFinder)?
         switch config.geocoder.kind {
         case _ where !loadGeocoder:
             geocoder = NoGeocoder()
@@ -81,6 +86,7 @@ public struct ServiceStack: Sendable {
                 _ = try await background.loaded()
             }
             geocoder = background
+            placeLevels = background
         case .nominatim:
             let nominatim = try NominatimGeocoder(
                 configuration: .init(baseURL: config.geocoder.nominatimURL, userAgent: config.geocoder.userAgent),
@@ -88,11 +94,15 @@ public struct ServiceStack: Sendable {
             geocoder = nominatim
             closers.append { await nominatim.shutdown() }
         }
+        if placeLevels == nil, loadPlaceLevels ?? loadGeocoder {
+            // Pins are coarsened to the gazetteer's places whichever geocoder resolves them.
+            placeLevels = BackgroundLoadedGeocoder { try GazetteerGeocoder.loadBundled() }
+        }
         let faultWatch = DirectoryFaultWatch(
             backendName: directory.backendName, logger: logger.withLabel("onthemap.directory"))
         return ServiceStack(
             directory: InstrumentedDirectory(base: directory, watch: faultWatch), accounts: accounts, state: state,
-            pinChanges: pinChanges, geocoder: geocoder, faultWatch: faultWatch,
+            pinChanges: pinChanges, geocoder: geocoder, placeLevels: placeLevels, faultWatch: faultWatch,
             closers: closers)
     }
 }

@@ -83,6 +83,8 @@ public struct NearPlugin: RestoringPlugin {
         var coordinate: Coordinate
         var excludedKey: String?
         var description: String
+        /// How precise the start is: a pin's level; a place typed is taken as exact.
+        var precision: PinPrecision = .exact
         /// The first line, anywhere: which place or pin was understood (nil for your own pin,
         /// which says it only privately).
         var header: String?
@@ -103,8 +105,14 @@ public struct NearPlugin: RestoringPlugin {
                     : "Nobody else is on the map yet.")
         }
         let unit = await units.unit(for: call.sender, caseMapping: call.caseMapping)
-        var lines = nearest.map {
-            Formatting.neighbour($0.payload, kilometres: $0.distanceKilometres, unit: unit)
+        // Each distance is no finer than the coarser of the two pins, so that no number of
+        // questions from other places locates anyone more precisely than they chose.
+        var lines: [String] = []
+        for found in nearest {
+            let precision = max(origin.precision, await services.coarsener.precision(of: found.payload))
+            lines.append(
+                Formatting.neighbour(
+                    found.payload, kilometres: found.distanceKilometres, unit: unit, precision: precision))
         }
         if let header { lines.insert(header, at: 0) }
         await call.reply(lines: lines)
@@ -129,7 +137,8 @@ public struct NearPlugin: RestoringPlugin {
             }
             return StartPoint(
                 coordinate: pin.coordinate, excludedKey: pin.uniqueKey,
-                description: "your pin (\(Formatting.place(pin.mapString)))")
+                description: "your pin (\(Formatting.place(pin.mapString)))",
+                precision: await services.coarsener.precision(of: pin))
         }
         if let bound = await NickLookup.session(ofNick: argument, call: call) {
             let nick = Formatting.clean(argument, maxBytes: 40)
@@ -143,7 +152,7 @@ public struct NearPlugin: RestoringPlugin {
             let description = "\(nick)'s pin (\(Formatting.place(pin.mapString)))"
             return StartPoint(
                 coordinate: pin.coordinate, excludedKey: pin.uniqueKey, description: description,
-                header: "Nearest to \(description):")
+                precision: await services.coarsener.precision(of: pin), header: "Nearest to \(description):")
         }
         let example = "\(call.prefix)near Lyon, France"
         let place: PlaceCandidate

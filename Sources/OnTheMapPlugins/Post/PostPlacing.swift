@@ -75,6 +75,21 @@ extension PostPlugin {
         let existing = try await services.call {
             try await services.directory.location(ofAccount: bound.profile.accountKey)
         }
+        // The places offered are already those of the student's level: what they typed finer
+        // (a street) is not kept in the open step either, and the answer shows what others will see.
+        let level = try await services.call { try await services.precision(of: bound.profile.accountKey) }
+        var typed = typed
+        var choices = choices
+        if level != .exact {
+            var coarse: [PlaceCandidate] = []
+            for choice in choices {
+                let place = await services.coarsener.coarsen(choice, to: level)
+                if !coarse.contains(where: { $0.displayName == place.displayName }) { coarse.append(place) }
+            }
+            choices = coarse
+            typed = TextSanitizer.truncated(
+                Formatting.clean(coarse[0].displayName, maxBytes: 200), maxBytes: DirectoryInput.maximumMapStringBytes)
+        }
         return PostDraft(
             typedPlace: typed, place: choices[0], choices: choices, isConfirmed: confirmed,
             pendingLink: pendingLink, existingPlace: existing?.mapString, startedAt: await flows.currentTime)

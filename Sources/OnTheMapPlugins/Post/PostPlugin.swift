@@ -88,8 +88,8 @@ public struct PostPlugin: RestoringPlugin {
                     CommandExample(
                         "!post Paris | https://example.org/alice",
                         answer: [
-                            "You are on the map: Alice Martin — Paris (48.8530, 2.3490) — https://example.org/alice",
-                            "New pin: Alice Martin — Paris — https://example.org/alice",
+                            "You are on the map: Alice Martin — Paris, Île-de-France, France (48.8530, 2.3490) — https://example.org/alice",
+                            "New pin: Alice Martin — Paris, Île-de-France, France — https://example.org/alice",
                         ], loggedIn: true),
                 ]
             ) { call in try await plugin.post(call) },
@@ -219,7 +219,7 @@ public struct PostPlugin: RestoringPlugin {
                     + (oneShot ? keepOpen : ""))
         }
         let profile = bound.profile
-        let pinDraft = PinDraft(
+        let typedDraft = PinDraft(
             uniqueKey: profile.accountKey,
             firstName: profile.firstName.isEmpty && profile.lastName.isEmpty
                 ? (profile.nickname ?? "") : profile.firstName,
@@ -228,6 +228,8 @@ public struct PostPlugin: RestoringPlugin {
         let saved: StudentLocation
         let replaced: Bool
         do {
+            // Made no more precise than the student chose before anything is stored.
+            let pinDraft = try await services.coarsened(typedDraft, resolved: draft.place).draft
             (saved, replaced) = try await services.directory.savePin(pinDraft, session: bound.session)
         } catch let error as ServiceError {
             if case .sessionExpired = error {

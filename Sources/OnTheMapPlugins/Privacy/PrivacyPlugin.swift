@@ -5,9 +5,10 @@ import Logging
 import NIOConcurrencyHelpers
 import OnTheMapService
 
-/// The students' privacy: `!mydata` (what the bot keeps about you), `!forget` and `!forget confirm`
-/// (erase it all, see ``StudentErasure``), and the retention of pins (`privacy.pin_days`: a pin not
-/// updated for that many days leaves the map, see ``PinRetention``).
+/// The students' privacy: `!privacy` (what the class sees of you, and the precision your pin is
+/// kept at), `!mydata` (what the bot keeps about you), `!forget` and `!forget confirm` (erase it
+/// all, see ``StudentErasure``), and the retention of pins (`privacy.pin_days`: a pin not updated
+/// for that many days leaves the map, see ``PinRetention``).
 public struct PrivacyPlugin: BackgroundPlugin {
     public static let registration = ClassPluginRegistration("privacy", settings: NoSettings.self) { services, _ in
         PrivacyPlugin(services: services)
@@ -27,7 +28,31 @@ public struct PrivacyPlugin: BackgroundPlugin {
 
     public var commands: [Command] {
         let plugin = self
+        let services = self.services
         return [
+            Command(
+                "privacy", usage: "!privacy [city | region | country | exact]",
+                help:
+                    "Who sees your pin and how precisely: shows it, or sets the level your pin is kept at (city by default).",
+                allowed: .privateMessage,
+                examples: [
+                    CommandExample(
+                        "!privacy",
+                        answer: [
+                            "Pins are kept at city level (the town) unless a student chooses otherwise: never the street typed.",
+                            "Who sees them: …",
+                            "Change yours: !privacy city|region|country|exact. What is kept about you: !mydata; erase it all: !forget.",
+                        ]),
+                    CommandExample(
+                        "!privacy region",
+                        answer: "OK: your pin …region level (state or province)…",
+                        loggedIn: true),
+                    CommandExample(
+                        "!privacy street",
+                        answer: "The levels are city, region, country or exact: !privacy region, for example.",
+                        loggedIn: true),
+                ]
+            ) { call in try await PrivacyLevels.privacy(call, services) },
             Command(
                 "mydata", usage: "!mydata",
                 help: "Everything this bot keeps about you, with when it last changed (in a private message only).",
@@ -97,12 +122,13 @@ public struct PrivacyPlugin: BackgroundPlugin {
         )
         let precision = try await precisionWords(key)
         if let pin = record.pin {
+            let kept = await services.coarsener.precision(of: pin)
             lines.append(
                 "Pin: \(Formatting.place(pin.mapString)) "
-                    + "(\(Self.coordinate(pin.coordinate))), precision \(precision), posted \(Self.time(pin.createdAt)), "
-                    + "last changed \(Self.time(pin.updatedAt)).")
+                    + "(\(Self.coordinate(pin.coordinate))), kept at \(kept.rawValue) level, posted \(Self.time(pin.createdAt)), "
+                    + "last changed \(Self.time(pin.updatedAt)); your level: \(precision).")
         } else {
-            lines.append("Pin: none (precision \(precision) when you post).")
+            lines.append("Pin: none; your level: \(precision).")
         }
         var access = "Sessions: \(record.sessions.count) in the directory"
         if let latest = record.sessions.map(\.createdAt).max() { access += " (latest started \(Self.time(latest)))" }
@@ -117,23 +143,11 @@ public struct PrivacyPlugin: BackgroundPlugin {
         await call.reply(lines: lines)
     }
 
-    /// The student's chosen precision in words ("city (your choice)").
+    /// The level the student's pins are kept at, in words ("city (the class default)").
     func precisionWords(_ accountKey: String) async throws -> String {
-        let policy = services.settings.privacy
-        var chosen: PinPrecision?
-        if let store = services.stateStore,
-            let stored = try await services.call({ try await store.state("precision/\(accountKey)") })
-        {
-            chosen = Self.precision(storedAs: stored)
-        }
-        let level = policy.allowed(chosen)
+        let chosen = try await services.call { try await services.precisionChoices.chosen(by: accountKey) }
+        let level = services.settings.privacy.allowed(chosen)
         return chosen == nil ? "\(level.rawValue) (the class default)" : "\(level.rawValue) (your choice)"
-    }
-
-    /// A precision level as kept in the state store: its word, bare or as a JSON string.
-    static func precision(storedAs text: String) -> PinPrecision? {
-        let word = text.trimmingCharacters(in: CharacterSet(charactersIn: "\" \n"))
-        return PinPrecision(word: word)
     }
 
     static func keptLine(_ items: [KeptItem]) -> String {

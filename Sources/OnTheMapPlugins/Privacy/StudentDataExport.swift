@@ -122,8 +122,8 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
                         startedAt: draft.startedAt))
             }
         }
-        if let text = try await store.state("precision/\(key)") {
-            export.chosenPrecision = PrivacyPlugin.precision(storedAs: text)?.rawValue
+        if let text = try await store.state(PrecisionChoices.stateKey(accountKey: key)) {
+            export.chosenPrecision = PinPrecision(word: text)?.rawValue
         }
         return export
     }

@@ -24,7 +24,7 @@ public struct StudentErasure: Sendable {
     /// A part of the bot that keeps something per account adds its builder here.
     public static let accountKeyedState: [@Sendable (String) -> String] = [
         // The student's chosen pin precision (`!privacy`).
-        { accountKey in "precision/\(accountKey)" }
+        { accountKey in PrecisionChoices.stateKey(accountKey: accountKey) }
     ]
 
     /// A value of the state store that holds many students' entries (one per bot instance: `base`
@@ -117,6 +117,8 @@ public struct StudentErasure: Sendable {
                 for owner in Set(endedHere.map(\.owner)) { await network.loggedOut(owner) }
             }
             trustedHosts = await services.loginThrottle.forget(email: record.account.email)
+            // Its cache too: the state-store key itself goes with the others below.
+            try await services.precisionChoices.forget(accountKey)
         }
         if trustedHosts == 0, let store, let text = try await store.state(LoginThrottle.stateKey) {
             trustedHosts = LoginThrottle.trusted(in: text, email: record.account.email).count

@@ -64,6 +64,10 @@ public final class ClassServices: Sendable {
     public let geocoder: any Geocoder
     /// Tells places from what is not one, and offers rather than assumes inexact matches.
     public let placeResolver: PlaceResolver
+    /// Makes every pin no more precise than its student chose, before it is stored.
+    public let coarsener: PinCoarsener
+    /// Each student's choice of precision (`!privacy`).
+    public let precisionChoices: PrecisionChoices
     /// The shared settings in force (a config reload may change them).
     public var settings: ClassSettings { currentSettings.withLockedValue { $0 } }
     /// The wall clock ("how long ago", post expiry, login throttle).
@@ -91,7 +95,7 @@ public final class ClassServices: Sendable {
     public init(
         directory: any StudentDirectory, accounts: (any AccountDirectory)? = nil,
         stateStore: (any BotStateStore)? = nil, pinChanges: (any PinChangeNotifying)? = nil,
-        geocoder: any Geocoder, settings: ClassSettings = ClassSettings(),
+        geocoder: any Geocoder, placeLevels: (any PlaceLevelFinder)? = nil, settings: ClassSettings = ClassSettings(),
         loginThrottlePolicy: LoginThrottle.Policy = .init(), now: @escaping @Sendable () -> Date = { Date() },
         sharing first: ClassServices? = nil
     ) {
@@ -101,6 +105,8 @@ public final class ClassServices: Sendable {
         self.pinChanges = pinChanges
         self.geocoder = geocoder
         self.placeResolver = PlaceResolver(geocoder: geocoder)
+        self.coarsener = first?.coarsener ?? PinCoarsener(finder: placeLevels ?? (geocoder as? any PlaceLevelFinder))
+        self.precisionChoices = first?.precisionChoices ?? PrecisionChoices(store: stateStore)
         self.currentSettings = NIOLockedValueBox(settings)
         self.now = now
         self.classMap =
@@ -206,6 +212,20 @@ public final class ClassServices: Sendable {
         } catch let error as ServiceError {
             throw UserFacingError(ServiceErrorWording.geocoderSentence(for: error))
         }
+    }
+
+    /// The precision the pins of `accountKey` are kept at: the student's choice held to the finest
+    /// the operator allows, or the operator's default.
+    public func precision(of accountKey: String) async throws -> PinPrecision {
+        settings.privacy.allowed(try await precisionChoices.chosen(by: accountKey))
+    }
+
+    /// `draft` made no more precise than its student's level (`resolved`: the place the geocoder
+    /// found for what they typed), and the level it is kept at.
+    public func coarsened(_ draft: PinDraft, resolved: PlaceCandidate? = nil) async throws -> (
+        draft: PinDraft, precision: PinPrecision
+    ) {
+        await coarsener.coarsen(draft, to: try await precision(of: draft.uniqueKey), resolved: resolved)
     }
 
     /// Runs a service call, turning a `ServiceError` into the one sentence the user sees.

@@ -22,6 +22,24 @@ public enum Formatting {
         return "\(grouped(max(0, rounded))) \(unit.rawValue)"
     }
 
+    /// A distance no finer than the pins it is between (`precision`: the coarser of the two): exact
+    /// pins get whole units; otherwise "same city" (or region, country) when both are the same
+    /// place, else "~35 km", rounded to 5, 50 or 500 units for a city, region or country.
+    public static func distance(kilometres: Double, in unit: UnitSystem, precision: PinPrecision) -> String {
+        let step: Double
+        let place: String
+        switch precision {
+        case .exact: return distance(kilometres: kilometres, in: unit)
+        case .city: (step, place) = (5, "city")
+        case .region: (step, place) = (50, "region")
+        case .country: (step, place) = (500, "country")
+        }
+        guard kilometres.isFinite, kilometres >= 1 else { return "same \(place)" }
+        let value = unit == .km ? kilometres : kilometres / 1.609_344
+        let rounded = max(step, (value / step).rounded() * step)
+        return "~\(grouped(Int(rounded))) \(unit.rawValue)"
+    }
+
     /// 1234567 → "1,234,567".
     public static func grouped(_ number: Int) -> String {
         let digits = String(number)
@@ -82,9 +100,12 @@ public enum Formatting {
     }
 
     /// `!near`: "Jane Doe — 12 km — Bellevue, WA — https://…".
-    public static func neighbour(_ pin: StudentLocation, kilometres: Double, unit: UnitSystem) -> String {
+    public static func neighbour(
+        _ pin: StudentLocation, kilometres: Double, unit: UnitSystem, precision: PinPrecision = .exact
+    ) -> String {
         line([
-            name(pin), distance(kilometres: kilometres, in: unit), place(pin.mapString), link(pin.mediaURL),
+            name(pin), distance(kilometres: kilometres, in: unit, precision: precision), place(pin.mapString),
+            link(pin.mediaURL),
         ])
     }
 

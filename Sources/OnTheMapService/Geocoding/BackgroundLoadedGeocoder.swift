@@ -24,3 +24,17 @@ public final class BackgroundLoadedGeocoder: Geocoder {
         return try await geocoder.geocode(query, limit: limit)
     }
 }
+
+extension BackgroundLoadedGeocoder: PlaceLevelFinder {
+    /// The levels from the loaded geocoder, when it finds them (the gazetteer does); nil while it
+    /// cannot be loaded.
+    public func levels(near coordinate: Coordinate) async -> PlaceLevels? {
+        guard let finder = try? await loaded() as? any PlaceLevelFinder else { return nil }
+        return await finder.levels(near: coordinate)
+    }
+
+    public func precision(of coordinate: Coordinate, named name: String) async -> PinPrecision {
+        guard let finder = try? await loaded() as? any PlaceLevelFinder else { return .exact }
+        return await finder.precision(of: coordinate, named: name)
+    }
+}

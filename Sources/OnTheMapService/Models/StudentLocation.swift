@@ -54,6 +54,13 @@ public struct StudentLocation: Sendable, Hashable, Codable, Identifiable {
     /// "First Last", trimmed; never empty ("(no name)" when the backend gave none).
     public var fullName: String { Self.fullName(first: firstName, last: lastName) }
 
+    /// What would save this pin again as it is.
+    public var draft: PinDraft {
+        PinDraft(
+            uniqueKey: uniqueKey, firstName: firstName, lastName: lastName, mapString: mapString, mediaURL: mediaURL,
+            coordinate: coordinate)
+    }
+
     /// "First Last", trimmed; "(no name)" when that leaves nothing.
     public static func fullName(first: String, last: String) -> String {
         let name = "\(first) \(last)".trimmingCharacters(in: .whitespaces)

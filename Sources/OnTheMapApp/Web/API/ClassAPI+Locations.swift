@@ -143,7 +143,13 @@ extension ClassAPI {
         } catch {
             return .failure(Refusal(answer: APIAnswer.codeError(.badRequest, "The pin is not valid.")))
         }
-        return .success(draft)
+        // An app sends exact coordinates and the text typed: both are made no more precise than
+        // the student chose (the nearest populated place, its region or its country) before storage.
+        do {
+            return .success(try await services.coarsened(draft).draft)
+        } catch {
+            return .failure(Refusal(answer: unavailable(error, prefixed: false)))
+        }
     }
 
     /// Saves a checked pin (a POST for an account that has a pin replaces it: one pin per account),

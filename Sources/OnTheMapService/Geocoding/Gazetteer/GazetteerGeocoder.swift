@@ -16,6 +16,8 @@ public final class GazetteerGeocoder: Geocoder {
     let store: GazetteerStore
     /// The cities by cell, built the first time a map asks for labels.
     private let placeIndex = NIOLockedValueBox<GazetteerPlaceIndex?>(nil)
+    /// The countries' and regions' own points, built the first time a pin's precision is asked.
+    let administrativeIndex = NIOLockedValueBox<[PointKey: [Int32]]?>(nil)
 
     /// The resource folder SwiftPM builds for this module, which holds `gazetteer.tsv`.
     public static let resourceFolder = "OnTheMapBot_OnTheMapService.resources"
@@ -70,13 +72,7 @@ public final class GazetteerGeocoder: Geocoder {
     /// The largest cities inside `box`, most populous first, at most `limit` (capped at 500): what
     /// a map labels. The index behind it is built on the first call (a few milliseconds; 4 bytes a city).
     public func largestCities(in box: GeoBox, limit: Int) -> [LabelledPlace] {
-        let index = placeIndex.withLockedValue { index in
-            if let index { return index }
-            let built = GazetteerPlaceIndex(store: store)
-            index = built
-            return built
-        }
-        return index.largest(in: box, limit: min(limit, 500), store: store).map { place in
+        return cityIndex().largest(in: box, limit: min(limit, 500), store: store).map { place in
             LabelledPlace(
                 name: store.name(of: place),
                 coordinate: Coordinate(
@@ -85,7 +81,17 @@ public final class GazetteerGeocoder: Geocoder {
         }
     }
 
-    private func candidate(for place: Int, match: PlaceMatch) -> PlaceCandidate {
+    /// The cities by cell, built on first use.
+    func cityIndex() -> GazetteerPlaceIndex {
+        placeIndex.withLockedValue { index in
+            if let index { return index }
+            let built = GazetteerPlaceIndex(store: store)
+            index = built
+            return built
+        }
+    }
+
+    func candidate(for place: Int, match: PlaceMatch) -> PlaceCandidate {
         let kind = store.kind(of: place)
         let name = store.name(of: place)
         let country = Int(store.countryOf[place])
@@ -110,7 +116,7 @@ public final class GazetteerGeocoder: Geocoder {
     }
 
     /// Undoes the Float storage error (the file has at most 5 decimals).
-    private static func rounded(_ value: Float) -> Double {
+    static func rounded(_ value: Float) -> Double {
         (Double(value) * 100_000).rounded() / 100_000
     }
 }

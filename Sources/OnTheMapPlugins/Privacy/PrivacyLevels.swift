@@ -1,0 +1,99 @@
+import BotKit
+import Foundation
+import OnTheMapService
+
+/// `!privacy`: shows what others see of the student and who may look; `!privacy <level>` sets the
+/// precision their pin is kept at and re-stores the pin when the level is coarser than it.
+enum PrivacyLevels {
+    static func privacy(_ call: Invocation, _ services: ClassServices) async throws {
+        let words = call.words
+        guard let word = words.first else {
+            await call.reply(lines: try await explanation(call, services))
+            return
+        }
+        guard words.count == 1, let level = PinPrecision(word: word) else {
+            throw UserFacingError(
+                "The levels are \(PinPrecision.wordList): \(call.prefix)privacy region, for example.")
+        }
+        guard let bound = call.session else {
+            throw UserFacingError(
+                "Log in first to choose your own level: /msg \(call.botNick) \(call.prefix)login <email> <password>.")
+        }
+        let policy = services.settings.privacy
+        guard level >= policy.finestPrecision else {
+            throw UserFacingError(
+                "This class keeps pins no finer than \(describe(policy.finestPrecision)): choose \(allowedWords(policy))."
+            )
+        }
+        let accountKey = bound.profile.accountKey
+        try await services.call { try await services.precisionChoices.set(level, for: accountKey) }
+        let pin = try await services.call { try await services.directory.location(ofAccount: accountKey) }
+        guard let pin else {
+            await call.reply("OK: your pin will be kept at \(describe(level)) when you post one.")
+            return
+        }
+        let current = await services.coarsener.precision(of: pin)
+        guard level > current else {
+            await call.reply(
+                level == current
+                    ? "OK: your pin is kept at \(describe(level)): others see \(Formatting.place(pin.mapString))."
+                    : "OK: your next pin will be kept at \(describe(level)). The one you have stays at \(describe(current)) (\(Formatting.place(pin.mapString))): nothing finer was kept, so post again to change it: \(call.prefix)post <place>."
+            )
+            return
+        }
+        let coarse = await services.coarsener.coarsen(pin.draft, to: level)
+        let saved = try await services.call {
+            try await services.directory.updateLocation(
+                objectId: pin.objectId, with: coarse.draft, session: bound.session)
+        }
+        await services.classMap.record(saved)
+        await call.reply(
+            "OK: your pin is now kept at \(describe(coarse.precision)): others see \(Formatting.place(saved.mapString)); the finer place is no longer stored."
+        )
+    }
+
+    /// Three lines: what others see of the asker (or the class's rule), who may look, how to change it.
+    static func explanation(_ call: Invocation, _ services: ClassServices) async throws -> [String] {
+        let policy = services.settings.privacy
+        let mine: String
+        if let bound = call.session {
+            let accountKey = bound.profile.accountKey
+            let level = try await services.call { try await services.precision(of: accountKey) }
+            if let pin = try await services.call({ try await services.directory.location(ofAccount: accountKey) }) {
+                let current = await services.coarsener.precision(of: pin)
+                mine =
+                    "Your pin shows \(Formatting.place(pin.mapString)) (\(describe(current))); pins you post are kept at \(describe(level))."
+            } else {
+                mine = "You have no pin; the one you post will be kept at \(describe(level))."
+            }
+        } else {
+            mine =
+                "Pins are kept at \(describe(policy.defaultPrecision)) unless a student chooses otherwise: \(policy.defaultPrecision == .exact ? "the place as typed" : "never the street typed")."
+        }
+        let who =
+            policy.classOnly
+            ? "Who sees them: only students signed in to this class (on IRC, on the web map and through its API); distances are never finer than a pin."
+            : "Who sees them: anyone on IRC or with the map's address (the operator made this class public); distances are never finer than a pin."
+        let change =
+            "Change yours: \(call.prefix)privacy \(allowedWords(policy).replacingOccurrences(of: ", ", with: "|").replacingOccurrences(of: " or ", with: "|")). What is kept about you: \(call.prefix)mydata; erase it all: \(call.prefix)forget."
+        return [mine, who, change]
+    }
+
+    /// "city level (the town)", for a sentence.
+    static func describe(_ level: PinPrecision) -> String {
+        switch level {
+        case .exact: "exact level (the place as typed)"
+        case .city: "city level (the town)"
+        case .region: "region level (state or province)"
+        case .country: "country level"
+        }
+    }
+
+    /// The levels a student may choose here, coarsest last: "city, region or country".
+    static func allowedWords(_ policy: PrivacyPolicy) -> String {
+        let levels = [PinPrecision.city, .region, .country, .exact].filter { $0 >= policy.finestPrecision }.map(
+            \.rawValue)
+        guard levels.count > 1 else { return levels.joined() }
+        return levels.dropLast().joined(separator: ", ") + " or " + (levels.last ?? "")
+    }
+}

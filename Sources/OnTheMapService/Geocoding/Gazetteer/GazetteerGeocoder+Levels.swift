@@ -1,0 +1,148 @@
+import Foundation
+
+extension GazetteerGeocoder: PlaceLevelFinder {
+    public func levels(near coordinate: Coordinate) async -> PlaceLevels? {
+        nearestLevels(to: coordinate)
+    }
+
+    public func precision(of coordinate: Coordinate, named name: String) async -> PinPrecision {
+        placePrecision(of: coordinate, named: name)
+    }
+
+    /// The city nearest to `coordinate` (by great-circle distance), with its region and country.
+    public func nearestLevels(to coordinate: Coordinate) -> PlaceLevels? {
+        guard coordinate.isValid, let city = nearestCity(to: coordinate) else { return nil }
+        let country = Int(store.countryOf[city])
+        let region = Int(store.regionOf[city])
+        let cityCandidate = candidate(for: city, match: .exact)
+        return PlaceLevels(
+            city: LevelPlace(name: cityCandidate.displayName, coordinate: cityCandidate.coordinate),
+            region: region >= store.countryCount && region < store.countryCount + store.regionCount
+                ? levelPlace(region) : nil,
+            country: levelPlace(country))
+    }
+
+    /// `.country`, `.region` or `.city` when `coordinate` and `name` are such a place's own point
+    /// and full name (a country, a region and a city may share one point: the name tells them
+    /// apart), else `.exact`.
+    public func placePrecision(of coordinate: Coordinate, named name: String) -> PinPrecision {
+        let key = PointKey(coordinate)
+        for place in administrativePoints()[key] ?? []
+        where candidate(for: Int(place), match: .exact).displayName == name {
+            return store.kind(of: Int(place)).precision
+        }
+        let index = cityIndex()
+        let cell =
+            GazetteerPlaceIndex.row(coordinate.latitude) * GazetteerPlaceIndex.columns
+            + GazetteerPlaceIndex.column(coordinate.longitude)
+        for position in Int(index.cellStarts[cell])..<Int(index.cellStarts[cell + 1]) {
+            let place = Int(index.order[position])
+            if PointKey(latitude: store.latitudes[place], longitude: store.longitudes[place]) == key,
+                candidate(for: place, match: .exact).displayName == name
+            {
+                return .city
+            }
+        }
+        return .exact
+    }
+
+    private func levelPlace(_ place: Int) -> LevelPlace {
+        let found = candidate(for: place, match: .exact)
+        return LevelPlace(name: found.displayName, coordinate: found.coordinate)
+    }
+
+    /// The nearest city: the cells around the point, ring by ring, until no cell left can hold a
+    /// nearer one.
+    private func nearestCity(to coordinate: Coordinate) -> Int? {
+        let index = cityIndex()
+        let row = GazetteerPlaceIndex.row(coordinate.latitude)
+        let column = GazetteerPlaceIndex.column(coordinate.longitude)
+        var best: (place: Int, kilometres: Double)?
+        for ring in 0...GazetteerPlaceIndex.columns / 2 {
+            var ringNearest = Double.infinity
+            for cellRow in max(0, row - ring)...min(GazetteerPlaceIndex.rows - 1, row + ring) {
+                let onEdgeRow = abs(cellRow - row) == ring
+                let step = onEdgeRow ? 1 : max(1, 2 * ring)
+                var offset = -ring
+                while offset <= ring {
+                    let cellColumn =
+                        (column + offset + GazetteerPlaceIndex.columns) % GazetteerPlaceIndex.columns
+                    let bound = Self.kilometres(from: coordinate, toCellAt: cellRow, cellColumn)
+                    ringNearest = min(ringNearest, bound)
+                    if bound < (best?.kilometres ?? .infinity) {
+                        let cell = cellRow * GazetteerPlaceIndex.columns + cellColumn
+                        for position in Int(index.cellStarts[cell])..<Int(index.cellStarts[cell + 1]) {
+                            let place = Int(index.order[position])
+                            let distance = GreatCircle.distanceKilometres(
+                                coordinate,
+                                Coordinate(
+                                    latitude: Double(store.latitudes[place]),
+                                    longitude: Double(store.longitudes[place])))
+                            if distance < (best?.kilometres ?? .infinity) { best = (place, distance) }
+                        }
+                    }
+                    offset += step
+                }
+            }
+            if let best, ringNearest >= best.kilometres { break }
+        }
+        return best?.place
+    }
+
+    /// The distance from `coordinate` to the nearest point of a 1° cell (a lower bound for any
+    /// city in it): its own latitude when the cell spans its longitude, else the point of the
+    /// nearer edge meridian closest to it (poleward of its latitude), held inside the cell.
+    private static func kilometres(from coordinate: Coordinate, toCellAt row: Int, _ column: Int) -> Double {
+        let south = Double(row) - 90
+        let west = Double(column) - 180
+        var difference = coordinate.longitude - west
+        difference -= 360 * (difference / 360).rounded(.down)
+        guard difference > 1 else {
+            let latitude = min(max(coordinate.latitude, south), south + 1)
+            return GreatCircle.distanceKilometres(
+                coordinate, Coordinate(latitude: latitude, longitude: coordinate.longitude))
+        }
+        let towardsEast = 360 - difference
+        let (edge, apart) = difference - 1 < towardsEast ? (west + 1, difference - 1) : (west, towardsEast)
+        let closest: Double
+        if apart >= 90 {
+            closest = coordinate.latitude < 0 ? -90 : 90
+        } else {
+            let radians = Double.pi / 180
+            closest = atan(tan(coordinate.latitude * radians) / cos(apart * radians)) / radians
+        }
+        let latitude = min(max(closest, south), south + 1)
+        return GreatCircle.distanceKilometres(coordinate, Coordinate(latitude: latitude, longitude: edge))
+    }
+
+    /// The countries' and regions' own points, built on first use (a few thousand entries).
+    private func administrativePoints() -> [PointKey: [Int32]] {
+        administrativeIndex.withLockedValue { points in
+            if let points { return points }
+            var built: [PointKey: [Int32]] = [:]
+            for place in 0..<(store.countryCount + store.regionCount) {
+                built[PointKey(latitude: store.latitudes[place], longitude: store.longitudes[place]), default: []]
+                    .append(Int32(place))
+            }
+            points = built
+            return built
+        }
+    }
+}
+
+/// A point at the gazetteer's precision (five decimals), for telling whether a pin sits on a place.
+struct PointKey: Hashable, Sendable {
+    let latitude: Int64
+    let longitude: Int64
+
+    init(_ coordinate: Coordinate) {
+        latitude = Int64((coordinate.latitude * 100_000).rounded())
+        longitude = Int64((coordinate.longitude * 100_000).rounded())
+    }
+
+    init(latitude: Float, longitude: Float) {
+        self.init(
+            Coordinate(
+                latitude: GazetteerGeocoder.rounded(latitude), longitude: GazetteerGeocoder.rounded(longitude)))
+    }
+}
