@@ -2,6 +2,8 @@ import BotKit
 import BotTesting
 import Foundation
 import IRCProtocol
+import Logging
+import NIOConcurrencyHelpers
 import OnTheMapPlugins
 import SQLiteDirectory
 import Testing
@@ -223,6 +225,39 @@ import Testing
         fixture.advance(seconds: 365 * 24 * 3600)
         #expect(try await retention.sweep().isEmpty)
         #expect(await fixture.dm("!where Roe", as: "bob").first?.hasPrefix("Tom Roe — Tacoma, WA") == true)
+    }
+
+    /// The privacy plugin sweeps at start while the bot runs, once per bot.
+    @Test func theRunningPluginTakesOldPinsOffAtStart() async throws {
+        let fixture = try await Self.start(
+            settings: ClassSettings(announceChannels: ["#class"], privacy: PrivacyPolicy(pinDays: 1)))
+        let old = try await fixture.addPin(
+            email: "jane@class.test", first: "Jane", last: "Doe", place: "Seattle, WA",
+            at: SharedGazetteer.coordinate(of: "Seattle, WA"))
+        fixture.advance(seconds: 2 * 24 * 3600)
+        let plugin = try fixture.plugin(PrivacyPlugin.self)
+        let context = PluginContext(
+            transport: fixture.bot.transport, sessions: fixture.bot.sessions, logger: Logger(label: "privacy"))
+        let running = Task { await plugin.run(context: context) }
+        defer { running.cancel() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await fixture.sqlite.location(ofAccount: old.uniqueKey) != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await fixture.sqlite.location(ofAccount: old.uniqueKey) == nil)
+        // A second network's plugin on the same bot does not start another sweep.
+        let again = PrivacyPlugin(services: fixture.services)
+        let finished = NIOLockedValueBox(false)
+        let second = Task {
+            await again.run(context: context)
+            finished.withLockedValue { $0 = true }
+        }
+        defer { second.cancel() }
+        let limit = ContinuousClock.now + .seconds(5)
+        while !finished.withLockedValue({ $0 }), ContinuousClock.now < limit {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(finished.withLockedValue { $0 })
     }
 
     @Test func anErasureEndsTheStudentsSessionsOnEveryNetworkOfTheBot() async throws {
