@@ -448,7 +448,7 @@ struct DirectoryBehaviourTests {
                 Issue.record("line 9: \(results[6].outcome)")
                 return
             }
-            #expect(lineBreak.contains("control characters"))
+            #expect(lineBreak.contains("hidden characters (control"))
             guard case .failed(let tooShort) = results[7].outcome else {
                 Issue.record("line 11: \(results[7].outcome)")
                 return

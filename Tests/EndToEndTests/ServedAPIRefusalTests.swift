@@ -68,6 +68,17 @@ struct ServedAPIRefusalTests {
                     .POST, "/StudentLocation", body: RawHTTP.pinBody(uniqueKey: api.ada.key, mapString: "Paris\u{03}4"),
                     headers: session)
             }
+            // The one rule for text on every way in: text-direction, zero-width and other format
+            // characters are refused, as on IRC and in imports.
+            for place in ["Paris\u{202E}gnp.exe\u{200B}\u{2066}", "Par\u{200B}is", "Ber\u{00AD}lin", "\u{FEFF}Rome"] {
+                let answer = try await http.send(
+                    .POST, "/StudentLocation", body: RawHTTP.pinBody(uniqueKey: api.ada.key, mapString: place),
+                    headers: session)
+                #expect(answer.status == 400, "\(place.debugDescription)")
+                #expect(
+                    answer.json["error"] as? String
+                        == "The place contains hidden characters (control, text-direction or zero-width characters).")
+            }
             try await Self.expectRefused(api, 400, "a latitude out of range") {
                 try await http.send(
                     .POST, "/StudentLocation", body: RawHTTP.pinBody(uniqueKey: api.ada.key, latitude: 123),

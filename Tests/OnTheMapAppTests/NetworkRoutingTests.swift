@@ -122,7 +122,7 @@ import Testing
             _ = await a.say("!login jane@class.test jane-secret-pw1", from: Self.jane())
             let saved = await a.say("!post Seattle, WA | https://jane.example", from: Self.jane())
             #expect(saved.first?.hasPrefix("You are on the map") == true, "\(saved)")
-            let line = "New pin: Jane Doe — Seattle, WA — https://jane.example"
+            let line = "New pin: Jane Doe — Seattle, Washington, United States — https://jane.example"
             let deadline = ContinuousClock.now + .seconds(20)
             while b.said(in: "#b").isEmpty, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))

@@ -29,7 +29,9 @@ import Testing
         let contents = try PinFile.read(Data(json.utf8))
         #expect(contents.problems.map(\.line) == [5, 7, 9, 11])
         #expect(contents.problems[0].reason == "mediaURL is a javascript: link; only http and https links are accepted")
-        #expect(contents.problems[1].reason == "firstName contains control or text-direction characters")
+        #expect(
+            contents.problems[1].reason
+                == "firstName contains hidden characters (control, text-direction or zero-width characters)")
         #expect(contents.problems[2].reason.hasPrefix("91.0, 0.0 is not a latitude"))
         #expect(contents.problems[3].reason == "the record is not a JSON object")
         #expect(contents.records.map(\.line) == [12, 15])
@@ -37,6 +39,23 @@ import Testing
         #expect(contents.records[0].record.draft.coordinate.latitude == 51.75)
         #expect(contents.records[1].record.draft.lastName == "")
         #expect(contents.superseded.map(\.line) == [2] && contents.superseded.map(\.keptLine) == [12])
+    }
+
+    @Test func zeroWidthAndFormatCharactersAreRefusedLikeOnEveryOtherWayIn() throws {
+        let csv = """
+            uniqueKey,firstName,lastName,mapString,mediaURL,latitude,longitude
+            k1,Ada,Lovelace,"Paris\u{202E}gnp.exe\u{200B}\u{2066}",https://ada.example,48.8,2.3
+            k2,Ra\u{200B}dia,Perlman,Boston,https://radia.example,42.3,-71.0
+            k3,Ali,Rezaei,"\u{0645}\u{06CC}\u{200C}\u{0631}\u{0648}\u{062F}",https://ali.example,35.7,51.4
+            """
+        let contents = try PinFile.read(Data(csv.utf8))
+        #expect(
+            contents.problems.map(\.description) == [
+                "line 2: mapString contains hidden characters (control, text-direction or zero-width characters)",
+                "line 3: firstName contains hidden characters (control, text-direction or zero-width characters)",
+            ])
+        // A zero-width non-joiner is part of Persian spelling: kept.
+        #expect(contents.records.map(\.record.draft.uniqueKey) == ["k3"])
     }
 
     @Test func csvHasTheSameColumnsAndNamesItsBadLines() throws {
@@ -55,7 +74,7 @@ import Testing
         #expect(
             contents.problems.map(\.description) == [
                 "line 3: mediaURL does not start with http:// or https://",
-                "line 4: mapString contains control or text-direction characters",
+                "line 4: mapString contains hidden characters (control, text-direction or zero-width characters)",
                 "line 6: latitude and longitude must be numbers",
                 "line 7: 2 fields where the header has 7",
             ])

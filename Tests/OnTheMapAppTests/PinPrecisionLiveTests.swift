@@ -98,6 +98,21 @@ import Testing
             ])
         #expect(saved.status == 200, "\(saved.text)")
 
+        // Hidden characters in the place are refused on the API as on IRC, and change nothing.
+        let hidden = body.replacingOccurrences(of: street, with: #"Paris\u202egnp.exe\u200b\u2066"#)
+        let refused = try await curl(
+            [
+                "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(sessionId)",
+                "-d", hidden, base + "/v1/StudentLocation",
+            ])
+        #expect(refused.status == 400, "\(refused.text)")
+        #expect(refused.text.contains("hidden characters"), "\(refused.text)")
+        try await jane.privmsg("MapBot", "!post Lis\u{200B}bon")
+        let hiddenOnIRC = try await jane.waitForMessage(timeout: .seconds(30), "hidden characters on IRC") {
+            $0.command == "PRIVMSG" && $0.sourceNick == "MapBot"
+        }
+        #expect(hiddenOnIRC.parameters.last?.hasPrefix("That place has hidden characters in it") == true)
+
         let read = try await curl(["-H", "Authorization: Bearer \(sessionId)", base + "/v1/StudentLocation?limit=10"])
         let results = try #require(read.json["results"] as? [[String: Any]], "\(read.text)")
         #expect(results.count == 2)

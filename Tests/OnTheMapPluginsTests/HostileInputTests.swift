@@ -54,6 +54,8 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
     static let hiddenLink =
         "That link has hidden characters in it (line breaks, control or text-direction characters, or codes like %0A); please send the plain address."
     static let keepOpen = " Your place is kept: send !link <link> to finish, or !cancel."
+    static let hiddenPlace =
+        "That place has hidden characters in it (text-direction or zero-width characters); please type it plainly, e.g. !post Lyon, France"
     static let onlyWebLinks =
         "Only http and https links are accepted; send the address of your page, like https://example.com/your-page."
 
@@ -161,9 +163,20 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             venue: .privately, loggedIn: false, reply: .exact(["Wrong email or password."])),
         // Right-to-left overrides and invisible direction marks.
         .init(
-            name: "post place with RLO is cleaned", input: "!post Sea\u{202E}ttle | not-a-link", venue: .privately,
-            loggedIn: true,
-            reply: .prefix("Found Seattle, "), allowed: [.postFlow], forbidden: ["\u{202E}"]),
+            name: "post place with RLO is refused", input: "!post Sea\u{202E}ttle | not-a-link", venue: .privately,
+            loggedIn: true, reply: .exact([hiddenPlace]), forbidden: ["\u{202E}"]),
+        .init(
+            name: "post place with a zero-width space is refused",
+            input: "!post Paris\u{200B}, France | https://jane.example",
+            venue: .privately, loggedIn: true, reply: .exact([hiddenPlace])),
+        .init(
+            name: "post place with a soft hyphen is refused", input: "!post Ber\u{00AD}lin | https://jane.example",
+            venue: .privately,
+            loggedIn: true, reply: .exact([hiddenPlace])),
+        .init(
+            name: "post place with colour is cleaned", input: "!post \u{03}4Seattle\u{0F} | not-a-link",
+            venue: .privately,
+            loggedIn: true, reply: .prefix("Found Seattle, "), allowed: [.postFlow]),
         .init(
             name: "link with RLO", input: "!link https://evil.example/\u{202E}gpj.exe", venue: .privately,
             loggedIn: true, reply: .exact([hiddenLink])),
@@ -180,7 +193,14 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "register name with RLO", input: "!register eve@class.test longpassword1 Eve \u{202E}live",
             venue: .privately, loggedIn: false,
             reply: .exact([
-                "Your name has control, colour or text-direction characters in it; please type it plainly."
+                "Your name has control, colour, text-direction or zero-width characters in it; please type it plainly."
+            ]),
+            forbidden: ["longpassword1"]),
+        .init(
+            name: "register name with a zero-width space",
+            input: "!register eve@class.test longpassword1 Radia\u{200B} Perlman", venue: .privately, loggedIn: false,
+            reply: .exact([
+                "Your name has control, colour, text-direction or zero-width characters in it; please type it plainly."
             ]),
             forbidden: ["longpassword1"]),
         // Emoji and invalid UTF-8 (already U+FFFD once decoded).

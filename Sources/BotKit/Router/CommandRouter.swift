@@ -134,6 +134,9 @@ public actor CommandRouter {
     /// checked; the handler itself may still be running (see ``waitUntilIdle()``).
     public func handle(_ line: IRCUserMessage) async {
         if !ignores.isEmpty && isIgnored(line.sender) { return }
+        // A bot never answers a bot: what the server marks as sent by one (IRCv3 bot mode) gets
+        // nothing, so two bots can never keep each other talking.
+        if Self.isFromABot(line) { return }
         if line.text.hasPrefix(String(CTCP.delimiter)) {
             if let query = CTCP(parsing: line.text) { await answer(query, from: line.sender) }
             return
@@ -142,14 +145,17 @@ public actor CommandRouter {
         guard parser.mayBeCommand(line.text, isPrivate: line.origin == .privateMessage) else { return }
         let botNick = await transport.currentNick()
         let mapping = caseMapping
+        // Nor does it answer itself (a line an owner's !say sent to its own nick).
+        if mapping.lowercased(line.sender.nick) == mapping.lowercased(botNick) { return }
         guard
             let parsed = parser.parse(
                 line.text, isPrivate: line.origin == .privateMessage, botNick: botNick,
                 nicksEqual: { mapping.lowercased($0) == mapping.lowercased($1) })
         else { return }
         let entry = catalog.lookup(parsed.word)
-        if parsed.bare && entry == nil { return await replyUnknown(parsed, line: line) }
 
+        // Every line addressed to the bot counts against the flood rule before anything is sent,
+        // the greeting of a chat line included.
         let userKey = limitKey(for: line.sender)
         switch settings.userLimits?.floodGuard.register(userKey, at: clock.now()) ?? .allow {
         case .allow: break
@@ -393,24 +399,35 @@ public actor CommandRouter {
         return settings.userLimits?.cooldowns.check(key, every: interval, at: clock.now())
     }
 
+    /// The answer to a line that names no command: a NOTICE, which by convention is never
+    /// answered automatically, so another program's automatic reply cannot start a loop with it.
     private func replyUnknown(_ parsed: CommandLineParser.Parsed, line: IRCUserMessage) async {
         guard parsed.addressed else { return }
         let word = TextSanitizer.untrusted(parsed.word, maxBytes: 32)
         if parsed.bare {
             // A private chat line that is not a command: a gentle pointer, not an error.
             return await reply(
-                "Hi! I am a class map bot. Try \(settings.prefix)help for what I can do.", to: line)
+                "Hi! I am a class map bot. Try \(settings.prefix)help for what I can do.", to: line, kind: .notice)
         }
-        await reply("I don't know the command \"\(word)\". Try \(settings.prefix)help.", to: line)
+        await reply("I don't know the command \"\(word)\". Try \(settings.prefix)help.", to: line, kind: .notice)
     }
 
-    private func reply(_ text: String, to line: IRCUserMessage) async {
+    /// The message tags with which a server marks a line sent by a bot (+B): IRCv3 bot mode's
+    /// `bot`, its draft name, and InspIRCd's own.
+    static let botTags = ["bot", "draft/bot", "inspircd.org/bot"]
+
+    /// Whether the server says `line` comes from a bot.
+    static func isFromABot(_ line: IRCUserMessage) -> Bool {
+        !line.message.tags.isEmpty && botTags.contains { line.message.tags[$0] != nil }
+    }
+
+    private func reply(_ text: String, to line: IRCUserMessage, kind: OutgoingText.Kind = .privmsg) async {
         switch line.origin {
         case .privateMessage:
-            await transport.send(OutgoingText(.privmsg, to: line.sender.nick, text: text))
+            await transport.send(OutgoingText(kind, to: line.sender.nick, text: text))
         case .channel(let channel):
             let addressed = "\(line.sender.nick): \(text)"
-            await transport.send(OutgoingText(.privmsg, to: channel, text: addressed, fairnessKey: line.sender.nick))
+            await transport.send(OutgoingText(kind, to: channel, text: addressed, fairnessKey: line.sender.nick))
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// tests, with a TLS port (ssl_gnutls, self-signed certificate made at start) and a plaintext port.
 ///
 /// It loads the IRCv3 modules, so it offers message-tags, server-time, account-tag, extended-join,
-/// account-notify, chghost, cap-notify, multi-prefix and userhost-in-names. `sasl` needs linked services:
+/// account-notify, chghost, cap-notify, multi-prefix, userhost-in-names and bot mode (+B, tagged `inspircd.org/bot`). `sasl` needs linked services:
 /// with ``ServicesLink`` it also opens a server port for them (``AthemeServices``), sends SASL to them and
 /// asks clients for a certificate (CertFP). By default its flood limits are raised in `<connect>`; ``ConnectClass`` gives other classes
 /// (e.g. the stock limits for the bot and relaxed ones for simulated students). InspIRCd refuses to run
@@ -124,7 +124,7 @@ public final class InspircdServer: Sendable {
             "ssl_gnutls", "cap", "ircv3", "ircv3_accounttag", "ircv3_capnotify", "ircv3_chghost",
             "ircv3_ctctags",
             "ircv3_msgid", "ircv3_servertime", "ircv3_batch", "namesx", "uhnames", "services_account",
-            "chghost", "monitor",
+            "chghost", "monitor", "botmode",
         ]
         if services != nil { modules += ["spanningtree", "sasl", "sslinfo"] }
         let config = """

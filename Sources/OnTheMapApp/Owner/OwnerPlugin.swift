@@ -105,6 +105,10 @@ struct OwnerPlugin: Plugin {
         else {
             throw UserFacingError("Usage: \(call.prefix)say <#channel|nick> <text>.")
         }
+        // Told to itself, the bot would hear a stranger's chat line and greet it, for ever.
+        guard call.caseMapping.lowercased(target) != call.caseMapping.lowercased(call.botNick) else {
+            throw UserFacingError("I will not talk to myself: give a channel or someone else's nick.")
+        }
         let text = TextSanitizer.untrusted(call.argument.dropFirst(target.count).trimmingCharacters(in: .whitespaces))
         guard !text.isEmpty else { throw UserFacingError("Say what? \(call.prefix)say \(target) <text>.") }
         let client = try connected()

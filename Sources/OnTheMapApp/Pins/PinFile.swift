@@ -91,10 +91,8 @@ enum PinFile {
         let value = (fields[name] ?? "").trimmingCharacters(in: .whitespaces)
         if required && value.isEmpty { throw FieldProblem(reason: "\(name) is missing or empty") }
         if value.utf8.count > limit { throw FieldProblem(reason: "\(name) is longer than \(limit) bytes") }
-        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            || value.unicodeScalars.contains(where: TextSanitizer.isBidiControl)
-        {
-            throw FieldProblem(reason: "\(name) contains control or text-direction characters")
+        if DirectoryInput.containsHiddenCharacters(value) {
+            throw FieldProblem(reason: "\(name) contains \(DirectoryInput.hiddenCharactersWording)")
         }
         return value
     }

@@ -283,11 +283,10 @@ public struct LoginPlugin: RestoringPlugin {
         let lastName = words.dropFirst(3).joined(separator: " ")
         // What the class will read must be plain text: no colours, control or direction marks.
         for (field, value) in [("email", email), ("name", firstName + " " + lastName)]
-        where TextSanitizer.untrusted(value) != value
-            || value.unicodeScalars.contains(where: { $0.value == 0x200E || $0.value == 0x200F })
-        {
+        where TextSanitizer.untrusted(value) != value || DirectoryInput.containsHiddenCharacters(value) {
             throw UserFacingError(
-                "Your \(field) has control, colour or text-direction characters in it; please type it plainly.")
+                "Your \(field) has control, colour, text-direction or zero-width characters in it; please type it plainly."
+            )
         }
         let account = try await services.call {
             try await accounts.addAccount(

@@ -42,7 +42,19 @@ extension PostPlugin {
                 "That place has characters I could not read (the text did not arrive as UTF-8); please set your IRC client to UTF-8 and send it again."
             )
         }
-        // The place becomes the pin's text: no colours, control or text-direction characters.
+        // The one rule for a place's text on every way in: no text-direction, zero-width or other
+        // format character (refused, as the API and imports refuse them); IRC's own formatting
+        // codes are the client's markup and are removed, like control characters.
+        guard
+            !typed.unicodeScalars.contains(where: {
+                $0.properties.generalCategory == .format && DirectoryInput.isHiddenCharacter($0)
+            })
+        else {
+            throw UserFacingError(
+                "That place has hidden characters in it (text-direction or zero-width characters); please type it plainly, e.g. \(example)"
+            )
+        }
+        // The place becomes the pin's text: no colours or control characters.
         let typed = TextSanitizer.untrusted(typed).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !typed.isEmpty else {
             throw UserFacingError(

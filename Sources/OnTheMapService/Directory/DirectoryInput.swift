@@ -48,8 +48,8 @@ public enum DirectoryInput {
             guard name.utf8.count <= maximumNameBytes else {
                 throw ServiceError.rejectedInput("The name is too long.")
             }
-            guard !containsControlCharacters(name) else {
-                throw ServiceError.rejectedInput("The name contains control characters.")
+            guard !containsHiddenCharacters(name) else {
+                throw ServiceError.rejectedInput("The name contains \(hiddenCharactersWording).")
             }
         }
         return (first, last)
@@ -79,8 +79,8 @@ public enum DirectoryInput {
         guard place.utf8.count <= maximumMapStringBytes else {
             throw ServiceError.rejectedInput("The place is too long.")
         }
-        guard !containsControlCharacters(draft.mapString) else {
-            throw ServiceError.rejectedInput("The place contains control characters.")
+        guard !containsHiddenCharacters(draft.mapString) else {
+            throw ServiceError.rejectedInput("The place contains \(hiddenCharactersWording).")
         }
         guard draft.coordinate.isValid else {
             throw ServiceError.rejectedInput("The coordinate is not a valid latitude/longitude.")
@@ -88,8 +88,8 @@ public enum DirectoryInput {
         guard draft.mediaURL.utf8.count <= maximumMediaURLBytes else {
             throw ServiceError.rejectedInput("The link is longer than \(maximumMediaURLBytes) bytes.")
         }
-        guard !containsControlCharacters(draft.mediaURL) else {
-            throw ServiceError.rejectedInput("The link contains control characters.")
+        guard !containsHiddenCharacters(draft.mediaURL) else {
+            throw ServiceError.rejectedInput("The link contains \(hiddenCharactersWording).")
         }
     }
 
@@ -109,4 +109,28 @@ public enum DirectoryInput {
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .control
     }
+
+    /// The one rule for the text of places, names and links on every way in (IRC, the web page,
+    /// the API, imports): no control character (NUL, CR, LF, IRC formatting codes, DEL) and no
+    /// format character — text-direction controls, zero-width spaces, soft hyphens, the byte-order
+    /// mark, tag characters — which change how a text looks without being seen ("Paris\u{202E}gnp.exe").
+    /// Zero-width joiner and non-joiner (U+200D, U+200C) stay allowed: Persian and Indic spellings
+    /// and emoji need them, and they reorder nothing.
+    public static func isHiddenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control: return true
+        case .format: return scalar.value != 0x200C && scalar.value != 0x200D
+        default: return false
+        }
+    }
+
+    /// Whether `text` has a character ``isHiddenCharacter(_:)`` refuses.
+    public static func containsHiddenCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains(where: isHiddenCharacter)
+    }
+
+    /// What a refusal calls them.
+    public static let hiddenCharactersWording =
+        "hidden characters (control, text-direction or zero-width characters)"
+
 }
