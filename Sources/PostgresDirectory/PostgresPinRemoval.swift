@@ -46,20 +46,125 @@ extension PostgresStudentDirectory {
 
     /// Removes the pins of account `uniqueKey`, leaving a tombstone for the change feed and
     /// notifying listeners. Runs inside the caller's transaction, which holds the pin write lock.
-    static func removePins(uniqueKey: String, _ connection: PostgresConnection, logger: Logger) async throws {
-        let rows = try await connection.query(
-            """
-            WITH removed AS (
-                DELETE FROM student_locations WHERE unique_key = \(uniqueKey) RETURNING object_id, unique_key)
-            INSERT INTO pin_removals (object_id, unique_key, revision)
-            SELECT object_id, unique_key, nextval('student_locations_revision') FROM removed
-            ON CONFLICT (object_id) DO UPDATE SET unique_key = EXCLUDED.unique_key, revision = EXCLUDED.revision
-            RETURNING object_id
-            """, logger: logger)
-        var removed: [String] = []
-        for try await objectId in rows.decode(String.self) { removed.append(objectId) }
-        for objectId in removed {
-            try await connection.query("SELECT pg_notify(\(Self.pinChannel), \(objectId))", logger: logger)
+    @discardableResult
+    static func removePins(uniqueKey: String, _ connection: PostgresConnection, logger: Logger) async throws
+        -> [StudentLocation]
+    {
+        try await removePins(
+            connection.query(
+                """
+                WITH removed AS (
+                    DELETE FROM student_locations WHERE unique_key = \(uniqueKey)
+                    RETURNING \(unescaped: Self.locationColumns)),
+                tombstones AS (
+                    INSERT INTO pin_removals (object_id, unique_key, revision)
+                    SELECT object_id, '', nextval('student_locations_revision') FROM removed
+                    ON CONFLICT (object_id) DO UPDATE SET unique_key = '', revision = EXCLUDED.revision)
+                SELECT \(unescaped: Self.locationColumns) FROM removed
+                """, logger: logger), connection, logger: logger)
+    }
+
+    /// Reads the pins a removal returned and notifies listeners of each. A tombstone holds the
+    /// objectId and its revision alone (its `unique_key` stays empty), so no removed pin can be tied
+    /// back to its account.
+    private static func removePins(
+        _ rows: PostgresRowSequence, _ connection: PostgresConnection, logger: Logger
+    ) async throws -> [StudentLocation] {
+        let removed = try await locations(rows)
+        for pin in removed {
+            try await connection.query("SELECT pg_notify(\(Self.pinChannel), \(pin.objectId))", logger: logger)
         }
+        return removed
+    }
+
+    public func removeLocations(updatedBefore date: Date) async throws -> [StudentLocation] {
+        try await store.guarded { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                try await Self.lockPinWrites(connection, logger: logger)
+                return try await Self.removePins(
+                    connection.query(
+                        """
+                        WITH removed AS (
+                            DELETE FROM student_locations WHERE updated_at < \(date)
+                            RETURNING \(unescaped: Self.locationColumns)),
+                        tombstones AS (
+                            INSERT INTO pin_removals (object_id, unique_key, revision)
+                            SELECT object_id, '', nextval('student_locations_revision') FROM removed
+                            ON CONFLICT (object_id) DO UPDATE SET unique_key = '', revision = EXCLUDED.revision)
+                        SELECT \(unescaped: Self.locationColumns) FROM removed
+                        """, logger: logger), connection, logger: logger)
+            }
+        }
+    }
+
+    public func accountRecord(_ lookup: AccountLookup) async throws -> AccountRecord? {
+        try await store.guarded { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                try await Self.accountRecord(lookup, connection, logger: logger, lock: false)
+            }
+        }
+    }
+
+    public func eraseAccount(accountKey: String) async throws -> AccountRecord? {
+        try await store.guarded { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                try await Self.lockPinWrites(connection, logger: logger)
+                guard
+                    let record = try await Self.accountRecord(.key(accountKey), connection, logger: logger, lock: true)
+                else { return nil }
+                try await Self.removePins(uniqueKey: accountKey, connection, logger: logger)
+                try await connection.query(
+                    "UPDATE pin_removals SET unique_key = '' WHERE unique_key = \(accountKey)", logger: logger)
+                try await connection.query("DELETE FROM sessions WHERE account_key = \(accountKey)", logger: logger)
+                try await connection.query("DELETE FROM accounts WHERE account_key = \(accountKey)", logger: logger)
+                return record
+            }
+        }
+    }
+
+    /// Nothing to do here: PostgreSQL's deleted rows leave its files at the next `VACUUM`
+    /// (autovacuum, or the operator's).
+    public func flushErasures() async throws {}
+
+    /// Everything stored about the account `lookup` finds, read in the caller's transaction
+    /// (`lock`: its row locked until the transaction ends).
+    static func accountRecord(
+        _ lookup: AccountLookup, _ connection: PostgresConnection, logger: Logger, lock: Bool
+    ) async throws -> AccountRecord? {
+        let suffix = lock ? " FOR UPDATE" : ""
+        let rows: PostgresRowSequence
+        switch lookup {
+        case .key(let key):
+            rows = try await connection.query(
+                """
+                SELECT account_key, email, first_name, last_name, created_at FROM accounts
+                WHERE account_key = \(key)\(unescaped: suffix)
+                """, logger: logger)
+        case .email(let email):
+            guard let normalized = try? DirectoryInput.normalizedEmail(email) else { return nil }
+            rows = try await connection.query(
+                """
+                SELECT account_key, email, first_name, last_name, created_at FROM accounts
+                WHERE email = \(normalized)\(unescaped: suffix)
+                """, logger: logger)
+        }
+        var found: LocalAccount?
+        for try await (key, email, first, last, created) in rows.decode((String, String, String, String, Date).self) {
+            found = LocalAccount(accountKey: key, email: email, firstName: first, lastName: last, createdAt: created)
+        }
+        guard let account = found else { return nil }
+        let pin = try await locations(
+            connection.query(
+                "SELECT \(unescaped: Self.locationColumns) FROM student_locations WHERE unique_key = \(account.accountKey)",
+                logger: logger)
+        ).first
+        var sessions: [AccountRecord.SessionTimes] = []
+        for try await (created, expires) in try await connection.query(
+            "SELECT created_at, expires_at FROM sessions WHERE account_key = \(account.accountKey) ORDER BY created_at",
+            logger: logger
+        ).decode((Date, Date).self) {
+            sessions.append(AccountRecord.SessionTimes(createdAt: created, expiresAt: expires))
+        }
+        return AccountRecord(account: account, pin: pin, sessions: sessions)
     }
 }

@@ -134,6 +134,8 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
                 "CREATE INDEX student_locations_by_revision ON student_locations(revision)",
             ]
         ),
+        // Tombstones hold the objectId alone (see removePins(uniqueKey:_:logger:)).
+        ("v3", ["UPDATE pin_removals SET unique_key = ''"]),
     ]
 
     /// Brings the schema up to date; safe to run again and from several instances at once.
@@ -411,6 +413,18 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
             } else {
                 try await client.query("DELETE FROM bot_state WHERE key = \(key)", logger: logger)
             }
+        }
+    }
+
+    public func stateKeys(prefix: String) async throws -> [String] {
+        try await store.guarded { [client, logger] in
+            var keys: [String] = []
+            for try await key in try await client.query(
+                "SELECT key FROM bot_state WHERE starts_with(key, \(prefix)) ORDER BY key", logger: logger
+            ).decode(String.self) {
+                keys.append(key)
+            }
+            return keys
         }
     }
 

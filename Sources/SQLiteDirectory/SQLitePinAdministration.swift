@@ -14,6 +14,42 @@ extension SQLiteStudentDirectory {
         return try await removeLocation(where: "unique_key = ?", value: uniqueKey)
     }
 
+    public func removeLocations(updatedBefore date: Date) async throws -> [StudentLocation] {
+        try await store.write { db in
+            try SQLiteStore.removePins(
+                db, where: "updated_at < ?", arguments: [SQLiteStore.milliseconds(date)])
+        }
+    }
+
+    public func accountRecord(_ lookup: AccountLookup) async throws -> AccountRecord? {
+        try await store.read { db in try SQLiteStore.accountRecord(db, lookup) }
+    }
+
+    public func eraseAccount(accountKey: String) async throws -> AccountRecord? {
+        try await store.write { db in
+            guard let record = try SQLiteStore.accountRecord(db, .key(accountKey)) else { return nil }
+            try SQLiteStore.removePins(db, where: "unique_key = ?", arguments: [accountKey])
+            try db.execute(sql: "UPDATE pin_removals SET unique_key = '' WHERE unique_key = ?", arguments: [accountKey])
+            try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [accountKey])
+            try db.execute(sql: "DELETE FROM accounts WHERE account_key = ?", arguments: [accountKey])
+            return record
+        }
+    }
+
+    /// Copies the write-ahead log into the database file and truncates the log to nothing
+    /// (`wal_checkpoint(TRUNCATE)`): with `secure_delete` the erased rows are zeros in the file,
+    /// and the log keeps no older copy of their pages. A checkpoint that another connection's read
+    /// holds back is retried a few times; one still held back is left to SQLite's next one.
+    public func flushErasures() async throws {
+        for attempt in 0..<5 {
+            let busy = try await store.pool.writeWithoutTransaction { db in
+                try Int.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") ?? 0
+            }
+            if busy == 0 { return }
+            try? await Task.sleep(for: .milliseconds(20 * (attempt + 1)))
+        }
+    }
+
     /// Removes the one pin matching `condition` in one transaction, with its tombstone.
     private func removeLocation(where condition: String, value: String) async throws -> StudentLocation? {
         try await store.write { db in

@@ -51,25 +51,60 @@ struct SQLiteStore: Sendable {
         """
 
     /// Removes the pins matching `condition` (a WHERE clause on `student_locations`), leaving a
-    /// tombstone for the change feed; returns how many were removed.
+    /// tombstone for the change feed; returns the removed pins. A tombstone holds the objectId and
+    /// its revision alone: the `unique_key` column stays empty, so no removed pin can be tied back
+    /// to its account.
     @discardableResult
-    static func removePins(_ db: Database, where condition: String, arguments: StatementArguments) throws -> Int {
+    static func removePins(_ db: Database, where condition: String, arguments: StatementArguments) throws
+        -> [StudentLocation]
+    {
         let doomed = try Row.fetchAll(
-            db, sql: "SELECT object_id, unique_key FROM student_locations WHERE \(condition)", arguments: arguments)
-        for row in doomed {
-            let objectId: String = row["object_id"]
-            let uniqueKey: String = row["unique_key"]
+            db, sql: "SELECT * FROM student_locations WHERE \(condition)", arguments: arguments
+        ).map(SQLiteStudentDirectory.location)
+        for pin in doomed {
             // The tombstone first: its revision must be above the removed pin's own, which
             // counts towards the next revision only while the pin is still there.
             try db.execute(
                 sql: """
-                    INSERT INTO pin_removals (object_id, unique_key, revision) VALUES (?, ?, \(nextRevision))
-                    ON CONFLICT(object_id) DO UPDATE SET unique_key = excluded.unique_key, revision = excluded.revision
+                    INSERT INTO pin_removals (object_id, unique_key, revision) VALUES (?, '', \(nextRevision))
+                    ON CONFLICT(object_id) DO UPDATE SET unique_key = '', revision = excluded.revision
                     """,
-                arguments: [objectId, uniqueKey])
-            try db.execute(sql: "DELETE FROM student_locations WHERE object_id = ?", arguments: [objectId])
+                arguments: [pin.objectId])
+            try db.execute(sql: "DELETE FROM student_locations WHERE object_id = ?", arguments: [pin.objectId])
         }
-        return doomed.count
+        return doomed
+    }
+
+    /// Reads everything stored about the account `lookup` finds (in the caller's transaction).
+    static func accountRecord(_ db: Database, _ lookup: AccountLookup) throws -> AccountRecord? {
+        let row: Row?
+        switch lookup {
+        case .key(let key):
+            row = try Row.fetchOne(
+                db,
+                sql: "SELECT account_key, email, first_name, last_name, created_at FROM accounts WHERE account_key = ?",
+                arguments: [key])
+        case .email(let email):
+            guard let normalized = try? DirectoryInput.normalizedEmail(email) else { return nil }
+            row = try Row.fetchOne(
+                db, sql: "SELECT account_key, email, first_name, last_name, created_at FROM accounts WHERE email = ?",
+                arguments: [normalized])
+        }
+        guard let row else { return nil }
+        let account = LocalAccount(
+            accountKey: row["account_key"], email: row["email"], firstName: row["first_name"],
+            lastName: row["last_name"], createdAt: date(milliseconds: row["created_at"]))
+        let pin = try Row.fetchOne(
+            db, sql: "SELECT * FROM student_locations WHERE unique_key = ?", arguments: [account.accountKey]
+        ).map(SQLiteStudentDirectory.location)
+        let sessions = try Row.fetchAll(
+            db, sql: "SELECT created_at, expires_at FROM sessions WHERE account_key = ? ORDER BY created_at",
+            arguments: [account.accountKey]
+        ).map {
+            AccountRecord.SessionTimes(
+                createdAt: date(milliseconds: $0["created_at"]), expiresAt: date(milliseconds: $0["expires_at"]))
+        }
+        return AccountRecord(account: account, pin: pin, sessions: sessions)
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

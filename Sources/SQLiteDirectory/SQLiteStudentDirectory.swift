@@ -39,6 +39,11 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.foreignKeysEnabled = true
+        // Deleted content is overwritten with zeros, in tables and indices alike, whatever the
+        // SQLite build's default: an erased student's email or name stays nowhere in the file.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
         do {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -140,6 +145,10 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
                     CREATE INDEX pin_removals_by_revision ON pin_removals(revision);
                     CREATE INDEX student_locations_by_revision ON student_locations(revision);
                     """)
+        }
+        migrator.registerMigration("v3") { db in
+            // Tombstones hold the objectId alone (see SQLiteStore.removePins).
+            try db.execute(sql: "UPDATE pin_removals SET unique_key = ''")
         }
         return migrator
     }
@@ -331,6 +340,12 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
             } else {
                 try db.execute(sql: "DELETE FROM bot_state WHERE key = ?", arguments: [key])
             }
+        }
+    }
+
+    public func stateKeys(prefix: String) async throws -> [String] {
+        try await store.read { db in
+            try String.fetchAll(db, sql: "SELECT key FROM bot_state ORDER BY key").filter { $0.hasPrefix(prefix) }
         }
     }
 

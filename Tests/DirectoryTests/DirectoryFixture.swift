@@ -36,7 +36,8 @@ final class DirectoryFixture: @unchecked Sendable {
     private(set) var directory: any LocalDirectory
     private let lock = NSLock()
     private var opened: [any LocalDirectory] = []
-    private let sqlitePath: String
+    /// The SQLite file (for the sqlite kind).
+    let sqlitePath: String
     private let postgresURL: String?
 
     /// A hasher of 1,000 rounds, so that tests can make many accounts quickly.

@@ -138,6 +138,63 @@ import Testing
         try directory.close()
     }
 
+    @Test func exportPrintsTheStudentsDataAndForgetErasesItFromTheFile() async throws {
+        let folder = try TemporaryDirectory(prefix: "accounts-forget")
+        let (config, database) = try Self.makeConfig(in: folder)
+        let add = try await Self.run(
+            [
+                "accounts", "add", "--config", config, "--email", "zebulon@example.org", "--first", "Zebulon",
+                "--last", "Quixmoor",
+            ],
+            input: "first password\n")
+        #expect(add.status == 0, "\(add.output)")
+        let directory = try SQLiteStudentDirectory(path: database)
+        let session = try await directory.logIn(email: "zebulon@example.org", password: "first password")
+        _ = try await directory.createLocation(
+            PinDraft(
+                uniqueKey: session.accountKey, firstName: "Zebulon", lastName: "Quixmoor", mapString: "Lisbon",
+                mediaURL: "https://example.org/zeb", coordinate: Coordinate(latitude: 38.7, longitude: -9.1)),
+            session: session)
+        // What a bot kept: the host it logged in from, and the precision chosen.
+        try await directory.setState(
+            "login.trusted", #"[{"email":"zebulon@example.org","identity":"h:zeb.example","at":1700000000}]"#)
+        try await directory.setState("precision/\(session.accountKey)", "region")
+        try directory.close()
+
+        let export = try await Self.run(["accounts", "export", "--config", config, "--email", "Zebulon@Example.org"])
+        #expect(export.status == 0, "\(export.output)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(export.output.utf8)) as? [String: Any])
+        let account = try #require(json["account"] as? [String: Any])
+        #expect(account["email"] as? String == "zebulon@example.org")
+        #expect(account["lastName"] as? String == "Quixmoor")
+        #expect((json["pin"] as? [String: Any])?["mapString"] as? String == "Lisbon")
+        #expect((json["sessions"] as? [Any])?.count == 1)
+        #expect((json["trustedHosts"] as? [[String: Any]])?.first?["identity"] as? String == "h:zeb.example")
+        #expect(json["chosenPrecision"] as? String == "region")
+        #expect(!export.output.contains(session.sessionId))
+        #expect(!export.output.contains("pbkdf2") && !export.output.lowercased().contains("hash"))
+
+        let forget = try await Self.run(["accounts", "forget", "--config", config, "--email", "zebulon@example.org"])
+        #expect(forget.status == 0, "\(forget.output)")
+        #expect(
+            forget.output.contains(
+                "Erased zebulon@example.org (Zebulon Quixmoor): the account, the pin (Lisbon), 1 session, 1 trusted host, 2 kept state entries."
+            ), "\(forget.output)")
+        for file in [database, database + "-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+            for secret in ["zebulon@example.org", "Zebulon", "Quixmoor", session.accountKey] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is still in \(file)")
+            }
+        }
+        let again = try await Self.run(["accounts", "forget", "--config", config, "--email", "zebulon@example.org"])
+        #expect(again.status != 0)
+        #expect(again.output.contains("no account with the email zebulon@example.org"), "\(again.output)")
+        let none = try await Self.run(["accounts", "export", "--config", config, "--email", "zebulon@example.org"])
+        #expect(none.status != 0)
+        #expect(none.output.contains("no account with the email"), "\(none.output)")
+    }
+
     @Test func theUdacityBackendHasNoLocalAccounts() async throws {
         let folder = try TemporaryDirectory(prefix: "accounts-udacity")
         let config = folder.file("bot.yaml")

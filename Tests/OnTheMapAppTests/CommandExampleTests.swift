@@ -65,4 +65,12 @@ import Testing
             }
         }
     }
+
+    /// `!help about` tells students where their privacy is handled.
+    @Test func helpAboutPointsToThePrivacyCommands() async throws {
+        let bot = try await Self.demoBot(in: TemporaryDirectory(prefix: "about"))
+        let about = await bot.dm("!help about", as: "alice").map(\.text).joined(separator: "\n")
+        #expect(about.contains("!privacy"), "\(about)")
+        #expect(about.contains("!mydata") && about.contains("!forget"), "\(about)")
+    }
 }

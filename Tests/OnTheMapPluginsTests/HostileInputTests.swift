@@ -322,6 +322,26 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "unpost with junk", input: "!unpost yes; DROP TABLE student_locations", venue: .privately,
             loggedIn: true, reply: .exact(["Usage: !unpost, then !unpost confirm to take your pin off the map."])),
         .init(
+            name: "forget in a channel", input: "!forget confirm", venue: .channel, loggedIn: true,
+            reply: .prefix("!forget works only in a private message")),
+        .init(
+            name: "forget with junk", input: "!forget me; DROP TABLE accounts", venue: .privately, loggedIn: true,
+            reply: .exact(["Usage: !forget to see what would be erased, then !forget confirm to erase it."])),
+        .init(
+            name: "forget confirm never asked", input: "!forget confirm", venue: .privately, loggedIn: true,
+            reply: .exact([
+                "Nothing was erased: say !forget first to see what would go, then !forget confirm within 5 minutes."
+            ])),
+        .init(
+            name: "forget logged out", input: "!forget confirm", venue: .privately, loggedIn: false,
+            reply: .exact([loginHint])),
+        .init(
+            name: "mydata in a channel", input: "!mydata", venue: .channel, loggedIn: true,
+            reply: .prefix("!mydata works only in a private message")),
+        .init(
+            name: "mydata logged out, with a 2 KB argument", input: "!mydata " + long, venue: .privately,
+            loggedIn: false, reply: .exact([loginHint])),
+        .init(
             name: "cancel in a channel", input: "!cancel", venue: .channel, loggedIn: true,
             reply: .exact(["!cancel works only in a private message: /msg MapBot !cancel"])),
         .init(

@@ -438,6 +438,28 @@ import Testing
             LoginPlugin.throttleKeys(account, caseMapping: .rfc1459, network: ClassSettings.defaultNetworkName)
                 == LoginPlugin.throttleKeys(account, caseMapping: .rfc1459))
     }
+
+    /// An email erased by another process (`accounts forget`) while this bot trusted hosts for it
+    /// is not written back by this bot's next save, and this bot trusts no host for it any more.
+    @Test func trustErasedByAnotherProcessIsNotWrittenBack() async throws {
+        let store = MemoryStateStore()
+        let throttle = LoginThrottle(store: store)
+        await throttle.recordSuccess(identity: "h:jane.example", email: "jane@class.test")
+        await throttle.recordSuccess(identity: "h:tom.example", email: "tom@class.test")
+        let saved = try #require(try await store.state(LoginThrottle.stateKey))
+        #expect(saved.contains("jane@class.test"))
+
+        // Another process erases Jane.
+        let scrubbed = try #require(LoginThrottle.scrub(saved, email: "jane@class.test"))
+        try await store.setState(LoginThrottle.stateKey, scrubbed)
+
+        await throttle.recordSuccess(identity: "h:ann.example", email: "ann@class.test")
+        let after = try #require(try await store.state(LoginThrottle.stateKey))
+        #expect(!after.contains("jane@class.test"), "\(after)")
+        #expect(after.contains("tom@class.test") && after.contains("ann@class.test"))
+        #expect(await throttle.trusted(email: "jane@class.test").isEmpty)
+        #expect(await throttle.trusted(email: "tom@class.test").map(\.identity) == ["h:tom.example"])
+    }
 }
 
 /// A state store in memory that can be made to fail.
@@ -454,5 +476,9 @@ actor MemoryStateStore: BotStateStore {
 
     func setState(_ key: String, _ value: String?) async throws {
         values[key] = value
+    }
+
+    func stateKeys(prefix: String) async throws -> [String] {
+        values.keys.filter { $0.hasPrefix(prefix) }.sorted()
     }
 }

@@ -361,6 +361,16 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         return bound
     }
 
+    /// Ends every session whose login `matches` (all of an account's, when it is erased), watched
+    /// or not; returns the ended ones.
+    @discardableResult
+    public func unbindAll(where matches: (Login) -> Bool) -> [BoundSession<Login>] {
+        let gone = (Array(byAccount.values) + Array(byConnection.values)).filter { matches($0.login) }
+        for bound in gone { remove(bound) }
+        if !gone.isEmpty { changed() }
+        return gone
+    }
+
     /// The nick `old` is now `new`: connection-bound sessions follow it, and every session
     /// remembers the new nick.
     public func nickChanged(from old: String, to new: String) {

@@ -1,14 +1,17 @@
 import ArgumentParser
 import Foundation
 import Logging
+import OnTheMapPlugins
 import OnTheMapService
 
 /// `onthemap-bot accounts …`: the operator's account tools for the local and PostgreSQL
 /// directories. Passwords are read from standard input, never from arguments.
 struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "accounts", abstract: "Adds, imports, lists and removes student accounts; sets passwords.",
-        subcommands: [Add.self, Import.self, List.self, Remove.self, Passwd.self])
+        commandName: "accounts",
+        abstract:
+            "Adds, imports, lists and removes student accounts; sets passwords; erases or exports one student's data.",
+        subcommands: [Add.self, Import.self, List.self, Remove.self, Passwd.self, Forget.self, Export.self])
 
     /// Opens the account directory of the config, or explains why there is none.
     static func openAccounts(_ options: ConfigOptions) async throws -> (any AccountDirectory, ServiceStack) {
@@ -128,6 +131,74 @@ struct AccountsCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError(ServiceErrorText.describe(error))
             }
+        }
+    }
+}
+
+extension AccountsCommand {
+    /// `accounts forget --email E`: the erasure `!forget confirm` does, for a request by email.
+    struct Forget: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Erases a student for good: account, pin, sessions, trusted hosts and everything the bot keeps about them."
+        )
+        @OptionGroup var options: ConfigOptions
+        @Option(help: "The account's email.") var email: String
+
+        func run() async throws {
+            let (accounts, stack) = try await AccountsCommand.openAccounts(options)
+            defer { Task { await stack.shutdown() } }
+            let report: StudentErasure.Report
+            do {
+                guard let record = try await accounts.accountRecord(.email(email)) else {
+                    throw ValidationError("no account with the email \(email)")
+                }
+                let erasure = StudentErasure(accounts: accounts, store: stack.state)
+                guard let done = try await erasure.erase(accountKey: record.account.accountKey) else {
+                    throw ValidationError("no account with the email \(email)")
+                }
+                report = done
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw ValidationError(ServiceErrorText.describe(error))
+            }
+            let account = report.record.account
+            var parts = ["the account"]
+            if let pin = report.record.pin { parts.append("the pin (\(pin.mapString))") }
+            parts.append("\(report.record.sessions.count) session\(report.record.sessions.count == 1 ? "" : "s")")
+            parts.append("\(report.trustedHosts) trusted host\(report.trustedHosts == 1 ? "" : "s")")
+            parts.append("\(report.storeEntries) kept state entr\(report.storeEntries == 1 ? "y" : "ies")")
+            print(
+                "Erased \(account.email) (\(account.firstName) \(account.lastName)): \(parts.joined(separator: ", ")).")
+            print(
+                "A running bot ends the student's IRC sessions when they are next used; its map drops the pin at its next read."
+            )
+        }
+    }
+
+    /// `accounts export --email E`: one student's data as JSON, for a portability request.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Prints everything kept about one student as JSON (no password hash or session id).")
+        @OptionGroup var options: ConfigOptions
+        @Option(help: "The account's email.") var email: String
+
+        func run() async throws {
+            let (accounts, stack) = try await AccountsCommand.openAccounts(options)
+            defer { Task { await stack.shutdown() } }
+            let export: StudentDataExport
+            do {
+                guard
+                    let found = try await StudentDataExport.make(.email(email), accounts: accounts, store: stack.state)
+                else { throw ValidationError("no account with the email \(email)") }
+                export = found
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw ValidationError(ServiceErrorText.describe(error))
+            }
+            print(try export.json())
         }
     }
 }

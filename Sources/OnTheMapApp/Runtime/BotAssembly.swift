@@ -11,6 +11,7 @@ public enum BotAssembly {
     static let aboutLines = [
         "On The Map \(BotVersion.current): put yourself on the class map and find your classmates.",
         GazetteerGeocoder.attribution + ".",
+        "Your privacy: !privacy shows and sets how precisely your pin shows where you are, !mydata what this bot keeps about you, !forget erases it.",
     ]
 
     /// Builds the service stack (backend, geocoder), the plugins and the IRC client of `config`.

@@ -116,6 +116,9 @@ public actor LoginThrottle {
     private var loaded = false
     private var loading: Task<String??, Never>?
     private var saving = false
+    /// The emails the store held when it was last read or written here: one missing from it later
+    /// was erased elsewhere (`accounts forget`, another bot), and is not written back.
+    private var storedEmails: Set<String> = []
     /// Trusted pairs changed since they were last written.
     private var needsSave = false
 
@@ -189,6 +192,47 @@ public actor LoginThrottle {
         trust(identity, emailKey, at: now)
         if previous.map({ now.timeIntervalSince($0) > Self.trustRefresh }) ?? true { needsSave = true }
         if needsSave { await saveTrust() }
+    }
+
+    /// The identities trusted for `email` (they logged in to it), with when each last did.
+    public func trusted(email: String) async -> [(identity: String, at: Date)] {
+        await loadTrust()
+        return (trusted[Self.emailKey(email)] ?? [:]).map { ($0.key, $0.value) }.sorted { $0.at < $1.at }
+    }
+
+    /// Forgets everything counted or trusted for `email` (an erased account) and saves the trusted
+    /// pairs without it; returns how many identities were trusted for it.
+    @discardableResult
+    public func forget(email: String) async -> Int {
+        await loadTrust()
+        let emailKey = Self.emailKey(email)
+        emails[emailKey] = nil
+        let forgotten = trusted.removeValue(forKey: emailKey)?.count ?? 0
+        trustedCount -= forgotten
+        if forgotten > 0 {
+            needsSave = true
+            await saveTrust()
+        }
+        return forgotten
+    }
+
+    /// The identities the stored trusted pairs `text` trust for `email`, with when each last logged in.
+    public static func trusted(in text: String, email: String) -> [(identity: String, at: Date)] {
+        let emailKey = Self.emailKey(email)
+        let pairs = (try? JSONDecoder().decode([TrustedPair].self, from: Data(text.utf8))) ?? []
+        return pairs.filter { $0.email == emailKey }.map { ($0.identity, Date(timeIntervalSince1970: $0.at)) }
+    }
+
+    /// The trusted pairs `text` holds without those of `email`; nil when it holds none (or cannot
+    /// be read).
+    static func scrub(_ text: String, email: String) -> String? {
+        let emailKey = Self.emailKey(email)
+        guard let pairs = try? JSONDecoder().decode([TrustedPair].self, from: Data(text.utf8)),
+            pairs.contains(where: { $0.email == emailKey })
+        else { return nil }
+        return (try? JSONEncoder().encode(pairs.filter { $0.email != emailKey })).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     // MARK: - Internals
@@ -303,6 +347,7 @@ public actor LoginThrottle {
         guard case .some(let text) = result else { return }
         loaded = true
         let pairs = text.flatMap { try? JSONDecoder().decode([TrustedPair].self, from: Data($0.utf8)) } ?? []
+        storedEmails = Set(pairs.map(\.email))
         for pair in pairs {
             let at = Date(timeIntervalSince1970: pair.at)
             if let known = trusted[pair.email]?[pair.identity], known >= at { continue }
@@ -324,6 +369,7 @@ public actor LoginThrottle {
         defer { saving = false }
         while needsSave {
             needsSave = false
+            await dropTrustErasedElsewhere(store)
             var pairs: [TrustedPair] = []
             for (email, identities) in trusted {
                 for (identity, at) in identities {
@@ -334,11 +380,24 @@ public actor LoginThrottle {
             do {
                 let data = try JSONEncoder().encode(pairs)
                 try await store.setState(Self.stateKey, String(decoding: data, as: UTF8.self))
+                storedEmails = Set(pairs.map(\.email))
             } catch {
                 needsSave = true
                 return
             }
         }
+    }
+
+    /// Forgets the emails that left the store since it was last read or written here (erased by
+    /// another process), so that this one does not write them back.
+    private func dropTrustErasedElsewhere(_ store: any BotStateStore) async {
+        guard let text = try? await store.state(Self.stateKey) else { return }
+        let pairs = (try? JSONDecoder().decode([TrustedPair].self, from: Data(text.utf8))) ?? []
+        for email in storedEmails.subtracting(pairs.map(\.email)) {
+            trustedCount -= trusted.removeValue(forKey: email)?.count ?? 0
+            emails[email] = nil
+        }
+        storedEmails = Set(pairs.map(\.email))
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -1,5 +1,6 @@
 import BotKit
 import Foundation
+import IRCProtocol
 import Logging
 import OnTheMapService
 
@@ -107,6 +108,39 @@ public actor SessionArchive {
     public func save() async -> Bool {
         guard let book else { return false }
         return await state.save { await Self.keptForm(of: book.snapshot()) }
+    }
+
+    /// Ends every session of account `accountKey` in the book (an erased account), keeps the
+    /// rest, and returns the ended ones; none before ``restore(into:logger:)``.
+    @discardableResult
+    public func endSessions(ofAccount accountKey: String) async -> [StudentSession] {
+        guard let book else { return [] }
+        let ended = await book.unbindAll { $0.session.accountKey == accountKey }
+        if !ended.isEmpty { await save() }
+        return ended
+    }
+
+    /// The IRC identities the kept sessions in `text` of account `accountKey` belong to.
+    static func identities(in text: String, accountKey: String) -> [UserIdentity] {
+        guard let list = try? JSONDecoder().decode([Kept].self, from: Data(text.utf8)) else { return [] }
+        return list.filter { $0.accountKey == accountKey }.map { identity(owner: $0.owner, nick: $0.nick) }
+    }
+
+    /// The identity of a session's owner, last seen as `nick`.
+    static func identity(owner: SessionOwner, nick: String) -> UserIdentity {
+        switch owner {
+        case .account(let name): UserIdentity(nick: nick, account: name)
+        case .connection(let nick, let user, let host): UserIdentity(nick: nick, user: user, host: host)
+        }
+    }
+
+    /// The kept sessions `text` holds without those of account `accountKey`; nil when it holds
+    /// none (or cannot be read).
+    static func scrub(_ text: String, accountKey: String) -> String? {
+        guard let list = try? JSONDecoder().decode([Kept].self, from: Data(text.utf8)),
+            list.contains(where: { $0.accountKey == accountKey })
+        else { return nil }
+        return KeptJSON.encode(list.filter { $0.accountKey != accountKey })
     }
 
     /// What is kept of `sessions`: each one that a restart can take back.

@@ -33,8 +33,22 @@ public struct NearPlugin: RestoringPlugin {
 
     public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
-        self.units = UnitPreferences(
-            defaultUnit: settings.units, store: services.stateStore, instance: services.keptStateInstance)
+        let units = UnitPreferences(
+            defaultUnit: settings.units, store: services.stateStore, instance: services.keptStateInstance,
+            now: services.now)
+        self.units = units
+        services.keepsAboutStudents(
+            plugin: "near",
+            describe: { student in
+                guard let sender = student.sender,
+                    let choice = await units.choice(of: sender, caseMapping: student.caseMapping)
+                else { return [] }
+                return [KeptItem(what: "unit choice", detail: choice.unit.rawValue, changedAt: choice.at)]
+            },
+            erase: { student in
+                let forgotten = await units.forget(keys: UnitPreferences.keys(of: student.identities))
+                return forgotten > 0 ? ["your unit choice"] : []
+            })
     }
 
     /// Reads back the unit choices kept before a restart.

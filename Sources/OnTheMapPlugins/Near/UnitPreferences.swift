@@ -1,4 +1,5 @@
 import BotKit
+import Foundation
 import IRCProtocol
 import Logging
 import OnTheMapService
@@ -14,6 +15,8 @@ public actor UnitPreferences {
     struct Kept: Codable, Sendable, Equatable {
         var key: String
         var unit: UnitSystem
+        /// When it was chosen (seconds since 1970; absent in choices kept by earlier versions).
+        var at: Double?
     }
 
     /// The state-store key of `instance`'s choices.
@@ -23,14 +26,20 @@ public actor UnitPreferences {
 
     private let defaultUnit: UnitSystem
     private var chosen: [String: UnitSystem] = [:]
+    private var chosenAt: [String: Date] = [:]
     /// The keys of `chosen`, least recently set first.
     private var order: [String] = []
     private let kept: KeptState<[Kept]>
+    private let now: @Sendable () -> Date
     private var restored = false
 
-    public init(defaultUnit: UnitSystem, store: (any BotStateStore)? = nil, instance: String? = nil) {
+    public init(
+        defaultUnit: UnitSystem, store: (any BotStateStore)? = nil, instance: String? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.defaultUnit = defaultUnit
         self.kept = KeptState(key: Self.stateKey(instance: instance), store: store)
+        self.now = now
     }
 
     /// Reads back the choices kept before a restart (once); choices made meanwhile win.
@@ -41,6 +50,7 @@ public actor UnitPreferences {
             guard case .value(let list) = try await kept.load() else { return }
             for entry in list.reversed() where chosen[entry.key] == nil {
                 chosen[entry.key] = entry.unit
+                chosenAt[entry.key] = entry.at.map(Date.init(timeIntervalSince1970:))
                 order.insert(entry.key, at: 0)
             }
             trim()
@@ -58,18 +68,64 @@ public actor UnitPreferences {
     public func set(_ unit: UnitSystem, for sender: UserIdentity, caseMapping: CaseMapping) async {
         let key = sender.key(by: .nick, caseMapping: caseMapping)
         if chosen.updateValue(unit, forKey: key) != nil { order.removeAll { $0 == key } }
+        chosenAt[key] = now()
         order.append(key)
         trim()
         await kept.save { await self.keptForm() }
     }
 
+    /// What `sender` chose and when (nil: they never chose; they see the default).
+    public func choice(of sender: UserIdentity, caseMapping: CaseMapping) -> (unit: UnitSystem, at: Date?)? {
+        let key = sender.key(by: .nick, caseMapping: caseMapping)
+        return chosen[key].map { ($0, chosenAt[key]) }
+    }
+
+    /// Forgets the choices made under `keys` (see ``keys(of:)``) and keeps the rest; returns how
+    /// many were forgotten.
+    @discardableResult
+    public func forget(keys: Set<String>) async -> Int {
+        let gone = order.filter { keys.contains($0) }
+        guard !gone.isEmpty else { return 0 }
+        for key in gone {
+            chosen[key] = nil
+            chosenAt[key] = nil
+        }
+        order.removeAll { keys.contains($0) }
+        await kept.save { await self.keptForm() }
+        return gone.count
+    }
+
+    /// The keys a choice of any of `identities` is kept under, whatever the network's case mapping.
+    public static func keys(of identities: [UserIdentity]) -> Set<String> {
+        Set(identities.flatMap { identity in CaseMapping.allCases.map { identity.key(by: .nick, caseMapping: $0) } })
+    }
+
+    /// The kept choices `text` holds without those under `keys`; nil when it holds none of them
+    /// (or cannot be read).
+    static func scrub(_ text: String, keys: Set<String>) -> String? {
+        guard let list = try? JSONDecoder().decode([Kept].self, from: Data(text.utf8)),
+            list.contains(where: { keys.contains($0.key) })
+        else { return nil }
+        return KeptJSON.encode(list.filter { !keys.contains($0.key) })
+    }
+
+    /// The kept choices `text` holds (none when it cannot be read).
+    static func kept(in text: String) -> [Kept] {
+        (try? JSONDecoder().decode([Kept].self, from: Data(text.utf8))) ?? []
+    }
+
     private func keptForm() -> [Kept] {
-        order.compactMap { key in chosen[key].map { Kept(key: key, unit: $0) } }
+        order.compactMap { key in
+            chosen[key].map { Kept(key: key, unit: $0, at: chosenAt[key]?.timeIntervalSince1970) }
+        }
     }
 
     private func trim() {
         guard order.count > Self.capacity else { return }
-        for key in order.prefix(order.count - Self.capacity) { chosen[key] = nil }
+        for key in order.prefix(order.count - Self.capacity) {
+            chosen[key] = nil
+            chosenAt[key] = nil
+        }
         order.removeFirst(order.count - Self.capacity)
     }
 }

@@ -100,6 +100,37 @@ public actor PostFlows {
         return !isExpired(entry.draft)
     }
 
+    /// The open (unexpired) flow of account `accountKey`, whoever opened it.
+    func openDraft(ofAccount accountKey: String) -> PostDraft? {
+        drafts.values.filter { $0.accountKey == accountKey && !isExpired($0.draft) }.map(\.draft)
+            .max { $0.startedAt < $1.startedAt }
+    }
+
+    /// Ends every flow of account `accountKey` (expired or not); returns how many there were.
+    @discardableResult
+    func close(accountKey: String) async -> Int {
+        let owners = drafts.filter { $0.value.accountKey == accountKey }.map(\.key)
+        guard !owners.isEmpty else { return 0 }
+        for owner in owners { drafts[owner] = nil }
+        await save()
+        return owners.count
+    }
+
+    /// The kept flows in `text` of account `accountKey`.
+    static func drafts(in text: String, accountKey: String) -> [PostDraft] {
+        let list = (try? JSONDecoder().decode([Kept].self, from: Data(text.utf8))) ?? []
+        return list.filter { $0.accountKey == accountKey }.map(\.draft)
+    }
+
+    /// The kept flows `text` holds without those of account `accountKey`; nil when it holds none
+    /// (or cannot be read).
+    static func scrub(_ text: String, accountKey: String) -> String? {
+        guard let list = try? JSONDecoder().decode([Kept].self, from: Data(text.utf8)),
+            list.contains(where: { $0.accountKey == accountKey })
+        else { return nil }
+        return KeptJSON.encode(list.filter { $0.accountKey != accountKey })
+    }
+
     /// The time a new flow starts at.
     var currentTime: Date { now() }
 

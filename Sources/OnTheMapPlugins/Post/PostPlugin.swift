@@ -44,6 +44,20 @@ public struct PostPlugin: RestoringPlugin {
             instance: services.keptStateInstance)
         self.flows = flows
         services.onLogout { owner in await flows.close(owner) }
+        services.keepsAboutStudents(
+            plugin: "post",
+            describe: { student in
+                guard let draft = await flows.openDraft(ofAccount: student.accountKey) else { return [] }
+                let step = draft.isConfirmed ? "waiting for your link" : "waiting for you to confirm the place"
+                return [
+                    KeptItem(
+                        what: "open post step",
+                        detail: "\(Formatting.place(draft.typedPlace)), \(step)", changedAt: draft.startedAt)
+                ]
+            },
+            erase: { student in
+                await flows.close(accountKey: student.accountKey) > 0 ? ["your open post step"] : []
+            })
     }
 
     /// Reads back the flows kept before a restart.

@@ -1,5 +1,6 @@
 import BotKit
 import Foundation
+import IRCProtocol
 import NIOConcurrencyHelpers
 import OnTheMapService
 
@@ -85,6 +86,11 @@ public final class ClassServices: Sendable {
     private let currentSettings: NIOLockedValueBox<ClassSettings>
     private let logoutListeners = NIOLockedValueBox<[@Sendable (SessionOwner) async -> Void]>([])
     private let savedPinListeners: PinWakeups
+    /// The services of every network of this bot (this one's and those sharing it).
+    private let networks: ClassNetworks
+    private let studentKeepers = NIOLockedValueBox<[StudentKeeper]>([])
+    /// Retention runs once per bot, whichever network's privacy plugin starts it.
+    let retentionStarted: NIOLockedValueBox<Bool>
 
     public init(
         directory: any StudentDirectory, accounts: (any AccountDirectory)? = nil,
@@ -113,6 +119,45 @@ public final class ClassServices: Sendable {
         self.keptStateInstance = settings.instanceName
         self.sessionArchive = SessionArchive(
             accounts: accounts, store: stateStore, instance: settings.instanceName, now: now)
+        self.networks = first?.networks ?? ClassNetworks()
+        self.retentionStarted = first?.retentionStarted ?? NIOLockedValueBox(false)
+        networks.add(self)
+    }
+
+    /// The services of every network of this bot, this one first.
+    public var everyNetwork: [ClassServices] {
+        [self] + networks.all.filter { $0 !== self }
+    }
+
+    /// Registers what the plugin called `plugin` keeps about students outside the directory:
+    /// `describe` lists it for `!mydata`, `erase` forgets it (and returns what it forgot, in words:
+    /// "your unit choice"). A plugin made afresh (a config reload) replaces its earlier registration.
+    public func keepsAboutStudents(
+        plugin: String, describe: @escaping @Sendable (StudentReference) async -> [KeptItem],
+        erase: @escaping @Sendable (StudentReference) async -> [String]
+    ) {
+        let keeper = StudentKeeper(plugin: plugin, describe: describe, erase: erase)
+        studentKeepers.withLockedValue { keepers in
+            if let index = keepers.firstIndex(where: { $0.plugin == plugin }) {
+                keepers[index] = keeper
+            } else {
+                keepers.append(keeper)
+            }
+        }
+    }
+
+    /// What this network's plugins keep about `student`.
+    public func keptItems(about student: StudentReference) async -> [KeptItem] {
+        var items: [KeptItem] = []
+        for keeper in studentKeepers.withLockedValue({ $0 }) { items += await keeper.describe(student) }
+        return items
+    }
+
+    /// Has this network's plugins forget `student`; returns what they forgot.
+    func eraseKept(about student: StudentReference) async -> [String] {
+        var erased: [String] = []
+        for keeper in studentKeepers.withLockedValue({ $0 }) { erased += await keeper.erase(student) }
+        return erased
     }
 
     /// Takes a pin saved outside the IRC commands (the HTTP API): every command sees it at once,
@@ -208,4 +253,66 @@ final class PinWakeups: Sendable {
         continuation.onTermination = { [weak self] _ in self?.listeners.withLockedValue { $0[id] = nil } }
         return stream
     }
+}
+
+/// One thing the bot keeps about a student outside the directory, as `!mydata` lists it.
+public struct KeptItem: Sendable, Hashable {
+    /// What it is ("unit choice").
+    public var what: String
+    /// Its value, in words ("mi").
+    public var detail: String
+    /// When it last changed, when known.
+    public var changedAt: Date?
+
+    public init(what: String, detail: String, changedAt: Date?) {
+        self.what = what
+        self.detail = detail
+        self.changedAt = changedAt
+    }
+}
+
+/// The student a plugin is asked about (``ClassServices/keepsAboutStudents(describe:erase:)``).
+public struct StudentReference: Sendable {
+    /// Their account key.
+    public var accountKey: String
+    /// The IRC user asking (`!mydata`, `!forget`), when there is one.
+    public var sender: UserIdentity?
+    /// The network's case mapping.
+    public var caseMapping: CaseMapping
+    /// Every IRC identity known to have used the account (the sender, the owners of its sessions).
+    public var identities: [UserIdentity]
+
+    public init(accountKey: String, sender: UserIdentity?, caseMapping: CaseMapping, identities: [UserIdentity]) {
+        self.accountKey = accountKey
+        self.sender = sender
+        self.caseMapping = caseMapping
+        self.identities = identities
+    }
+}
+
+/// A plugin's description and eraser of what it keeps about students.
+struct StudentKeeper: Sendable {
+    let plugin: String
+    let describe: @Sendable (StudentReference) async -> [KeptItem]
+    let erase: @Sendable (StudentReference) async -> [String]
+}
+
+/// The services of every network of one bot, held weakly (a network's services live as long as
+/// its plugins).
+final class ClassNetworks: Sendable {
+    private final class Entry: Sendable {
+        weak let services: ClassServices?
+        init(_ services: ClassServices) { self.services = services }
+    }
+
+    private let entries = NIOLockedValueBox<[Entry]>([])
+
+    func add(_ services: ClassServices) {
+        entries.withLockedValue { list in
+            list.removeAll { $0.services == nil }
+            list.append(Entry(services))
+        }
+    }
+
+    var all: [ClassServices] { entries.withLockedValue { $0.compactMap(\.services) } }
 }

@@ -11,6 +11,13 @@ public enum StateKey {
     }
 }
 
+/// The JSON text of a kept value (what ``KeptState`` writes).
+enum KeptJSON {
+    static func encode<Value: Encodable>(_ value: Value) -> String? {
+        (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
 /// One part of the bot's state kept across restarts: a JSON value under one key of the state store
 /// (SQLite or PostgreSQL; with no store, nothing is kept). Writes go one at a time and each writes
 /// the state as it is when it starts, so the last state always wins; a write asked for while one

@@ -5,4 +5,6 @@ public protocol BotStateStore: Sendable {
     func state(_ key: String) async throws -> String?
     /// Stores `value` under `key`; nil removes the key.
     func setState(_ key: String, _ value: String?) async throws
+    /// Every key stored that starts with `prefix` (each instance's copy of one part of the state).
+    func stateKeys(prefix: String) async throws -> [String]
 }

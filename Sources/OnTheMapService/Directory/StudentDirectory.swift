@@ -73,6 +73,20 @@ public protocol AccountDirectory: StudentDirectory {
     /// Takes over the live session whose id has this digest (see `AccountPolicy.resumeSession`): a
     /// session kept across a restart comes back with a new id; nil when it is no longer live.
     func resumeSession(digest: String, accountKey: String) async throws -> DirectorySession?
+    /// Everything stored about one account (its row, pin and session times), or nil when there is
+    /// no such account.
+    func accountRecord(_ lookup: AccountLookup) async throws -> AccountRecord?
+    /// Erases one account in one transaction: its pin (leaving a tombstone that holds the objectId
+    /// alone, and notifying listeners), its sessions and its row; earlier tombstones of its pins
+    /// lose the account key. Returns what was erased, or nil when there was no such account.
+    func eraseAccount(accountKey: String) async throws -> AccountRecord?
+    /// Takes off the map every pin last updated before `date` (the accounts stay), through the same
+    /// path as ``removeLocation(objectId:)``: tombstones, and listeners notified. Returns the removed pins.
+    func removeLocations(updatedBefore date: Date) async throws -> [StudentLocation]
+    /// Makes erased data leave the storage's files where the directory can do it itself: SQLite
+    /// checkpoints its write-ahead log and truncates it (its deleted content is already zeroed by
+    /// `secure_delete`); PostgreSQL does nothing (its dead rows go at the next `VACUUM`, the operator's).
+    func flushErasures() async throws
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin

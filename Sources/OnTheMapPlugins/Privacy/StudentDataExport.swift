@@ -1,0 +1,143 @@
+import Foundation
+import IRCProtocol
+import OnTheMapService
+
+/// A student's data as one JSON document, for a portability request (`accounts export`): what the
+/// directory holds (account, pin, session times) and what the bot keeps about them in its state
+/// store (trusted hosts, the IRC identities of kept sessions, unit choices, open post steps, the
+/// precision chosen). No password hash, session id or digest is part of it.
+public struct StudentDataExport: Codable, Sendable, Equatable {
+    public struct Account: Codable, Sendable, Equatable {
+        public var accountKey: String
+        public var email: String
+        public var firstName: String
+        public var lastName: String
+        public var createdAt: Date
+    }
+
+    public struct Pin: Codable, Sendable, Equatable {
+        public var objectId: String
+        public var mapString: String
+        public var mediaURL: String
+        public var latitude: Double
+        public var longitude: Double
+        public var createdAt: Date
+        public var updatedAt: Date
+    }
+
+    public struct Session: Codable, Sendable, Equatable {
+        public var createdAt: Date
+        public var expiresAt: Date
+    }
+
+    public struct TrustedHost: Codable, Sendable, Equatable {
+        /// The services account (`a:…`) or host (`h:…`) that logged in.
+        public var identity: String
+        public var lastLogin: Date
+    }
+
+    public struct KeptSession: Codable, Sendable, Equatable {
+        /// The bot instance (network, server and channels) that keeps it.
+        public var instance: String
+        public var nick: String
+        public var servicesAccount: String?
+        public var userAndHost: String?
+    }
+
+    public struct UnitChoice: Codable, Sendable, Equatable {
+        public var instance: String
+        public var unit: String
+        public var chosenAt: Date?
+    }
+
+    public struct OpenPost: Codable, Sendable, Equatable {
+        public var instance: String
+        public var place: String
+        public var startedAt: Date
+    }
+
+    public var account: Account
+    public var pin: Pin?
+    public var sessions: [Session]
+    public var trustedHosts: [TrustedHost]
+    public var keptSessions: [KeptSession]
+    public var unitChoices: [UnitChoice]
+    public var openPosts: [OpenPost]
+    /// The pin precision the student chose (`!privacy`), when they chose one.
+    public var chosenPrecision: String?
+
+    /// The data of the account `lookup` finds; nil when there is none.
+    public static func make(
+        _ lookup: AccountLookup, accounts: any AccountDirectory, store: (any BotStateStore)?
+    ) async throws -> StudentDataExport? {
+        guard let record = try await accounts.accountRecord(lookup) else { return nil }
+        let account = record.account
+        let key = account.accountKey
+        var export = StudentDataExport(
+            account: Account(
+                accountKey: key, email: account.email, firstName: account.firstName, lastName: account.lastName,
+                createdAt: account.createdAt),
+            pin: record.pin.map {
+                Pin(
+                    objectId: $0.objectId, mapString: $0.mapString, mediaURL: $0.mediaURL,
+                    latitude: $0.coordinate.latitude, longitude: $0.coordinate.longitude, createdAt: $0.createdAt,
+                    updatedAt: $0.updatedAt)
+            },
+            sessions: record.sessions.map { Session(createdAt: $0.createdAt, expiresAt: $0.expiresAt) },
+            trustedHosts: [], keptSessions: [], unitChoices: [], openPosts: [], chosenPrecision: nil)
+        guard let store else { return export }
+        if let text = try await store.state(LoginThrottle.stateKey) {
+            export.trustedHosts = LoginThrottle.trusted(in: text, email: account.email).map {
+                TrustedHost(identity: $0.identity, lastLogin: $0.at)
+            }
+        }
+        var identities: [UserIdentity] = []
+        for stateKey in try await StudentErasure.keys(of: "sessions", in: store) {
+            guard let text = try await store.state(stateKey) else { continue }
+            for identity in SessionArchive.identities(in: text, accountKey: key) {
+                identities.append(identity)
+                export.keptSessions.append(
+                    KeptSession(
+                        instance: instance(of: stateKey, base: "sessions"), nick: identity.nick,
+                        servicesAccount: identity.loggedInAccount,
+                        userAndHost: identity.host.map { "\(identity.user ?? "")@\($0)" }))
+            }
+        }
+        let unitKeys = UnitPreferences.keys(of: identities)
+        for stateKey in try await StudentErasure.keys(of: "units", in: store) {
+            guard let text = try await store.state(stateKey) else { continue }
+            for choice in UnitPreferences.kept(in: text) where unitKeys.contains(choice.key) {
+                export.unitChoices.append(
+                    UnitChoice(
+                        instance: instance(of: stateKey, base: "units"), unit: choice.unit.rawValue,
+                        chosenAt: choice.at.map(Date.init(timeIntervalSince1970:))))
+            }
+        }
+        for stateKey in try await StudentErasure.keys(of: "post.flows", in: store) {
+            guard let text = try await store.state(stateKey) else { continue }
+            for draft in PostFlows.drafts(in: text, accountKey: key) {
+                export.openPosts.append(
+                    OpenPost(
+                        instance: instance(of: stateKey, base: "post.flows"), place: draft.typedPlace,
+                        startedAt: draft.startedAt))
+            }
+        }
+        if let text = try await store.state(PrecisionChoices.stateKey(accountKey: key)) {
+            export.chosenPrecision = PinPrecision(word: text)?.rawValue
+        }
+        return export
+    }
+
+    /// The document as pretty-printed JSON with ISO 8601 dates.
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The instance part of a state-store key (`base@instance`), or "" for the unnamed one.
+    static func instance(of key: String, base: String) -> String {
+        key == base ? "" : String(key.dropFirst(base.count + 1))
+    }
+}

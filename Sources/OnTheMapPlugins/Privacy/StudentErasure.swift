@@ -1,0 +1,164 @@
+import BotKit
+import Foundation
+import IRCProtocol
+import OnTheMapService
+
+/// Erases one student: the one way in for `!forget confirm` and the operator's `accounts forget`.
+///
+/// What goes, in this order:
+/// 1. in this process, on every network: the student's IRC sessions end (their kept copies too),
+///    and each plugin forgets what it keeps about them (``ClassServices/keepsAboutStudents(describe:erase:)``:
+///    open post step, unit choice); the login throttle forgets their email and trusted hosts;
+/// 2. in the directory, in one transaction: the pin (its tombstone keeps the objectId alone), the
+///    sessions and the account row; the class map and the web map forget the pin at once;
+/// 3. in the state store: every per-account key (``accountKeyedState``) and the student's entries
+///    in the values shared by many students (``sharedKeptState``), of every bot instance;
+/// 4. the directory flushes the erasure out of its files where it can (SQLite: a checkpoint that
+///    truncates the write-ahead log; deleted content is already zeroed by `secure_delete`).
+///
+/// Another process on the same PostgreSQL directory finds the account, its sessions and its pin
+/// gone at once (its class map reads the tombstone); a session it still holds in memory ends the
+/// next time it is used (the directory answers that it expired).
+public struct StudentErasure: Sendable {
+    /// The state-store keys kept for one account, one builder each: every key an erasure deletes.
+    /// A part of the bot that keeps something per account adds its builder here.
+    public static let accountKeyedState: [@Sendable (String) -> String] = [
+        // The student's chosen pin precision (`!privacy`).
+        { accountKey in PrecisionChoices.stateKey(accountKey: accountKey) }
+    ]
+
+    /// A value of the state store that holds many students' entries (one per bot instance: `base`
+    /// or `base@instance`), and how to take one student's entries out of it.
+    struct SharedKeptState: Sendable {
+        let base: String
+        /// The value without the student's entries; nil when it holds none.
+        let scrub: @Sendable (_ text: String, _ student: ErasedStudent) -> String?
+    }
+
+    /// Who is being erased, for the scrubbers.
+    struct ErasedStudent: Sendable {
+        var accountKey: String
+        var email: String
+        var unitKeys: Set<String>
+    }
+
+    /// The shared values an erasure scrubs, whichever instance wrote them.
+    static let sharedKeptState: [SharedKeptState] = [
+        SharedKeptState(base: "sessions") { SessionArchive.scrub($0, accountKey: $1.accountKey) },
+        SharedKeptState(base: "post.flows") { PostFlows.scrub($0, accountKey: $1.accountKey) },
+        SharedKeptState(base: "units") { UnitPreferences.scrub($0, keys: $1.unitKeys) },
+        SharedKeptState(base: LoginThrottle.stateKey) { LoginThrottle.scrub($0, email: $1.email) },
+    ]
+
+    /// What an erasure removed.
+    public struct Report: Sendable {
+        /// The account as it was, with its pin and sessions.
+        public var record: AccountRecord
+        /// The IRC sessions ended in this process (every network).
+        public var ircSessionsEnded: Int
+        /// How many hosts were trusted for the account's email.
+        public var trustedHosts: Int
+        /// What else was forgotten, in words ("your unit choice"), without repeats.
+        public var keptState: [String]
+        /// How many state-store values were deleted or rewritten.
+        public var storeEntries: Int
+    }
+
+    let accounts: any AccountDirectory
+    let store: (any BotStateStore)?
+    let services: ClassServices?
+
+    /// `services`: the running bot's (nil for the operator's tool, which has no IRC sessions).
+    public init(accounts: any AccountDirectory, store: (any BotStateStore)?, services: ClassServices? = nil) {
+        self.accounts = accounts
+        self.store = store
+        self.services = services
+    }
+
+    /// The erasure for the running bot of `services`; nil when its directory keeps no accounts.
+    public init?(services: ClassServices) {
+        guard let accounts = services.accounts else { return nil }
+        self.init(accounts: accounts, store: services.stateStore, services: services)
+    }
+
+    /// Erases the account with `accountKey`; nil when there is none. `requester` is the IRC user who
+    /// asked (`!forget confirm`), whose session in `book` (their network's) ends too.
+    public func erase(
+        accountKey: String, requester: UserIdentity? = nil, caseMapping: CaseMapping = .rfc1459,
+        book: SessionBook<StudentLogin>? = nil
+    ) async throws -> Report? {
+        guard let record = try await accounts.accountRecord(.key(accountKey)) else { return nil }
+        // Who used the account: the requester, and every owner of a session of it, live or kept.
+        var identities: [UserIdentity] = requester.map { [$0] } ?? []
+        // The requester's network is the first of `everyNetwork`.
+        let networks = services?.everyNetwork ?? []
+        var ended: [[StudentSession]] = []
+        for (index, network) in networks.enumerated() {
+            var here = await network.sessionArchive.endSessions(ofAccount: accountKey)
+            if index == 0, let book { here += await book.unbindAll { $0.session.accountKey == accountKey } }
+            ended.append(here)
+        }
+        identities += ended.joined().map { SessionArchive.identity(owner: $0.owner, nick: $0.nick) }
+        if let store {
+            for key in try await Self.keys(of: "sessions", in: store) {
+                guard let text = try await store.state(key) else { continue }
+                identities += SessionArchive.identities(in: text, accountKey: accountKey)
+            }
+        }
+        var keptState: [String] = []
+        var trustedHosts = 0
+        if let services {
+            for (network, endedHere) in zip(networks, ended) {
+                let student = StudentReference(
+                    accountKey: accountKey, sender: requester, caseMapping: caseMapping, identities: identities)
+                for item in await network.eraseKept(about: student) where !keptState.contains(item) {
+                    keptState.append(item)
+                }
+                for owner in Set(endedHere.map(\.owner)) { await network.loggedOut(owner) }
+            }
+            trustedHosts = await services.loginThrottle.forget(email: record.account.email)
+            // Its cache too: the state-store key itself goes with the others below.
+            try await services.precisionChoices.forget(accountKey)
+        }
+        if trustedHosts == 0, let store, let text = try await store.state(LoginThrottle.stateKey) {
+            trustedHosts = LoginThrottle.trusted(in: text, email: record.account.email).count
+        }
+        let erased = try await accounts.eraseAccount(accountKey: accountKey) ?? record
+        if let pin = erased.pin, let services { await services.classMap.forget(pin) }
+        let student = ErasedStudent(
+            accountKey: accountKey, email: record.account.email, unitKeys: UnitPreferences.keys(of: identities))
+        let storeEntries = try await scrubStore(student)
+        try await accounts.flushErasures()
+        return Report(
+            record: erased, ircSessionsEnded: ended.joined().count, trustedHosts: trustedHosts, keptState: keptState,
+            storeEntries: storeEntries)
+    }
+
+    /// Deletes the per-account keys and scrubs the shared values; returns how many changed.
+    private func scrubStore(_ student: ErasedStudent) async throws -> Int {
+        guard let store else { return 0 }
+        var changed = 0
+        for builder in Self.accountKeyedState {
+            let key = builder(student.accountKey)
+            if try await store.state(key) != nil {
+                try await store.setState(key, nil)
+                changed += 1
+            }
+        }
+        for shared in Self.sharedKeptState {
+            for key in try await Self.keys(of: shared.base, in: store) {
+                guard let text = try await store.state(key), let scrubbed = shared.scrub(text, student) else {
+                    continue
+                }
+                try await store.setState(key, scrubbed)
+                changed += 1
+            }
+        }
+        return changed
+    }
+
+    /// The keys of every instance's copy of `base` (`base` and `base@…`).
+    static func keys(of base: String, in store: any BotStateStore) async throws -> [String] {
+        try await store.stateKeys(prefix: base).filter { $0 == base || $0.hasPrefix(base + "@") }
+    }
+}
