@@ -455,4 +455,9 @@ actor MemoryStateStore: BotStateStore {
     func setState(_ key: String, _ value: String?) async throws {
         values[key] = value
     }
+
+    func takeState(_ key: String) async throws -> String? {
+        if failing { throw ServiceError.networkUnreachable("the state store is down") }
+        return values.removeValue(forKey: key)
+    }
 }

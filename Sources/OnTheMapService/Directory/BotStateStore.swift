@@ -5,4 +5,7 @@ public protocol BotStateStore: Sendable {
     func state(_ key: String) async throws -> String?
     /// Stores `value` under `key`; nil removes the key.
     func setState(_ key: String, _ value: String?) async throws
+    /// Removes `key` and returns what it held, in one step: of two callers taking the same key at
+    /// once, only one gets the value (single-use things, such as sign-in links).
+    func takeState(_ key: String) async throws -> String?
 }

@@ -73,6 +73,10 @@ public protocol AccountDirectory: StudentDirectory {
     /// Takes over the live session whose id has this digest (see `AccountPolicy.resumeSession`): a
     /// session kept across a restart comes back with a new id; nil when it is no longer live.
     func resumeSession(digest: String, accountKey: String) async throws -> DirectorySession?
+    /// Starts a session for the account `accountKey` without a password (see
+    /// `AccountPolicy.openSession`): only for a caller that has proved who the student is, such as
+    /// a sign-in link. Nil when there is no such account.
+    func openSession(accountKey: String) async throws -> DirectorySession?
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin
