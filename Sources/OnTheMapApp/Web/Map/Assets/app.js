@@ -28,6 +28,7 @@
   var popupList = document.getElementById('popup-list');
   var rows = document.getElementById('rows');
   var status = document.getElementById('status');
+  var signinNote = document.getElementById('signin-note');
 
   var pins = [];
   var version = null;
@@ -345,6 +346,7 @@
     return fetch(url, { cache: 'no-store' }).then(function (response) {
       return response.json().then(function (body) {
         if (response.status === 400 && cursor) { cursor = null; return fetchPins(); }
+        if (response.status === 401) { var out = new Error(body.error || 'Sign in to see the pins.'); out.signedOut = true; throw out; }
         if (!response.ok || !(Array.isArray(body.pins) || Array.isArray(body.changed))) {
           throw new Error(body.error || ('HTTP ' + response.status));
         }
@@ -376,6 +378,8 @@
 
   function load() {
     return fetchPins().then(function (body) {
+      signinNote.hidden = true;
+      app.removeAttribute('data-signed-out');
       var now = new Date();
       setStatus(body.count + (body.count === 1 ? ' pin' : ' pins') + ' · updated ' + now.toTimeString().slice(0, 5));
       app.setAttribute('data-cursor', cursor || '');
@@ -390,8 +394,26 @@
       drawTable();
       if (!opened) { opened = true; applyHash(); }
     }).catch(function (error) {
+      if (error.signedOut) { signedOut(error.message); return; }
       setStatus('Could not load the pins: ' + error.message + ' (showing the last ones)', true);
     });
+  }
+
+  // A class map (`web.visibility: class`) shows its pins only to a signed-in student: signed out
+  // (or after logging out), every pin, popup and table row leaves the page, and the note says how
+  // to sign in.
+  function signedOut(message) {
+    pins = [];
+    cursor = null;
+    version = null;
+    hidePopup();
+    draw();
+    drawTable();
+    app.setAttribute('data-pins', '0');
+    app.setAttribute('data-signed-out', 'true');
+    signinNote.textContent = message;
+    signinNote.hidden = false;
+    setStatus('Sign in to see the pins');
   }
 
   function loadBasemap() {
