@@ -81,6 +81,28 @@ enum MapFixtures {
 }
 
 @Suite struct WebMapTests {
+    /// A class map on a backend without accounts of its own (Udacity): nobody can sign in, so the
+    /// pins are refused with the sentence that says so, and a sign-in link opens nothing.
+    @Test func aClassMapWithoutLocalAccountsSaysNobodyCanSignIn() async throws {
+        let access = MapAccess(visibility: .class, accounts: nil, signInLinks: nil)
+        try await MapFixtures.withMap(try MapFixtures.webMap(access: access)) { client in
+            try await client.execute(uri: "/api/locations.json", method: .get) { response in
+                #expect(response.status == .unauthorized)
+                let text = String(buffer: response.body)
+                #expect(text.contains("kept by the Udacity service: the web map cannot sign anyone in"), "\(text)")
+                #expect(!text.contains("Ada") && !text.contains("Lovelace"))
+            }
+            try await client.execute(
+                uri: "/signin", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: "{\"token\": \"a.b\"}")
+            ) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("cannot sign anyone in"))
+                #expect(response.headers[.setCookie] == nil)
+            }
+        }
+    }
+
     @Test func pageHasBothTabsTheAttributionAndOnlyLocalResources() async throws {
         try await MapFixtures.withMap(try MapFixtures.webMap()) { client in
             for path in ["/", "/map"] {
