@@ -1,7 +1,7 @@
 """The class map is for the class, in headless Chromium (Selenium, Debian's chromedriver): a
 signed-out visitor sees the map without a student's name; the sign-in link a student got from the
-bot's private !map signs the browser in once (the names appear); the same link, opened again, is
-refused with a sentence and signs nothing in.
+bot's private !map signs the browser in once (the names appear, and go with the logout); the same
+link, opened again, is refused with a sentence and signs nothing in.
 
     /usr/bin/python3 Tests/Browser/class_signin.py BASE_URL SIGN_IN_LINK NAME...
 
@@ -81,6 +81,11 @@ def scenes(driver, base, link, names):
     wait_until(driver, "the table names the class", lambda: all(name in whole_page(driver) for name in names))
     if shown(driver, "signin-note"):
         raise StepFailed("the sign-in note stays on a signed-in page")
+
+    # Logging out takes the names off the page again.
+    driver.find_element(By.ID, "logout").click()
+    wait_until(driver, "after the logout the map says how to sign in",
+               lambda: shown(driver, "signin-note") and not any(name in whole_page(driver) for name in names))
 
     # The same link again, in a browser with no session: refused in words, nothing signed in.
     driver.delete_all_cookies()

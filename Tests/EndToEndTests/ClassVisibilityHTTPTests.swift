@@ -78,8 +78,8 @@ struct ClassVisibilityHTTPTests {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// With the v1 API off, a sign-in link still signs a browser in, once; every bad link gets a
-    /// sentence and no session cookie, and does not use up a good link.
+    /// With the v1 API off, a sign-in link still signs a browser in, once, and `/signout` ends it;
+    /// every bad link gets a sentence and no session cookie, and does not use up a good link.
     @Test(arguments: ServedBackend.allCases)
     func aSignInLinkOpensOnceEvenWithTheAPIOff(_ backend: ServedBackend) async throws {
         try await ServedClassAPI.with(backend, settings: Self.classOnly, apiServed: false) { api in
@@ -127,6 +127,18 @@ struct ClassVisibilityHTTPTests {
                 .GET, "/api/locations.json", headers: [("Cookie", "onthemap_session=\(session)")])
             #expect(pins.status == 200 && pins.text.contains("First1"))
             #expect(try await api.directory.session(id: session)?.accountKey == api.ada.key)
+
+            // Signing out (the page's button when the API is off) needs the XSRF pair, then ends it.
+            let xsrf = try #require(opened.cookieValue("XSRF-TOKEN"))
+            let cookie = ("Cookie", "onthemap_session=\(session); XSRF-TOKEN=\(xsrf)")
+            let unguarded = try await site.send(.POST, "/signout", headers: [cookie])
+            #expect(unguarded.status == 403 && unguarded.header("set-cookie").isEmpty)
+            #expect(try await api.directory.session(id: session) != nil)
+            let ended = try await site.send(.POST, "/signout", headers: [cookie, ("X-XSRF-TOKEN", xsrf)])
+            #expect(ended.status == 200)
+            #expect(ended.setCookies["onthemap_session"]?.contains("Max-Age=0") == true)
+            #expect(try await api.directory.session(id: session) == nil)
+            Self.expectNoPinData(try await site.send(.GET, "/api/locations.json", headers: [cookie]), "signed out")
 
             let again = try await Self.signIn(site, Self.tokenBody(token))
             #expect(again.status == 403)

@@ -16,7 +16,8 @@ import OnTheMapService
 /// run the script nor press buttons. `POST /signin` takes JSON only, which a cross-site HTML form
 /// cannot send. A good link is used up before the session opens; it sets the same session cookie
 /// as the page's login, and the script then goes to the map. A used, replaced, expired or garbled
-/// link gets one sentence and changes nothing.
+/// link gets one sentence and changes nothing. `POST /signout` ends such a session when the page
+/// has no v1 logout to use.
 struct SignInPage: Sendable {
     let access: MapAccess
     let page: Data
@@ -41,6 +42,33 @@ struct SignInPage: Sendable {
             signIn.respond(signIn.script, type: "text/javascript; charset=utf-8", cache: "max-age=300")
         }
         router.post("signin") { request, _ in await signIn.redeem(request) }
+        router.post("signout") { request, _ in await signIn.signOut(request) }
+    }
+
+    /// `POST /signout`: ends the session of the browser's cookie (the page's "Sign out" when the v1
+    /// API, whose logout the page otherwise uses, is off). Like that logout, it needs the XSRF
+    /// token in both the `XSRF-TOKEN` cookie and the `X-XSRF-TOKEN` header.
+    func signOut(_ request: Request) async -> Response {
+        guard let accounts = access.accounts, let credentials = APISessionCredentials.presented(in: request),
+            credentials.viaCookie
+        else {
+            return failure(.forbidden, "This browser is not signed in.")
+        }
+        guard credentials.hasXSRFPair(in: request) else {
+            return failure(.forbidden, "Missing or invalid XSRF token: reload the page and sign out again.")
+        }
+        do {
+            try await accounts.logOut(
+                DirectorySession(accountKey: "", sessionId: credentials.sessionId, expiresAt: Date()))
+        } catch {
+            logger.warning("a web session could not be ended", metadata: ["error": "\(error)"])
+            return failure(.serviceUnavailable, "The class directory is unavailable just now; try again soon.")
+        }
+        var headers = HTTPFields()
+        for cookie in APISessionCredentials.endCookies(secure: access.secureCookies) {
+            headers.append(HTTPField(name: .setCookie, value: cookie))
+        }
+        return APIAnswer.json(["signedOut": true], headers: headers)
     }
 
     private struct Body: Decodable {

@@ -29,6 +29,10 @@
   var rows = document.getElementById('rows');
   var status = document.getElementById('status');
   var signinNote = document.getElementById('signin-note');
+  var signoutButton = document.getElementById('signout');
+  // A class map without the v1 API has no log-out of its own (posting.js): a browser signed in by
+  // a link signs out here.
+  var ownSignout = app.getAttribute('data-visibility') === 'class' && app.getAttribute('data-api') !== 'on';
 
   var pins = [];
   var version = null;
@@ -380,6 +384,7 @@
     return fetchPins().then(function (body) {
       signinNote.hidden = true;
       app.removeAttribute('data-signed-out');
+      signoutButton.hidden = !ownSignout;
       var now = new Date();
       setStatus(body.count + (body.count === 1 ? ' pin' : ' pins') + ' · updated ' + now.toTimeString().slice(0, 5));
       app.setAttribute('data-cursor', cursor || '');
@@ -413,6 +418,7 @@
     app.setAttribute('data-signed-out', 'true');
     signinNote.textContent = message;
     signinNote.hidden = false;
+    signoutButton.hidden = true;
     setStatus('Sign in to see the pins');
   }
 
@@ -482,6 +488,19 @@
   document.getElementById('tab-map').addEventListener('click', function () { selectTab('map'); });
   document.getElementById('tab-table').addEventListener('click', function () { selectTab('table'); });
   document.getElementById('refresh').addEventListener('click', load);
+  signoutButton.addEventListener('click', function () {
+    var match = document.cookie.split(';').map(function (c) { return c.trim(); })
+      .filter(function (c) { return c.indexOf('XSRF-TOKEN=') === 0; })[0];
+    var token = match ? decodeURIComponent(match.slice('XSRF-TOKEN='.length)) : '';
+    fetch('signout', { method: 'POST', credentials: 'same-origin', headers: { 'X-XSRF-TOKEN': token } })
+      .then(function (response) {
+        return response.json().then(function (body) {
+          if (!response.ok) throw new Error(body.error || ('HTTP ' + response.status));
+          sessionStorage.removeItem('onthemap.student');
+          return load();
+        });
+      }).catch(function (error) { setStatus(error.message, true); });
+  });
   document.addEventListener('keydown', function (e) { if (e.key === 'Escape') hidePopup(); });
   window.addEventListener('hashchange', applyHash);
   window.addEventListener('resize', function () { clampView(); draw(); });
