@@ -110,6 +110,13 @@ extension PostgresStore: AccountStorage {
         }
     }
 
+    func hasAccount(key: String) async throws -> Bool {
+        try await guarded { [client, logger] in
+            try await client.query("SELECT 1 FROM accounts WHERE account_key = \(key)", logger: logger)
+                .decode(Int32.self).first { _ in true } != nil
+        }
+    }
+
     func deleteSession(digest: String) async throws {
         try await guarded { [client, logger] in
             try await client.query("DELETE FROM sessions WHERE token_digest = \(digest)", logger: logger)

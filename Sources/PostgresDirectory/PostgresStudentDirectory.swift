@@ -428,6 +428,18 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
         }
     }
 
+    public func takeState(_ key: String) async throws -> String? {
+        // DELETE … RETURNING: the row lock makes a second taker find nothing.
+        try await store.guarded { [client, logger] in
+            try await client.query("DELETE FROM bot_state WHERE key = \(key) RETURNING value", logger: logger)
+                .decode(String.self).first { _ in true }
+        }
+    }
+
+    public func openSession(accountKey: String) async throws -> DirectorySession? {
+        try await accounts.openSession(accountKey: accountKey)
+    }
+
     // MARK: - Helpers
 
     private static let alreadyHasPin = ServiceError.rejectedInput("This account already has a pin; update it instead.")

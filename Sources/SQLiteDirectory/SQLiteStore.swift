@@ -153,6 +153,12 @@ extension SQLiteStore: AccountStorage {
         }
     }
 
+    func hasAccount(key: String) async throws -> Bool {
+        try await read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE account_key = ?", arguments: [key]) != nil
+        }
+    }
+
     func deleteSession(digest: String) async throws {
         try await write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE token_digest = ?", arguments: [digest])

@@ -349,6 +349,20 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         }
     }
 
+    public func takeState(_ key: String) async throws -> String? {
+        // One write transaction: SQLite runs one writer at a time, so no other taker reads the row
+        // between the read and the delete.
+        try await store.write { db in
+            let value = try String.fetchOne(db, sql: "SELECT value FROM bot_state WHERE key = ?", arguments: [key])
+            if value != nil { try db.execute(sql: "DELETE FROM bot_state WHERE key = ?", arguments: [key]) }
+            return value
+        }
+    }
+
+    public func openSession(accountKey: String) async throws -> DirectorySession? {
+        try await accounts.openSession(accountKey: accountKey)
+    }
+
     // MARK: - Helpers
 
     private static func closeDescriptor(_ descriptor: Int32) {

@@ -160,6 +160,44 @@ struct DirectoryBehaviourTests {
         }
     }
 
+    /// A session opened without a password (what a sign-in link does) is a session of the usual
+    /// lifetime for that account, live at once; an unknown or empty account key opens nothing.
+    @Test(arguments: DirectoryKind.allCases)
+    func aSessionOpensForAnAccountWithoutItsPassword(kind: DirectoryKind) async throws {
+        try await DirectoryFixture.with(kind) { fixture in
+            let directory = fixture.directory
+            let account = try await directory.addAccount(
+                email: "alan@example.com", password: "enigma machine", firstName: "Alan", lastName: "Turing")
+            let opened = try #require(try await directory.openSession(accountKey: account.accountKey))
+            #expect(opened.accountKey == account.accountKey)
+            let lifetime = opened.expiresAt.timeIntervalSince(fixture.clock.now)
+            #expect(abs(lifetime - fixture.options.sessionLifetime) < 1)
+            #expect(try await directory.session(id: opened.sessionId)?.accountKey == account.accountKey)
+            _ = try await directory.profile(accountKey: account.accountKey, session: opened)
+            #expect(try await directory.openSession(accountKey: "nobody") == nil)
+            #expect(try await directory.openSession(accountKey: "") == nil)
+            // Another instance on the same storage sees it.
+            let another = try await fixture.openAnother()
+            #expect(try await another.session(id: opened.sessionId)?.accountKey == account.accountKey)
+        }
+    }
+
+    /// A state key taken is gone for everyone: of two instances taking it, one gets the value.
+    @Test(arguments: DirectoryKind.allCases)
+    func aStateKeyIsTakenOnce(kind: DirectoryKind) async throws {
+        try await DirectoryFixture.with(kind) { fixture in
+            let first = fixture.directory
+            let second = try await fixture.openAnother()
+            try await first.setState("signin/k", "digest 1")
+            #expect(try await first.takeState("absent") == nil)
+            async let a = first.takeState("signin/k")
+            async let b = second.takeState("signin/k")
+            let taken = try await [a, b]
+            #expect(taken.compactMap { $0 } == ["digest 1"], "\(taken)")
+            #expect(try await first.state("signin/k") == nil)
+        }
+    }
+
     /// A new password replaces the old one at once, ends every session of the account and keeps
     /// its pin; an unknown email or an unacceptable password changes nothing.
     @Test(arguments: DirectoryKind.allCases)

@@ -104,9 +104,11 @@ import Testing
                     minimumInterval: .milliseconds(1), connectTimeout: clientTimeout,
                     requestTimeout: clientTimeout),
                 logger: quiet)
+            // A public class: these rows are about what an outage answers, asked by anyone (who may
+            // ask is the class visibility's tests' business).
             let services = ClassServices(
                 directory: directory, geocoder: geocoder,
-                settings: ClassSettings(announceChannels: ["#class"]))
+                settings: ClassSettings(announceChannels: ["#class"], privacy: PrivacyPolicy(visibility: .public)))
             let plugins = ClassPlugins.make(enabled: ClassPlugins.names, services: services).map {
                 $0 is RefreshPlugin ? RefreshPlugin(services: services, settings: .init(cooldown: .zero)) : $0
             }

@@ -32,10 +32,13 @@ final class SeedClock: @unchecked Sendable {
 }
 
 /// The bot's v1 API served for real on 127.0.0.1 (the web listener with its `/v1` routes) over a
-/// fresh SQLite file or PostgreSQL database: two accounts (Ada, Grace) and five seeded pins.
+/// fresh SQLite file or PostgreSQL database: two accounts (Ada, Grace) and five seeded pins. With
+/// `apiServed: false` the listener serves the web map alone (`service.api.enabled: false`).
 struct ServedClassAPI: Sendable {
     let baseURL: String
     let directory: any AccountDirectory
+    /// The directory's state store (where sign-in links are kept).
+    let state: any BotStateStore
     let services: ClassServices
     let ada: UdacityClientBehaviour.Account
     let grace: UdacityClientBehaviour.Account
@@ -50,7 +53,7 @@ struct ServedClassAPI: Sendable {
     /// unless `ONTHEMAP_SKIP_POSTGRES=1`.
     static func with(
         _ backend: ServedBackend, settings: ClassAPI.Settings = .init(), tls: TLSConfiguration? = nil,
-        _ body: (ServedClassAPI) async throws -> Void
+        apiServed: Bool = true, _ body: (ServedClassAPI) async throws -> Void
     ) async throws {
         let folder = try TemporaryDirectory(prefix: "served-api")
         let clock = SeedClock()
@@ -59,7 +62,8 @@ struct ServedClassAPI: Sendable {
         case .sqlite:
             let sqlite = try SQLiteStudentDirectory(path: folder.file("class.sqlite"), options: options)
             defer { try? sqlite.close() }
-            try await serve(sqlite, state: sqlite, clock: clock, settings: settings, tls: tls, body)
+            try await serve(
+                sqlite, state: sqlite, clock: clock, settings: settings, tls: tls, apiServed: apiServed, body)
         case .postgres:
             guard let server = postgresServerURL() else { return }
             try await withTestDatabase(server: server) { url in
@@ -67,7 +71,9 @@ struct ServedClassAPI: Sendable {
                 let postgres = try await PostgresStudentDirectory.connect(
                     url: url, options: options, operationTimeout: .seconds(30))
                 do {
-                    try await serve(postgres, state: postgres, clock: clock, settings: settings, tls: tls, body)
+                    try await serve(
+                        postgres, state: postgres, clock: clock, settings: settings, tls: tls, apiServed: apiServed,
+                        body)
                 } catch {
                     await postgres.shutdown()
                     throw error
@@ -79,7 +85,7 @@ struct ServedClassAPI: Sendable {
 
     private static func serve(
         _ directory: any AccountDirectory, state: any BotStateStore, clock: SeedClock, settings: ClassAPI.Settings,
-        tls: TLSConfiguration?, _ body: (ServedClassAPI) async throws -> Void
+        tls: TLSConfiguration?, apiServed: Bool, _ body: (ServedClassAPI) async throws -> Void
     ) async throws {
         let adaAccount = try await directory.addAccount(
             email: "ada@example.org", password: adaPassword, firstName: "Ada", lastName: "Lovelace")
@@ -105,14 +111,19 @@ struct ServedClassAPI: Sendable {
         var logger = Logger(label: "served-api")
         logger.logLevel = .critical
         let api = ClassAPI(services: services, accounts: directory, settings: settings, logger: logger)
-        // As the bot serves them: the page offers the student scenes when the API is beside it.
+        // As the bot serves them: the page offers the student scenes when the API is beside it,
+        // and its pins are the class's when the API's reads are (`web.visibility` sets both).
+        let access = MapAccess(
+            visibility: settings.readRequiresLogin ? .class : .public, accounts: directory,
+            signInLinks: SignInLinks(store: state))
         let webMap = WebMap(
             feed: MapPinFeed(classMap: services.classMap), geocoder: services.geocoder,
-            assets: try WebMap.Assets.bundled(), scenes: WebMap.StudentScenes(),
+            assets: try WebMap.Assets.bundled(), access: access, scenes: apiServed ? WebMap.StudentScenes() : nil,
             logger: logger)
         let (ports, bound) = AsyncStream.makeStream(of: Int.self)
         let server = WebMapServer(
-            host: "127.0.0.1", port: 0, webMap: webMap, api: api, tls: tls, onBound: { bound.yield($0) },
+            host: "127.0.0.1", port: 0, webMap: webMap, api: apiServed ? api : nil, tls: tls,
+            onBound: { bound.yield($0) },
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [], logger: logger))
         let running = Task { try await group.run() }
@@ -123,7 +134,7 @@ struct ServedClassAPI: Sendable {
         }
         let scheme = tls == nil ? "http" : "https"
         let served = ServedClassAPI(
-            baseURL: "\(scheme)://127.0.0.1:\(port)/v1", directory: directory, services: services,
+            baseURL: "\(scheme)://127.0.0.1:\(port)/v1", directory: directory, state: state, services: services,
             ada: .init(
                 email: "ada@example.org", password: adaPassword, key: adaAccount.accountKey, firstName: "Ada",
                 lastName: "Lovelace", nickname: "Ada"),

@@ -139,7 +139,10 @@ struct WholeClass {
     }
 
     static func make(directory: any StudentDirectory) -> WholeClass {
-        let services = ClassServices(directory: directory, geocoder: WholeClassTests.geocoder)
+        // A public class: a whole class's answers are checked, asked by a student who never logs in.
+        let services = ClassServices(
+            directory: directory, geocoder: WholeClassTests.geocoder,
+            settings: ClassSettings(privacy: PrivacyPolicy(visibility: .public)))
         return WholeClass(
             bot: TestBot(
                 plugins: ClassPlugins.make(enabled: ClassPlugins.names, services: services),

@@ -159,6 +159,15 @@ struct LogRedactionTests {
         #expect(LogRedaction.redact("PRIVMSG NickServ :IDENTIFY hunter2").contains("hunter2") == false)
     }
 
+    /// The token of a sign-in link (a private `!map` answer) is replaced; the rest of the line stays.
+    @Test func signInLinkTokensNeverReachTheLog() {
+        let line = "PRIVMSG bob :Your sign-in link: https://map.example/signin#QWRh.s3cr3t-token_x and more"
+        let shown = LogRedaction.redact(line)
+        #expect(shown == "PRIVMSG bob :Your sign-in link: https://map.example/signin#<redacted> and more")
+        let twice = LogRedaction.redactingSecrets("a/signin#one b https://u:pw@h.example/signin#two")
+        #expect(twice?.contains("one") == false && twice?.contains("two") == false && twice?.contains("pw") == false)
+    }
+
     @Test func ordinaryLinesAreKept() {
         let line = ":alice!a@h PRIVMSG #class :!where bob"
         #expect(LogRedaction.redact(line) == line)

@@ -44,6 +44,7 @@ import Testing
           enabled: true
           listen: 127.0.0.1:\(webPort)
           public_url: http://127.0.0.1:\(webPort)
+          visibility: public   # bot B reads A's pins through the API without a session
         plugins:
           announce:
             poll_seconds: 3600

@@ -102,7 +102,9 @@ import Testing
             geocoder: FixedGeocoder(places: [
                 "lisbon": FixedGeocoder.place("Lisbon, Portugal", 38.7223, -9.1393)
             ]),
-            assets: try WebMap.Assets.bundled(), pollSeconds: 2, logger: .init(label: "test.webmap"))
+            // Pins anyone may read: these scenes are about drawing them (the class map's sign-in
+            // has its own browser test).
+            assets: try WebMap.Assets.bundled(), access: .anyone, pollSeconds: 2, logger: .init(label: "test.webmap"))
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let server = WebMapServer(
             host: "127.0.0.1", port: 0, webMap: map, onBound: { portContinuation.yield($0) },

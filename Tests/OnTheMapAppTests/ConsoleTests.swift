@@ -106,7 +106,12 @@ import Testing
         let folder = try TemporaryDirectory(prefix: "console-basics")
         let config = try await Self.seededConfig(in: folder, ircSection: Self.classIRC)
         let run = try await Self.console(
-            config: config, input: ["!ping", "!help", "!near Paris", "/frobnicate now", "hello everyone"], in: folder)
+            config: config,
+            // The class is for the class: "you" logs in privately before asking !near in the channel.
+            input: [
+                "!ping", "!help", "/dm", "!login alice@demo.local alice-demo-pass", "/channel", "!near Paris",
+                "/frobnicate now", "hello everyone",
+            ], in: folder)
         #expect(run.status == 0, "stderr: \(run.errors)")
 
         // Not a terminal: no greeting and no prompt, the first line is the first reply.

@@ -53,7 +53,8 @@ import Testing
             let map = "http://127.0.0.1:\(webPort)"
             let operatorURL = "http://127.0.0.1:\(operatorPort)"
             #expect(try await BotFaultLiveTests.get("\(map)/").0 == 200)
-            #expect(try await BotFaultLiveTests.get("\(map)/api/locations.json").0 == 200)
+            // The pins are the class's (web.visibility: class by default): a signed-out read gets 401.
+            #expect(try await BotFaultLiveTests.get("\(map)/api/locations.json").0 == 401)
             #expect(try await BotFaultLiveTests.get("\(map)/healthz").0 == 404)
             #expect(try await BotFaultLiveTests.get("\(map)/metrics").0 == 404)
             #expect(try await BotFaultLiveTests.get("\(operatorURL)/healthz").0 == 200)

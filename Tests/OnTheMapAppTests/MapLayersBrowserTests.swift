@@ -18,7 +18,8 @@ import Testing
     @Test func zoomingIntoPortugalNamesLisbonAndPortoAndTheWorldViewNamesNone() async throws {
         let map = WebMap(
             feed: MapPinFeed(maxAge: .zero, load: { MapFixtures.pins }), geocoder: CommandExampleTests.geocoder,
-            assets: try WebMap.Assets.bundled(), logger: .init(label: "test.webmap"))
+            // The layers are checked over pins anyone may read (a class map's sign-in has its own tests).
+            assets: try WebMap.Assets.bundled(), access: .anyone, logger: .init(label: "test.webmap"))
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let server = WebMapServer(
             host: "127.0.0.1", port: 0, webMap: map, onBound: { portContinuation.yield($0) },

@@ -76,7 +76,8 @@ import Testing
         let tiles = try MapTileLayer(template: origin + "/{z}/{x}/{y}.png", attribution: attribution)
         let map = WebMap(
             feed: MapPinFeed(maxAge: .zero, load: { MapFixtures.pins }), geocoder: CommandExampleTests.geocoder,
-            assets: try WebMap.Assets.bundled(), tiles: tiles, logger: .init(label: "test.webmap"))
+            // The tiles are checked over pins anyone may read (a class map's sign-in has its own tests).
+            assets: try WebMap.Assets.bundled(), access: .anyone, tiles: tiles, logger: .init(label: "test.webmap"))
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let server = WebMapServer(
             host: "127.0.0.1", port: 0, webMap: map, onBound: { portContinuation.yield($0) },

@@ -173,7 +173,7 @@ import Testing
     static func map(tiles: MapTileLayer?) throws -> WebMap {
         WebMap(
             feed: MapPinFeed(maxAge: .zero, load: { MapFixtures.pins }), geocoder: FixedGeocoder(places: [:]),
-            assets: try WebMap.Assets.bundled(), tiles: tiles, logger: .init(label: "test"))
+            assets: try WebMap.Assets.bundled(), access: .anyone, tiles: tiles, logger: .init(label: "test"))
     }
 
     /// The sources of one directive of a Content-Security-Policy.

@@ -41,8 +41,10 @@ import Testing
                     coordinate: Coordinate(latitude: latitude, longitude: longitude)),
                 session: nil)
         }
+        // A public class: `!where` here only shows what is left on the map.
         let services = ClassServices(
-            directory: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: NoGeocoder())
+            directory: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: NoGeocoder(),
+            settings: ClassSettings(privacy: PrivacyPolicy(visibility: .public)))
         var config = BotConfiguration()
         config.irc.nick = "MapBot"
         let control = BotControl(config: config, configPath: nil, services: services, logger: .init(label: "t"))

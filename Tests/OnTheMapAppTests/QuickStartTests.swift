@@ -8,7 +8,8 @@ import Testing
 #endif
 
 /// The newcomer's path, for real: `scripts/run-local` starts ngircd over TLS and the bot with the
-/// demo class, a client connects and asks `!near`, and Ctrl-C stops everything it started.
+/// demo class, a client connects, logs in as a demo student and asks `!near`, and Ctrl-C stops
+/// everything it started.
 /// Also checks that systemd accepts the deploy unit.
 @Suite struct QuickStartTests {
     /// The package root (this file is Tests/OnTheMapAppTests/QuickStartTests.swift).
@@ -97,6 +98,12 @@ import Testing
         #expect(
             log().contains("/connect -tls -tls_cafile \(certificate) localhost \(port)"),
             "the script says how to connect")
+        // The class is for the class: the student logs in as the script says, then asks.
+        #expect(log().contains("/msg MapBot !login alice@demo.local alice-demo-pass"), "the script says how to log in")
+        try await student.privmsg("MapBot", "!login alice@demo.local alice-demo-pass")
+        _ = try await student.waitForMessage(timeout: .seconds(15), "the login") {
+            $0.command == "PRIVMSG" && $0.sourceNick == "MapBot" && $0.parameters.last?.hasPrefix("Welcome") == true
+        }
         try await student.privmsg("#class", "!near Seattle")
         let replies = try await student.waitForMessages(count: 3, timeout: .seconds(15), "!near replies") {
             $0.command == "PRIVMSG" && $0.sourceNick == "MapBot" && $0.parameters.first == "#class"

@@ -102,6 +102,8 @@ import Testing
         let setup = try SQLiteStudentDirectory(path: database)
         _ = try await setup.addAccount(
             email: "jane@class.test", password: "jane-secret-pw1", firstName: "Jane", lastName: "Doe")
+        _ = try await setup.addAccount(
+            email: "tom@class.test", password: "tom-secret-pw12", firstName: "Tom", lastName: "Lee")
         try setup.close()
         try await InspircdServer.withRunning { inspircd in
             try await NgircdServer.withRunning { ngircd in
@@ -167,6 +169,10 @@ import Testing
         try await Task.sleep(for: .seconds(12))
         #expect(await channelLines(jane).filter { $0 == janePin }.count == 1)
         #expect(await channelLines(tom).filter { $0 == janePin }.count == 1)
+
+        // Lookups are for the class (web.visibility: class): Tom logs in on ngircd first.
+        try await tom.privmsg(botNick, "!login tom@class.test tom-secret-pw12")
+        _ = try await answer(tom, to: "tom", startingWith: "Welcome, Tom Lee!")
 
         // InspIRCd dies: ngircd's students are still answered, and /healthz says which network is down.
         await inspircd.stop()

@@ -61,11 +61,14 @@ enum MapFixtures {
     static func webMap(
         pins: [StudentLocation] = MapFixtures.pins,
         geocoder: any Geocoder = FixedGeocoder(places: [:]),
-        load: MapPinFeed.Load? = nil
+        load: MapPinFeed.Load? = nil, access: MapAccess = .anyone
     ) throws -> WebMap {
         let feed = MapPinFeed(maxAge: .zero, load: load ?? { pins })
+        // Anyone may read these pins unless a test says otherwise: they check the page and the
+        // document, not who may read them (the class map's rules have their own tests).
         return WebMap(
-            feed: feed, geocoder: geocoder, assets: try WebMap.Assets.bundled(), logger: .init(label: "test"))
+            feed: feed, geocoder: geocoder, assets: try WebMap.Assets.bundled(), access: access,
+            logger: .init(label: "test"))
     }
 
     static func withMap(
@@ -78,6 +81,28 @@ enum MapFixtures {
 }
 
 @Suite struct WebMapTests {
+    /// A class map on a backend without accounts of its own (Udacity): nobody can sign in, so the
+    /// pins are refused with the sentence that says so, and a sign-in link opens nothing.
+    @Test func aClassMapWithoutLocalAccountsSaysNobodyCanSignIn() async throws {
+        let access = MapAccess(visibility: .class, accounts: nil, signInLinks: nil)
+        try await MapFixtures.withMap(try MapFixtures.webMap(access: access)) { client in
+            try await client.execute(uri: "/api/locations.json", method: .get) { response in
+                #expect(response.status == .unauthorized)
+                let text = String(buffer: response.body)
+                #expect(text.contains("kept by the Udacity service: the web map cannot sign anyone in"), "\(text)")
+                #expect(!text.contains("Ada") && !text.contains("Lovelace"))
+            }
+            try await client.execute(
+                uri: "/signin", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: "{\"token\": \"a.b\"}")
+            ) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("cannot sign anyone in"))
+                #expect(response.headers[.setCookie] == nil)
+            }
+        }
+    }
+
     @Test func pageHasBothTabsTheAttributionAndOnlyLocalResources() async throws {
         try await MapFixtures.withMap(try MapFixtures.webMap()) { client in
             for path in ["/", "/map"] {
@@ -321,9 +346,12 @@ enum MapFixtures {
     @Test func mapCommandWithAPlaceLinksTheFocusedPage() async throws {
         let folder = try TemporaryDirectory(prefix: "webmap-plugin")
         let directory = try SQLiteStudentDirectory(path: folder.file("class.sqlite"))
+        // A public class: the links themselves are checked here (a class map's private !map adds a
+        // sign-in link, see ClassVisibilityTests).
         let services = ClassServices(
             directory: directory, geocoder: FixedGeocoder(places: [:]),
-            settings: ClassSettings(webMapURL: "http://map.class.example/"))
+            settings: ClassSettings(webMapURL: "http://map.class.example/", privacy: PrivacyPolicy(visibility: .public))
+        )
         let bot = TestBot(plugins: [MapPlugin(services: services)])
         #expect(await bot.dm("!map", as: "bob").map(\.text) == ["The class map: http://map.class.example/"])
         #expect(

@@ -105,8 +105,13 @@ struct ClassFixture {
     /// The class plugins named in `plugins` with their default settings, except those that
     /// `replacing` builds (with the settings a test needs), plus help/ping. The per-user limits
     /// (flood guard, cooldowns) are on only with `userLimits`.
+    ///
+    /// `visibility` replaces the one in `settings`: public unless a test asks for `.class` (the
+    /// product's default), because most tests here are about what a command answers, not about
+    /// who may ask; the class rules have their own tests (`ClassVisibilityTests`).
     init(
         settings: ClassSettings = ClassSettings(announceChannels: ["#class"]),
+        visibility: PrivacyPolicy.Visibility = .public,
         signUpURL: String? = "https://signup.example/join", folder: TemporaryDirectory? = nil,
         plugins: [String] = ClassPlugins.names, replacing: (ClassServices) -> [any Plugin] = { _ in [] },
         userLimits: Bool = false, logger: Logger? = nil,
@@ -119,6 +124,8 @@ struct ClassFixture {
             path: folder.file("class.sqlite"),
             options: LocalDirectoryOptions(signUpURL: signUpURL, passwordHasher: passwordHasher, clock: now))
         let directory = SwitchableDirectory(base: sqlite)
+        var settings = settings
+        settings.privacy.visibility = visibility
         let services = ClassServices(
             directory: directory, accounts: sqlite, stateStore: sqlite, geocoder: SharedGazetteer.geocoder,
             settings: settings, now: now)

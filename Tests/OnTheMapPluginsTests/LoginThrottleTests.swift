@@ -481,4 +481,9 @@ actor MemoryStateStore: BotStateStore {
     func stateKeys(prefix: String) async throws -> [String] {
         values.keys.filter { $0.hasPrefix(prefix) }.sorted()
     }
+
+    func takeState(_ key: String) async throws -> String? {
+        if failing { throw ServiceError.networkUnreachable("the state store is down") }
+        return values.removeValue(forKey: key)
+    }
 }

@@ -12,7 +12,9 @@ import Testing
     static let fremont = Coordinate(latitude: 47.6505, longitude: -122.3493)
 
     static func loggedInJane(_ privacy: PrivacyPolicy = PrivacyPolicy()) async throws -> ClassFixture {
-        let fixture = try ClassFixture(settings: ClassSettings(announceChannels: ["#class"], privacy: privacy))
+        // The policy's own visibility (class by default): `!privacy` tells who sees the pins.
+        let fixture = try ClassFixture(
+            settings: ClassSettings(announceChannels: ["#class"], privacy: privacy), visibility: privacy.visibility)
         try await fixture.addStudent("jane@class.test", "Jane", "Doe")
         #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
         return fixture

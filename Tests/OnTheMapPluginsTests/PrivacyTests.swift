@@ -100,6 +100,8 @@ import Testing
         _ = await dm("!post Paris")
         let key = pin.uniqueKey
         try await fixture.sqlite.setState("precision/\(key)", "region")
+        _ = try await SignInLinks(store: fixture.sqlite).issue(accountKey: key)
+        #expect(try await fixture.sqlite.state("signin/\(key)") != nil)
         #expect(await fixture.dm("!where Doe", as: "bob").first?.hasPrefix("Jane Doe — Seattle, WA") == true)
 
         #expect(
@@ -132,6 +134,7 @@ import Testing
         // The class map, which the web map reads, forgot the pin at once.
         #expect(try await fixture.services.classMap.pin(objectId: pin.objectId) == nil)
         #expect(try await fixture.sqlite.state("precision/\(key)") == nil)
+        #expect(try await fixture.sqlite.state("signin/\(key)") == nil, "the live sign-in link is gone too")
         #expect(try await !Self.stored(fixture, "login.trusted").contains("jane@class.test"))
         #expect(try await !Self.stored(fixture, "sessions").contains(key))
         #expect(try await !Self.stored(fixture, "post.flows").contains(key))
@@ -221,7 +224,8 @@ import Testing
         #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
 
         // Without privacy.pin_days nothing leaves.
-        fixture.services.update(settings: ClassSettings(announceChannels: ["#class"]))
+        fixture.services.update(
+            settings: ClassSettings(announceChannels: ["#class"], privacy: PrivacyPolicy(visibility: .public)))
         fixture.advance(seconds: 365 * 24 * 3600)
         #expect(try await retention.sweep().isEmpty)
         #expect(await fixture.dm("!where Roe", as: "bob").first?.hasPrefix("Tom Roe — Tacoma, WA") == true)

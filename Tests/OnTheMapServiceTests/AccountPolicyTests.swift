@@ -35,6 +35,11 @@ actor InMemoryAccountStorage: AccountStorage {
         return sessions[digest]
     }
 
+    func hasAccount(key: String) -> Bool {
+        calls += 1
+        return accounts.values.contains { $0.account.accountKey == key }
+    }
+
     func deleteSession(digest: String) {
         calls += 1
         sessions[digest] = nil

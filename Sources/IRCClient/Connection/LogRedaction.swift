@@ -26,7 +26,7 @@ public enum LogRedaction {
             var copy = message
             if isSensitive(text) {
                 copy.parameters[copy.parameters.count - 1] = "<redacted>"
-            } else if let redacted = redactingLinkCredentials(text) {
+            } else if let redacted = redactingSecrets(text) {
                 copy.parameters[copy.parameters.count - 1] = redacted
             } else {
                 return nil
@@ -51,6 +51,27 @@ public enum LogRedaction {
     private static func isCredentialWord(_ word: Substring) -> Bool {
         let bare = word.drop { !$0.isLetter }
         return sensitiveFirstWords.contains(bare.lowercased())
+    }
+
+    /// `text` with what a log must not hold replaced (the credentials of links, the tokens of
+    /// sign-in links), or `nil` when it has none.
+    public static func redactingSecrets(_ text: String) -> String? {
+        let linkSafe = redactingLinkCredentials(text)
+        return redactingSignInTokens(linkSafe ?? text) ?? linkSafe
+    }
+
+    /// `text` with the token of every sign-in link (`…/signin#<token>`, what the bot answers a
+    /// student's private `!map` with) replaced, or `nil` when it has none.
+    public static func redactingSignInTokens(_ text: String) -> String? {
+        let marker = "/signin#"
+        guard text.contains(marker) else { return nil }
+        var shown = ""
+        var rest = text[...]
+        while let found = rest.range(of: marker) {
+            shown += rest[..<found.upperBound] + "<redacted>"
+            rest = rest[found.upperBound...].drop { !$0.isWhitespace }
+        }
+        return shown + rest
     }
 
     /// `text` with the user name and password of any `scheme://user:password@host` link replaced,

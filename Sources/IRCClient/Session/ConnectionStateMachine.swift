@@ -336,7 +336,7 @@ struct ConnectionStateMachine: Sendable {
             sender: sender, target: target, text: text, isPrivate: isPrivate, message: message)
         if logger.logLevel <= .debug {
             let shown =
-                LogRedaction.isSensitive(text) ? "<redacted>" : (LogRedaction.redactingLinkCredentials(text) ?? text)
+                LogRedaction.isSensitive(text) ? "<redacted>" : (LogRedaction.redactingSecrets(text) ?? text)
             logger.debug("\(message.command) from \(sender) to \(target): \(shown)")
         }
         actions.append(.emit(message.command == "PRIVMSG" ? .privmsg(userMessage) : .notice(userMessage)))

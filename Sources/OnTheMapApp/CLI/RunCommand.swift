@@ -71,7 +71,7 @@ struct RunCommand: AsyncParsableCommand {
             let api = Self.classAPI(config, stack, bot, logger)
             let webMap = WebMap(
                 feed: MapPinFeed(classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory)),
-                geocoder: stack.geocoder, assets: assets,
+                geocoder: stack.geocoder, assets: assets, access: Self.mapAccess(config, stack),
                 scenes: api == nil ? nil : WebMap.StudentScenes(signupURL: config.service.signupURL),
                 tiles: config.web.tileLayer, logger: logger.withLabel("onthemap.web.map"))
             let tls = try Self.webTLS(for: config, logger: logger)
@@ -126,6 +126,14 @@ struct RunCommand: AsyncParsableCommand {
             behindProxy: config.web.behindProxy)
         return ClassAPI(
             services: services, accounts: accounts, settings: settings, logger: logger.withLabel("onthemap.web.api"))
+    }
+
+    /// Who may read the web map's pins (`web.visibility`), over the stack's sessions and sign-in links.
+    static func mapAccess(_ config: BotConfiguration, _ stack: ServiceStack) -> MapAccess {
+        MapAccess(
+            visibility: config.web.visibility, accounts: stack.accounts,
+            signInLinks: stack.state.map { SignInLinks(store: $0) },
+            secureCookies: config.web.servesTLS || config.web.publicURL.lowercased().hasPrefix("https://"))
     }
 
     /// The web listener's HTTPS configuration (`web.tls_cert`, `web.tls_key`), or nil without them.

@@ -39,13 +39,14 @@ public struct ListPlugin: Plugin {
                         answer: [
                             "The … most recent posts, page 1 of … (newest first):",
                             "1. Jane Doe — Bellevue, WA — https://example.org/jane — …", "…",
-                        ])
+                        ], loggedIn: true)
                 ]
             ) { call in try await Self.list(call, services, pageSize: pageSize) }
         ]
     }
 
     static func list(_ call: Invocation, _ services: ClassServices, pageSize: Int) async throws {
+        try ClassLookups.requireClassMember(call, services)
         var page = 1
         if let word = call.words.first {
             guard call.words.count == 1, let number = Int(word), number >= 1 else {

@@ -4,6 +4,11 @@ import OnTheMapService
 
 /// `!map [place]`: the link to the bot's web map, when it is on; with a place (or
 /// `<lat>,<lon>`), a link that centres the map there.
+///
+/// When the class map is for the class (`web.visibility: class`), `!map` said privately by a
+/// student logged in with `!login` also answers with a personal sign-in link (``SignInLinks``):
+/// it signs the browser that opens it in as that student, once, within ten minutes. Said in a
+/// channel, `!map` answers with the plain address only.
 public struct MapPlugin: Plugin {
     public static let registration = ClassPluginRegistration("map", settings: NoSettings.self) { services, _ in
         MapPlugin(services: services)
@@ -34,15 +39,48 @@ public struct MapPlugin: Plugin {
                     return
                 }
                 let place = call.argument.trimmingCharacters(in: .whitespaces)
+                let first: String
                 if place.isEmpty {
-                    await call.reply("The class map: \(Formatting.clean(url, maxBytes: 300))")
+                    first = "The class map: \(Formatting.clean(url, maxBytes: 300))"
                 } else {
                     let link = Self.focusLink(base: url, focus: String(place.prefix(100)))
                     let text = Formatting.clean(link, maxBytes: 400)
-                    await call.reply("The class map around \(Formatting.place(place)): \(text)")
+                    first = "The class map around \(Formatting.place(place)): \(text)"
                 }
+                guard call.isPrivate, services.settings.privacy.classOnly else {
+                    await call.reply(first)
+                    return
+                }
+                await call.reply(lines: [first, try await Self.signInLine(call, services, base: url)])
             }
         ]
+    }
+
+    /// The second line of a private `!map` in a class-only class: the student's sign-in link, or
+    /// the sentence saying why there is none.
+    static func signInLine(_ call: Invocation, _ services: ClassServices, base: String) async throws -> String {
+        guard let bound = call.session else {
+            return
+                "Its pins are for the class: log in with /msg \(call.botNick) \(call.prefix)login <email> <password>, then ask \(call.prefix)map here again for a link that signs your browser in."
+        }
+        guard services.accounts != nil, let store = services.stateStore else {
+            return
+                "This class's accounts are kept by the Udacity service, so the web map cannot sign you in and shows no pins to anyone; ask here with \(call.prefix)where, \(call.prefix)near or \(call.prefix)list."
+        }
+        let links = SignInLinks(store: store, now: services.now)
+        let token = try await services.call { try await links.issue(accountKey: bound.profile.accountKey) }
+        return
+            "Your sign-in link (it works once, for 10 minutes; keep it to yourself): \(signInLink(base: base, token: token))"
+    }
+
+    /// The page that opens a sign-in link: `<base>/signin#<token>`. The token is in the fragment,
+    /// which browsers never send to a server: a chat client's link preview that fetches the page
+    /// gets a button, not a session, and no access log ever holds the token.
+    public static func signInLink(base: String, token: String) -> String {
+        var root = base
+        if let cut = root.firstIndex(where: { $0 == "?" || $0 == "#" }) { root = String(root[..<cut]) }
+        while root.hasSuffix("/") { root.removeLast() }
+        return "\(root)/signin#\(token)"
     }
 
     /// Characters left as they are in a `focus` query value.

@@ -71,7 +71,7 @@ public struct NearPlugin: RestoringPlugin {
                             "Nearest to Paris, Île-de-France, France (another one? e.g. !near Paris, Texas, United States):",
                             "Ada Lovelace — 344 km — London, UK — https://example.org/ada",
                             "Edsger Dijkstra — 373 km — Rotterdam, Netherlands — https://example.org/edsger",
-                        ])
+                        ], loggedIn: true)
                 ]
             ) { call in try await Self.near(call, services, units) },
             UnitsCommand(units: units).command,
@@ -91,12 +91,14 @@ public struct NearPlugin: RestoringPlugin {
     }
 
     static func near(_ call: Invocation, _ services: ClassServices, _ units: UnitPreferences) async throws {
+        try ClassLookups.requireClassMember(call, services)
         let origin = try await origin(for: call, services)
         let index = try await services.call { try await services.classMap.nearestIndex() }
         // The line that says where from (a place or a nick) comes first, in a channel too, and
-        // counts against the channel's three lines.
-        let header = origin.header ?? (call.isPrivate ? "Nearest to \(origin.description):" : nil)
-        let count = call.isPrivate ? privateCount : channelCount - (header == nil ? 0 : 1)
+        // counts against the channel's three lines (not when the answer goes to the asker alone).
+        let privately = call.isPrivate || ClassLookups.answersPrivately(call, services)
+        let header = origin.header ?? (privately ? "Nearest to \(origin.description):" : nil)
+        let count = privately ? privateCount : channelCount - (header == nil ? 0 : 1)
         let nearest = index.nearest(to: origin.coordinate, k: count, excludingKey: origin.excludedKey)
         guard !nearest.isEmpty else {
             throw UserFacingError(
@@ -115,7 +117,7 @@ public struct NearPlugin: RestoringPlugin {
                     found.payload, kilometres: found.distanceKilometres, unit: unit, precision: precision))
         }
         if let header { lines.insert(header, at: 0) }
-        await call.reply(lines: lines)
+        await ClassLookups.answer(call, services, lines: lines)
     }
 
     static func origin(for call: Invocation, _ services: ClassServices) async throws -> StartPoint {

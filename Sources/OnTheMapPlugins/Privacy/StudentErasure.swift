@@ -24,7 +24,9 @@ public struct StudentErasure: Sendable {
     /// A part of the bot that keeps something per account adds its builder here.
     public static let accountKeyedState: [@Sendable (String) -> String] = [
         // The student's chosen pin precision (`!privacy`).
-        { accountKey in PrecisionChoices.stateKey(accountKey: accountKey) }
+        { accountKey in PrecisionChoices.stateKey(accountKey: accountKey) },
+        // The student's live sign-in link for the web map (a private `!map`).
+        { accountKey in SignInLinks.stateKey(accountKey: accountKey) },
     ]
 
     /// A value of the state store that holds many students' entries (one per bot instance: `base`

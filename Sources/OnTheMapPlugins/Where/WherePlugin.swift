@@ -27,16 +27,19 @@ public struct WherePlugin: Plugin {
                 help: "Where a classmate is: name, place, link and how long ago they posted.",
                 rateLimit: .perUser(every: .seconds(2)),
                 examples: [
-                    CommandExample("!where Ada", answer: "Ada Lovelace — London, UK — https://example.org/ada — …"),
+                    CommandExample(
+                        "!where Ada", answer: "Ada Lovelace — London, UK — https://example.org/ada — …", loggedIn: true),
                     CommandExample(
                         "!where Nobody",
-                        answer: "Nobody called \"Nobody\" is on the map (and no one logged in uses that nick)."),
+                        answer: "Nobody called \"Nobody\" is on the map (and no one logged in uses that nick).",
+                        loggedIn: true),
                 ]
             ) { call in try await Self.where(call, services) }
         ]
     }
 
     static func `where`(_ call: Invocation, _ services: ClassServices) async throws {
+        try ClassLookups.requireClassMember(call, services)
         let query = call.argument
         guard !query.isEmpty else {
             throw UserFacingError(
@@ -68,17 +71,18 @@ public struct WherePlugin: Plugin {
             throw UserFacingError(
                 "Nobody called \"\(shown)\" is on the map (and no one logged in uses that nick).")
         }
-        let cap = call.isPrivate ? privateLimit : call.channelLineCap
+        let privately = call.isPrivate || ClassLookups.answersPrivately(call, services)
+        let cap = privately ? privateLimit : call.channelLineCap
         if lines.count <= cap {
-            await call.reply(lines: lines)
+            await ClassLookups.answer(call, services, lines: lines)
             return
         }
         let keep = max(1, cap - 1)
         let more = lines.count - keep
         let hint =
-            call.isPrivate
+            privately
             ? "\(more) more; try a fuller name."
             : "\(more) more: /msg \(call.botNick) \(call.prefix)where \(Formatting.clean(query, maxBytes: 60))"
-        await call.reply(lines: Array(lines.prefix(keep)) + [hint])
+        await ClassLookups.answer(call, services, lines: Array(lines.prefix(keep)) + [hint])
     }
 }

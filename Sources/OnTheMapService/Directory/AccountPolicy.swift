@@ -94,6 +94,20 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
         return DirectorySession(accountKey: accountKey, sessionId: sessionId, expiresAt: stored.expiresAt)
     }
 
+    /// Starts a session of the usual lifetime for the account `accountKey` without its password,
+    /// for a caller that has already proved who the student is (a sign-in link the bot gave the
+    /// student privately on IRC). Nil when there is no such account (it was removed meanwhile).
+    public func openSession(accountKey: String) async throws -> DirectorySession? {
+        guard !accountKey.isEmpty, try await storage.hasAccount(key: accountKey) else { return nil }
+        let sessionId = SessionToken.make()
+        let now = now()
+        let session = StoredSession(
+            tokenDigest: SessionToken.digest(sessionId), accountKey: accountKey, createdAt: now,
+            expiresAt: Self.toTheMillisecond(now.addingTimeInterval(options.sessionLifetime)))
+        try await storage.startSession(session, replacementHash: nil)
+        return DirectorySession(accountKey: accountKey, sessionId: sessionId, expiresAt: session.expiresAt)
+    }
+
     /// Throws `.sessionExpired` unless `session` is nil or live and its account's; deletes it
     /// when it has expired.
     public func requireLive(_ session: DirectorySession?) async throws {

@@ -18,6 +18,9 @@ public protocol AccountStorage: Sendable {
     /// The session with this digest, or nil.
     func session(digest: String) async throws -> StoredSession?
 
+    /// Whether an account with this key exists.
+    func hasAccount(key: String) async throws -> Bool
+
     /// Deletes the session with this digest; none is not an error.
     func deleteSession(digest: String) async throws
 

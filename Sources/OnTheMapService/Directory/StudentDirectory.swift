@@ -87,6 +87,10 @@ public protocol AccountDirectory: StudentDirectory {
     /// checkpoints its write-ahead log and truncates it (its deleted content is already zeroed by
     /// `secure_delete`); PostgreSQL does nothing (its dead rows go at the next `VACUUM`, the operator's).
     func flushErasures() async throws
+    /// Starts a session for the account `accountKey` without a password (see
+    /// `AccountPolicy.openSession`): only for a caller that has proved who the student is, such as
+    /// a sign-in link. Nil when there is no such account.
+    func openSession(accountKey: String) async throws -> DirectorySession?
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin

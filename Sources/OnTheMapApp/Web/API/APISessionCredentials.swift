@@ -62,20 +62,25 @@ struct APISessionCredentials: Sendable, Equatable {
     }
 
     /// The `Set-Cookie` values that start a session: the session cookie (HttpOnly) and its XSRF
-    /// token (readable by the page's script, which echoes it in `X-XSRF-TOKEN`).
+    /// token (readable by the page's script, which echoes it in `X-XSRF-TOKEN`). The session
+    /// cookie's path is the whole site: the web map's `/api/locations.json` reads it too.
     static func startCookies(for session: DirectorySession, now: Date, secure: Bool) -> [String] {
         let maxAge = max(0, Int(session.expiresAt.timeIntervalSince(now)))
         let tail = "; Max-Age=\(maxAge); SameSite=Lax" + (secure ? "; Secure" : "")
         return [
-            "\(sessionCookie)=\(session.sessionId); Path=/v1; HttpOnly" + tail,
+            "\(sessionCookie)=\(session.sessionId); Path=/; HttpOnly" + tail,
             "\(xsrfCookie)=\(xsrfToken(forSession: session.sessionId)); Path=/" + tail,
         ]
     }
 
-    /// The `Set-Cookie` values that end a session in the browser.
+    /// The `Set-Cookie` values that end a session in the browser (also a session cookie an older
+    /// version set for `/v1` only).
     static func endCookies(secure: Bool) -> [String] {
         let tail = "; Max-Age=0; SameSite=Lax" + (secure ? "; Secure" : "")
-        return ["\(sessionCookie)=; Path=/v1; HttpOnly" + tail, "\(xsrfCookie)=; Path=/" + tail]
+        return [
+            "\(sessionCookie)=; Path=/; HttpOnly" + tail, "\(sessionCookie)=; Path=/v1; HttpOnly" + tail,
+            "\(xsrfCookie)=; Path=/" + tail,
+        ]
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {

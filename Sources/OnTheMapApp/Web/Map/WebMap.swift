@@ -17,6 +17,10 @@ import OnTheMapService
 ///
 /// With ``StudentScenes`` (when the class's v1 API is served beside it) the page also lets a
 /// student log in, put themselves on the map and log out (`posting.js`, over `/v1`).
+///
+/// Who may read the pins is ``MapAccess``'s (`web.visibility`): on a class map,
+/// `/api/locations.json` needs a signed-in browser, and `/signin` opens the sign-in links the bot
+/// gives out on IRC (``SignInPage``).
 public struct WebMap: Sendable {
     /// The static files of the page, read once from the bundle.
     public struct Assets: Sendable {
@@ -28,6 +32,9 @@ public struct WebMap: Sendable {
         public var tiles: Data
         /// The log-in and posting scenes (`posting.js`).
         public var posting: Data
+        /// The page of a sign-in link and its script (`signin.html`, `signin.js`).
+        public var signInPage: Data
+        public var signInScript: Data
         public var style: Data
         public var basemap: Data
         /// The folder of the city-zoom outline cells (``MapDetailCells``), read cell by cell when asked for.
@@ -56,7 +63,7 @@ public struct WebMap: Sendable {
             return Assets(
                 page: String(decoding: try read("index.html"), as: UTF8.self), script: try read("app.js"),
                 layers: try read("layers.js"), tiles: try read("tiles.js"), posting: try read("posting.js"),
-                style: try read("app.css"),
+                signInPage: try read("signin.html"), signInScript: try read("signin.js"), style: try read("app.css"),
                 basemap: try read("basemap.json"),
                 detailFolder: detail)
         }
@@ -90,15 +97,17 @@ public struct WebMap: Sendable {
     let scenes: StudentScenes?
     let placeLabels: MapPlaceLabels
     let tileLayer: MapTileLayer?
+    let access: MapAccess
     let securityHeaders: HTTPFields
     let logger: Logger
 
     /// `pollSeconds`: how often an open page asks for new pins; `scenes`: offer log-in and posting
     /// (only when the v1 API is served on the same listener); `placeLabels`: where city labels come
     /// from (by default the gazetteer `geocoder` is, if it is one); `tiles`: an XYZ tile service the
-    /// page draws while it can reach it (`web.tiles`; nil: the offline map only).
+    /// page draws while it can reach it (`web.tiles`; nil: the offline map only); `access`: who may
+    /// read the pins (`web.visibility`), and how a browser signs in.
     public init(
-        feed: MapPinFeed, geocoder: any Geocoder, assets: Assets, pollSeconds: Int = 15,
+        feed: MapPinFeed, geocoder: any Geocoder, assets: Assets, access: MapAccess, pollSeconds: Int = 15,
         scenes: StudentScenes? = nil, placeLabels: MapPlaceLabels? = nil, tiles: MapTileLayer? = nil,
         logger: Logger
     ) {
@@ -109,6 +118,7 @@ public struct WebMap: Sendable {
         self.scenes = scenes
         self.placeLabels = placeLabels ?? .from(geocoder)
         self.tileLayer = tiles
+        self.access = access
         self.securityHeaders = Self.securityHeaders(imageOrigin: tiles?.origin)
         self.logger = logger
     }
@@ -162,8 +172,33 @@ public struct WebMap: Sendable {
             map.respond(map.assets.basemap, type: "application/json", cache: "max-age=86400")
         }
         router.get("api/locations.json") { request, _ in
-            await map.locationsResponse(since: request.uri.queryParameters.get("since"))
+            do {
+                guard try await map.access.mayReadPins(request) else { return map.signedOutResponse() }
+            } catch {
+                return map.unavailableResponse(error)
+            }
+            return await map.locationsResponse(since: request.uri.queryParameters.get("since"))
         }
+        SignInPage(
+            access: access, page: assets.signInPage, script: assets.signInScript, securityHeaders: securityHeaders,
+            logger: logger
+        ).addRoutes(to: router)
+    }
+
+    /// 401 with the sentence that says how to sign in (a class map, a signed-out request).
+    func signedOutResponse() -> Response {
+        let message = Self.jsonString(access.signInSentence(loginForm: scenes != nil))
+        return respond(
+            Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store", status: .unauthorized)
+    }
+
+    /// 503: the directory could not be asked (the cause logged, not shown).
+    func unavailableResponse(_ error: any Error) -> Response {
+        logger.warning("web map could not read the pins", metadata: ["error": "\(error)"])
+        let message = Self.jsonString(ServiceErrorText.describe(error))
+        return respond(
+            Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store",
+            status: .serviceUnavailable)
     }
 
     /// Every pin, or with `since` only what changed after that cursor (every pin again when the
@@ -202,11 +237,7 @@ public struct WebMap: Sendable {
             return respond(
                 Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store", status: .badRequest)
         } catch {
-            logger.warning("web map could not read the pins", metadata: ["error": "\(error)"])
-            let message = Self.jsonString(ServiceErrorText.describe(error))
-            return respond(
-                Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store",
-                status: .serviceUnavailable)
+            return unavailableResponse(error)
         }
     }
 
@@ -260,7 +291,7 @@ public struct WebMap: Sendable {
 
     /// The page with its placeholders filled in; everything put in it is HTML-escaped.
     func renderPage(focus: Focus?) -> String {
-        var attributes = "data-poll-seconds=\"\(pollSeconds)\""
+        var attributes = "data-poll-seconds=\"\(pollSeconds)\" data-visibility=\"\(access.visibility.rawValue)\""
         if let scenes {
             attributes += " data-api=\"on\" data-signup-url=\"\(Self.escapeHTML(scenes.signupURL))\""
         }

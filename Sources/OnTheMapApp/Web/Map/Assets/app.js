@@ -28,6 +28,11 @@
   var popupList = document.getElementById('popup-list');
   var rows = document.getElementById('rows');
   var status = document.getElementById('status');
+  var signinNote = document.getElementById('signin-note');
+  var signoutButton = document.getElementById('signout');
+  // A class map without the v1 API has no log-out of its own (posting.js): a browser signed in by
+  // a link signs out here.
+  var ownSignout = app.getAttribute('data-visibility') === 'class' && app.getAttribute('data-api') !== 'on';
 
   var pins = [];
   var version = null;
@@ -345,6 +350,7 @@
     return fetch(url, { cache: 'no-store' }).then(function (response) {
       return response.json().then(function (body) {
         if (response.status === 400 && cursor) { cursor = null; return fetchPins(); }
+        if (response.status === 401) { var out = new Error(body.error || 'Sign in to see the pins.'); out.signedOut = true; throw out; }
         if (!response.ok || !(Array.isArray(body.pins) || Array.isArray(body.changed))) {
           throw new Error(body.error || ('HTTP ' + response.status));
         }
@@ -376,6 +382,9 @@
 
   function load() {
     return fetchPins().then(function (body) {
+      signinNote.hidden = true;
+      app.removeAttribute('data-signed-out');
+      signoutButton.hidden = !ownSignout;
       var now = new Date();
       setStatus(body.count + (body.count === 1 ? ' pin' : ' pins') + ' · updated ' + now.toTimeString().slice(0, 5));
       app.setAttribute('data-cursor', cursor || '');
@@ -390,8 +399,27 @@
       drawTable();
       if (!opened) { opened = true; applyHash(); }
     }).catch(function (error) {
+      if (error.signedOut) { signedOut(error.message); return; }
       setStatus('Could not load the pins: ' + error.message + ' (showing the last ones)', true);
     });
+  }
+
+  // A class map (`web.visibility: class`) shows its pins only to a signed-in student: signed out
+  // (or after logging out), every pin, popup and table row leaves the page, and the note says how
+  // to sign in.
+  function signedOut(message) {
+    pins = [];
+    cursor = null;
+    version = null;
+    hidePopup();
+    draw();
+    drawTable();
+    app.setAttribute('data-pins', '0');
+    app.setAttribute('data-signed-out', 'true');
+    signinNote.textContent = message;
+    signinNote.hidden = false;
+    signoutButton.hidden = true;
+    setStatus('Sign in to see the pins');
   }
 
   function loadBasemap() {
@@ -460,6 +488,19 @@
   document.getElementById('tab-map').addEventListener('click', function () { selectTab('map'); });
   document.getElementById('tab-table').addEventListener('click', function () { selectTab('table'); });
   document.getElementById('refresh').addEventListener('click', load);
+  signoutButton.addEventListener('click', function () {
+    var match = document.cookie.split(';').map(function (c) { return c.trim(); })
+      .filter(function (c) { return c.indexOf('XSRF-TOKEN=') === 0; })[0];
+    var token = match ? decodeURIComponent(match.slice('XSRF-TOKEN='.length)) : '';
+    fetch('signout', { method: 'POST', credentials: 'same-origin', headers: { 'X-XSRF-TOKEN': token } })
+      .then(function (response) {
+        return response.json().then(function (body) {
+          if (!response.ok) throw new Error(body.error || ('HTTP ' + response.status));
+          sessionStorage.removeItem('onthemap.student');
+          return load();
+        });
+      }).catch(function (error) { setStatus(error.message, true); });
+  });
   document.addEventListener('keydown', function (e) { if (e.key === 'Escape') hidePopup(); });
   window.addEventListener('hashchange', applyHash);
   window.addEventListener('resize', function () { clampView(); draw(); });

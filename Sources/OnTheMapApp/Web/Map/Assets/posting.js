@@ -106,6 +106,8 @@
       $('login-password').value = '';
       showStudent();
       show(null);
+      // A class map shows its pins to a signed-in student only: read them now.
+      window.OnTheMap.reload();
     }, fail('login-error')).then(function () { $('login-submit').disabled = false; });
   });
 
@@ -126,6 +128,8 @@
       showStudent();
       show(null);
       window.OnTheMap.setStatus('Logged out.');
+      // On a class map the pins leave the page with the session.
+      window.OnTheMap.reload();
     }).catch(function (failure) { window.OnTheMap.setStatus(failure.message, true); });
   });
 

@@ -1,0 +1,42 @@
+// The page of a sign-in link (`/signin#<token>`): the token is read from the fragment (which no
+// server sees), taken out of the address bar, and posted only when the student presses the button,
+// so a chat client's link preview, which fetches the page but runs no script and presses nothing,
+// cannot use the link up.
+(function () {
+  'use strict';
+  var STORE = 'onthemap.student';
+  var button = document.getElementById('signin-button');
+  var error = document.getElementById('signin-error');
+  var token = '';
+  try { token = decodeURIComponent(location.hash.replace(/^#/, '')); } catch (e) { token = ''; }
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+
+  function say(text) {
+    error.textContent = text;
+    error.hidden = !text;
+  }
+
+  if (!token) {
+    say('This page opens the link the class bot sends you: send it !map in a private message on IRC.');
+    return;
+  }
+  button.disabled = false;
+  button.addEventListener('click', function () {
+    button.disabled = true;
+    say('');
+    fetch('signin', {
+      method: 'POST', credentials: 'same-origin', cache: 'no-store',
+      headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: token })
+    }).then(function (response) {
+      return response.json().then(function (body) {
+        if (!response.ok) throw new Error(body.error || ('HTTP ' + response.status));
+        // What the map's posting scene knows of a student after its own login.
+        sessionStorage.setItem(STORE, JSON.stringify({ key: body.key, firstName: body.firstName, lastName: body.lastName }));
+        location.replace('map');
+      });
+    }).catch(function (failure) {
+      token = '';
+      say(failure.message || 'The sign-in failed; send !map to the class bot for a new link.');
+    });
+  });
+})();

@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+import OnTheMapService
+
+/// Who may read the class's pins on the web map (`web.visibility`), and how a browser signs in.
+///
+/// With `class`, `/api/locations.json` (the pins, their popups and the Table tab) answers only a
+/// request that presents a live session of the directory: the cookie the page's login sets
+/// (`POST /v1/session`) or the one a sign-in link sets (``SignInPage``); everyone else gets 401 and
+/// one sentence saying how to sign in. The page, its scripts, the basemap and the city labels stay
+/// public. With `public`, anyone may read the pins.
+public struct MapAccess: Sendable {
+    public var visibility: PrivacyPolicy.Visibility
+    /// The directory whose sessions sign a browser in; nil when the backend keeps no accounts (the
+    /// Udacity service): then nobody can sign in on the web, and a class-only map shows no pins.
+    public var accounts: (any AccountDirectory)?
+    /// The sign-in links the bot gives out on IRC; nil when the backend has no state store.
+    public var signInLinks: SignInLinks?
+    /// Whether the session cookies are marked `Secure` (the browser reaches the listener over HTTPS).
+    public var secureCookies: Bool
+
+    public init(
+        visibility: PrivacyPolicy.Visibility, accounts: (any AccountDirectory)?, signInLinks: SignInLinks?,
+        secureCookies: Bool = false
+    ) {
+        self.visibility = visibility
+        self.accounts = accounts
+        self.signInLinks = signInLinks
+        self.secureCookies = secureCookies
+    }
+
+    /// A map whose pins anyone may read (`web.visibility: public`).
+    public static let anyone = MapAccess(visibility: .public, accounts: nil, signInLinks: nil)
+
+    /// What a signed-out visitor reads instead of the pins; `loginForm`: the page offers its own
+    /// login (the v1 API is served beside the map).
+    func signInSentence(loginForm: Bool) -> String {
+        guard accounts != nil else {
+            return
+                "The class map is for the class, and this class's accounts are kept by the Udacity service: the web map cannot sign anyone in, so ask the class bot on IRC (!where, !near, !list) after !login."
+        }
+        let here = loginForm ? "log in with the button above, or " : ""
+        return
+            "The class map is for the class: \(here)send !map to the class bot in a private message on IRC (after !login) for a link that signs this browser in."
+    }
+
+    /// Whether `request` may read the pins: always on a public map; on a class map only with a live
+    /// session of the directory.
+    func mayReadPins(_ request: Request) async throws -> Bool {
+        guard visibility == .class else { return true }
+        guard let accounts, let credentials = APISessionCredentials.presented(in: request) else { return false }
+        return try await accounts.session(id: credentials.sessionId) != nil
+    }
+}

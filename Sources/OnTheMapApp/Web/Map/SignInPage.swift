@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import OnTheMapService
+
+/// Opens the sign-in links the bot gives a student in answer to a private `!map`
+/// (`<web.public_url>/signin#<token>`, see ``SignInLinks``).
+///
+/// Why the token is in the fragment and the page asks for a click: chat clients fetch the links
+/// they show to draw a preview, and some mail or chat scanners fetch them too. A GET that used the
+/// link up would let such a fetch burn it, or sign the scanner in. So `GET /signin` is a static page
+/// (the fragment never reaches the server, so no log holds the token), and its script
+/// (`signin.js`) posts the token only when the student presses the button: preview bots neither
+/// run the script nor press buttons. `POST /signin` takes JSON only, which a cross-site HTML form
+/// cannot send. A good link is used up before the session opens; it sets the same session cookie
+/// as the page's login, and the script then goes to the map. A used, replaced, expired or garbled
+/// link gets one sentence and changes nothing. `POST /signout` ends such a session when the page
+/// has no v1 logout to use.
+struct SignInPage: Sendable {
+    let access: MapAccess
+    let page: Data
+    let script: Data
+    let securityHeaders: HTTPFields
+    let logger: Logger
+
+    /// The largest body read: a token is under 150 characters.
+    static let maximumBodyBytes = 4 * 1024
+
+    static let usedOrUnknown =
+        "This sign-in link was already used, was replaced by a newer one, or is not one the bot gave out: send !map to the class bot in a private message for a new one."
+    static let expired =
+        "This sign-in link is more than 10 minutes old: send !map to the class bot in a private message for a new one."
+
+    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        let signIn = self
+        router.get("signin") { _, _ in
+            signIn.respond(signIn.page, type: "text/html; charset=utf-8", cache: "no-store")
+        }
+        router.get("map/signin.js") { _, _ in
+            signIn.respond(signIn.script, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        }
+        router.post("signin") { request, _ in await signIn.redeem(request) }
+        router.post("signout") { request, _ in await signIn.signOut(request) }
+    }
+
+    /// `POST /signout`: ends the session of the browser's cookie (the page's "Sign out" when the v1
+    /// API, whose logout the page otherwise uses, is off). Like that logout, it needs the XSRF
+    /// token in both the `XSRF-TOKEN` cookie and the `X-XSRF-TOKEN` header.
+    func signOut(_ request: Request) async -> Response {
+        guard let accounts = access.accounts, let credentials = APISessionCredentials.presented(in: request),
+            credentials.viaCookie
+        else {
+            return failure(.forbidden, "This browser is not signed in.")
+        }
+        guard credentials.hasXSRFPair(in: request) else {
+            return failure(.forbidden, "Missing or invalid XSRF token: reload the page and sign out again.")
+        }
+        do {
+            try await accounts.logOut(
+                DirectorySession(accountKey: "", sessionId: credentials.sessionId, expiresAt: Date()))
+        } catch {
+            logger.warning("a web session could not be ended", metadata: ["error": "\(error)"])
+            return failure(.serviceUnavailable, "The class directory is unavailable just now; try again soon.")
+        }
+        var headers = HTTPFields()
+        for cookie in APISessionCredentials.endCookies(secure: access.secureCookies) {
+            headers.append(HTTPField(name: .setCookie, value: cookie))
+        }
+        return APIAnswer.json(["signedOut": true], headers: headers)
+    }
+
+    private struct Body: Decodable {
+        var token: String
+    }
+
+    /// `POST /signin` with `{"token": "<token>"}`.
+    func redeem(_ request: Request) async -> Response {
+        guard (request.headers[.contentType] ?? "").lowercased().hasPrefix("application/json") else {
+            return failure(.unsupportedMediaType, "Send the sign-in link's token as JSON.")
+        }
+        guard let accounts = access.accounts, let links = access.signInLinks else {
+            return failure(
+                .notFound,
+                "This class's accounts are kept by the Udacity service: the web map cannot sign anyone in.")
+        }
+        var request = request
+        guard let buffer = try? await request.collectBody(upTo: Self.maximumBodyBytes) else {
+            return failure(.contentTooLarge, Self.usedOrUnknown)
+        }
+        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)) else {
+            return failure(.badRequest, Self.usedOrUnknown)
+        }
+        do {
+            let accountKey: String
+            switch try await links.redeem(body.token) {
+            case .unknown: return failure(.forbidden, Self.usedOrUnknown)
+            case .expired: return failure(.forbidden, Self.expired)
+            case .account(let key): accountKey = key
+            }
+            guard let session = try await accounts.openSession(accountKey: accountKey) else {
+                return failure(.forbidden, "The account of this sign-in link no longer exists.")
+            }
+            let profile = try await accounts.profile(accountKey: accountKey, session: session)
+            var headers = HTTPFields()
+            for cookie in APISessionCredentials.startCookies(
+                for: session, now: Date(), secure: access.secureCookies)
+            {
+                headers.append(HTTPField(name: .setCookie, value: cookie))
+            }
+            // What the page's posting scene keeps of the student (as after its own login).
+            return APIAnswer.json(
+                ["key": accountKey, "firstName": profile.firstName, "lastName": profile.lastName], headers: headers)
+        } catch {
+            logger.warning("a sign-in link could not be opened", metadata: ["error": "\(error)"])
+            return failure(.serviceUnavailable, "The class directory is unavailable just now; try the link again soon.")
+        }
+    }
+
+    func failure(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        APIAnswer.json(["error": message], status: status)
+    }
+
+    func respond(_ body: Data, type: String, cache: String) -> Response {
+        var headers = securityHeaders
+        headers[.contentType] = type
+        headers[.cacheControl] = cache
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
