@@ -58,7 +58,9 @@ import Testing
         #expect(!second.isActive)
         #expect(first.isActive)
 
+        #expect(counter.current.total == 1)
         _ = try first.close().wait()
+        first.embeddedEventLoop.run()
         #expect(counter.current.total == 0)
         _ = try? listener.finish()
     }
