@@ -234,6 +234,11 @@ import Testing
         silent.closeAll()
         #expect(bot.process.isRunning, "\(bot.log.suffix(2000))")
         #expect(!bot.log.contains("TLS configuration"), "\(bot.log.suffix(2000))")
+        #expect(bot.log.contains("will retry"), "\(bot.log.suffix(2000))")
+        // Until the next attempt, /healthz says why the network is down.
+        let (healthStatus, health) = try await Self.get("http://127.0.0.1:\(operatorPort)/healthz")
+        #expect(healthStatus == 503, "\(health)")
+        #expect(health.contains("out of file descriptors"), "\(health)")
 
         // After the flood the bot connects and registers again (a second connection that sent
         // CAP END).
