@@ -85,4 +85,20 @@ import Testing
         _ = try talking.readInbound(as: HTTPRequestPart.self)
         _ = try? talking.finish()
     }
+
+    /// An accepted connection whose handling never starts (the listener stopped in between) is
+    /// released without harm: accepting makes no NIOAsyncChannel (one released with its writer open
+    /// is a precondition failure in NIO), reads stay off, and the head timeout closes it.
+    @Test func aConnectionAcceptedButNeverHandledIsReleasedAndClosed() throws {
+        let channel = EmbeddedChannel()
+        let http = GuardedHTTP1Channel(responder: { _, _, _ in }, headTimeout: .seconds(5))
+        var pending: GuardedHTTP1Channel.PendingConnection? = try http.setup(channel: channel, logger: Self.quiet)
+            .wait()
+        #expect(pending != nil)
+        pending = nil
+        _ = try channel.connect(to: SocketAddress(ipAddress: "10.0.0.9", port: 80)).wait()
+        channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        #expect(!channel.isActive)
+        _ = try? channel.finish()
+    }
 }
