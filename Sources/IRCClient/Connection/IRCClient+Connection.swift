@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import IRCProtocol
 import Logging
 import NIOCore
@@ -19,6 +26,13 @@ extension IRCClient {
                 endpoint.secure
                 ? try IRCTLSSetup(configuration: configuration.tls, host: configuration.host, logger: logger)
                 : nil
+        } catch let error as IRCTLSError where error.isTransient {
+            // Out of file descriptors (a flood of connections on another socket of the process):
+            // nothing is wrong with the settings, so retry with the usual backoff.
+            let reason = "\(error); will retry"
+            logger.warning("\(reason)")
+            emit(.connectionFailed(reason: reason))
+            return nil
         } catch {
             // Unusable TLS settings will not fix themselves: stop rather than retry forever.
             let reason = "TLS configuration: \(error)"
@@ -30,7 +44,10 @@ extension IRCClient {
         do {
             connection = try await connect(tlsSetup: tlsSetup, port: endpoint.port)
         } catch {
-            let reason = "cannot connect to \(configuration.host):\(endpoint.port): \(error)"
+            var reason = "cannot connect to \(configuration.host):\(endpoint.port): \(error)"
+            if let ioError = error as? IOError, ioError.errnoCode == EMFILE || ioError.errnoCode == ENFILE {
+                reason += " (the process is out of file descriptors; will retry)"
+            }
             logger.warning("\(reason)")
             emit(.connectionFailed(reason: reason))
             return nil
@@ -41,6 +58,7 @@ extension IRCClient {
         }
         connectionID += 1
         let id = connectionID
+        lastConnectionFailure = nil
         channel = connection.channel
         closeReason = nil
         perform(machine.connected(at: clock.now, secure: endpoint.secure, port: endpoint.port))

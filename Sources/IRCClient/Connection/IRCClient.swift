@@ -115,6 +115,8 @@ public actor IRCClient {
     public var currentNick: String { machine.currentNick }
     /// `true` between the server's 001 and the end of that connection.
     public var isRegistered: Bool { machine.isRegistered }
+    /// Why the last attempt to connect failed, until a connection is made.
+    public internal(set) var lastConnectionFailure: String?
     /// Capabilities enabled on the current connection.
     public var enabledCapabilities: Set<String> { machine.enabledCapabilities }
     /// The services account logged in to with SASL on the current connection.
@@ -269,6 +271,7 @@ public actor IRCClient {
 
     /// Emits an event of the shell's own (connection attempts and failures).
     func emit(_ event: IRCEvent) {
+        if case .connectionFailed(let reason) = event { lastConnectionFailure = reason }
         eventSink.yield(event)
     }
 }

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -13,6 +20,15 @@ public enum IRCTLSError: Error, Sendable, CustomStringConvertible {
     case incompleteClientCertificate
     /// The server's certificate does not match the pinned fingerprint.
     case fingerprintMismatch(expected: String, presented: String)
+    /// The process had no file descriptor left to open a TLS file (or to load the trust store):
+    /// the settings may be right, and a later attempt may work.
+    case outOfFileDescriptors(path: String?)
+
+    /// Whether trying again later may work (nothing in the settings is wrong).
+    public var isTransient: Bool {
+        if case .outOfFileDescriptors = self { return true }
+        return false
+    }
 
     public var description: String {
         switch self {
@@ -25,6 +41,9 @@ public enum IRCTLSError: Error, Sendable, CustomStringConvertible {
         case .fingerprintMismatch(let expected, let presented):
             return
                 "the server's TLS certificate fingerprint \(presented) does not match the pinned \(expected)"
+        case .outOfFileDescriptors(let path):
+            let what = path.map { "TLS file \($0)" } ?? "the TLS trust store"
+            return "cannot open \(what): the process is out of file descriptors (too many open files)"
         }
     }
 }
@@ -54,7 +73,7 @@ final class IRCTLSSetup: Sendable {
         var trusted: [NIOSSLCertificate] = []
         if let caFile = configuration.caFile, !caFile.isEmpty {
             do {
-                let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
+                let certificates = try NIOSSLCertificate.fromPEMBytes(try Self.readFile(caFile))
                 trusted = certificates
                 if configuration.trustSystemRoots {
                     tls.trustRoots = .default
@@ -62,6 +81,8 @@ final class IRCTLSSetup: Sendable {
                 } else {
                     tls.trustRoots = .certificates(certificates)
                 }
+            } catch let error as IRCTLSError {
+                throw error
             } catch {
                 throw IRCTLSError.unreadableFile(path: caFile, reason: "\(error)")
             }
@@ -71,13 +92,17 @@ final class IRCTLSSetup: Sendable {
         switch (configuration.clientCertificateFile, configuration.clientKeyFile) {
         case (let certificateFile?, let keyFile?):
             do {
-                let chain = try NIOSSLCertificate.fromPEMFile(certificateFile)
+                let chain = try NIOSSLCertificate.fromPEMBytes(try Self.readFile(certificateFile))
                 tls.certificateChain = chain.map { .certificate($0) }
+            } catch let error as IRCTLSError {
+                throw error
             } catch {
                 throw IRCTLSError.unreadableFile(path: certificateFile, reason: "\(error)")
             }
             do {
-                tls.privateKey = .privateKey(try NIOSSLPrivateKey(file: keyFile, format: .pem))
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: try Self.readFile(keyFile), format: .pem))
+            } catch let error as IRCTLSError {
+                throw error
             } catch {
                 throw IRCTLSError.unreadableFile(path: keyFile, reason: "\(error)")
             }
@@ -96,7 +121,14 @@ final class IRCTLSSetup: Sendable {
         }
         // A pin replaces chain and name checks (the callback below decides); otherwise verify both.
         tls.certificateVerification = pinnedFingerprint == nil ? .fullVerification : .noHostnameVerification
-        context = try NIOSSLContext(configuration: tls)
+        do {
+            context = try NIOSSLContext(configuration: tls)
+        } catch {
+            // Loading the system trust store opens files too: without a descriptor it fails the same
+            // way as a broken store would, so ask the process whether it has one left.
+            if Self.outOfFileDescriptors() { throw IRCTLSError.outOfFileDescriptors(path: nil) }
+            throw error
+        }
         let name = configuration.serverName ?? host
         serverHostname = Self.isIPLiteral(name) ? nil : name
         expectedName = name
@@ -134,6 +166,40 @@ final class IRCTLSSetup: Sendable {
                 promise.succeed(.failed)
             }
         }
+    }
+
+    /// The bytes of the file at `path`, read with open(2) so that the reason of a failure is known:
+    /// no descriptor left is ``IRCTLSError/outOfFileDescriptors(path:)`` (a later attempt may work),
+    /// any other failure (missing, not readable) is ``IRCTLSError/unreadableFile(path:reason:)``.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == EMFILE || code == ENFILE { throw IRCTLSError.outOfFileDescriptors(path: path) }
+            throw IRCTLSError.unreadableFile(path: path, reason: String(cString: strerror(code)))
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw IRCTLSError.unreadableFile(path: path, reason: String(cString: strerror(errno)))
+            }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Whether the process cannot open a file now because it has no descriptor left.
+    static func outOfFileDescriptors() -> Bool {
+        let descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            close(descriptor)
+            return false
+        }
+        return errno == EMFILE || errno == ENFILE
     }
 
     static func isIPLiteral(_ name: String) -> Bool {

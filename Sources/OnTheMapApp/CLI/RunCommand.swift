@@ -79,7 +79,7 @@ struct RunCommand: AsyncParsableCommand {
                 .init(
                     service: WebMapServer(
                         host: host, port: port, webMap: webMap, api: api, tls: tls,
-                        logger: logger.withLabel("onthemap.web"))))
+                        behindProxy: config.web.behindProxy, logger: logger.withLabel("onthemap.web"))))
         }
         let group = ServiceGroup(
             configuration: .init(

@@ -83,7 +83,8 @@ public final class BotService: Service {
             states.append(
                 HealthReport.IRC(
                     name: network.name, registered: await network.client.isRegistered,
-                    nick: await network.client.currentNick, channels: await network.client.joinedChannels.sorted()))
+                    nick: await network.client.currentNick, channels: await network.client.joinedChannels.sorted(),
+                    lastError: await network.client.lastConnectionFailure))
         }
         return HealthReport(networks: states, backend: await checkBackend())
     }

@@ -17,14 +17,19 @@ public struct HealthReport: Sendable, Codable, Equatable {
         public var registered: Bool
         public var nick: String
         public var channels: [String]
+        /// Why the last attempt to connect failed, while no connection is up (e.g. out of file
+        /// descriptors, retrying); absent from the JSON otherwise.
+        public var lastError: String?
 
         public init(
-            name: String = BotConfiguration.defaultNetworkName, registered: Bool, nick: String, channels: [String]
+            name: String = BotConfiguration.defaultNetworkName, registered: Bool, nick: String, channels: [String],
+            lastError: String? = nil
         ) {
             self.name = name
             self.registered = registered
             self.nick = nick
             self.channels = channels
+            self.lastError = lastError
         }
     }
 
@@ -127,17 +132,37 @@ public struct OperatorHTTPServer: Service {
 }
 
 /// Serves a router on host:port (over TLS when a configuration is given) until the service group
-/// stops it.
+/// stops it, under ``HTTPConnectionLimits``: a connection must send its request head within 5 s
+/// and is closed after 60 s without a request; connections over the caps (in all, and per client
+/// address unless `connectionsPerAddress` is nil) are closed as soon as they are accepted; and
+/// running out of file descriptors pauses accepting instead of retrying accept(2) in a loop.
 enum HTTPListener {
     static func run<Context: RequestContext>(
         router: Router<Context>, host: String, port: Int, name: String, tls: TLSConfiguration?,
+        connectionsPerAddress: Int? = HTTPConnectionLimits.connectionsPerAddress,
+        connections: Int = HTTPConnectionLimits.connections,
         onBound: @escaping @Sendable (Int) -> Void, logger: Logger
     ) async throws where Context.Source == ApplicationRequestContextSource {
+        let counter = HTTPConnectionCounter(total: connections, perAddress: connectionsPerAddress)
+        let server: HTTPServerBuilder
+        if let tls {
+            server = HTTPServerBuilder { responder in
+                try TLSChannel(GuardedHTTP1Channel(responder: responder), tlsConfiguration: tls)
+            }
+        } else {
+            server = HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder) }
+        }
         let application = Application(
             router: router,
-            server: try tls.map { try HTTPServerBuilder.tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "onthemap-bot"),
             onServerRunning: { channel in
+                // First in the listening channel's pipeline: it sees each accepted connection, and
+                // each accept error, before Hummingbird's and NIO's handlers do.
+                try? await channel.eventLoop.submit {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AcceptGuardHandler(counter: counter, name: name, logger: logger), position: .first)
+                }.get()
                 let bound = channel.localAddress?.port ?? 0
                 logger.info("\(name) up", metadata: ["address": "\(host):\(bound)"])
                 onBound(bound)

@@ -12,18 +12,21 @@ public struct WebMapServer: Service {
     let webMap: WebMap
     let api: ClassAPI?
     let tls: TLSConfiguration?
+    /// A reverse proxy forwards every client (`web.behind_proxy`): the listener sees one address.
+    let behindProxy: Bool
     let onBound: @Sendable (Int) -> Void
     let logger: Logger
 
     public init(
         host: String, port: Int, webMap: WebMap, api: ClassAPI? = nil, tls: TLSConfiguration? = nil,
-        onBound: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
+        behindProxy: Bool = false, onBound: @escaping @Sendable (Int) -> Void = { _ in }, logger: Logger
     ) {
         self.host = host
         self.port = port
         self.webMap = webMap
         self.api = api
         self.tls = tls
+        self.behindProxy = behindProxy
         self.onBound = onBound
         self.logger = logger
     }
@@ -36,9 +39,13 @@ public struct WebMapServer: Service {
         return router
     }
 
+    /// Behind a reverse proxy every connection comes from the proxy's address, so a cap per address
+    /// would cap the whole class at once: only the total cap applies then (the proxy is the place to
+    /// limit each client; it also buffers slow clients before they reach the bot).
     public func run() async throws {
         try await HTTPListener.run(
-            router: makeRouter(), host: host, port: port, name: "web map listener", tls: tls, onBound: onBound,
+            router: makeRouter(), host: host, port: port, name: "web map listener", tls: tls,
+            connectionsPerAddress: behindProxy ? nil : HTTPConnectionLimits.connectionsPerAddress, onBound: onBound,
             logger: logger)
     }
 
