@@ -22,8 +22,8 @@ import Testing
     static let tom = (
         email: "tom@class.test", password: "tom-secret-pw22", first: "Tom", last: "Tacoma"
     )
-    static let janePin = "New pin: Jane Doe — Seattle, WA — https://jane.example/work"
-    static let tomPin = "New pin: Tom Tacoma — Portland, OR — https://tom.example"
+    static let janePin = "New pin: Jane Doe — Seattle, Washington, United States — https://jane.example/work"
+    static let tomPin = "New pin: Tom Tacoma — Portland, Oregon, United States — https://tom.example"
 
     static let quietLogger: Logger = {
         var logger = Logger(label: "e2e-restart", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -176,7 +176,8 @@ import Testing
             fromBot($0, to: "jane") && $0.parameters.last?.hasPrefix("You are on the map") == true
         }
         #expect(
-            saved.parameters.last?.hasPrefix("You are on the map: Jane Doe — Seattle, WA (") == true)
+            saved.parameters.last?.hasPrefix("You are on the map: Jane Doe — Seattle, Washington, United States (")
+                == true)
         _ = try await tom.waitForMessage(timeout: .seconds(15), "jane's announcement") {
             fromBot($0, to: channel) && $0.parameters.last == janePin
         }
@@ -208,7 +209,8 @@ import Testing
             fromBot($0, to: "tom") && $0.parameters.last?.hasPrefix("You are on the map") == true
         }
         #expect(
-            tomSaved.parameters.last?.hasPrefix("You are on the map: Tom Tacoma — Portland, OR") == true)
+            tomSaved.parameters.last?.hasPrefix("You are on the map: Tom Tacoma — Portland, Oregon, United States")
+                == true)
 
         // Kill 3 and 4: killed again while the bot is still reconnecting. Meanwhile tom is gone and
         // someone else takes his nick (another user name): no session for them.

@@ -182,10 +182,14 @@ import Testing
         // The two steps of !post follow each other at once (no rate limit between them), and the
         // announcement reaches the channel.
         #expect(
-            run.lines.contains { $0.hasPrefix("[private] <MapBot> You are on the map: Alice Martin — Lyon, France") },
+            run.lines.contains {
+                $0.hasPrefix("[private] <MapBot> You are on the map: Alice Martin — Lyon, Auvergne-Rhône-Alpes, France")
+            },
             "\(run.output)")
         #expect(
-            run.lines.contains("[#class] <MapBot> New pin: Alice Martin — Lyon, France — https://alice.example/work"),
+            run.lines.contains(
+                "[#class] <MapBot> New pin: Alice Martin — Lyon, Auvergne-Rhône-Alpes, France — https://alice.example/work"
+            ),
             "\(run.output)")
         // Where the session is bound is said only privately.
         #expect(!run.lines[whoamiChannel].contains("@alice.console"))

@@ -15,7 +15,7 @@ import Testing
 @Suite(.serialized) struct SeveralNetworksLiveTests {
     static let botNick = "MapBot"
     static let channel = "#class"
-    static let janePin = "New pin: Jane Doe — Seattle, WA — https://jane.example"
+    static let janePin = "New pin: Jane Doe — Seattle, Washington, United States — https://jane.example"
 
     static let quietLogger: Logger = {
         var logger = Logger(label: "networks-live", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -177,7 +177,9 @@ import Testing
         // InspIRCd dies: ngircd's students are still answered, and /healthz says which network is down.
         await inspircd.stop()
         try await tom.privmsg(botNick, "!where Jane")
-        #expect(try await answer(tom, to: "tom", startingWith: "Jane Doe").hasPrefix("Jane Doe — Seattle, WA"))
+        #expect(
+            try await answer(tom, to: "tom", startingWith: "Jane Doe").hasPrefix(
+                "Jane Doe — Seattle, Washington, United States"))
         var down = try await healthz(bot)
         let deadline = ContinuousClock.now + .seconds(15)
         while down.report.networks.first?.registered == true, ContinuousClock.now < deadline {
