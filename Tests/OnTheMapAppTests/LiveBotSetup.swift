@@ -35,4 +35,23 @@ enum LiveBotSetup {
         """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
+
+    /// What curl got: the status code and the body.
+    struct Answer {
+        var status: Int
+        var text: String
+        var json: [String: Any] {
+            var body = text
+            if body.hasPrefix(")]}'\n") { body.removeFirst(5) }
+            return ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]) ?? [:]
+        }
+    }
+
+    /// curl with `arguments`: the status code and the body.
+    static func curl(_ arguments: [String]) async throws -> Answer {
+        let output = try await runCommand("/usr/bin/curl", ["-s", "-m", "10", "-w", "\n%{http_code}"] + arguments)
+        let status = Int(output.split(separator: "\n").last ?? "") ?? 0
+        let body = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().joined(separator: "\n")
+        return Answer(status: status, text: body)
+    }
 }

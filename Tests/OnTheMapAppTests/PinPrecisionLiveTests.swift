@@ -81,7 +81,7 @@ import Testing
 
         // Through the API, an app sends the street and its exact point.
         let base = "http://127.0.0.1:\(webPort)"
-        let login = try await curl(
+        let login = try await LiveBotSetup.curl(
             [
                 "-X", "POST", "-H", "Content-Type: application/json",
                 "-d", #"{"udacity":{"username":"ada@class.test","password":"\#(password)"}}"#, base + "/v1/session",
@@ -91,7 +91,7 @@ import Testing
         let accountKey = try #require((login.json["account"] as? [String: Any])?["key"] as? String)
         let body =
             #"{"uniqueKey":"\#(accountKey)","firstName":"Ada","lastName":"Lovelace","mapString":"\#(street), Mountain View, CA","mediaURL":"https://ada.example","latitude":37.422476,"longitude":-122.084249}"#
-        let saved = try await curl(
+        let saved = try await LiveBotSetup.curl(
             [
                 "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(sessionId)",
                 "-d", body, base + "/v1/StudentLocation",
@@ -100,7 +100,7 @@ import Testing
 
         // Hidden characters in the place are refused on the API as on IRC, and change nothing.
         let hidden = body.replacingOccurrences(of: street, with: #"Paris\u202egnp.exe\u200b\u2066"#)
-        let refused = try await curl(
+        let refused = try await LiveBotSetup.curl(
             [
                 "-X", "POST", "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(sessionId)",
                 "-d", hidden, base + "/v1/StudentLocation",
@@ -113,7 +113,9 @@ import Testing
         }
         #expect(hiddenOnIRC.parameters.last?.hasPrefix("That place has hidden characters in it") == true)
 
-        let read = try await curl(["-H", "Authorization: Bearer \(sessionId)", base + "/v1/StudentLocation?limit=10"])
+        let read = try await LiveBotSetup.curl([
+            "-H", "Authorization: Bearer \(sessionId)", base + "/v1/StudentLocation?limit=10",
+        ])
         let results = try #require(read.json["results"] as? [[String: Any]], "\(read.text)")
         #expect(results.count == 2)
         for pin in results {
@@ -138,23 +140,5 @@ import Testing
             let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
             #expect(bytes.range(of: Data("Amphitheatre".utf8)) == nil, "\(file)")
         }
-    }
-
-    struct Answer {
-        var status: Int
-        var text: String
-        var json: [String: Any] {
-            var body = text
-            if body.hasPrefix(")]}'\n") { body.removeFirst(5) }
-            return ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]) ?? [:]
-        }
-    }
-
-    /// curl with `arguments`: the status code and the body.
-    static func curl(_ arguments: [String]) async throws -> Answer {
-        let output = try await runCommand("/usr/bin/curl", ["-s", "-m", "10", "-w", "\n%{http_code}"] + arguments)
-        let status = Int(output.split(separator: "\n").last ?? "") ?? 0
-        let body = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().joined(separator: "\n")
-        return Answer(status: status, text: body)
     }
 }

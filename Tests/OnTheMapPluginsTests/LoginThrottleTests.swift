@@ -58,7 +58,9 @@ import Testing
         #expect(await throttle.check(identity: "a:jane", email: "jane@x.test") == nil)
     }
 
-    @Test func oneEmailTriedFromManyHostsHoldsBackThoseHostsButNotOthersNorItsOwner() async {
+    /// Guesses spread over many hosts (one each, as from 300 addresses or a /48 of IPv6) lock the
+    /// email for every host that never logged in to it; the owner's usual host goes ahead.
+    @Test func oneEmailTriedFromManyHostsHoldsBackEveryUntrustedHostButNotItsOwner() async {
         let clock = TestWallClock()
         let throttle = Self.throttle(clock)
         // The owner logged in from home before, and then mistyped once.
@@ -74,8 +76,10 @@ import Testing
                 == .init(seconds: 900, reason: .email))
         // The guessers wait…
         #expect(await throttle.check(identity: "h:net3", email: "jane@x.test") == .init(seconds: 900, reason: .email))
-        // …but not a host that gave no wrong password for it, nor the owner, nor other emails.
-        #expect(await throttle.check(identity: "h:net10", email: "jane@x.test") == nil)
+        // …and so does a host that gave no wrong password for it (the next address of the guesser),
+        // but not the owner's host, nor other emails.
+        #expect(await throttle.check(identity: "h:net10", email: "jane@x.test") == .init(seconds: 900, reason: .email))
+        #expect(await throttle.check(identity: "a:jane", email: "jane@x.test") == .init(seconds: 900, reason: .email))
         #expect(await throttle.check(identity: "h:home", email: "jane@x.test") == nil)
         #expect(await throttle.check(identity: "h:net3", email: "tom@x.test") == nil)
         clock.advance(seconds: 901)
@@ -96,6 +100,40 @@ import Testing
             answers.append(row)
         }
         #expect(answers[0] == answers[1])
+    }
+
+    /// A distributed guesser gets `emailFailureLimit` guesses a lockout, and the lockouts double:
+    /// 30 guesses in the first hour, 70 in the first day, however many hosts it uses.
+    @Test func aGuesserWithAnyNumberOfHostsGetsABoundedNumberOfGuesses() async {
+        let clock = TestWallClock()
+        let throttle = Self.throttle(clock)
+        var host = 0
+        var tried: [Double] = []
+        var elapsed = 0.0
+        while elapsed < 24 * 3600 {
+            host += 1
+            if await throttle.check(identity: "h:\(host)", email: "jane@x.test") == nil {
+                _ = await throttle.recordFailure(identity: "h:\(host)", email: "jane@x.test")
+                tried.append(elapsed)
+            } else {
+                clock.advance(seconds: 60)
+                elapsed += 60
+            }
+        }
+        #expect(tried.filter { $0 < 3600 }.count == 30)
+        #expect(tried.count == 70)
+    }
+
+    /// Wrong passwords from two hosts only (the owner on a phone and a laptop) hold back those two,
+    /// not the owner's next new device.
+    @Test func guessesFromFewHostsHoldBackOnlyThoseHosts() async {
+        let clock = TestWallClock()
+        let throttle = Self.throttle(clock)
+        for attempt in 1...10 {
+            _ = await throttle.recordFailure(identity: attempt % 2 == 0 ? "h:phone" : "h:laptop", email: "jane@x.test")
+        }
+        #expect(await throttle.check(identity: "h:phone", email: "jane@x.test")?.reason == .identity)
+        #expect(await throttle.check(identity: "h:tablet", email: "jane@x.test") == nil)
     }
 
     @Test func aFloodOfWrongPasswordsHoldsBackTheHostsThatFailedForAMinuteButNotOthers() async {
@@ -339,9 +377,12 @@ import Testing
         #expect(await fixture.logIn("amy", email: "amy@class.test").first?.hasPrefix("Welcome") == true)
     }
 
-    @Test func guessesForOneEmailHoldBackOnlyTheHostsThatGaveThem() async throws {
+    @Test func guessesForOneEmailFromManyHostsHoldBackEveryHostButTheOwnersOwn() async throws {
         let fixture = try ClassFixture()
         try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        // Jane logged in from her usual host before: it is trusted for her email.
+        #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
+        _ = await fixture.dm("!logout", as: "jane")
         // Ten user names on one host, one guess each: only five are tried before the host waits.
         var first: [String] = []
         for index in 1...10 {
@@ -364,7 +405,9 @@ import Testing
         #expect(await Self.logIn(fixture, "c2", on: "192.0.2.33", email: "jane@class.test") == [Self.emailWaits])
         #expect(await Self.logIn(fixture, "b5", on: "203.0.113.9", email: "jane@class.test") == [Self.emailWaits])
         #expect(await Self.logIn(fixture, "a11", on: "198.51.100.7", email: "jane@class.test") == [Self.hostWaits])
-        // …and Jane, on a device she never used before, does not.
+        // …and so does any host that never logged in to the email (the guesser's next address,
+        // or Jane on a device she never used), but not Jane's usual host.
+        #expect(await Self.logIn(fixture, "d1", on: "192.0.2.200", email: "jane@class.test") == [Self.emailWaits])
         #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
     }
 

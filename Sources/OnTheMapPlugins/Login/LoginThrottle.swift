@@ -9,9 +9,12 @@ import OnTheMapService
 /// - **one identity**: after `identityFailureLimit` wrong passwords it waits `lockout`; each
 ///   further lockout doubles, up to `maximumLockout`;
 /// - **one email**: after `emailFailureLimit` wrong passwords for it, from anywhere, the email waits
-///   the same way — but only for the identities that gave one of those wrong passwords. Others (the
-///   owner on a new device) are not held back, and neither is an identity that logged in to the email
-///   before (it is *trusted* for that email);
+///   the same way — for the identities that gave one of those wrong passwords and, once they came
+///   from `emailSpreadLimit` identities or more (a guesser spread over many addresses), for every
+///   identity. An identity that logged in to the email before (it is *trusted* for that email: the
+///   owner's usual hosts and services account) is never held back, so the owner is never locked out;
+///   guesses spread over any number of addresses get `emailFailureLimit` a lockout, whose doubling
+///   leaves 30 in the first hour and 70 in the first day with the default policy;
 /// - **everyone**: each origin counts at most `identityFailureLimit` failures per `globalWindow`
 ///   towards a bot-wide `globalFailureLimit`; while the cap is reached, origins with a failure of
 ///   their own in the window wait (trusted identities excepted), and origins without one do not.
@@ -26,6 +29,8 @@ public actor LoginThrottle {
     public struct Policy: Sendable, Equatable {
         public var identityFailureLimit: Int
         public var emailFailureLimit: Int
+        /// From how many failing identities an email's lockout holds back every untrusted one.
+        public var emailSpreadLimit: Int
         public var globalFailureLimit: Int
         public var globalWindow: Duration
         /// The first lockout; each further one doubles.
@@ -36,13 +41,15 @@ public actor LoginThrottle {
         public var trustCapacity: Int
 
         public init(
-            identityFailureLimit: Int = 5, emailFailureLimit: Int = 10, globalFailureLimit: Int = 60,
+            identityFailureLimit: Int = 5, emailFailureLimit: Int = 10, emailSpreadLimit: Int = 3,
+            globalFailureLimit: Int = 60,
             globalWindow: Duration = .seconds(60), lockout: Duration = .seconds(15 * 60),
             maximumLockout: Duration = .seconds(24 * 3600), forgetAfter: Duration = .seconds(24 * 3600),
             trustCapacity: Int = 5_000
         ) {
             self.identityFailureLimit = max(1, identityFailureLimit)
             self.emailFailureLimit = max(1, emailFailureLimit)
+            self.emailSpreadLimit = max(1, emailSpreadLimit)
             self.globalFailureLimit = max(1, globalFailureLimit)
             self.globalWindow = globalWindow
             self.lockout = lockout
@@ -142,7 +149,10 @@ public actor LoginThrottle {
             return Refusal(seconds: wait, reason: .identity)
         }
         let isTrusted = trusted[emailKey]?[identity] != nil
-        if !isTrusted, emails[emailKey]?.failedBy[identity] != nil, let wait = remaining(&emails, emailKey, now: now) {
+        if !isTrusted, let failers = emails[emailKey]?.failedBy,
+            failers[identity] != nil || failers.count >= policy.emailSpreadLimit,
+            let wait = remaining(&emails, emailKey, now: now)
+        {
             return Refusal(seconds: wait, reason: .email)
         }
         if !isTrusted, let wait = globalWait(origin: origin ?? identity, now: now) {
