@@ -140,6 +140,27 @@ struct STSTests {
         }
     }
 
+    /// A server asking for 31,700 years of TLS gets a year: the policy kept expires within one.
+    @Test func anEndlessDurationIsKeptForAYearAtMost() async throws {
+        let folder = try TemporaryDirectory(prefix: "sts-ceiling")
+        let certificate = try await TestCertificate.make(in: folder.path)
+        let secure = try await Self.server(sts: "duration=999999999999", certificate: certificate)
+        let clock = ManualWallClock()
+        let store = MemoryPolicies()
+        let recorder = await EventRecorder.start(
+            testConfiguration(
+                port: secure.port, tls: .init(caFile: certificate.certificatePath, trustSystemRoots: false),
+                nick: "bot"),
+            stsStore: store, wallClock: { clock.now })
+        try await recorder.waitFor("registration") { $0.isRegistered }
+        try await waitForCondition { !store.all.isEmpty }
+        let kept = try #require(store.all.values.first)
+        #expect(kept.expires.timeIntervalSince(clock.now) <= 365 * 24 * 3600)
+        #expect(kept.expires.timeIntervalSince(clock.now) > 364 * 24 * 3600)
+        await recorder.stop()
+        await secure.stop()
+    }
+
     @Test func aMalformedDurationOverTLSIsIgnored() async throws {
         let folder = try TemporaryDirectory(prefix: "sts-malformed")
         let certificate = try await TestCertificate.make(in: folder.path)

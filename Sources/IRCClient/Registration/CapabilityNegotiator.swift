@@ -22,8 +22,35 @@ public struct CapabilityNegotiator: Sendable {
         "multi-prefix", "cap-notify", "userhost-in-names",
     ]
 
+    /// The most capabilities kept from what a server offers (real servers offer a few dozen), and
+    /// the longest value kept of one: a server sending endless `CAP LS` lines makes the client hold
+    /// no more.
+    public static let maximumOffered = 500
+    public static let maximumValueBytes = 1024
+
     /// Capabilities offered by the server, with their values (`sasl=PLAIN,EXTERNAL` → `"PLAIN,EXTERNAL"`).
     public private(set) var offered: [String: String] = [:]
+    /// Once, after the bound of offered capabilities was first reached (for the log).
+    public private(set) var limitNotice: String?
+    private var limitNoticed = false
+
+    /// Takes ``limitNotice`` (it is said once).
+    public mutating func takeLimitNotice() -> String? {
+        defer { limitNotice = nil }
+        return limitNotice
+    }
+
+    /// Keeps one offered capability, within the bounds.
+    private mutating func offer(_ name: String, _ value: String) {
+        guard offered[name] != nil || offered.count < Self.maximumOffered else {
+            if !limitNoticed {
+                limitNoticed = true
+                limitNotice = "offers more than \(Self.maximumOffered) capabilities; the others are ignored"
+            }
+            return
+        }
+        offered[name] = value.utf8.count <= Self.maximumValueBytes ? value : ""
+    }
     /// Capabilities currently enabled.
     public private(set) var enabled: Set<String> = []
     /// Capabilities requested and not yet answered.
@@ -61,7 +88,7 @@ public struct CapabilityNegotiator: Sendable {
         case "LS":
             for token in tokens {
                 let (name, value) = Self.split(token)
-                offered[name] = value
+                offer(name, value)
             }
             guard !isContinued, !listComplete else { return [] }
             listComplete = true
@@ -89,8 +116,8 @@ public struct CapabilityNegotiator: Sendable {
             var added: Set<String> = []
             for token in tokens {
                 let (name, value) = Self.split(token)
-                offered[name] = value
-                added.insert(name)
+                offer(name, value)
+                if offered[name] != nil { added.insert(name) }
             }
             var wanted = wantedCapabilities(from: added).subtracting(enabled).subtracting(pending)
             if !isNegotiating { wanted.remove("sasl") }

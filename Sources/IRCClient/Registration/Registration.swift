@@ -64,6 +64,7 @@ struct Registration: Sendable {
         switch message.command {
         case "CAP":
             let capabilityActions = capabilities.handle(message)
+            if let notice = capabilities.takeLimitNotice() { logger.warning("\(configuration.host) \(notice)") }
             if !saslGivenUp, capabilities.saslOffered == false, let reason = saslUnavailable {
                 saslFailed(reason, into: &actions)
                 if fatalReason != nil { return }

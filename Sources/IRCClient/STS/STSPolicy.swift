@@ -27,9 +27,13 @@ public protocol STSPolicyStore: Sendable {
 /// plaintext only `port` matters (reconnect over TLS there), over TLS only `duration` (keep the
 /// policy that long; 0 removes it). Anything else is ignored, with the reason for the log.
 enum STSAdvertisement: Sendable, Equatable {
+    /// The longest a policy is kept, whatever a server asks (a year): a hostile or mistaken server
+    /// cannot pin the bot to TLS for millennia (`onthemap-bot sts forget` clears one before).
+    static let maximumSeconds = 365 * 24 * 3600
+
     /// Plaintext: disconnect and connect again over TLS to `port`.
     case upgrade(port: Int)
-    /// TLS: keep the policy for `seconds` (0: remove it).
+    /// TLS: keep the policy for `seconds` (0: remove it), at most ``maximumSeconds``.
     case keep(seconds: Int)
     /// Nothing to do, for this reason.
     case ignored(String)
@@ -48,7 +52,7 @@ enum STSAdvertisement: Sendable, Equatable {
             guard let seconds = number(text, atMost: 999_999_999_999) else {
                 return .ignored("an sts policy with a malformed duration \"\(text)\"")
             }
-            return .keep(seconds: seconds)
+            return .keep(seconds: min(seconds, maximumSeconds))
         }
         guard let text = keys["port"] else { return .ignored("an sts policy over plaintext without a port") }
         guard let port = number(text, atMost: 65535), port > 0 else {

@@ -105,6 +105,9 @@ struct ConnectionStateMachine: Sendable {
         }
         let nickBefore = currentNick
         let changes = identityTracker.apply(message, ownNick: nickBefore)
+        if let notice = identityTracker.takeLimitNotice() {
+            logger.warning("\(configuration.host): \(notice)")
+        }
         var actions: [ConnectionAction] = []
         if let departure = SendQueue.Departure(message) { actions.append(.dropQueuedLines(departure)) }
         actions.append(.emit(.message(message)))

@@ -6,7 +6,17 @@ import IRCProtocol
 /// multi-prefix and userhost-in-names entries), WHO (352) and WHOX (354) replies, PART, KICK, QUIT, NICK,
 /// ACCOUNT, CHGHOST and the `account` message tag. Nicks and channel names are compared with the server's
 /// casemapping. A user is forgotten once they share no channel with the client.
+///
+/// What a server can make it hold is bounded: at most ``maximumChannels`` channels and
+/// ``maximumUsers`` users in all (a class of tens of thousands fits); past either, what is new is not
+/// tracked (the client then asks WHOIS when it needs someone's identity), and ``takeLimitNotice()``
+/// says so once.
 public struct IdentityTracker: Sendable {
+    /// The most channels tracked.
+    public static let maximumChannels = 200
+    /// The most users tracked, over every channel.
+    public static let maximumUsers = 100_000
+
     struct TrackedChannel: Sendable {
         var name: String
         /// Folded nick → prefix symbols.
@@ -21,6 +31,29 @@ public struct IdentityTracker: Sendable {
     private var namesInProgress: Set<String> = []
     /// Nicks the last ``apply(_:ownNick:)`` stopped tracking (no shared channel left).
     private var forgotten: [String] = []
+    /// What reached a bound and was not tracked, not yet said; and whether it was ever said.
+    private var limitNotice: String?
+    private var limitNoticed = false
+
+    /// Once, after a bound was first reached: what was not tracked (for the log).
+    public mutating func takeLimitNotice() -> String? {
+        defer { limitNotice = nil }
+        return limitNotice
+    }
+
+    /// Notes that `what` was not tracked because a bound was reached (said once).
+    private mutating func overflowed(_ what: String) {
+        guard !limitNoticed else { return }
+        limitNoticed = true
+        limitNotice = what
+    }
+
+    /// Whether a user not tracked yet may be: the bound of users is not reached.
+    private mutating func mayTrackNewUser(_ key: String) -> Bool {
+        guard users[key] == nil, users.count >= Self.maximumUsers else { return true }
+        overflowed("more than \(Self.maximumUsers) users in the channels; the others are not tracked")
+        return false
+    }
 
     public init(serverSupport: ServerSupport = ServerSupport()) {
         self.serverSupport = serverSupport
@@ -170,8 +203,13 @@ public struct IdentityTracker: Sendable {
     private mutating func applyJoin(of source: IRCSource, to channel: String, message: IRCMessage, ownNick: String) {
         let channelKey = fold(channel)
         let nickKey = fold(source.nick)
-        if serverSupport.namesEqual(source.nick, ownNick) { channels[channelKey] = TrackedChannel(name: channel) }
-        guard channels[channelKey] != nil else { return }
+        if serverSupport.namesEqual(source.nick, ownNick) {
+            guard channels[channelKey] != nil || channels.count < Self.maximumChannels else {
+                return overflowed("more than \(Self.maximumChannels) channels joined; the others are not tracked")
+            }
+            channels[channelKey] = TrackedChannel(name: channel)
+        }
+        guard channels[channelKey] != nil, mayTrackNewUser(nickKey) else { return }
         var identity = Self.identity(
             users[nickKey] ?? UserIdentity(nick: source.nick), nick: source.nick, seenIn: source)
         if message.parameters.count >= 2 {
@@ -241,6 +279,7 @@ public struct IdentityTracker: Sendable {
             guard !rest.isEmpty else { continue }
             let parsed = IRCSource(parsing: rest)
             let key = fold(parsed.nick)
+            guard mayTrackNewUser(key) else { continue }
             users[key] = Self.identity(users[key] ?? UserIdentity(nick: parsed.nick), nick: parsed.nick, seenIn: parsed)
             channels[channelKey]?.members[key] = symbols
         }

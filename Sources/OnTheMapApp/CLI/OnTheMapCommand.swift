@@ -11,7 +11,7 @@ public struct OnTheMapCommand: AsyncParsableCommand {
         version: BotVersion.current,
         subcommands: [
             RunCommand.self, CheckConfigCommand.self, AccountsCommand.self, PinsCommand.self, SeedDemoCommand.self,
-            ConsoleCommand.self, HealthcheckCommand.self,
+            ConsoleCommand.self, HealthcheckCommand.self, STSCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -26,7 +26,8 @@ struct StoredSTSPolicies: STSPolicyStore {
         }
     }
 
-    private func policies() async -> [String: STSPolicy] {
+    /// Every stored policy by host (what `onthemap-bot sts list` shows).
+    func policies() async -> [String: STSPolicy] {
         do {
             guard let text = try await store.state(Self.stateKey) else { return [:] }
             return try JSONDecoder().decode([String: STSPolicy].self, from: Data(text.utf8))
