@@ -132,7 +132,9 @@ import Testing
         #expect(try await fixture.sqlite.listAccounts().isEmpty)
     }
 
-    @Test func registerCreatesAnAccountAndLogsIn() async throws {
+    /// `!register` makes the account and says the same whether or not the email had one (so it
+    /// never tells who is in the class); the student then logs in with what they chose.
+    @Test func registerCreatesAnAccountAndNeverSaysWhetherTheEmailHadOne() async throws {
         let fixture = try ClassFixture(replacing: {
             [LoginPlugin(services: $0, settings: .init(allowRegistration: true))]
         })
@@ -142,18 +144,72 @@ import Testing
 
         let created = await fixture.dm(
             "!register new@class.test longpassword Ada Lovelace King", as: "newbie")
-        #expect(created.first?.hasPrefix("Welcome, Ada Lovelace King!") == true)
+        let sameEitherWay =
+            "Thank you. If new@class.test had no account, it has one now with the password you chose; if it had one, nothing was changed. Log in with /msg MapBot !login new@class.test <password>."
+        #expect(created == [sameEitherWay])
         #expect(!created.joined().contains("longpassword"))
         let accounts = try await fixture.sqlite.listAccounts()
         #expect(accounts.map(\.email) == ["new@class.test"])
+        #expect(await fixture.dm("!login new@class.test longpassword", as: "newbie").first?.hasPrefix("Welcome") == true)
         #expect(await fixture.dm("!whoami", as: "newbie").first?.contains("Ada Lovelace King") == true)
 
-        let taken = await fixture.dm("!register new@class.test longpassword Ada Lovelace", as: "other")
-        #expect(taken.first?.hasPrefix("The class directory refused that:") == true)
+        // The same email again, from elsewhere: the same answer, and nothing changed.
+        let taken = await fixture.dm("!register new@class.test otherpassword Ada Lovelace", as: "other")
+        #expect(taken == [sameEitherWay])
+        #expect(try await fixture.sqlite.listAccounts() == accounts)
+        #expect(await fixture.dm("!login new@class.test otherpassword", as: "other") == ["Wrong email or password."])
 
         // In a channel: refused before anything happens.
         let inChannel = await fixture.say("!register x@class.test longpassword X Y", as: "newbie")
         #expect(inChannel.first?.text.contains("never type a password in a channel") == true)
         #expect(try await fixture.sqlite.listAccounts().count == 1)
+    }
+}
+
+/// What one host can register, and namesakes told apart.
+@Suite struct RegistrationAbuseTests {
+    static func fixture() throws -> ClassFixture {
+        try ClassFixture(replacing: { [LoginPlugin(services: $0, settings: .init(allowRegistration: true))] })
+    }
+
+    static func register(_ fixture: ClassFixture, _ nick: String, on host: String, _ email: String) async -> [String] {
+        let sender = UserIdentity(nick: nick, user: "~" + nick, host: host)
+        return await fixture.bot.say(
+            "!register \(email) longpassword Radia Perlman", from: sender, origin: .privateMessage
+        ).map(\.text)
+    }
+
+    @Test func oneHostRegistersThreeTimesADayWhateverItsNicks() async throws {
+        let fixture = try Self.fixture()
+        for index in 1...3 {
+            let answer = await Self.register(fixture, "n\(index)", on: "198.51.100.7", "r\(index)@class.test")
+            #expect(answer.first?.hasPrefix("Thank you.") == true, "\(answer)")
+        }
+        let fourth = await Self.register(fixture, "n4", on: "198.51.100.7", "r4@class.test")
+        #expect(
+            fourth == [
+                "Your host has tried 3 registrations today; try again in 24 hours, or ask your instructor for an account."
+            ])
+        #expect(try await fixture.sqlite.listAccounts().count == 3)
+        // Another host is not held back; a day later the first one may again.
+        #expect(await Self.register(fixture, "m1", on: "203.0.113.9", "m1@class.test").first?.hasPrefix("Thank you.") == true)
+        fixture.advance(seconds: 24 * 3600 + 1)
+        #expect(await Self.register(fixture, "n5", on: "198.51.100.7", "r5@class.test").first?.hasPrefix("Thank you.") == true)
+    }
+
+    @Test func namesakesAreAllNamedWithTheirPlaces() async throws {
+        let fixture = try ClassFixture(settings: ClassSettings(privacy: PrivacyPolicy(visibility: .public)))
+        try await fixture.addPin(
+            email: "radia@class.test", first: "Radia", last: "Perlman", place: "Boston, Massachusetts, United States",
+            at: SharedGazetteer.coordinate(of: "Boston"))
+        fixture.advance(seconds: 3600)
+        try await fixture.addPin(
+            email: "other@class.test", first: "Radia", last: "Perlman", place: "Paris, Île-de-France, France",
+            at: SharedGazetteer.coordinate(of: "Paris"))
+        let answer = await fixture.dm("!where Radia Perlman", as: "bob")
+        #expect(answer.first == "2 students are called Radia Perlman; each line is one of them:")
+        #expect(answer.dropFirst().contains { $0.hasPrefix("Radia Perlman — Boston") && $0.hasSuffix("1 hour ago") })
+        #expect(answer.dropFirst().contains { $0.hasPrefix("Radia Perlman — Paris") && $0.hasSuffix("just now") })
+        #expect(answer.count == 3)
     }
 }

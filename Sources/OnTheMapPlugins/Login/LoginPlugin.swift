@@ -288,23 +288,40 @@ public struct LoginPlugin: RestoringPlugin {
                 "Your \(field) has control, colour, text-direction or zero-width characters in it; please type it plainly."
             )
         }
-        let account = try await services.call {
-            try await accounts.addAccount(
-                email: email, password: password, firstName: firstName, lastName: lastName)
+        // The email and password rules are about what was typed: said before anything is counted.
+        do {
+            _ = try DirectoryInput.normalizedEmail(email)
+            try DirectoryInput.validateNewPassword(password)
+            _ = try DirectoryInput.validateNames(firstName: firstName, lastName: lastName)
+        } catch let error as ServiceError {
+            throw ServiceErrorWording.error(for: error)
         }
-        async let connection = call.checkConnection()
-        let session = try await services.call { try await accounts.logIn(email: email, password: password) }
-        let profile = try await services.call {
-            try await accounts.profile(accountKey: session.accountKey, session: session)
+        let origin = throttleKeys(call.sender, caseMapping: call.caseMapping, network: services.settings.networkName)
+            .origin
+        if let wait = await services.registrations.take(origin: origin) {
+            throw UserFacingError(
+                "Your host has tried \(RegistrationAllowance.perHost) registrations today; try again in \(Self.describe(seconds: wait)), or ask your instructor for an account."
+            )
         }
-        let check = await connection
-        let caveat = try await bind(StudentLogin(session: session, profile: profile), check: check, call, services)
-        let name = Formatting.clean(
-            "\(account.firstName) \(account.lastName)", maxBytes: 64, fallback: "friend")
+        // Whether the email had an account is never said (a guesser would learn who is in the
+        // class): the answer is the same either way, and the student logs in with what they chose.
+        do {
+            _ = try await accounts.addAccount(email: email, password: password, firstName: firstName, lastName: lastName)
+        } catch ServiceError.rejectedInput(let reason) where reason == DirectoryInput.emailTaken {
+            // Nothing changes: the account of that email stays as it is.
+        } catch let error as ServiceError {
+            throw ServiceErrorWording.error(for: error)
+        }
+        let shown = Formatting.clean(email, maxBytes: 100)
         await call.reply(
-            "Welcome, \(name)! Your account is ready and you are logged in. Post your pin with \(call.prefix)post <place>."
-                + (caveat.map { " " + $0 } ?? "")
+            "Thank you. If \(shown) had no account, it has one now with the password you chose; if it had one, nothing was changed. Log in with /msg \(call.botNick) \(call.prefix)login \(shown) <password>."
         )
-        await keep(check: check, call, services)
+    }
+
+    /// "3 hours", "12 minutes": a wait for a sentence.
+    static func describe(seconds: Int) -> String {
+        if seconds >= 2 * 3600 { return "\(seconds / 3600) hours" }
+        if seconds >= 120 { return "\((seconds + 59) / 60) minutes" }
+        return "\(seconds) seconds"
     }
 }

@@ -78,6 +78,8 @@ public final class ClassServices: Sendable {
     /// Slows down password guessing for every way in (`!login`, the HTTP API): one count per
     /// identity and email, whichever way the guesses come.
     public let loginThrottle: LoginThrottle
+    /// How many `!register` attempts each host may make.
+    public let registrations: RegistrationAllowance
     /// The students' sessions kept across restarts (on directories that keep their own accounts).
     public let sessionArchive: SessionArchive
     /// The instance name the state kept across restarts is filed under: the one at start, so a
@@ -115,6 +117,7 @@ public final class ClassServices: Sendable {
         self.ledger = AnnouncementLedger(store: stateStore, instance: settings.instanceName)
         self.loginThrottle =
             first?.loginThrottle ?? LoginThrottle(policy: loginThrottlePolicy, store: stateStore, now: now)
+        self.registrations = first?.registrations ?? RegistrationAllowance(now: now)
         self.savedPinListeners = first?.savedPinListeners ?? PinWakeups()
         self.keptStateInstance = settings.instanceName
         self.sessionArchive = SessionArchive(

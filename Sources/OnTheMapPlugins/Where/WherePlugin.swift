@@ -38,6 +38,19 @@ public struct WherePlugin: Plugin {
         ]
     }
 
+    /// The first full name two pins or more of `pins` share (compared without case or accents),
+    /// with how many share it.
+    static func sharedName(among pins: [StudentLocation]) -> (pin: StudentLocation, count: Int)? {
+        var counts: [String: Int] = [:]
+        for pin in pins { counts[fold(pin.fullName), default: 0] += 1 }
+        guard let pin = pins.first(where: { counts[fold($0.fullName), default: 0] > 1 }) else { return nil }
+        return (pin, counts[fold(pin.fullName)] ?? 2)
+    }
+
+    static func fold(_ name: String) -> String {
+        name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+
     static func `where`(_ call: Invocation, _ services: ClassServices) async throws {
         try ClassLookups.requireClassMember(call, services)
         let query = call.argument
@@ -64,6 +77,11 @@ public struct WherePlugin: Plugin {
 
         let named = try await services.call { try await services.classMap.pins(named: query) }
         let matches = named.filter { !shownKeys.contains($0.uniqueKey) }
+        // Namesakes are told apart, never picked between: a name several pins share is said first,
+        // then each of them with its place and how long ago it was posted.
+        if let shared = Self.sharedName(among: matches) {
+            lines.append("\(shared.count) students are called \(Formatting.name(shared.pin)); each line is one of them:")
+        }
         lines += matches.map { Formatting.student($0, now: now) }
 
         guard !lines.isEmpty else {

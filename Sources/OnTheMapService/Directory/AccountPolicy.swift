@@ -160,7 +160,7 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
         let account = LocalAccount(
             accountKey: RandomID.make(), email: normalized, firstName: first, lastName: last, createdAt: now())
         guard let stored = try await storage.insertAccount(account, passwordHash: hash) else {
-            throw ServiceError.rejectedInput("An account with this email already exists.")
+            throw ServiceError.rejectedInput(DirectoryInput.emailTaken)
         }
         return stored
     }

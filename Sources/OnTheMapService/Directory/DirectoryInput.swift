@@ -9,6 +9,9 @@ public enum DirectoryInput {
     public static let maximumMediaURLBytes = 2048
     public static let minimumPasswordCharacters = 8
     public static let maximumPasswordBytes = 1024
+    /// Why a new account is refused when its email has one (what `!register` never tells the
+    /// person asking).
+    public static let emailTaken = "An account with this email already exists."
 
     /// The email as stored and compared: trimmed and lowercased. Rejects empty or malformed ones.
     public static func normalizedEmail(_ email: String) throws -> String {
