@@ -141,7 +141,8 @@ import Testing
 
         // Before: a post through the first instance is announced by both.
         let posted = await first.dm("!post Paris, France | https://alice.example/1", as: "alice")
-        #expect(posted.text.hasPrefix("You are on the map: Alice Liddell — Paris, Île-de-France, France"), "\(posted.text)")
+        #expect(
+            posted.text.hasPrefix("You are on the map: Alice Liddell — Paris, Île-de-France, France"), "\(posted.text)")
         try await first.waitForAnnouncement(of: "https://alice.example/1")
         try await second.waitForAnnouncement(of: "https://alice.example/1")
         #expect(await first.dm("!post Lima, Peru", as: "alice").text.hasPrefix("Found Lima"))
@@ -163,7 +164,8 @@ import Testing
         try await cluster.start()
         try await waitForListeners(2, on: cluster)
         let retried = await first.dm("!link https://alice.example/2", as: "alice")
-        #expect(retried.text.hasPrefix("Your pin is updated: Alice Liddell — Lima, Lima Province, Peru"), "\(retried.text)")
+        #expect(
+            retried.text.hasPrefix("Your pin is updated: Alice Liddell — Lima, Lima Province, Peru"), "\(retried.text)")
         try await second.waitForAnnouncement(of: "https://alice.example/2")
         let bobPosted = await second.dm("!post Tokyo, Japan | https://bob.example/1", as: "bob")
         #expect(bobPosted.text.hasPrefix("You are on the map: Bob Builder — Tokyo"), "\(bobPosted.text)")

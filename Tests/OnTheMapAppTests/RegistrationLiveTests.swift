@@ -13,19 +13,21 @@ import Testing
             let folder = try TemporaryDirectory(prefix: "registration-live")
             let config = try LiveBotSetup.writeConfig(
                 in: folder, port: port, caFile: caFile, database: folder.file("class.sqlite"))
-            try (try String(contentsOfFile: config, encoding: .utf8) + "\nplugins:\n  login:\n    allow_registration: true\n")
+            try
+                (try String(contentsOfFile: config, encoding: .utf8)
+                + "\nplugins:\n  login:\n    allow_registration: true\n")
                 .write(toFile: config, atomically: true, encoding: .utf8)
             let roster = folder.file("roster.csv")
             try "email,first_name,last_name,password\nradia@class.test,Radia,Perlman,original-pw-1\n"
                 .write(toFile: roster, atomically: true, encoding: .utf8)
             _ = try await runCommand(executable, ["accounts", "import", "--config", config, roster])
-            let process = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
-            defer { process.kill() }
             var users: [TestIRCUser] = []
             for index in 1...4 {
                 users.append(try await TestIRCUser.connect(port: port, caFile: caFile, nick: "newbie\(index)"))
             }
             try await users[0].join("#class")
+            let process = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
+            defer { process.kill() }
             _ = try await users[0].waitForMessage(timeout: .seconds(30), "the bot's JOIN") {
                 $0.command == "JOIN" && $0.sourceNick == "MapBot"
             }

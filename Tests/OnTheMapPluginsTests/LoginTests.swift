@@ -150,7 +150,8 @@ import Testing
         #expect(!created.joined().contains("longpassword"))
         let accounts = try await fixture.sqlite.listAccounts()
         #expect(accounts.map(\.email) == ["new@class.test"])
-        #expect(await fixture.dm("!login new@class.test longpassword", as: "newbie").first?.hasPrefix("Welcome") == true)
+        #expect(
+            await fixture.dm("!login new@class.test longpassword", as: "newbie").first?.hasPrefix("Welcome") == true)
         #expect(await fixture.dm("!whoami", as: "newbie").first?.contains("Ada Lovelace King") == true)
 
         // The same email again, from elsewhere: the same answer, and nothing changed.
@@ -192,9 +193,13 @@ import Testing
             ])
         #expect(try await fixture.sqlite.listAccounts().count == 3)
         // Another host is not held back; a day later the first one may again.
-        #expect(await Self.register(fixture, "m1", on: "203.0.113.9", "m1@class.test").first?.hasPrefix("Thank you.") == true)
+        #expect(
+            await Self.register(fixture, "m1", on: "203.0.113.9", "m1@class.test").first?.hasPrefix("Thank you.")
+                == true)
         fixture.advance(seconds: 24 * 3600 + 1)
-        #expect(await Self.register(fixture, "n5", on: "198.51.100.7", "r5@class.test").first?.hasPrefix("Thank you.") == true)
+        #expect(
+            await Self.register(fixture, "n5", on: "198.51.100.7", "r5@class.test").first?.hasPrefix("Thank you.")
+                == true)
     }
 
     @Test func namesakesAreAllNamedWithTheirPlaces() async throws {

@@ -306,7 +306,8 @@ public struct LoginPlugin: RestoringPlugin {
         // Whether the email had an account is never said (a guesser would learn who is in the
         // class): the answer is the same either way, and the student logs in with what they chose.
         do {
-            _ = try await accounts.addAccount(email: email, password: password, firstName: firstName, lastName: lastName)
+            _ = try await accounts.addAccount(
+                email: email, password: password, firstName: firstName, lastName: lastName)
         } catch ServiceError.rejectedInput(let reason) where reason == DirectoryInput.emailTaken {
             // Nothing changes: the account of that email stays as it is.
         } catch let error as ServiceError {

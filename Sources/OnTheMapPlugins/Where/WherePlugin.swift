@@ -80,7 +80,8 @@ public struct WherePlugin: Plugin {
         // Namesakes are told apart, never picked between: a name several pins share is said first,
         // then each of them with its place and how long ago it was posted.
         if let shared = Self.sharedName(among: matches) {
-            lines.append("\(shared.count) students are called \(Formatting.name(shared.pin)); each line is one of them:")
+            lines.append(
+                "\(shared.count) students are called \(Formatting.name(shared.pin)); each line is one of them:")
         }
         lines += matches.map { Formatting.student($0, now: now) }
 

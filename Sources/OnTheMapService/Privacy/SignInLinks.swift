@@ -57,7 +57,7 @@ public struct SignInLinks: Sendable {
         let presented = SessionToken.digest(String(parts[1]))
         // Compared before anything is taken: a wrong secret does not use up the student's link.
         guard let kept = try await store.state(key), let link = Self.parse(kept),
-            Self.constantTimeEqual(link.digest, presented)
+            ConstantTime.equal(link.digest, presented)
         else { return .unknown }
         // Taken in one step; the value must still be this very link (not a newer one, nor gone).
         guard let taken = try await store.takeState(key) else { return .unknown }
@@ -90,14 +90,5 @@ public struct SignInLinks: Sendable {
         while base64.utf8.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64) else { return nil }
         return String(data: data, encoding: .utf8)
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
     }
 }

@@ -55,7 +55,7 @@ public struct PasswordHasher: Sendable {
             return dummyVerify(password)
         }
         guard let derived = try? derive(password, salt: parsed.salt, rounds: parsed.rounds) else { return false }
-        return Self.constantTimeEquals(derived, parsed.hash)
+        return ConstantTime.equal(derived, parsed.hash)
     }
 
     /// Spends the same time as ``verify(_:against:)`` on a real hash and returns false: call it
@@ -139,13 +139,5 @@ public struct PasswordHasher: Sendable {
             let hash = Data(base64Encoded: String(parts[3])), hash.count == hashByteCount
         else { return nil }
         return (rounds, Array(salt), Array(hash))
-    }
-
-    /// Compares two byte strings in time that depends only on their lengths.
-    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 }

@@ -58,7 +58,7 @@ struct APISessionCredentials: Sendable, Equatable {
         guard let header = request.headers[Self.xsrfHeader], let cookie = Self.cookies(of: request)[Self.xsrfCookie]
         else { return false }
         let expected = Self.xsrfToken(forSession: sessionId)
-        return Self.constantTimeEqual(header, expected) && Self.constantTimeEqual(cookie, expected)
+        return ConstantTime.equal(header, expected) && ConstantTime.equal(cookie, expected)
     }
 
     /// The `Set-Cookie` values that start a session: the session cookie (HttpOnly) and its XSRF
@@ -81,14 +81,5 @@ struct APISessionCredentials: Sendable, Equatable {
             "\(sessionCookie)=; Path=/; HttpOnly" + tail, "\(sessionCookie)=; Path=/v1; HttpOnly" + tail,
             "\(xsrfCookie)=; Path=/" + tail,
         ]
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
     }
 }
