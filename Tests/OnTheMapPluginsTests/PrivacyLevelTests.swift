@@ -139,4 +139,17 @@ import Testing
         #expect(fromPlace.contains { $0.hasPrefix("Eve Exact — \(Int(exact.rounded())) km — ") })
         #expect(fromPlace.contains { $0.hasPrefix("Sam Same — ~") })
     }
+
+    /// A level chosen through one bot instance holds at once on another sharing the directory: a
+    /// pin made there is never finer than the student's latest choice.
+    @Test func aChoiceMadeOnOneInstanceHoldsOnAnother() async throws {
+        let fixture = try ClassFixture()
+        let first = PrecisionChoices(store: fixture.sqlite)
+        let second = PrecisionChoices(store: fixture.sqlite)
+        #expect(try await second.chosen(by: "k1") == nil)
+        try await first.set(.country, for: "k1")
+        #expect(try await second.chosen(by: "k1") == .country)
+        try await first.forget("k1")
+        #expect(try await second.chosen(by: "k1") == nil)
+    }
 }

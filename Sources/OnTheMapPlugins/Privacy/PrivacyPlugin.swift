@@ -125,7 +125,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
             let kept = await services.coarsener.precision(of: pin)
             lines.append(
                 "Pin: \(Formatting.place(pin.mapString)) "
-                    + "(\(Self.coordinate(pin.coordinate))), kept at \(kept.rawValue) level, posted \(Self.time(pin.createdAt)), "
+                    + "(\(Formatting.coordinate(pin.coordinate))), kept at \(kept.rawValue) level, posted \(Self.time(pin.createdAt)), "
                     + "last changed \(Self.time(pin.updatedAt)); your level: \(precision).")
         } else {
             lines.append("Pin: none; your level: \(precision).")
@@ -241,12 +241,12 @@ public struct PrivacyPlugin: BackgroundPlugin {
             ended += await network.sessionArchive.endSessions(ofAccount: key)
         }
         var erased: [String] = []
+        let student = StudentReference(
+            accountKey: key, sender: call.sender, caseMapping: call.caseMapping, identities: [call.sender])
         for network in networks {
-            let student = StudentReference(
-                accountKey: key, sender: call.sender, caseMapping: call.caseMapping, identities: [call.sender])
             for item in await network.eraseKept(about: student) where !erased.contains(item) { erased.append(item) }
-            for owner in Set(ended.map(\.owner)) where network === services { await network.loggedOut(owner) }
         }
+        for owner in Set(ended.map(\.owner)) { await services.loggedOut(owner) }
         try? await services.directory.logOut(bound.session)
         let extra = erased.isEmpty ? "" : ", " + erased.joined(separator: ", ")
         await call.reply(
@@ -269,10 +269,6 @@ public struct PrivacyPlugin: BackgroundPlugin {
     // MARK: - Wording
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-
-    static func coordinate(_ coordinate: Coordinate) -> String {
-        String(format: "%.4f, %.4f", coordinate.latitude, coordinate.longitude)
-    }
 
     /// A time as "2026-11-26 17:05 UTC".
     static func time(_ date: Date) -> String {

@@ -110,16 +110,16 @@ public struct StudentErasure: Sendable {
         var keptState: [String] = []
         var trustedHosts = 0
         if let services {
+            let student = StudentReference(
+                accountKey: accountKey, sender: requester, caseMapping: caseMapping, identities: identities)
             for (network, endedHere) in zip(networks, ended) {
-                let student = StudentReference(
-                    accountKey: accountKey, sender: requester, caseMapping: caseMapping, identities: identities)
                 for item in await network.eraseKept(about: student) where !keptState.contains(item) {
                     keptState.append(item)
                 }
                 for owner in Set(endedHere.map(\.owner)) { await network.loggedOut(owner) }
             }
             trustedHosts = await services.loginThrottle.forget(email: record.account.email)
-            // Its cache too: the state-store key itself goes with the others below.
+            // The precision choice (its state-store key, or the memory of a bot without a store).
             try await services.precisionChoices.forget(accountKey)
         }
         if trustedHosts == 0, let store, let text = try await store.state(LoginThrottle.stateKey) {

@@ -3,13 +3,16 @@ import OnTheMapService
 
 /// Each student's choice of pin precision (`!privacy`), by account key. With a state store each
 /// choice is one key, `precision/<accountKey>`, shared by every bot instance on the directory and
-/// erased with the student's data; without one (the Udacity backend) choices last until a restart.
+/// erased with the student's data; it is read from the store each time a pin is made, so a choice
+/// made through another instance holds at once. Without a store (the Udacity backend) choices last
+/// until a restart.
 public actor PrecisionChoices {
     /// The state-store key of one account's choice.
     public static func stateKey(accountKey: String) -> String { "precision/\(accountKey)" }
 
     private let store: (any BotStateStore)?
-    private var known: [String: PinPrecision?] = [:]
+    /// The choices, when there is no store to keep them.
+    private var inMemory: [String: PinPrecision] = [:]
 
     public init(store: (any BotStateStore)?) {
         self.store = store
@@ -18,22 +21,25 @@ public actor PrecisionChoices {
     /// What the student chose, or nil when they never chose (the operator's default applies).
     /// Throws when the store cannot be read.
     public func chosen(by accountKey: String) async throws -> PinPrecision? {
-        if let cached = known[accountKey] { return cached }
-        guard let store else { return nil }
-        let stored = try await store.state(Self.stateKey(accountKey: accountKey)).flatMap(PinPrecision.init(word:))
-        known[accountKey] = stored
-        return stored
+        guard let store else { return inMemory[accountKey] }
+        return try await store.state(Self.stateKey(accountKey: accountKey)).flatMap(PinPrecision.init(word:))
     }
 
     /// Keeps `level` as the student's choice.
     public func set(_ level: PinPrecision, for accountKey: String) async throws {
-        try await store?.setState(Self.stateKey(accountKey: accountKey), level.rawValue)
-        known[accountKey] = level
+        guard let store else {
+            inMemory[accountKey] = level
+            return
+        }
+        try await store.setState(Self.stateKey(accountKey: accountKey), level.rawValue)
     }
 
     /// Forgets the student's choice (their data is being erased).
     public func forget(_ accountKey: String) async throws {
-        try await store?.setState(Self.stateKey(accountKey: accountKey), nil)
-        known[accountKey] = nil
+        guard let store else {
+            inMemory[accountKey] = nil
+            return
+        }
+        try await store.setState(Self.stateKey(accountKey: accountKey), nil)
     }
 }
