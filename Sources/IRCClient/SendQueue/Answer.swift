@@ -123,7 +123,7 @@ extension SendQueue {
 
     /// Someone who will no longer read what the bot queued for them (nicks and channels lower-cased).
     public enum Departure: Sendable, Hashable {
-        /// The nick left the network.
+        /// The nick left the network (or nobody uses it now).
         case quit(nick: String)
         /// The nick left these channels (PART, or KICK).
         case left(nick: String, channels: [String])
@@ -143,6 +143,27 @@ extension SendQueue {
                 self = .left(nick: parameters[1].lowercased(), channels: Self.list(parameters[0]))
             default:
                 return nil
+            }
+        }
+
+        /// Every departure `message` tells of: a QUIT, PART or KICK seen in a shared channel, and
+        /// nicks the server says nobody uses now — `401` (no such nick, the answer to a line or a
+        /// WHOIS sent to someone gone, whether or not they shared a channel) and `731` (MONITOR:
+        /// offline).
+        public static func announced(by message: IRCMessage) -> [Departure] {
+            let parameters = message.parameters
+            switch message.command {
+            case "401":
+                guard parameters.count >= 2, !parameters[1].isEmpty else { return [] }
+                return [.quit(nick: parameters[1].lowercased())]
+            case "731":
+                guard parameters.count >= 2 else { return [] }
+                return parameters[1].split(separator: ",").compactMap { target in
+                    let nick = target.prefix { $0 != "!" }
+                    return nick.isEmpty ? nil : .quit(nick: nick.lowercased())
+                }
+            default:
+                return Departure(message).map { [$0] } ?? []
             }
         }
 

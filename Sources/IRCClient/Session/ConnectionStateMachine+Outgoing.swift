@@ -7,6 +7,8 @@ extension ConnectionStateMachine {
         var message: IRCMessage
         /// On whose behalf it goes (lower-cased), see ``SendQueue``.
         var fairnessKey: String
+        /// Where its reader connects from, see ``OutgoingText/fairnessGroup``.
+        var fairnessGroup: String?
         var answer: SendQueue.Answer
     }
 
@@ -33,7 +35,9 @@ extension ConnectionStateMachine {
                     command: command, target: message.parameters[0], isChannel: isChannel(outgoing.target),
                     text: message.parameters[message.parameters.count - 1], asker: outgoing.fairnessKey,
                     isWholeAnswer: messages.count == 1 && textsPerKey[key] == 1, textBudget: budget)
-                lines.append(OutgoingLine(message: message, fairnessKey: key, answer: answer))
+                lines.append(
+                    OutgoingLine(
+                        message: message, fairnessKey: key, fairnessGroup: outgoing.fairnessGroup, answer: answer))
             }
         }
         return lines

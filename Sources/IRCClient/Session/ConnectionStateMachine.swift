@@ -109,7 +109,7 @@ struct ConnectionStateMachine: Sendable {
             logger.warning("\(configuration.host): \(notice)")
         }
         var actions: [ConnectionAction] = []
-        if let departure = SendQueue.Departure(message) { actions.append(.dropQueuedLines(departure)) }
+        for departure in SendQueue.Departure.announced(by: message) { actions.append(.dropQueuedLines(departure)) }
         actions.append(.emit(.message(message)))
         for change in changes { actions.append(.emit(.identity(change))) }
         dispatch(message, ownNickBefore: nickBefore, at: now, into: &actions)
