@@ -1,6 +1,6 @@
 import BotTesting
 import Foundation
-import OnTheMapApp
+@testable import OnTheMapApp
 import OnTheMapPlugins
 import Testing
 
@@ -58,6 +58,20 @@ import Testing
         #expect(!load.irc.flood.enabled)
         #expect(!load.plugins.userLimits)
         #expect(problems(Self.minimal + "\n  flood: {enabled: maybe}\n").map(\.key) == ["irc.flood.enabled"])
+    }
+
+    @Test func theCommandBudgetOfAnAddressIsReadAndReachesTheRouter() throws {
+        let defaults = try ConfigLoader.parse(yaml: Self.minimal)
+        #expect(BotAssembly.routerSettings(config: defaults).userLimits?.hostBudget.burst == 40)
+        let school = try ConfigLoader.parse(
+            yaml: Self.minimal + "\nplugins:\n  commands_per_host: {burst: 120, per_minute: 200}\n")
+        #expect(school.plugins.commandsPerHost == .init(burst: 120, perMinute: 200))
+        let limits = BotAssembly.routerSettings(config: school).userLimits?.hostBudget
+        #expect(limits?.burst == 120 && limits?.perMinute == 200)
+        #expect(
+            problems(Self.minimal + "\nplugins:\n  commands_per_host: {burst: 0, per_minute: lots}\n").map(\.key) == [
+                "plugins.commands_per_host.burst", "plugins.commands_per_host.per_minute",
+            ])
     }
 
     @Test func unknownKeysAreNamedWithASuggestion() {

@@ -174,6 +174,11 @@ public struct BotConfiguration: Sendable, Equatable {
     public struct CommandsPerHost: Sendable, Equatable {
         public var burst = 40
         public var perMinute = 60
+
+        public init(burst: Int = 40, perMinute: Int = 60) {
+            self.burst = burst
+            self.perMinute = perMinute
+        }
     }
 
     /// The `web:` section.
