@@ -172,6 +172,10 @@ private final class BotUnderTest: Sendable {
           kind: nominatim
           nominatim_url: http://127.0.0.1:9/
           user_agent: onthemap-throttle-test
+        # The guessers share a few loopback addresses: the budget of commands per address (its own
+        # live test is HostCrowdLiveTests) is raised so that what answers them is the login throttle.
+        plugins:
+          commands_per_host: {burst: 1000, per_minute: 1000}
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
