@@ -459,6 +459,7 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
 
     // MARK: - Services accounts
 
+    @discardableResult
     public func linkServicesAccount(
         accountKey: String, network: String, servicesAccount: String, foldedAccount: String
     ) async throws -> ServicesAccountLink {

@@ -380,6 +380,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
 
     // MARK: - Services accounts
 
+    @discardableResult
     public func linkServicesAccount(
         accountKey: String, network: String, servicesAccount: String, foldedAccount: String
     ) async throws -> ServicesAccountLink {
