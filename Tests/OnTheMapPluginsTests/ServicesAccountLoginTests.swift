@@ -118,4 +118,46 @@ import Testing
         #expect(await fixture.bot.sessions.count == 0)
         fixture.directory.setFault(nil)
     }
+
+    /// `!register` while identified needs no password: the new account is linked to the services
+    /// account and logged in through it at the next command. An email that has an account gets the
+    /// same answer and is not linked; a password typed out of habit is refused, not taken as a name;
+    /// with passwords off, someone not identified is told to identify first.
+    @Test func registerWhileIdentifiedNeedsNoPassword() async throws {
+        let fixture = try ClassFixture(replacing: { services in
+            [
+                LoginPlugin(
+                    services: services, settings: LoginPlugin.Settings(allowRegistration: true, passwords: false))
+            ]
+        })
+        fixture.bot.transport.setAccountTracking(.tagged)
+        let robin = fixture.bot.user("robin", account: "Robin")
+        let tags = ["account": "Robin"]
+        let habit = await fixture.bot.dm("!register robin@class.test s3cret-pass Robin Milner", from: robin, tags: tags)
+        #expect(
+            habit.first?.text.hasPrefix("While you are identified to services, !register takes no password") == true)
+        #expect(try await fixture.sqlite.listAccounts().isEmpty)
+
+        let made = await fixture.bot.dm("!register robin@class.test Robin Milner", from: robin, tags: tags)
+        #expect(made.first?.text.contains("linked to your services account Robin") == true, "\(made)")
+        #expect(
+            await fixture.bot.dm("!whoami", from: robin, tags: tags).first?.text
+                == "You are logged in as Robin Milner, through your services account Robin.")
+
+        // Another services account registering a taken email: the same answer, and no link.
+        try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        let mallory = fixture.bot.user("mallory", account: "mallory")
+        let taken = await fixture.bot.dm(
+            "!register jane@class.test Jane Doe", from: mallory, tags: ["account": "mallory"])
+        #expect(taken.first?.text.hasPrefix("Thank you. If jane@class.test had no account") == true, "\(taken)")
+        #expect(
+            try await fixture.sqlite.servicesLink(network: ClassSettings.defaultNetworkName, foldedAccount: "mallory")
+                == nil)
+        #expect(
+            await fixture.bot.dm("!whoami", from: mallory, tags: ["account": "mallory"]).first?.text.hasPrefix(
+                "You are not logged in.") == true)
+
+        let anonymous = await fixture.dm("!register eve@class.test pass-1234 Eve", as: "eve")
+        #expect(anonymous.first?.contains("identify to services first") == true, "\(anonymous)")
+    }
 }

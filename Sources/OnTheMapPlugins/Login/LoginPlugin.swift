@@ -136,7 +136,9 @@ public struct LoginPlugin: RestoringPlugin {
                         "!register dana@demo.local dana-demo-pass Dana Smith",
                         answer: "Registration is turned off for this class; ask your instructor for an account.")
                 ]
-            ) { call in try await Self.register(call, services, allowRegistration: allowRegistration) })
+            ) { call in
+                try await Self.register(call, services, allowRegistration: allowRegistration, passwords: passwords)
+            })
         return commands
     }
 
@@ -308,10 +310,21 @@ public struct LoginPlugin: RestoringPlugin {
         await call.reply("You are logged in as \(Formatting.displayName(bound.profile)) (\(detail)).")
     }
 
-    static func register(_ call: Invocation, _ services: ClassServices, allowRegistration: Bool) async throws {
+    static func register(
+        _ call: Invocation, _ services: ClassServices, allowRegistration: Bool, passwords: Bool = true
+    ) async throws {
         guard allowRegistration, let accounts = services.accounts else {
             throw UserFacingError(
                 "Registration is turned off for this class; ask your instructor for an account.")
+        }
+        if let vouched = call.vouchedAccount {
+            try await registerThroughServices(call, services, accounts, servicesAccount: vouched)
+            return
+        }
+        guard passwords else {
+            throw UserFacingError(
+                "This class signs you in with your services account: identify to services first (/msg NickServ IDENTIFY <account> <password>, or SASL in your IRC client), then \(call.prefix)register <email> <first name> [last name]."
+            )
         }
         let words = call.words
         guard words.count >= 3 else {

@@ -96,6 +96,68 @@ extension LoginPlugin: ServicesAccountSignIn {
         )
     }
 
+    /// `!register <email> <first name> [last name]` by someone the server vouches for as logged in
+    /// to the services account `servicesAccount`: a new account with no password anyone knows,
+    /// linked to that services account. Only an account made here is linked: an email that had an
+    /// account gets the same answer and nothing changes (the answer never tells who is in the class).
+    static func registerThroughServices(
+        _ call: Invocation, _ services: ClassServices, _ accounts: any AccountDirectory, servicesAccount: String
+    ) async throws {
+        let words = call.words
+        let usage =
+            "While you are identified to services, \(call.prefix)register takes no password: \(call.prefix)register <email> <first name> [last name]."
+        guard words.count >= 2 else { throw UserFacingError("Usage: " + usage) }
+        // A password typed out of habit must not become a name.
+        guard !words[1].contains(where: \.isNumber) else { throw UserFacingError(usage) }
+        let email = words[0]
+        let firstName = words[1]
+        let lastName = words.dropFirst(2).joined(separator: " ")
+        for (field, value) in [("email", email), ("name", firstName + " " + lastName)]
+        where TextSanitizer.untrusted(value) != value || DirectoryInput.containsHiddenCharacters(value) {
+            throw UserFacingError(
+                "Your \(field) has control, colour, text-direction or zero-width characters in it; please type it plainly."
+            )
+        }
+        do {
+            _ = try DirectoryInput.normalizedEmail(email)
+            _ = try DirectoryInput.validateNames(firstName: firstName, lastName: lastName)
+            try ServicesAccountLink.validateAccountName(servicesAccount)
+        } catch let error as ServiceError {
+            throw ServiceErrorWording.error(for: error)
+        }
+        let network = services.networkName
+        let folded = call.caseMapping.lowercased(servicesAccount)
+        let name = Formatting.clean(servicesAccount, maxBytes: 64)
+        if try await services.call({ try await accounts.servicesLink(network: network, foldedAccount: folded) }) != nil
+        {
+            throw UserFacingError(
+                "Your services account \(name) is already linked to a class account, which logs you in (\(call.prefix)whoami); \(call.prefix)unlink frees it."
+            )
+        }
+        let origin = throttleKeys(call.sender, caseMapping: call.caseMapping, network: services.settings.networkName)
+            .origin
+        if let wait = await services.registrations.take(origin: origin) {
+            throw UserFacingError(
+                "Your host has tried \(RegistrationAllowance.perHost) registrations today; try again in \(Self.describe(seconds: wait)), or ask your instructor for an account."
+            )
+        }
+        do {
+            let account = try await accounts.addAccount(
+                email: email, password: RandomID.password(), firstName: firstName, lastName: lastName)
+            try await accounts.linkServicesAccount(
+                accountKey: account.accountKey, network: network, servicesAccount: servicesAccount,
+                foldedAccount: folded)
+        } catch ServiceError.rejectedInput(let reason) where reason == DirectoryInput.emailTaken {
+            // Nothing changes: the account of that email stays as it is, unlinked.
+        } catch let error as ServiceError {
+            throw ServiceErrorWording.error(for: error)
+        }
+        let shown = Formatting.clean(email, maxBytes: 100)
+        await call.reply(
+            "Thank you. If \(shown) had no account, it has one now, linked to your services account \(name): I log you in whenever you are identified to it. If it had one, nothing was changed."
+        )
+    }
+
     /// After a password login by someone the server vouches for as logged in to a services
     /// account: links it to the class account, and says so (or why not).
     static func linkAfterLogin(
