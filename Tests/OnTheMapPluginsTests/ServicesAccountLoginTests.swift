@@ -160,4 +160,22 @@ import Testing
         let anonymous = await fixture.dm("!register eve@class.test pass-1234 Eve", as: "eve")
         #expect(anonymous.first?.contains("identify to services first") == true, "\(anonymous)")
     }
+
+    /// `!mydata` names the linked services account; `!forget confirm` erases the link with the
+    /// account and ends the session it made.
+    @Test func mydataShowsTheLinkAndForgetErasesIt() async throws {
+        let (fixture, jane) = try await Self.linkedClass()
+        let tags = ["account": "Jane[m]"]
+        let sender = fixture.bot.user("jane", account: "Jane[m]")
+        let mydata = await fixture.bot.dm("!mydata", from: sender, tags: tags).map(\.text).joined(separator: "\n")
+        #expect(mydata.contains("linked services accounts: Jane[m] on default"), "\(mydata)")
+        _ = await fixture.bot.dm("!forget", from: sender, tags: tags)
+        let erased = await fixture.bot.dm("!forget confirm", from: sender, tags: tags).map(\.text)
+        #expect(erased.first?.contains("1 services account link") == true, "\(erased)")
+        #expect(try await fixture.sqlite.servicesLinks(accountKey: jane.accountKey).isEmpty)
+        #expect(
+            try await fixture.sqlite.servicesLink(network: ClassSettings.defaultNetworkName, foldedAccount: "jane{m}")
+                == nil)
+        #expect(await Self.whoami(fixture, tag: "Jane[m]").hasPrefix("You are not logged in."))
+    }
 }
