@@ -57,7 +57,8 @@ import Testing
     /// Linked by the roster (no password printed for it), Jane is logged in by SASL alone and posts;
     /// the same nick without SASL, and another services account, are nobody; a services LOGOUT ends
     /// it; a link made by `!login` while identified logs Ada in on her next connection, and `!unlink`
-    /// and `accounts unlink` end such logins; with passwords off, `!login` is refused.
+    /// and `accounts unlink` end such logins; with passwords off, `!login` is refused and `!register`
+    /// while identified makes a linked account with no password.
     @Test func servicesAccountsLogStudentsIn() async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
         try await Self.withServices(accounts: ["jane", "ada", "robin"]) { server in
@@ -160,7 +161,9 @@ import Testing
 
             // Passwords off: a password login is refused with the way in through services.
             process.kill()
-            try (try String(contentsOfFile: config, encoding: .utf8) + "\nplugins:\n  login:\n    passwords: false\n")
+            try
+                (try String(contentsOfFile: config, encoding: .utf8)
+                + "\nplugins:\n  login:\n    passwords: false\n    allow_registration: true\n")
                 .write(toFile: config, atomically: true, encoding: .utf8)
             process = try BotProcess(executable: executable, config: config, log: folder.file("bot2.log"))
             _ = try await watcher.waitForMessage(timeout: .seconds(30), "the bot's JOIN again") {
@@ -169,8 +172,38 @@ import Testing
             let refused = try await Self.ask(robin, "!login ada@class.test ada-class-pass-1")
             #expect(refused.contains("/msg NickServ IDENTIFY"), "\(refused)")
             #expect(try await Self.ask(robin, "!whoami").hasPrefix("You are not logged in."))
+            // Self-service while identified: an account with no password, linked at once.
+            let registered = try await Self.ask(robin, "!register robin@class.test Robin Milner")
+            #expect(registered.contains("linked to your services account robin"), "\(registered)")
+            let robinWho = try await Self.ask(robin, "!whoami")
+            #expect(
+                robinWho == "You are logged in as Robin Milner, through your services account robin.", "\(robinWho)")
             await robin.quit()
             await watcher.quit()
+        }
+    }
+
+    /// On a server that announces no account tracking (ngircd has no services), a bot with
+    /// passwords off says at once that nobody can log in.
+    @Test func passwordsOffWithoutAccountTrackingIsReported() async throws {
+        let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
+        try await LiveBotSetup.withServer("ngircd") { port, caFile in
+            let folder = try TemporaryDirectory(prefix: "network-signin-none")
+            let config = try LiveBotSetup.writeConfig(
+                in: folder, port: port, caFile: caFile, database: folder.file("class.sqlite"))
+            try (try String(contentsOfFile: config, encoding: .utf8) + "\nplugins:\n  login:\n    passwords: false\n")
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            let log = folder.file("bot.log")
+            let process = try BotProcess(executable: executable, config: config, log: log)
+            defer { process.kill() }
+            let deadline = ContinuousClock.now + .seconds(30)
+            var text = ""
+            while ContinuousClock.now < deadline {
+                text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                if text.contains("announces no account tracking") { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(text.contains("no student can log in here"), "\(text.suffix(2_000))")
         }
     }
 }
