@@ -124,12 +124,14 @@ import Testing
     /// same answer and is not linked; a password typed out of habit is refused, not taken as a name;
     /// with passwords off, someone not identified is told to identify first.
     @Test func registerWhileIdentifiedNeedsNoPassword() async throws {
-        let fixture = try ClassFixture(replacing: { services in
-            [
-                LoginPlugin(
-                    services: services, settings: LoginPlugin.Settings(allowRegistration: true, passwords: false))
-            ]
-        })
+        let fixture = try ClassFixture(
+            signUpURL: nil,
+            replacing: { services in
+                [
+                    LoginPlugin(
+                        services: services, settings: LoginPlugin.Settings(allowRegistration: true, passwords: false))
+                ]
+            })
         fixture.bot.transport.setAccountTracking(.tagged)
         let robin = fixture.bot.user("robin", account: "Robin")
         let tags = ["account": "Robin"]
@@ -157,6 +159,8 @@ import Testing
             await fixture.bot.dm("!whoami", from: mallory, tags: ["account": "mallory"]).first?.text.hasPrefix(
                 "You are not logged in.") == true)
 
+        let signup = await fixture.dm("!signup", as: "eve")
+        #expect(signup.first?.contains("register <email> <first name> [last name] (no password") == true, "\(signup)")
         let anonymous = await fixture.dm("!register eve@class.test pass-1234 Eve", as: "eve")
         #expect(anonymous.first?.contains("identify to services first") == true, "\(anonymous)")
     }

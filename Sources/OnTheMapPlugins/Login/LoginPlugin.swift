@@ -105,6 +105,10 @@ public struct LoginPlugin: RestoringPlugin {
             ) { call in
                 if let url = services.directory.signUpURL, !url.isEmpty {
                     await call.reply("Create your account here: \(Formatting.clean(url, maxBytes: 300))")
+                } else if services.accounts != nil && allowRegistration && (!passwords || call.vouchedAccount != nil) {
+                    await call.reply(
+                        "Identified to services, create your account in a private message: /msg \(call.botNick) \(call.prefix)register <email> <first name> [last name] (no password: your services account logs you in)."
+                    )
                 } else if services.accounts != nil && allowRegistration {
                     await call.reply(
                         "Create your account in a private message: /msg \(call.botNick) \(call.prefix)register <email> <password> <first name> <last name>"
