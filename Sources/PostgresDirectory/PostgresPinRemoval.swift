@@ -116,6 +116,8 @@ extension PostgresStudentDirectory {
                 try await connection.query(
                     "UPDATE pin_removals SET unique_key = '' WHERE unique_key = \(accountKey)", logger: logger)
                 try await connection.query("DELETE FROM sessions WHERE account_key = \(accountKey)", logger: logger)
+                try await connection.query(
+                    "DELETE FROM services_links WHERE account_key = \(accountKey)", logger: logger)
                 try await connection.query("DELETE FROM accounts WHERE account_key = \(accountKey)", logger: logger)
                 return record
             }
@@ -165,6 +167,12 @@ extension PostgresStudentDirectory {
         ).decode((Date, Date).self) {
             sessions.append(AccountRecord.SessionTimes(createdAt: created, expiresAt: expires))
         }
-        return AccountRecord(account: account, pin: pin, sessions: sessions)
+        let links = try await PostgresStore.servicesLinks(
+            connection.query(
+                """
+                SELECT account_key, network, services_account, folded_account, created_at FROM services_links
+                WHERE account_key = \(account.accountKey) ORDER BY network
+                """, logger: logger))
+        return AccountRecord(account: account, pin: pin, sessions: sessions, servicesLinks: links)
     }
 }

@@ -155,6 +155,7 @@ extension PostgresStore: AccountStorage {
                 try await PostgresStudentDirectory.lockPinWrites(connection, logger: logger)
                 try await PostgresStudentDirectory.removePins(uniqueKey: key, connection, logger: logger)
                 try await connection.query("DELETE FROM sessions WHERE account_key = \(key)", logger: logger)
+                try await connection.query("DELETE FROM services_links WHERE account_key = \(key)", logger: logger)
                 try await connection.query("DELETE FROM accounts WHERE account_key = \(key)", logger: logger)
                 return true
             }
@@ -174,5 +175,90 @@ extension PostgresStore: AccountStorage {
                 return true
             }
         }
+    }
+
+    func servicesLink(network: String, foldedAccount: String) async throws -> ServicesAccountLink? {
+        try await guarded { [client, logger] in
+            try await Self.servicesLinks(
+                client.query(
+                    """
+                    SELECT account_key, network, services_account, folded_account, created_at FROM services_links
+                    WHERE network = \(network) AND folded_account = \(foldedAccount)
+                    """, logger: logger)
+            ).first
+        }
+    }
+
+    func servicesLinks(accountKey: String) async throws -> [ServicesAccountLink] {
+        try await guarded { [client, logger] in
+            try await Self.servicesLinks(
+                client.query(
+                    """
+                    SELECT account_key, network, services_account, folded_account, created_at FROM services_links
+                    WHERE account_key = \(accountKey) ORDER BY network
+                    """, logger: logger))
+        }
+    }
+
+    func insertServicesLink(_ link: ServicesAccountLink) async throws -> ServicesLinkInsertion {
+        try await guarded { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                // The account's row is locked: two links of one account are stored one at a time.
+                let found = try await connection.query(
+                    "SELECT 1 FROM accounts WHERE account_key = \(link.accountKey) FOR UPDATE", logger: logger
+                ).decode(Int32.self).first { _ in true }
+                guard found != nil else { return .noAccount }
+                if let taken = try await Self.servicesLinks(
+                    connection.query(
+                        """
+                        SELECT account_key, network, services_account, folded_account, created_at FROM services_links
+                        WHERE network = \(link.network) AND folded_account = \(link.foldedAccount)
+                        """, logger: logger)
+                ).first {
+                    return taken.accountKey == link.accountKey ? .alreadyLinked(taken) : .servicesAccountTaken(taken)
+                }
+                if let own = try await Self.servicesLinks(
+                    connection.query(
+                        """
+                        SELECT account_key, network, services_account, folded_account, created_at FROM services_links
+                        WHERE account_key = \(link.accountKey) AND network = \(link.network)
+                        """, logger: logger)
+                ).first {
+                    return .classAccountLinked(own)
+                }
+                try await connection.query(
+                    """
+                    INSERT INTO services_links (account_key, network, services_account, folded_account, created_at)
+                    VALUES (\(link.accountKey), \(link.network), \(link.servicesAccount), \(link.foldedAccount),
+                        \(link.createdAt))
+                    """, logger: logger)
+                return .stored
+            }
+        }
+    }
+
+    func deleteServicesLink(accountKey: String, network: String) async throws -> ServicesAccountLink? {
+        try await guarded { [client, logger] in
+            try await Self.servicesLinks(
+                client.query(
+                    """
+                    DELETE FROM services_links WHERE account_key = \(accountKey) AND network = \(network)
+                    RETURNING account_key, network, services_account, folded_account, created_at
+                    """, logger: logger)
+            ).first
+        }
+    }
+
+    static func servicesLinks(_ rows: PostgresRowSequence) async throws -> [ServicesAccountLink] {
+        var links: [ServicesAccountLink] = []
+        for try await (key, network, account, folded, created) in rows.decode(
+            (String, String, String, String, Date).self)
+        {
+            links.append(
+                ServicesAccountLink(
+                    accountKey: key, network: network, servicesAccount: account, foldedAccount: folded,
+                    createdAt: created))
+        }
+        return links
     }
 }

@@ -31,6 +31,7 @@ extension SQLiteStudentDirectory {
             try SQLiteStore.removePins(db, where: "unique_key = ?", arguments: [accountKey])
             try db.execute(sql: "UPDATE pin_removals SET unique_key = '' WHERE unique_key = ?", arguments: [accountKey])
             try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [accountKey])
+            try db.execute(sql: "DELETE FROM services_links WHERE account_key = ?", arguments: [accountKey])
             try db.execute(sql: "DELETE FROM accounts WHERE account_key = ?", arguments: [accountKey])
             return record
         }

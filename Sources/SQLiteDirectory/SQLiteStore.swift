@@ -104,7 +104,9 @@ struct SQLiteStore: Sendable {
             AccountRecord.SessionTimes(
                 createdAt: date(milliseconds: $0["created_at"]), expiresAt: date(milliseconds: $0["expires_at"]))
         }
-        return AccountRecord(account: account, pin: pin, sessions: sessions)
+        return AccountRecord(
+            account: account, pin: pin, sessions: sessions,
+            servicesLinks: try servicesLinks(db, accountKey: account.accountKey))
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
@@ -191,6 +193,7 @@ extension SQLiteStore: AccountStorage {
             else { return false }
             try Self.removePins(db, where: "unique_key = ?", arguments: [key])
             try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [key])
+            try db.execute(sql: "DELETE FROM services_links WHERE account_key = ?", arguments: [key])
             try db.execute(sql: "DELETE FROM accounts WHERE account_key = ?", arguments: [key])
             return true
         }
@@ -207,5 +210,78 @@ extension SQLiteStore: AccountStorage {
             try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [key])
             return true
         }
+    }
+
+    func servicesLink(network: String, foldedAccount: String) async throws -> ServicesAccountLink? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM services_links WHERE network = ? AND folded_account = ?",
+                arguments: [network, foldedAccount]
+            ).map(Self.servicesLink)
+        }
+    }
+
+    func servicesLinks(accountKey: String) async throws -> [ServicesAccountLink] {
+        try await read { db in
+            try Self.servicesLinks(db, accountKey: accountKey)
+        }
+    }
+
+    func insertServicesLink(_ link: ServicesAccountLink) async throws -> ServicesLinkInsertion {
+        try await write { db in
+            guard
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE account_key = ?", arguments: [link.accountKey])
+                    != nil
+            else { return .noAccount }
+            if let taken = try Row.fetchOne(
+                db, sql: "SELECT * FROM services_links WHERE network = ? AND folded_account = ?",
+                arguments: [link.network, link.foldedAccount]
+            ).map(Self.servicesLink) {
+                return taken.accountKey == link.accountKey ? .alreadyLinked(taken) : .servicesAccountTaken(taken)
+            }
+            if let own = try Row.fetchOne(
+                db, sql: "SELECT * FROM services_links WHERE account_key = ? AND network = ?",
+                arguments: [link.accountKey, link.network]
+            ).map(Self.servicesLink) {
+                return .classAccountLinked(own)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO services_links (account_key, network, services_account, folded_account, created_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    link.accountKey, link.network, link.servicesAccount, link.foldedAccount,
+                    Self.milliseconds(link.createdAt),
+                ])
+            return .stored
+        }
+    }
+
+    func deleteServicesLink(accountKey: String, network: String) async throws -> ServicesAccountLink? {
+        try await write { db in
+            let link = try Row.fetchOne(
+                db, sql: "SELECT * FROM services_links WHERE account_key = ? AND network = ?",
+                arguments: [accountKey, network]
+            ).map(Self.servicesLink)
+            if link != nil {
+                try db.execute(
+                    sql: "DELETE FROM services_links WHERE account_key = ? AND network = ?",
+                    arguments: [accountKey, network])
+            }
+            return link
+        }
+    }
+
+    static func servicesLinks(_ db: Database, accountKey: String) throws -> [ServicesAccountLink] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM services_links WHERE account_key = ? ORDER BY network", arguments: [accountKey]
+        ).map(servicesLink)
+    }
+
+    static func servicesLink(_ row: Row) -> ServicesAccountLink {
+        ServicesAccountLink(
+            accountKey: row["account_key"], network: row["network"], servicesAccount: row["services_account"],
+            foldedAccount: row["folded_account"], createdAt: date(milliseconds: row["created_at"]))
     }
 }

@@ -150,6 +150,21 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
             // Tombstones hold the objectId alone (see SQLiteStore.removePins).
             try db.execute(sql: "UPDATE pin_removals SET unique_key = ''")
         }
+        migrator.registerMigration("v4") { db in
+            // A class account's services account per IRC network (see ServicesAccountLink).
+            try db.execute(
+                sql: """
+                    CREATE TABLE services_links (
+                        account_key TEXT NOT NULL REFERENCES accounts(account_key) ON DELETE CASCADE,
+                        network TEXT NOT NULL,
+                        services_account TEXT NOT NULL,
+                        folded_account TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (account_key, network),
+                        UNIQUE (network, folded_account)
+                    );
+                    """)
+        }
         return migrator
     }
 
@@ -361,6 +376,28 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
 
     public func openSession(accountKey: String) async throws -> DirectorySession? {
         try await accounts.openSession(accountKey: accountKey)
+    }
+
+    // MARK: - Services accounts
+
+    @discardableResult
+    public func linkServicesAccount(
+        accountKey: String, network: String, servicesAccount: String, foldedAccount: String
+    ) async throws -> ServicesAccountLink {
+        try await accounts.linkServicesAccount(
+            accountKey: accountKey, network: network, servicesAccount: servicesAccount, foldedAccount: foldedAccount)
+    }
+
+    public func unlinkServicesAccount(accountKey: String, network: String) async throws -> ServicesAccountLink? {
+        try await store.deleteServicesLink(accountKey: accountKey, network: network)
+    }
+
+    public func servicesLink(network: String, foldedAccount: String) async throws -> ServicesAccountLink? {
+        try await accounts.servicesLink(network: network, foldedAccount: foldedAccount)
+    }
+
+    public func servicesLinks(accountKey: String) async throws -> [ServicesAccountLink] {
+        try await store.servicesLinks(accountKey: accountKey)
     }
 
     // MARK: - Helpers

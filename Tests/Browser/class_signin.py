@@ -3,7 +3,10 @@ signed-out visitor sees the map without a student's name; the sign-in link a stu
 bot's private !map signs the browser in once (the names appear, and go with the logout); the same
 link, opened again, is refused with a sentence and signs nothing in.
 
-    /usr/bin/python3 Tests/Browser/class_signin.py BASE_URL SIGN_IN_LINK NAME...
+    /usr/bin/python3 Tests/Browser/class_signin.py [--no-password-form] BASE_URL SIGN_IN_LINK NAME...
+
+--no-password-form: the class has passwords turned off, so the signed-out page must offer no
+password form (no "Log in" button, no email and password fields shown).
 
 NAME...: words of the class's pins (student names) that a signed-out page must not show and a
 signed-in one must. Exits 0 when every step showed what it must; otherwise prints the step that
@@ -40,10 +43,17 @@ def whole_page(driver):
         "return out.join('\\n');")
 
 
+NO_PASSWORD_FORM = False
+
+
 def signed_out_map(driver, base, names, why):
     driver.get(base + "/map")
     wait_until(driver, "%s: the map says how to sign in" % why,
                lambda: shown(driver, "signin-note") and "The class map is for the class" in (text(driver, "signin-note") or ""))
+    if NO_PASSWORD_FORM and (shown(driver, "login-open") or shown(driver, "login-password")):
+        raise StepFailed("%s: a class without passwords offers the password form" % why)
+    if not NO_PASSWORD_FORM and not shown(driver, "login-open"):
+        raise StepFailed("%s: a class with passwords does not offer its log-in button" % why)
     driver.find_element(By.ID, "tab-table").click()
     seen = whole_page(driver)
     leaked = [name for name in names if name in seen]
@@ -100,7 +110,12 @@ def scenes(driver, base, link, names):
 
 
 def main():
-    base, link, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+    global NO_PASSWORD_FORM
+    arguments = sys.argv[1:]
+    if arguments and arguments[0] == "--no-password-form":
+        NO_PASSWORD_FORM = True
+        arguments = arguments[1:]
+    base, link, names = arguments[0], arguments[1], arguments[2:]
     driver = headless_chromium()
     try:
         try:

@@ -452,14 +452,14 @@ struct DirectoryBehaviourTests {
             #expect(results.map(\.line) == [2, 3, 4, 6, 7, 8, 9, 11, 12])
             guard results.count == 9 else { return }
 
-            guard case .added(let ada, let adaPassword) = results[0].outcome else {
+            guard case .added(let ada, let adaPassword, _) = results[0].outcome else {
                 Issue.record("line 2: \(results[0].outcome)")
                 return
             }
             #expect(ada.lastName == "Lovelace, Countess")
             #expect(adaPassword == nil)
 
-            guard case .added(let grace, let generated?) = results[1].outcome else {
+            guard case .added(let grace, let generated?, _) = results[1].outcome else {
                 Issue.record("line 3: \(results[1].outcome)")
                 return
             }
@@ -506,7 +506,7 @@ struct DirectoryBehaviourTests {
             // Without a password column every account gets a generated password.
             let noPasswords = try await directory.importRoster(
                 csv: "first_name,last_name,email\r\nBob,B,bob@example.com\r\n")
-            guard case .added(_, let bobPassword?) = noPasswords.first?.outcome else {
+            guard case .added(_, let bobPassword?, _) = noPasswords.first?.outcome else {
                 Issue.record("no generated password: \(noPasswords)")
                 return
             }

@@ -40,4 +40,34 @@ struct ClassSignInBrowserTests {
             #expect(output.contains("sign-in scenes passed"), "\(output)")
         }
     }
+
+    /// With passwords off, the page offers no password form; Ada, whose services account is linked
+    /// and vouched for by the server's `account` tag, asks `!map` privately with no `!login`, and
+    /// her link signs Chromium in once.
+    @Test func aLinkedServicesAccountSignsChromiumInWithoutAPassword() async throws {
+        try await ServedClassAPI.with(
+            .sqlite, settings: ClassAPI.Settings(readRequiresLogin: true, passwords: false)
+        ) { api in
+            let page = String(api.baseURL.dropLast("/v1".count))
+            api.services.update(
+                settings: ClassSettings(webMapURL: page + "/", privacy: PrivacyPolicy(visibility: .class)))
+            try await api.directory.linkServicesAccount(
+                accountKey: api.ada.key, network: ClassSettings.defaultNetworkName, servicesAccount: "ada",
+                foldedAccount: "ada")
+            let bot = TestBot(
+                plugins: ClassPlugins.make(enabled: ["login", "map"], services: api.services),
+                sessions: SessionBook<StudentLogin>())
+            bot.transport.setAccountTracking(.tagged)
+            let answer = await bot.dm("!map", from: bot.user("ada", account: "ada"), tags: ["account": "ada"])
+                .map(\.text)
+            let line = try #require(answer.first { $0.contains("/signin#") }, "\(answer)")
+            let link = try #require(line.split(separator: " ").last.map(String.init))
+
+            let (status, output) = try await runProcess(
+                "/usr/bin/python3", [Self.script, "--no-password-form", page, link, "First1", "Last3", "First5"],
+                timeout: .seconds(180))
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("sign-in scenes passed"), "\(output)")
+        }
+    }
 }

@@ -19,6 +19,20 @@ struct ServedAPIContractTests {
         return ("onthemap_session=\(session); XSRF-TOKEN=\(xsrf)", xsrf)
     }
 
+    /// With `plugins.login.passwords: false`, `POST /v1/session` refuses even the right password
+    /// with a sentence that names the way in, and starts no session.
+    @Test func passwordsOffRefusesEveryPasswordLogin() async throws {
+        try await ServedClassAPI.with(.sqlite, settings: ClassAPI.Settings(passwords: false)) { api in
+            let http = RawHTTP(baseURL: api.baseURL)
+            let login = try await http.logIn(api.ada.email, api.ada.password)
+            #expect(login.status == 403)
+            #expect((login.json["error"] as? String)?.contains("!map") == true, "\(login.text)")
+            #expect(login.cookieValue("onthemap_session") == nil)
+            let record = try await api.directory.accountRecord(.key(api.ada.key))
+            #expect(record?.sessions.isEmpty == true)
+        }
+    }
+
     @Test(arguments: ServedBackend.allCases)
     func sessionAnswersAndErrors(_ backend: ServedBackend) async throws {
         try await ServedClassAPI.with(backend) { api in

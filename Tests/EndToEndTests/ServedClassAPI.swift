@@ -118,7 +118,8 @@ struct ServedClassAPI: Sendable {
             signInLinks: SignInLinks(store: state))
         let webMap = WebMap(
             feed: MapPinFeed(classMap: services.classMap), geocoder: services.geocoder,
-            assets: try WebMap.Assets.bundled(), access: access, scenes: apiServed ? WebMap.StudentScenes() : nil,
+            assets: try WebMap.Assets.bundled(), access: access,
+            scenes: apiServed ? WebMap.StudentScenes(passwords: settings.passwords) : nil,
             logger: logger)
         let (ports, bound) = AsyncStream.makeStream(of: Int.self)
         let server = WebMapServer(

@@ -91,6 +91,44 @@ import Testing
         #expect(list.output.contains("Grace \"Amazing\" Hopper"))
     }
 
+    /// `accounts link` links an account to a services account (folded with RFC 1459 casemapping),
+    /// refuses a second class account for it with a sentence naming `unlink`, and `accounts unlink`
+    /// frees it; a config with one network needs no `--network`, and an unknown one is refused.
+    @Test func linkAndUnlinkAServicesAccount() async throws {
+        let folder = try TemporaryDirectory(prefix: "accounts-link")
+        let (config, database) = try Self.makeConfig(in: folder)
+        let roster = folder.file("roster.csv")
+        try
+            "email,first_name,last_name,password\njane@example.org,Jane,Doe,jane-pass-123\nada@example.org,Ada,L,ada-pass-123\n"
+            .write(toFile: roster, atomically: true, encoding: .utf8)
+        _ = try await Self.run(["accounts", "import", "--config", config, roster])
+        let link = try await Self.run(
+            ["accounts", "link", "--config", config, "--email", "jane@example.org", "--irc-account", "Jane[m]"])
+        #expect(link.status == 0, "\(link.output)")
+        #expect(link.output.contains("Linked jane@example.org to the services account Jane[m] on default."))
+        let second = try await Self.run(
+            ["accounts", "link", "--config", config, "--email", "ada@example.org", "--irc-account", "JANE{M}"])
+        #expect(second.status != 0)
+        #expect(second.output.contains("already linked to another class account"), "\(second.output)")
+        let elsewhere = try await Self.run(
+            [
+                "accounts", "link", "--config", config, "--email", "ada@example.org", "--irc-account", "ada",
+                "--network", "oftc",
+            ])
+        #expect(elsewhere.status != 0)
+        #expect(elsewhere.output.contains("no network named oftc"), "\(elsewhere.output)")
+
+        let directory = try SQLiteStudentDirectory(path: database)
+        #expect(try await directory.servicesLink(network: "default", foldedAccount: "jane{m}") != nil)
+        try directory.close()
+
+        let unlink = try await Self.run(["accounts", "unlink", "--config", config, "--email", "jane@example.org"])
+        #expect(unlink.output.contains("Unlinked jane@example.org from the services account Jane[m]"))
+        let again = try await Self.run(
+            ["accounts", "link", "--config", config, "--email", "ada@example.org", "--irc-account", "JANE{M}"])
+        #expect(again.status == 0, "\(again.output)")
+    }
+
     /// `accounts passwd` sets a new password from standard input without showing it: the old one
     /// stops working, the student's session ends, and the pin stays on the map.
     @Test func passwdSetsANewPasswordAndKeepsThePin() async throws {

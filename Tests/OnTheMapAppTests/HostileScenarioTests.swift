@@ -265,11 +265,21 @@ struct RecordingLogHandler: LogHandler {
                 try await h.replies(to: "jane_away").first?.hasPrefix("You are logged in as Jane Doe") == true
             )
 
-            // A services logout ends it, even once she identifies again.
+            // A services logout ends it. Identified again, she is logged in through the link her
+            // !login made (no password session comes back), and !unlink ends that for good.
             h.send(":\(away) ACCOUNT *")
             h.privately(away, "!whoami")
             #expect(try await h.replies(to: "jane_away") == [Self.notLoggedIn])
             h.send(":\(away) ACCOUNT janeacct")
+            h.privately(away, "!whoami", account: "janeacct")
+            #expect(
+                try await h.replies(to: "jane_away")
+                    == ["You are logged in as Jane Doe, through your services account janeacct."])
+            h.privately(away, "!unlink", account: "janeacct")
+            #expect(
+                try await h.replies(to: "jane_away").first?.hasPrefix(
+                    "Your services account janeacct is no longer linked")
+                    == true)
             h.privately(away, "!whoami", account: "janeacct")
             #expect(try await h.replies(to: "jane_away") == [Self.notLoggedIn])
 

@@ -374,6 +374,12 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             name: "logout with junk, not logged in", input: "!logout \u{202E}everyone", venue: .channel,
             loggedIn: false, reply: .exact(["You were not logged in."])),
         .init(
+            name: "unlink with junk, not logged in", input: "!unlink \u{202E}*!*@*", venue: .privately,
+            loggedIn: false, reply: .exact([loginHint])),
+        .init(
+            name: "unlink with a mask, no link", input: "!unlink jane!*@* \u{00}", venue: .privately,
+            loggedIn: true, reply: .exact(["Your class account has no services account linked on this network."])),
+        .init(
             name: "whoami with NUL", input: "!whoami \u{00}\r\n", venue: .channel, loggedIn: false,
             reply: .exact(["You are not logged in. Log in privately: /msg MapBot !login <email> <password>"])),
         .init(

@@ -68,6 +68,39 @@ actor InMemoryAccountStorage: AccountStorage {
     }
 
     func storedHash(of email: String) -> String? { accounts[email]?.hash }
+
+    private(set) var links: [ServicesAccountLink] = []
+
+    func servicesLink(network: String, foldedAccount: String) -> ServicesAccountLink? {
+        calls += 1
+        return links.first { $0.network == network && $0.foldedAccount == foldedAccount }
+    }
+
+    func servicesLinks(accountKey: String) -> [ServicesAccountLink] {
+        calls += 1
+        return links.filter { $0.accountKey == accountKey }
+    }
+
+    func insertServicesLink(_ link: ServicesAccountLink) -> ServicesLinkInsertion {
+        calls += 1
+        guard accounts.values.contains(where: { $0.account.accountKey == link.accountKey }) else { return .noAccount }
+        if let taken = links.first(where: { $0.network == link.network && $0.foldedAccount == link.foldedAccount }) {
+            return taken.accountKey == link.accountKey ? .alreadyLinked(taken) : .servicesAccountTaken(taken)
+        }
+        if let own = links.first(where: { $0.accountKey == link.accountKey && $0.network == link.network }) {
+            return .classAccountLinked(own)
+        }
+        links.append(link)
+        return .stored
+    }
+
+    func deleteServicesLink(accountKey: String, network: String) -> ServicesAccountLink? {
+        calls += 1
+        guard let index = links.firstIndex(where: { $0.accountKey == accountKey && $0.network == network }) else {
+            return nil
+        }
+        return links.remove(at: index)
+    }
 }
 
 /// A clock the tests set by hand, and the rounds of every PBKDF2 derivation.

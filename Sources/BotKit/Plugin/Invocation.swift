@@ -24,6 +24,9 @@ public struct Invocation: Sendable {
 
     /// Every command the router knows (for `!help`).
     public let catalog: CommandCatalog
+    /// The services account the server vouches for as the sender's (see ``AccountTracking``); nil
+    /// when none, even if `sender.account` names one the bot cannot believe.
+    public internal(set) var vouchedAccount: String?
 
     let transport: any BotTransport
     let budget: ReplyBudget

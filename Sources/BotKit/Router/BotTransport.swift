@@ -24,6 +24,8 @@ public protocol BotTransport: Sendable {
     func unwatchPresence(ofNick nick: String) async
     /// Whether the bot shares a channel with `nick` now (it then sees their QUIT and NICK).
     func sharesChannel(withNick nick: String) async -> Bool
+    /// How the server tells the bot who is logged in to which services account now.
+    func accountTracking() async -> AccountTracking
 }
 
 /// What the network says about the connection that uses a nick now.
@@ -56,4 +58,6 @@ extension BotTransport {
     public func watchPresence(ofNick nick: String) async -> Bool { false }
     public func unwatchPresence(ofNick nick: String) async {}
     public func sharesChannel(withNick nick: String) async -> Bool { false }
+    /// A transport without a server vouches for no account.
+    public func accountTracking() async -> AccountTracking { .none }
 }

@@ -246,6 +246,7 @@ public actor CommandRouter {
                 prefix: prefix, botNick: botNick, caseMapping: mapping, session: session, sessions: sessions,
                 channelLineCap: lineCap, transport: transport, catalog: catalog)
         }
+        let context = PluginContext(transport: transport, sessions: sessions, logger: logger)
         let loginHint = "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>"
         let previous = inFlight[userKey]?.task
         let timeout = settings.commandTimeout
@@ -257,16 +258,42 @@ public actor CommandRouter {
             await previous?.value
             // The session is looked up once the user's earlier commands are done (one of them may be a
             // login); checking an unwatched one asks the server, which must not hold up other users.
-            let session = await findSession(line.sender)
+            let (session, vouched) = await Self.servicesSession(
+                line, found: await findSession(line.sender), signIns: catalog.signIns, caseMapping: mapping,
+                transport: transport, context: context)
             if command.requiresLogin && session == nil {
                 await self.reply(loginHint, to: line)
             } else {
-                await self.execute(command, invocation: makeInvocation(session), id: id, timeout: timeout)
+                var invocation = makeInvocation(session)
+                invocation.vouchedAccount = vouched
+                await self.execute(command, invocation: invocation, id: id, timeout: timeout)
             }
             self.finished(id, key: userKey)
         }
         inFlight[userKey] = (id, task)
         deadlines.register(id, task: task)
+    }
+
+    /// The services account the server vouches for as `line`'s sender's (see ``AccountTracking``), and
+    /// the session their command runs with once the ``ServicesAccountSignIn`` plugins saw `found`.
+    private nonisolated static func servicesSession(
+        _ line: IRCUserMessage, found: (any Sendable)?, signIns: [any ServicesAccountSignIn],
+        caseMapping: CaseMapping, transport: any BotTransport, context: PluginContext
+    ) async -> (session: (any Sendable)?, vouched: String?) {
+        var vouched: String?
+        var sender = line.sender
+        if line.sender.loggedInAccount != nil {
+            let tracking = await transport.accountTracking()
+            let shares = tracking == .notified ? await transport.sharesChannel(withNick: line.sender.nick) : false
+            vouched = tracking.vouchedAccount(of: line, sharesChannel: shares)
+            if let vouched { sender.account = vouched }
+        }
+        var session = found
+        for plugin in signIns {
+            session = await plugin.session(
+                for: sender, vouchedAccount: vouched, found: session, caseMapping: caseMapping, context: context)
+        }
+        return (session, vouched)
     }
 
     /// Runs every background plugin until the calling task is cancelled.

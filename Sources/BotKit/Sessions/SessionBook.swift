@@ -7,6 +7,14 @@ import IRCProtocol
 public protocol ExpiringLogin: Sendable {
     /// When the login ends; the book drops it then.
     var expiresAt: Date { get }
+    /// Whether an account-bound session of this login ends when its owner quits (one the server's
+    /// word alone made, with no password: it lasts no longer than the connection it was made for).
+    var endsWithConnection: Bool { get }
+}
+
+extension ExpiringLogin {
+    /// An account-bound session outlives its owner's connection unless its login says otherwise.
+    public var endsWithConnection: Bool { false }
 }
 
 /// A login session of one IRC user, and who it belongs to.
@@ -393,7 +401,8 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         if renamed || !moved.isEmpty { changed() }
     }
 
-    /// The user left the network: sessions not bound to an account end. Returns the ended ones.
+    /// The user left the network: sessions not bound to an account end, and account-bound ones
+    /// whose login ``ExpiringLogin/endsWithConnection``. Returns the ended ones.
     /// With `user` and `host` (from the QUIT's source), only a session of that very connection ends:
     /// someone else who held the nick while the bot was away cannot end its owner's session.
     @discardableResult
@@ -407,8 +416,12 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
             return ownerUser == user && ownerHost.lowercased() == host.lowercased()
         }
         for k in gone.keys { byConnection[k] = nil }
-        if !gone.isEmpty { changed() }
-        return Array(gone.values)
+        let goneWithConnection = byAccount.filter { _, bound in
+            bound.login.endsWithConnection && caseMapping.lowercased(bound.nick) == folded
+        }
+        for k in goneWithConnection.keys { byAccount[k] = nil }
+        if !gone.isEmpty || !goneWithConnection.isEmpty { changed() }
+        return Array(gone.values) + Array(goneWithConnection.values)
     }
 
     /// The server says `nick` logged out of services (`ACCOUNT *`) or switched to another

@@ -47,6 +47,14 @@ public final class RecordingTransport: BotTransport {
     }
 
     public func setNick(_ nick: String) { state.withLockedValue { $0.nick = nick } }
+
+    /// What ``accountTracking()`` reports (set it with ``setAccountTracking(_:)``): none at first.
+    private let tracking = NIOLockedValueBox<AccountTracking>(.none)
+
+    public func accountTracking() async -> AccountTracking { tracking.withLockedValue { $0 } }
+
+    /// Makes the transport report that the server tracks accounts in this way.
+    public func setAccountTracking(_ mode: AccountTracking) { tracking.withLockedValue { $0 = mode } }
 }
 
 /// Drives the real ``CommandRouter`` with a recording transport, so a plugin test reads like a
@@ -113,6 +121,18 @@ public struct TestBot<Login: ExpiringLogin>: Sendable {
         _ = transport.takeSent()
         _ = outcomes.take()
         await router.handle(IRCUserMessage(sender: sender, origin: origin, text: text))
+        await router.waitUntilIdle()
+        return transport.takeSent()
+    }
+
+    /// Says `text` privately to the bot from `sender`, in a message with the server's `tags` (an
+    /// `account` tag); returns everything the bot sent in answer.
+    public func dm(_ text: String, from sender: UserIdentity, tags: [String: String]) async -> [OutgoingText] {
+        _ = transport.takeSent()
+        _ = outcomes.take()
+        let message = IRCMessage(tags: tags, source: sender.mask, command: "PRIVMSG", parameters: ["*", text])
+        await router.handle(
+            IRCUserMessage(sender: sender, target: "*", text: text, isPrivate: true, message: message))
         await router.waitUntilIdle()
         return transport.takeSent()
     }

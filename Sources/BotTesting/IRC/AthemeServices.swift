@@ -93,7 +93,8 @@ public final class AthemeServices: Sendable {
     static func configuration(link: InspircdServer.ServicesLink, uplinkName: String) -> String {
         let modules = [
             "protocol/inspircd", "backend/opensex", "crypto/pbkdf2v2", "nickserv/main", "nickserv/register",
-            "nickserv/identify", "nickserv/cert", "saslserv/main", "saslserv/plain", "saslserv/external",
+            "nickserv/identify", "nickserv/logout", "nickserv/cert", "saslserv/main", "saslserv/plain",
+            "saslserv/external",
         ]
         return modules.map { "loadmodule \"modules/\($0)\";" }.joined(separator: "\n") + """
 

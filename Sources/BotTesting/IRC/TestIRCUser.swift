@@ -1,3 +1,4 @@
+import Foundation
 import IRCProtocol
 import NIOCore
 import NIOPosix
@@ -18,6 +19,7 @@ public actor TestIRCUser {
     /// `username` (the `USER` name, so the user@host others see) defaults to the nick. `localAddress`
     /// binds the client's end before connecting (e.g. `127.0.0.2`, so that the server sees another host).
     /// `clientCertificate` is presented over TLS (a server that asks for one then knows its fingerprint).
+    /// `sasl` logs in to that services account with SASL PLAIN before registration ends.
     public static func connect(
         host: String = "127.0.0.1",
         port: Int,
@@ -27,6 +29,7 @@ public actor TestIRCUser {
         localAddress: String? = nil,
         capabilities: [String] = [],
         clientCertificate: TestCertificate? = nil,
+        sasl: (account: String, password: String)? = nil,
         timeout: Duration = .seconds(10)
     ) async throws -> TestIRCUser {
         let (lines, sink) = AsyncStream.makeStream(of: String.self)
@@ -66,10 +69,28 @@ public actor TestIRCUser {
             .get()
         let user = TestIRCUser(nick: nick, channel: channel)
         await user.startReading(lines)
-        if !capabilities.isEmpty { try await user.send("CAP REQ :\(capabilities.joined(separator: " "))") }
+        let requested = capabilities + (sasl == nil || capabilities.contains("sasl") ? [] : ["sasl"])
+        if !requested.isEmpty { try await user.send("CAP REQ :\(requested.joined(separator: " "))") }
         try await user.send("NICK \(nick)")
         try await user.send("USER \(username ?? nick) 0 * :Test user \(nick)")
-        if !capabilities.isEmpty { try await user.send("CAP END") }
+        if let sasl {
+            // SASL PLAIN, as a student's client does it: logged in to the account before 001.
+            _ = try await user.waitForMessage(timeout: timeout, "CAP ACK sasl") {
+                $0.command == "CAP" && $0.parameters.count >= 2 && $0.parameters[1] == "ACK"
+            }
+            try await user.send("AUTHENTICATE PLAIN")
+            _ = try await user.waitForMessage(timeout: timeout, "AUTHENTICATE +") { $0.command == "AUTHENTICATE" }
+            let plain = Data(("\0" + sasl.account + "\0" + sasl.password).utf8).base64EncodedString()
+            try await user.send("AUTHENTICATE \(plain)")
+            let outcome = try await user.waitForMessage(timeout: timeout, "903 for \(nick)") {
+                $0.command == "903" || $0.command == "904"
+            }
+            guard outcome.command == "903" else {
+                throw IRCTestSupportError.commandFailed(
+                    "SASL PLAIN as \(sasl.account)", status: 904, output: "\(outcome)")
+            }
+        }
+        if !requested.isEmpty { try await user.send("CAP END") }
         _ = try await user.waitForMessage(timeout: timeout, "001 for \(nick)") { $0.command == "001" }
         return user
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IRCProtocol
 import Logging
 import OnTheMapPlugins
 import OnTheMapService
@@ -11,7 +12,10 @@ struct AccountsCommand: AsyncParsableCommand {
         commandName: "accounts",
         abstract:
             "Adds, imports, lists and removes student accounts; sets passwords; erases or exports one student's data.",
-        subcommands: [Add.self, Import.self, List.self, Remove.self, Passwd.self, Forget.self, Export.self])
+        subcommands: [
+            Add.self, Import.self, List.self, Remove.self, Passwd.self, Link.self, Unlink.self, Forget.self,
+            Export.self,
+        ])
 
     /// Opens the account directory of the config, or explains why there is none.
     static func openAccounts(_ options: ConfigOptions) async throws -> (any AccountDirectory, ServiceStack) {
@@ -59,9 +63,11 @@ struct AccountsCommand: AsyncParsableCommand {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Imports a roster CSV: email,first_name,last_name[,password]. Missing passwords are generated and printed once."
+                "Imports a roster CSV: email,first_name,last_name[,password][,irc_account]. A row with an irc_account is linked to that services account and needs no password; other missing passwords are generated and printed once."
         )
         @OptionGroup var options: ConfigOptions
+        @Option(help: "The IRC network of the irc_account column (a name under networks:; the only one by default).")
+        var network: String?
         @Argument(help: "The roster file (CSV with a header line).") var roster: String
 
         func run() async throws {
@@ -71,11 +77,13 @@ struct AccountsCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("cannot read \(roster): \(error.localizedDescription)")
             }
+            let network = try AccountsCommand.networkName(options, requested: network)
             let (accounts, stack) = try await AccountsCommand.openAccounts(options)
             defer { Task { await stack.shutdown() } }
             let lines: [RosterImportLine]
             do {
-                lines = try await accounts.importRoster(csv: text)
+                lines = try await accounts.importRoster(
+                    csv: text, network: network, fold: AccountsCommand.foldServicesAccount)
             } catch {
                 throw ValidationError(ServiceErrorText.describe(error))
             }
@@ -83,9 +91,13 @@ struct AccountsCommand: AsyncParsableCommand {
             var problems = 0
             for result in lines {
                 switch result.outcome {
-                case .added(let account, let generated):
+                case .added(let account, let generated, let servicesAccount):
                     added += 1
-                    if let generated {
+                    if let servicesAccount {
+                        print(
+                            "line \(result.line): added \(account.email), linked to the services account \(servicesAccount)"
+                        )
+                    } else if let generated {
                         print("line \(result.line): added \(account.email) — generated password: \(generated)")
                     } else {
                         print("line \(result.line): added \(account.email)")
@@ -136,6 +148,97 @@ struct AccountsCommand: AsyncParsableCommand {
 }
 
 extension AccountsCommand {
+    /// The network a link belongs to: `requested` when the config names it, else the config's only
+    /// network (a config with several needs `--network`).
+    static func networkName(_ options: ConfigOptions, requested: String?) throws -> String {
+        let names = try options.loadForService().networks.map(\.name)
+        if let requested {
+            guard names.contains(requested) else {
+                throw ValidationError(
+                    "the config has no network named \(requested); its networks: \(names.joined(separator: ", "))")
+            }
+            return requested
+        }
+        guard names.count <= 1 else {
+            throw ValidationError(
+                "the config has several networks; say which with --network (\(names.joined(separator: ", ")))")
+        }
+        return names.first ?? BotConfiguration.defaultNetworkName
+    }
+
+    /// How the tools fold a services account name: RFC 1459 casemapping, the IRC default (the bot
+    /// folds with the server's own CASEMAPPING, which is RFC 1459 on most networks).
+    @Sendable static func foldServicesAccount(_ name: String) -> String {
+        CaseMapping.rfc1459.lowercased(name)
+    }
+
+    /// `accounts link --email E --irc-account NAME [--network N]`.
+    struct Link: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Links an account to a services account on one IRC network: the student is logged in whenever the server says they are identified to it."
+        )
+        @OptionGroup var options: ConfigOptions
+        @Option(help: "The account's email.") var email: String
+        @Option(name: .customLong("irc-account"), help: "The services account (NickServ account) name.")
+        var ircAccount: String
+        @Option(help: "The IRC network (a name under networks:; the only one by default).") var network: String?
+
+        func run() async throws {
+            let network = try AccountsCommand.networkName(options, requested: network)
+            let (accounts, stack) = try await AccountsCommand.openAccounts(options)
+            defer { Task { await stack.shutdown() } }
+            do {
+                guard let record = try await accounts.accountRecord(.email(email)) else {
+                    throw ValidationError("no account with the email \(email)")
+                }
+                let link = try await accounts.linkServicesAccount(
+                    accountKey: record.account.accountKey, network: network, servicesAccount: ircAccount,
+                    foldedAccount: AccountsCommand.foldServicesAccount(ircAccount))
+                print("Linked \(record.account.email) to the services account \(link.servicesAccount) on \(network).")
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw ValidationError(ServiceErrorText.describe(error))
+            }
+        }
+    }
+
+    /// `accounts unlink --email E [--network N]`.
+    struct Unlink: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Removes an account's services account link on one IRC network; a running bot ends the sessions it made at their next command."
+        )
+        @OptionGroup var options: ConfigOptions
+        @Option(help: "The account's email.") var email: String
+        @Option(help: "The IRC network (a name under networks:; the only one by default).") var network: String?
+
+        func run() async throws {
+            let network = try AccountsCommand.networkName(options, requested: network)
+            let (accounts, stack) = try await AccountsCommand.openAccounts(options)
+            defer { Task { await stack.shutdown() } }
+            do {
+                guard let record = try await accounts.accountRecord(.email(email)) else {
+                    throw ValidationError("no account with the email \(email)")
+                }
+                guard
+                    let removed = try await accounts.unlinkServicesAccount(
+                        accountKey: record.account.accountKey, network: network)
+                else {
+                    throw ValidationError("\(record.account.email) has no services account linked on \(network)")
+                }
+                print(
+                    "Unlinked \(record.account.email) from the services account \(removed.servicesAccount) on \(network)."
+                )
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw ValidationError(ServiceErrorText.describe(error))
+            }
+        }
+    }
+
     /// `accounts forget --email E`: the erasure `!forget confirm` does, for a request by email.
     struct Forget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -72,7 +72,11 @@ struct RunCommand: AsyncParsableCommand {
             let webMap = WebMap(
                 feed: MapPinFeed(classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory)),
                 geocoder: stack.geocoder, assets: assets, access: Self.mapAccess(config, stack),
-                scenes: api == nil ? nil : WebMap.StudentScenes(signupURL: config.service.signupURL),
+                scenes: api == nil
+                    ? nil
+                    : WebMap.StudentScenes(
+                        signupURL: config.service.signupURL,
+                        passwords: LoginPlugin.Settings(section: config.plugins.sections["login"]).passwords),
                 tiles: config.web.tileLayer, logger: logger.withLabel("onthemap.web.map"))
             let tls = try Self.webTLS(for: config, logger: logger)
             services.append(
@@ -123,7 +127,8 @@ struct RunCommand: AsyncParsableCommand {
         let settings = ClassAPI.Settings(
             readRequiresLogin: config.web.visibility == .class,
             secureCookies: config.web.servesTLS || config.web.publicURL.lowercased().hasPrefix("https://"),
-            behindProxy: config.web.behindProxy)
+            behindProxy: config.web.behindProxy,
+            passwords: LoginPlugin.Settings(section: config.plugins.sections["login"]).passwords)
         return ClassAPI(
             services: services, accounts: accounts, settings: settings, logger: logger.withLabel("onthemap.web.api"))
     }

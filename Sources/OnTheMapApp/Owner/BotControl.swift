@@ -212,11 +212,29 @@ public final class BotControl: Sendable {
                 "Backend \(backend.name): "
                     + (backend.reachable ? "answers." : "NOT answering (\(backend.error ?? "no answer"))."))
         }
+        for control in controls {
+            if let warning = await control.accountTrackingWarning() {
+                lines.append((controls.count > 1 ? "\(control.network): " : "") + "WARNING: " + warning)
+            }
+        }
         if controls.count <= 1 {
             let counts = await counts()
             if !counts.isEmpty { lines.append(counts.joined(separator: "; ") + ".") }
         }
         return lines
+    }
+
+    /// The warning for a class that turned passwords off (`plugins.login.passwords: false`) on a
+    /// server that announces no account tracking: nobody can log in there. Nil when all is well or
+    /// the bot is not registered yet.
+    func accountTrackingWarning() async -> String? {
+        guard let client, !LoginPlugin.Settings(section: current.plugins.sections["login"]).passwords,
+            await client.isRegistered
+        else { return nil }
+        guard IRCBotTransport.accountTracking(enabled: await client.enabledCapabilities) == .none else { return nil }
+        return "plugins.login.passwords is false, but this server announces no account tracking "
+            + "(account-tag, or account-notify with extended-join): no student can log in here. "
+            + "Use a network with services, or turn passwords back on."
     }
 
     /// "registered on host:port over TLS as Nick; channels: …", or nil without a connection.

@@ -196,6 +196,7 @@ public final class BotService: Service {
             case .registered(let nick):
                 logger.info("registered", metadata: ["nick": "\(nick)"])
                 toldChannels = []
+                if let warning = await network.control?.accountTrackingWarning() { logger.warning("\(warning)") }
             case .joined(let channel):
                 logger.info("joined", metadata: ["channel": "\(channel)"])
                 await sayWhileOnAnotherNick(on: client, in: [channel], told: &toldChannels)

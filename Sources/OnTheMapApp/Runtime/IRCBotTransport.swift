@@ -55,4 +55,15 @@ struct IRCBotTransport: BotTransport {
     func sharesChannel(withNick nick: String) async -> Bool {
         await client.identity(ofNick: nick) != nil
     }
+
+    func accountTracking() async -> AccountTracking {
+        Self.accountTracking(enabled: await client.enabledCapabilities)
+    }
+
+    /// What the capabilities the server acknowledged let the bot believe of accounts.
+    static func accountTracking(enabled: Set<String>) -> AccountTracking {
+        if enabled.contains("account-tag") { return .tagged }
+        if enabled.contains("account-notify") && enabled.contains("extended-join") { return .notified }
+        return .none
+    }
 }

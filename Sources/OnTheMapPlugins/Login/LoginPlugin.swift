@@ -3,7 +3,9 @@ import Foundation
 import IRCProtocol
 import OnTheMapService
 
-/// Accounts and sessions: `!login`, `!logout`, `!whoami`, `!signup`, `!register`.
+/// Accounts and sessions: `!login`, `!logout`, `!whoami`, `!signup`, `!register`, `!unlink`; and the
+/// login, with no command, of a student whose services account is linked to their class account
+/// (see `ServicesAccountLogin.swift`).
 ///
 /// A session is bound to the IRC identity that logged in (see `SessionBook`), and kept across
 /// restarts on directories that keep their own accounts (see ``SessionArchive``). Passwords are
@@ -14,19 +16,23 @@ public struct LoginPlugin: RestoringPlugin {
     public struct Settings: ClassPluginSettings {
         /// Whether `!register` may create accounts (only on backends that keep accounts).
         public var allowRegistration = false
+        /// Whether students may log in with a password; false leaves only services account logins.
+        public var passwords = true
         /// A throttle policy of this plugin's own (tests); nil uses the class's shared throttle
         /// (``ClassServices/loginThrottle``), which the HTTP API's logins count against too.
         public var throttle: LoginThrottle.Policy?
 
         public init() {}
 
-        public init(allowRegistration: Bool = false, throttle: LoginThrottle.Policy? = nil) {
+        public init(allowRegistration: Bool = false, passwords: Bool = true, throttle: LoginThrottle.Policy? = nil) {
             self.allowRegistration = allowRegistration
+            self.passwords = passwords
             self.throttle = throttle
         }
 
         public mutating func read(_ section: inout SettingsSection) {
             section.bool("allow_registration", into: &allowRegistration)
+            section.bool("passwords", into: &passwords)
         }
     }
 
@@ -57,7 +63,7 @@ public struct LoginPlugin: RestoringPlugin {
 
     public var commands: [Command] {
         let services = self.services
-        let (throttle, allowRegistration) = (self.throttle, settings.allowRegistration)
+        let (throttle, allowRegistration, passwords) = (self.throttle, settings.allowRegistration, settings.passwords)
         var commands = [
             Command(
                 "login", aliases: ["identify"], usage: "!login <email> <password>",
@@ -70,7 +76,7 @@ public struct LoginPlugin: RestoringPlugin {
                             "Welcome, Alice Martin! You are logged in. Post your pin with !post <place>; !logout ends the session.…"
                     )
                 ]
-            ) { call in try await Self.logIn(call, services, throttle) },
+            ) { call in try await Self.logIn(call, services, throttle, passwords: passwords) },
             Command(
                 "logout", usage: "!logout", help: "Ends your login.",
                 examples: [
@@ -99,6 +105,10 @@ public struct LoginPlugin: RestoringPlugin {
             ) { call in
                 if let url = services.directory.signUpURL, !url.isEmpty {
                     await call.reply("Create your account here: \(Formatting.clean(url, maxBytes: 300))")
+                } else if services.accounts != nil && allowRegistration && (!passwords || call.vouchedAccount != nil) {
+                    await call.reply(
+                        "Identified to services, create your account in a private message: /msg \(call.botNick) \(call.prefix)register <email> <first name> [last name] (no password: your services account logs you in)."
+                    )
                 } else if services.accounts != nil && allowRegistration {
                     await call.reply(
                         "Create your account in a private message: /msg \(call.botNick) \(call.prefix)register <email> <password> <first name> <last name>"
@@ -107,6 +117,16 @@ public struct LoginPlugin: RestoringPlugin {
                     await call.reply("This class has no sign-up page; ask your instructor for an account.")
                 }
             },
+            Command(
+                "unlink", usage: "!unlink",
+                help: "Unlinks your services account from your class account, so that it no longer logs you in.",
+                requiresLogin: true, isHidden: services.accounts == nil,
+                examples: [
+                    CommandExample(
+                        "!unlink", answer: "Your class account has no services account linked on this network.",
+                        loggedIn: true)
+                ]
+            ) { call in try await Self.unlink(call, services) },
         ]
         commands.append(
             Command(
@@ -120,7 +140,9 @@ public struct LoginPlugin: RestoringPlugin {
                         "!register dana@demo.local dana-demo-pass Dana Smith",
                         answer: "Registration is turned off for this class; ask your instructor for an account.")
                 ]
-            ) { call in try await Self.register(call, services, allowRegistration: allowRegistration) })
+            ) { call in
+                try await Self.register(call, services, allowRegistration: allowRegistration, passwords: passwords)
+            })
         return commands
     }
 
@@ -143,7 +165,13 @@ public struct LoginPlugin: RestoringPlugin {
         )
     }
 
-    static func logIn(_ call: Invocation, _ services: ClassServices, _ throttle: LoginThrottle) async throws {
+    static func logIn(
+        _ call: Invocation, _ services: ClassServices, _ throttle: LoginThrottle, passwords: Bool = true
+    ) async throws {
+        guard passwords else {
+            // Refused before anything is counted or checked: there is no password to guess.
+            throw UserFacingError(passwordsOffSentence(call))
+        }
         let words = call.words
         guard words.count >= 2 else {
             throw UserFacingError("Usage: \(call.prefix)login <email> <password> (in this private chat).")
@@ -186,9 +214,10 @@ public struct LoginPlugin: RestoringPlugin {
         let check = await connection
         let caveat = try await bind(StudentLogin(session: session, profile: profile), check: check, call, services)
         let name = Formatting.displayName(profile)
+        let linked = await linkAfterLogin(call, services, accountKey: session.accountKey)
         await call.reply(
             "Welcome, \(name)! You are logged in. Post your pin with \(call.prefix)post <place>; \(call.prefix)logout ends the session."
-                + (caveat.map { " " + $0 } ?? "")
+                + (caveat.map { " " + $0 } ?? "") + (linked.map { " " + $0 } ?? "")
         )
         await keep(check: check, call, services)
     }
@@ -214,6 +243,13 @@ public struct LoginPlugin: RestoringPlugin {
             try? await services.directory.logOut(login.session)
             throw UserFacingError(reason)
         }
+    }
+
+    /// Why `!login` with a password is refused when the class has passwords turned off.
+    static func passwordsOffSentence(_ call: Invocation) -> String {
+        "This class logs you in with your services account, not a password: identify to services "
+            + "(/msg NickServ IDENTIFY <account> <password>, or SASL in your IRC client) and I know you "
+            + "at your next command, once your instructor has linked that account to the class."
     }
 
     /// What a student is told when the throttle holds a login back.
@@ -242,6 +278,12 @@ public struct LoginPlugin: RestoringPlugin {
         await services.sessionArchive.save()
         // The local session is gone either way; the backend forgets it on its own when unreachable.
         try? await services.directory.logOut(bound.session)
+        if let through = bound.login.servicesAccount {
+            await call.reply(
+                "You are logged out, \(Formatting.displayName(bound.profile)); your services account \(Formatting.clean(through, maxBytes: 64)) logs you in again at your next command while you are identified to it. \(call.prefix)unlink removes that link; logging out of services ends it too."
+            )
+            return
+        }
         await call.reply("You are logged out, \(Formatting.displayName(bound.profile)). See you soon!")
     }
 
@@ -260,16 +302,33 @@ public struct LoginPlugin: RestoringPlugin {
             binding =
                 "\(Formatting.clean(nick, maxBytes: 64))!\(Formatting.clean(user, maxBytes: 32))@\(Formatting.clean(host, maxBytes: 96))"
         }
+        if let through = bound.login.servicesAccount {
+            await call.reply(
+                "You are logged in as \(Formatting.displayName(bound.profile)), through your services account \(Formatting.clean(through, maxBytes: 64))."
+            )
+            return
+        }
         let until = bound.session.expiresAt.formatted(.iso8601.year().month().day())
         // Where the session is bound (user@host) is only said privately.
         let detail = call.isPrivate ? "bound to \(binding), until \(until)" : "until \(until)"
         await call.reply("You are logged in as \(Formatting.displayName(bound.profile)) (\(detail)).")
     }
 
-    static func register(_ call: Invocation, _ services: ClassServices, allowRegistration: Bool) async throws {
+    static func register(
+        _ call: Invocation, _ services: ClassServices, allowRegistration: Bool, passwords: Bool = true
+    ) async throws {
         guard allowRegistration, let accounts = services.accounts else {
             throw UserFacingError(
                 "Registration is turned off for this class; ask your instructor for an account.")
+        }
+        if let vouched = call.vouchedAccount {
+            try await registerThroughServices(call, services, accounts, servicesAccount: vouched)
+            return
+        }
+        guard passwords else {
+            throw UserFacingError(
+                "This class signs you in with your services account: identify to services first (/msg NickServ IDENTIFY <account> <password>, or SASL in your IRC client), then \(call.prefix)register <email> <first name> [last name]."
+            )
         }
         let words = call.words
         guard words.count >= 3 else {

@@ -143,10 +143,13 @@ public actor SessionArchive {
         return KeptJSON.encode(list.filter { $0.accountKey != accountKey })
     }
 
-    /// What is kept of `sessions`: each one that a restart can take back.
+    /// What is kept of `sessions`: each one that a restart can take back (not those made through a
+    /// services account's link).
     static func keptForm(of sessions: [StudentSession]) -> [Kept] {
         sessions.compactMap { bound in
             if case .connection = bound.owner, bound.signedOnAt == nil { return nil }
+            // A session a services account's link made is made again at the next command.
+            if bound.login.servicesAccount != nil { return nil }
             return Kept(
                 owner: bound.owner, nick: bound.nick, signedOnAt: bound.signedOnAt,
                 accountKey: bound.session.accountKey, sessionDigest: SessionToken.digest(bound.session.sessionId),

@@ -135,6 +135,12 @@ public struct PrivacyPlugin: BackgroundPlugin {
         let trusted = await services.loginThrottle.trusted(email: account.email)
         access += "; trusted hosts: \(trusted.count)"
         if let last = trusted.map(\.at).max() { access += " (last login \(Self.time(last)))" }
+        if !record.servicesLinks.isEmpty {
+            let links = record.servicesLinks.map {
+                "\(Formatting.clean($0.servicesAccount, maxBytes: 64)) on \(Formatting.clean($0.network, maxBytes: 64))"
+            }
+            access += "; linked services accounts: " + links.joined(separator: ", ")
+        }
         lines.append(access + ".")
         lines.append(Self.keptLine(kept))
         lines.append(
@@ -261,6 +267,9 @@ public struct PrivacyPlugin: BackgroundPlugin {
         parts.append(count(report.record.sessions.count, "directory session"))
         if report.ircSessionsEnded > 0 { parts.append(count(report.ircSessionsEnded, "IRC session")) }
         if report.trustedHosts > 0 { parts.append(count(report.trustedHosts, "trusted host")) }
+        if !report.record.servicesLinks.isEmpty {
+            parts.append(count(report.record.servicesLinks.count, "services account link"))
+        }
         parts += report.keptState
         return "Erased: " + parts.joined(separator: ", ")
             + ". You are logged out and nothing of yours is left with this bot. Goodbye!"

@@ -44,6 +44,13 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
         public var userAndHost: String?
     }
 
+    /// A services account linked to the account on one IRC network.
+    public struct ServicesLink: Codable, Sendable, Equatable {
+        public var network: String
+        public var servicesAccount: String
+        public var linkedAt: Date
+    }
+
     public struct UnitChoice: Codable, Sendable, Equatable {
         public var instance: String
         public var unit: String
@@ -65,6 +72,8 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
     public var openPosts: [OpenPost]
     /// The pin precision the student chose (`!privacy`), when they chose one.
     public var chosenPrecision: String?
+    /// The services accounts linked to the account.
+    public var servicesLinks: [ServicesLink] = []
 
     /// The data of the account `lookup` finds; nil when there is none.
     public static func make(
@@ -84,7 +93,10 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
                     updatedAt: $0.updatedAt)
             },
             sessions: record.sessions.map { Session(createdAt: $0.createdAt, expiresAt: $0.expiresAt) },
-            trustedHosts: [], keptSessions: [], unitChoices: [], openPosts: [], chosenPrecision: nil)
+            trustedHosts: [], keptSessions: [], unitChoices: [], openPosts: [], chosenPrecision: nil,
+            servicesLinks: record.servicesLinks.map {
+                ServicesLink(network: $0.network, servicesAccount: $0.servicesAccount, linkedAt: $0.createdAt)
+            })
         guard let store else { return export }
         if let text = try await store.state(LoginThrottle.stateKey) {
             export.trustedHosts = LoginThrottle.trusted(in: text, email: account.email).map {

@@ -185,4 +185,46 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
             try await storage.deleteAccount(email: normalized)
         else { throw ServiceError.notFound("No account with this email.") }
     }
+
+    // MARK: - Services accounts
+
+    /// Links the class account `accountKey` to the services account `servicesAccount` (folded with
+    /// the network's casemapping as `foldedAccount`) on `network`. Linking again what is already
+    /// linked is not an error. Throws `.rejectedInput` for a name that cannot be an account, when
+    /// the services account is linked to another class account (one services account, one class
+    /// account), or when the class account is linked to another services account on the network;
+    /// `.notFound` when there is no such class account.
+    @discardableResult
+    public func linkServicesAccount(
+        accountKey: String, network: String, servicesAccount: String, foldedAccount: String
+    ) async throws -> ServicesAccountLink {
+        try ServicesAccountLink.validateAccountName(servicesAccount)
+        try ServicesAccountLink.validateAccountName(foldedAccount)
+        let link = ServicesAccountLink(
+            accountKey: accountKey, network: network, servicesAccount: servicesAccount,
+            foldedAccount: foldedAccount, createdAt: now())
+        switch try await storage.insertServicesLink(link) {
+        case .stored:
+            return link
+        case .alreadyLinked(let existing):
+            return existing
+        case .servicesAccountTaken:
+            throw ServiceError.rejectedInput(
+                "The services account \(servicesAccount) is already linked to another class account; "
+                    + "that student can unlink it with !unlink, or the instructor with accounts unlink.")
+        case .classAccountLinked(let existing):
+            throw ServiceError.rejectedInput(
+                "This class account is already linked to the services account \(existing.servicesAccount) "
+                    + "on \(network); unlink it first with !unlink (or the instructor's accounts unlink).")
+        case .noAccount:
+            throw ServiceError.notFound("No account with this key.")
+        }
+    }
+
+    /// The class account the services account folded as `foldedAccount` is linked to on
+    /// `network`, or nil.
+    public func servicesLink(network: String, foldedAccount: String) async throws -> ServicesAccountLink? {
+        guard !foldedAccount.isEmpty else { return nil }
+        return try await storage.servicesLink(network: network, foldedAccount: foldedAccount)
+    }
 }

@@ -35,6 +35,20 @@ public protocol AccountStorage: Sendable {
     /// In one transaction: replaces the password hash of the account with this email and deletes
     /// its sessions. False when there is no such account.
     func replacePassword(email: String, passwordHash: String) async throws -> Bool
+
+    /// The link of the services account folded as `foldedAccount` on `network`, or nil.
+    func servicesLink(network: String, foldedAccount: String) async throws -> ServicesAccountLink?
+
+    /// The services accounts linked to the class account `accountKey`, one per network.
+    func servicesLinks(accountKey: String) async throws -> [ServicesAccountLink]
+
+    /// In one transaction: stores `link` unless the class account is missing, the services account
+    /// is linked on its network already, or the class account has a link on that network.
+    func insertServicesLink(_ link: ServicesAccountLink) async throws -> ServicesLinkInsertion
+
+    /// Deletes the link of the class account `accountKey` on `network`; returns it, or nil when
+    /// there was none.
+    func deleteServicesLink(accountKey: String, network: String) async throws -> ServicesAccountLink?
 }
 
 /// What a login checks a password against.

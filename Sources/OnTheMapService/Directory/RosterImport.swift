@@ -3,9 +3,10 @@ import Foundation
 /// The outcome of one record of a roster import.
 public struct RosterImportLine: Sendable, Hashable {
     public enum Outcome: Sendable, Hashable {
-        /// The account was made. `generatedPassword` is set when the roster gave none: show it
-        /// to the operator once, never log it.
-        case added(LocalAccount, generatedPassword: String?)
+        /// The account was made. `generatedPassword` is set when the roster gave none and no
+        /// services account: show it to the operator once, never log it. `servicesAccount` is the
+        /// services account linked to it, when the roster gave one.
+        case added(LocalAccount, generatedPassword: String?, servicesAccount: String? = nil)
         /// An account with this email already exists (or appeared earlier in the file).
         case skippedDuplicate(email: String)
         /// The record was refused, with a reason (never containing the password).
@@ -111,11 +112,17 @@ public enum CSVReader {
 }
 
 extension AccountDirectory {
-    /// Imports a class roster in CSV with the header `email,first_name,last_name,password`
-    /// (any column order; `password` optional). A record without a password gets a random one,
-    /// returned in its outcome. Existing emails are skipped. Throws `.rejectedInput` when the
-    /// header lacks `email`, `first_name` or `last_name`; other problems are reported per line.
-    public func importRoster(csv: String) async throws -> [RosterImportLine] {
+    /// Imports a class roster in CSV with the header `email,first_name,last_name,password,irc_account`
+    /// (any column order; `password` and `irc_account` optional). A record with an `irc_account`
+    /// is linked to that services account on `network` (folded with `fold`, the network's
+    /// casemapping); without a password it gets none anyone knows (a random one, never shown): the
+    /// student logs in through services. A record with neither gets a random password, returned
+    /// in its outcome. Existing emails are skipped, and a services account linked already is
+    /// refused before its account is made. Throws `.rejectedInput` when the header lacks `email`,
+    /// `first_name` or `last_name`; other problems are reported per line.
+    public func importRoster(
+        csv: String, network: String = "default", fold: @Sendable (String) -> String = { $0.lowercased() }
+    ) async throws -> [RosterImportLine] {
         let records = CSVReader.records(csv)
         guard let header = records.first else { throw ServiceError.rejectedInput("The roster is empty.") }
         if let error = header.error { throw ServiceError.rejectedInput("Line \(header.line): \(error).") }
@@ -125,9 +132,10 @@ extension AccountDirectory {
             let lastColumn = columns.firstIndex(of: "last_name")
         else {
             throw ServiceError.rejectedInput(
-                "The roster's first line must be the header email,first_name,last_name[,password].")
+                "The roster's first line must be the header email,first_name,last_name[,password][,irc_account].")
         }
         let passwordColumn = columns.firstIndex(of: "password")
+        let servicesColumn = columns.firstIndex(of: "irc_account")
 
         var known = Set(try await listAccounts().map(\.email))
         var results: [RosterImportLine] = []
@@ -154,19 +162,42 @@ extension AccountDirectory {
                 results.append(RosterImportLine(line: record.line, outcome: .skippedDuplicate(email: email)))
                 continue
             }
+            let servicesAccount = servicesColumn.map { record.fields[$0].trimmingCharacters(in: .whitespaces) }
+                .flatMap { $0.isEmpty ? nil : $0 }
+            if let servicesAccount {
+                do {
+                    try ServicesAccountLink.validateAccountName(servicesAccount)
+                    if try await servicesLink(network: network, foldedAccount: fold(servicesAccount)) != nil {
+                        throw ServiceError.rejectedInput(
+                            "the services account \(servicesAccount) is already linked to another class account "
+                                + "(accounts unlink --email … frees it)")
+                    }
+                } catch let ServiceError.rejectedInput(reason) {
+                    results.append(RosterImportLine(line: record.line, outcome: .failed(reason)))
+                    continue
+                }
+            }
             var password = passwordColumn.map { record.fields[$0] } ?? ""
             var generated: String?
             if password.isEmpty {
                 password = RandomID.password()
-                generated = password
+                // A student who logs in through services has no password to be told.
+                if servicesAccount == nil { generated = password }
             }
             do {
                 let account = try await addAccount(
                     email: email, password: password, firstName: record.fields[firstColumn],
                     lastName: record.fields[lastColumn])
                 known.insert(email)
+                if let servicesAccount {
+                    try await linkServicesAccount(
+                        accountKey: account.accountKey, network: network, servicesAccount: servicesAccount,
+                        foldedAccount: fold(servicesAccount))
+                }
                 results.append(
-                    RosterImportLine(line: record.line, outcome: .added(account, generatedPassword: generated)))
+                    RosterImportLine(
+                        line: record.line,
+                        outcome: .added(account, generatedPassword: generated, servicesAccount: servicesAccount)))
             } catch let ServiceError.rejectedInput(reason) {
                 results.append(RosterImportLine(line: record.line, outcome: .failed(reason)))
             }

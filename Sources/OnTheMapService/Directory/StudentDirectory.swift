@@ -91,6 +91,17 @@ public protocol AccountDirectory: StudentDirectory {
     /// `AccountPolicy.openSession`): only for a caller that has proved who the student is, such as
     /// a sign-in link. Nil when there is no such account.
     func openSession(accountKey: String) async throws -> DirectorySession?
+    /// Links a class account to a services account on one network (see
+    /// `AccountPolicy.linkServicesAccount`): `.rejectedInput` names the link in the way.
+    @discardableResult
+    func linkServicesAccount(accountKey: String, network: String, servicesAccount: String, foldedAccount: String)
+        async throws -> ServicesAccountLink
+    /// Removes the class account's link on `network`; returns it, or nil when there was none.
+    func unlinkServicesAccount(accountKey: String, network: String) async throws -> ServicesAccountLink?
+    /// The link of the services account folded as `foldedAccount` on `network`, or nil.
+    func servicesLink(network: String, foldedAccount: String) async throws -> ServicesAccountLink?
+    /// Every link of the class account `accountKey`.
+    func servicesLinks(accountKey: String) async throws -> [ServicesAccountLink]
 }
 
 /// A directory that can tell its listeners at once when any instance saves a pin

@@ -21,11 +21,17 @@ public struct AccountRecord: Sendable, Hashable {
     public var pin: StudentLocation?
     /// The account's stored sessions, oldest first.
     public var sessions: [SessionTimes]
+    /// The services accounts linked to the account, one per IRC network.
+    public var servicesLinks: [ServicesAccountLink]
 
-    public init(account: LocalAccount, pin: StudentLocation?, sessions: [SessionTimes]) {
+    public init(
+        account: LocalAccount, pin: StudentLocation?, sessions: [SessionTimes],
+        servicesLinks: [ServicesAccountLink] = []
+    ) {
         self.account = account
         self.pin = pin
         self.sessions = sessions
+        self.servicesLinks = servicesLinks
     }
 }
 

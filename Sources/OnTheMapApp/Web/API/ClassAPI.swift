@@ -26,11 +26,18 @@ public struct ClassAPI: Sendable {
         /// Whether a trusted proxy forwards to the listener: the client's address is then the last
         /// `X-Forwarded-For` entry (the one the proxy added).
         public var behindProxy: Bool
+        /// Whether `POST /v1/session` takes passwords (`plugins.login.passwords`); false refuses
+        /// every password login before anything is checked.
+        public var passwords: Bool
 
-        public init(readRequiresLogin: Bool = false, secureCookies: Bool = false, behindProxy: Bool = false) {
+        public init(
+            readRequiresLogin: Bool = false, secureCookies: Bool = false, behindProxy: Bool = false,
+            passwords: Bool = true
+        ) {
             self.readRequiresLogin = readRequiresLogin
             self.secureCookies = secureCookies
             self.behindProxy = behindProxy
+            self.passwords = passwords
         }
     }
 
@@ -120,6 +127,12 @@ public struct ClassAPI: Sendable {
 
     /// `POST /v1/session`.
     func logIn(_ request: Request, clientKey: String) async -> Response {
+        guard settings.passwords else {
+            return APIAnswer.statusError(
+                .forbidden,
+                "This class signs in without passwords: ask the bot for your sign-in link privately (/msg the bot !map) while identified to services."
+            )
+        }
         // JSON only: a cross-site form (which can send text/plain) cannot log a browser in.
         guard Self.isJSON(request) else {
             return APIAnswer.statusError(

@@ -84,9 +84,13 @@ public struct WebMap: Sendable {
     public struct StudentScenes: Sendable, Equatable {
         /// Where the log-in scene sends someone without an account (empty: "ask your instructor").
         public var signupURL: String
+        /// Whether the log-in scene offers its password form (`plugins.login.passwords`); without
+        /// it, students sign in with the link the bot gives them privately.
+        public var passwords: Bool
 
-        public init(signupURL: String = "") {
+        public init(signupURL: String = "", passwords: Bool = true) {
             self.signupURL = signupURL
+            self.passwords = passwords
         }
     }
 
@@ -294,6 +298,7 @@ public struct WebMap: Sendable {
         var attributes = "data-poll-seconds=\"\(pollSeconds)\" data-visibility=\"\(access.visibility.rawValue)\""
         if let scenes {
             attributes += " data-api=\"on\" data-signup-url=\"\(Self.escapeHTML(scenes.signupURL))\""
+            if !scenes.passwords { attributes += " data-passwords=\"off\"" }
         }
         if let focus {
             attributes +=

@@ -7,6 +7,8 @@
   var app = document.getElementById('app');
   if (app.getAttribute('data-api') !== 'on') return;
 
+  // A class without passwords (plugins.login.passwords: false) signs in with the bot's links only.
+  var passwords = app.getAttribute('data-passwords') !== 'off';
   var STORE = 'onthemap.student';
   var PREFIX = ")]}'";
   function $(id) { return document.getElementById(id); }
@@ -61,7 +63,7 @@
   }
 
   function showStudent() {
-    $('login-open').hidden = !!student;
+    $('login-open').hidden = !!student || !passwords;
     $('post-open').hidden = !student;
     $('logout').hidden = !student;
     $('who').hidden = !student;
@@ -72,6 +74,7 @@
     student = null;
     sessionStorage.removeItem(STORE);
     showStudent();
+    if (!passwords) { show(null); return; }
     show('login-form');
     say('login-error', message);
   }

@@ -1,0 +1,185 @@
+import BotKit
+import Foundation
+import IRCProtocol
+import OnTheMapService
+
+/// Logins through a services account: a class account linked to a services account on this
+/// network (see ``ServicesAccountLink``) is logged in, with no command, whenever the server vouches
+/// that the sender is logged in to that services account, and for as long as it does: a services
+/// logout, a QUIT, an unlink (here or by the operator) or the account's removal end the session.
+extension LoginPlugin: ServicesAccountSignIn {
+    public func session(
+        for sender: UserIdentity, vouchedAccount: String?, found: (any Sendable)?, caseMapping: CaseMapping,
+        context: PluginContext
+    ) async -> (any Sendable)? {
+        guard let accounts = services.accounts, let book = context.sessions as? SessionBook<StudentLogin> else {
+            return found
+        }
+        let network = services.networkName
+        if let bound = found as? StudentSession {
+            guard let through = bound.login.servicesAccount else { return found }
+            // Kept while the server vouches for that services account and its link stands.
+            let folded = caseMapping.lowercased(through)
+            if let vouchedAccount, caseMapping.lowercased(vouchedAccount) == folded {
+                do {
+                    let link = try await accounts.servicesLink(network: network, foldedAccount: folded)
+                    if link?.accountKey == bound.session.accountKey { return found }
+                } catch {
+                    // The directory cannot say just now: the session stays as it is.
+                    return found
+                }
+            }
+            await Self.end([bound], services, book: book)
+        } else if found != nil {
+            return found
+        }
+        guard let vouchedAccount else { return nil }
+        do {
+            guard
+                let link = try await accounts.servicesLink(
+                    network: network, foldedAccount: caseMapping.lowercased(vouchedAccount)),
+                let session = try await accounts.openSession(accountKey: link.accountKey)
+            else { return nil }
+            let profile = try await accounts.profile(accountKey: link.accountKey, session: session)
+            var vouched = sender
+            vouched.account = vouchedAccount
+            return await book.bind(
+                StudentLogin(session: session, profile: profile, servicesAccount: vouchedAccount), to: vouched)
+        } catch {
+            context.logger.warning(
+                "a services account's login could not be looked up", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Ends `sessions` in `book` and in the directory.
+    static func end(_ sessions: [StudentSession], _ services: ClassServices, book: SessionBook<StudentLogin>) async {
+        for bound in sessions {
+            await book.unbindAll { $0 == bound.login }
+            await services.loggedOut(bound.owner)
+            try? await services.directory.logOut(bound.session)
+        }
+        if !sessions.isEmpty { await services.sessionArchive.save() }
+    }
+
+    /// `!unlink`: removes the link of the sender's class account on this network and ends every
+    /// session it made here.
+    static func unlink(_ call: Invocation, _ services: ClassServices) async throws {
+        guard let accounts = services.accounts else {
+            throw UserFacingError("This class directory has no services account links.")
+        }
+        guard let bound = call.session else {
+            throw UserFacingError("You are not logged in, so there is nothing to unlink.")
+        }
+        let key = bound.session.accountKey
+        let removed: ServicesAccountLink?
+        do {
+            removed = try await accounts.unlinkServicesAccount(accountKey: key, network: services.networkName)
+        } catch let error as ServiceError {
+            throw ServiceErrorWording.error(for: error)
+        }
+        guard let removed else {
+            await call.reply("Your class account has no services account linked on this network.")
+            return
+        }
+        let made = await call.sessions.unbindAll { $0.session.accountKey == key && $0.servicesAccount != nil }
+        for ended in made {
+            await services.loggedOut(ended.owner)
+            try? await services.directory.logOut(ended.session)
+        }
+        await services.sessionArchive.save()
+        let name = Formatting.clean(removed.servicesAccount, maxBytes: 64)
+        await call.reply(
+            "Your services account \(name) is no longer linked to your class account"
+                + (made.isEmpty ? "." : ", and the logins it made have ended.")
+                + " Log in again with /msg \(call.botNick) \(call.prefix)login <email> <password> while identified to link it again."
+        )
+    }
+
+    /// `!register <email> <first name> [last name]` by someone the server vouches for as logged in
+    /// to the services account `servicesAccount`: a new account with no password anyone knows,
+    /// linked to that services account. Only an account made here is linked: an email that had an
+    /// account gets the same answer and nothing changes (the answer never tells who is in the class).
+    static func registerThroughServices(
+        _ call: Invocation, _ services: ClassServices, _ accounts: any AccountDirectory, servicesAccount: String
+    ) async throws {
+        let words = call.words
+        let usage =
+            "While you are identified to services, \(call.prefix)register takes no password: \(call.prefix)register <email> <first name> [last name]."
+        guard words.count >= 2 else { throw UserFacingError("Usage: " + usage) }
+        // A password typed out of habit must not become a name.
+        guard !words[1].contains(where: \.isNumber) else { throw UserFacingError(usage) }
+        let email = words[0]
+        let firstName = words[1]
+        let lastName = words.dropFirst(2).joined(separator: " ")
+        for (field, value) in [("email", email), ("name", firstName + " " + lastName)]
+        where TextSanitizer.untrusted(value) != value || DirectoryInput.containsHiddenCharacters(value) {
+            throw UserFacingError(
+                "Your \(field) has control, colour, text-direction or zero-width characters in it; please type it plainly."
+            )
+        }
+        do {
+            _ = try DirectoryInput.normalizedEmail(email)
+            _ = try DirectoryInput.validateNames(firstName: firstName, lastName: lastName)
+            try ServicesAccountLink.validateAccountName(servicesAccount)
+        } catch let error as ServiceError {
+            throw ServiceErrorWording.error(for: error)
+        }
+        let network = services.networkName
+        let folded = call.caseMapping.lowercased(servicesAccount)
+        let name = Formatting.clean(servicesAccount, maxBytes: 64)
+        if try await services.call({ try await accounts.servicesLink(network: network, foldedAccount: folded) }) != nil
+        {
+            throw UserFacingError(
+                "Your services account \(name) is already linked to a class account, which logs you in (\(call.prefix)whoami); \(call.prefix)unlink frees it."
+            )
+        }
+        let origin = throttleKeys(call.sender, caseMapping: call.caseMapping, network: services.settings.networkName)
+            .origin
+        if let wait = await services.registrations.take(origin: origin) {
+            throw UserFacingError(
+                "Your host has tried \(RegistrationAllowance.perHost) registrations today; try again in \(Self.describe(seconds: wait)), or ask your instructor for an account."
+            )
+        }
+        do {
+            let account = try await accounts.addAccount(
+                email: email, password: RandomID.password(), firstName: firstName, lastName: lastName)
+            try await accounts.linkServicesAccount(
+                accountKey: account.accountKey, network: network, servicesAccount: servicesAccount,
+                foldedAccount: folded)
+        } catch ServiceError.rejectedInput(let reason) where reason == DirectoryInput.emailTaken {
+            // Nothing changes: the account of that email stays as it is, unlinked.
+        } catch let error as ServiceError {
+            throw ServiceErrorWording.error(for: error)
+        }
+        let shown = Formatting.clean(email, maxBytes: 100)
+        await call.reply(
+            "Thank you. If \(shown) had no account, it has one now, linked to your services account \(name): I log you in whenever you are identified to it. If it had one, nothing was changed."
+        )
+    }
+
+    /// After a password login by someone the server vouches for as logged in to a services
+    /// account: links it to the class account, and says so (or why not).
+    static func linkAfterLogin(
+        _ call: Invocation, _ services: ClassServices, accountKey: String
+    ) async -> String? {
+        guard let accounts = services.accounts, let vouched = call.vouchedAccount else { return nil }
+        let name = Formatting.clean(vouched, maxBytes: 64)
+        do {
+            try await accounts.linkServicesAccount(
+                accountKey: accountKey, network: services.networkName, servicesAccount: vouched,
+                foldedAccount: call.caseMapping.lowercased(vouched))
+            return
+                "Your services account \(name) is linked to this class account: whenever you are identified to services, I know you without \(call.prefix)login (\(call.prefix)unlink undoes it)."
+        } catch ServiceError.rejectedInput(let reason) {
+            return "Your services account \(name) was not linked: \(reason)"
+        } catch {
+            return "Your services account \(name) could not be linked just now; log in again later to link it."
+        }
+    }
+}
+
+extension ClassServices {
+    /// The IRC network these plugins serve, as links name it.
+    var networkName: String { settings.networkName ?? ClassSettings.defaultNetworkName }
+}
