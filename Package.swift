@@ -29,6 +29,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
+        // MARK: Build information — the git commit of the build, for `--version` and CTCP VERSION.
+        .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
+        .target(name: "BuildInfo", swiftSettings: swiftSettings, plugins: ["BuildCommitPlugin"]),
+
         // MARK: IRC — pure protocol (no I/O) and the NIO/TLS client.
         .target(name: "IRCProtocol", swiftSettings: swiftSettings),
         .target(
@@ -108,7 +112,7 @@ let package = Package(
         .target(
             name: "OnTheMapApp",
             dependencies: [
-                "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "OnTheMapPlugins",
+                "BuildInfo", "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "OnTheMapPlugins",
                 "SQLiteDirectory", "PostgresDirectory", "HTTPBackends",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import Logging
 import OnTheMapPlugins
@@ -19,10 +20,24 @@ public struct OnTheMapCommand: AsyncParsableCommand {
     public init() {}
 }
 
-/// The bot's version, shown by `--version` and CTCP VERSION.
+/// The bot's version, shown by `--version`, CTCP VERSION and the owner's `status`. The release
+/// number lives here only: `scripts/package` reads it from `onthemap-bot --version`, and
+/// CHANGELOG.md describes each number.
 public enum BotVersion {
-    public static let current = "0.1.0"
-    public static let ctcpReply = "OnTheMapBot \(current) (Swift)"
+    /// The release number (semantic versioning).
+    public static let number = "1.0.0"
+
+    /// The number and the git commit the build came from: "1.0.0 (commit 4ad97e0c1f2b)", or
+    /// "1.0.0 (built outside git)" when the sources were not a git checkout.
+    public static let current = describe(number: number, commit: BuildInfo.commit)
+
+    /// The CTCP VERSION answer: the same number and commit.
+    public static let ctcpReply = "OnTheMapBot \(current), Swift"
+
+    static func describe(number: String, commit: String?) -> String {
+        guard let commit else { return "\(number) (built outside git)" }
+        return "\(number) (commit \(commit))"
+    }
 }
 
 /// Options every subcommand that reads the config shares.
