@@ -45,8 +45,8 @@ struct ConfigOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "The YAML config file.")
     var config: String = "config/onthemap.yaml"
 
-    func load() throws -> BotConfiguration {
-        try report { () throws(ConfigError) in try ConfigLoader.load(path: config) }
+    func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> BotConfiguration {
+        try report { () throws(ConfigError) in try ConfigLoader.load(path: config, environment: environment) }
     }
 
     /// Loads only what the service layer needs (the `irc:` section may be missing or incomplete).
@@ -73,12 +73,42 @@ struct CheckConfigCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ConfigOptions
 
+    @Option(
+        name: .customLong("as-user"),
+        help: "Checks as this user, the service's (run as root): files it cannot read are problems.")
+    var asUser: String?
+
     func run() async throws {
-        let config = try options.load()
+        var environment = ProcessInfo.processInfo.environment
+        var credentialCopy: String?
+        if let asUser {
+            do {
+                environment = try ServiceUser.become(asUser, environment: environment)
+                credentialCopy = environment[ConfigCredentials.directoryVariable]
+            } catch {
+                var stderr = StandardError()
+                print("check-config cannot check as \(asUser): \(error)", to: &stderr)
+                throw BotExitStatus.exit(BotExitStatus.configuration)
+            }
+        }
+        defer { if let credentialCopy { try? FileManager.default.removeItem(atPath: credentialCopy) } }
+        let config = try options.load(environment: environment)
         // The files the installation must have beside the executable for this config.
         _ = try RunCommand.installedFiles(
             for: config, logger: Logger(label: "onthemap.check", factory: { _ in SwiftLogNoOpLogHandler() }))
-        print("\(options.config) is valid.")
+        // The web listener's certificate and key, which `run` reads only once it starts listening.
+        let unreadable = [("web.tls_cert", config.web.tlsCert), ("web.tls_key", config.web.tlsKey)].filter {
+            config.web.enabled && !$0.1.isEmpty && !FileManager.default.isReadableFile(atPath: $0.1)
+        }
+        if !unreadable.isEmpty {
+            var stderr = StandardError()
+            print("The config \(options.config) has problems:", to: &stderr)
+            for (key, file) in unreadable {
+                print("  - \(key): the file \(file) cannot be read\(asUser.map { " by \($0)" } ?? "")", to: &stderr)
+            }
+            throw BotExitStatus.exit(BotExitStatus.configuration)
+        }
+        print("\(options.config) is valid\(asUser.map { " for the user \($0)" } ?? "").")
         for network in config.networks {
             let irc = network.irc
             print(
