@@ -303,6 +303,15 @@ private struct ConfigCheck {
     }
 
     mutating func validateServices(_ config: BotConfiguration) {
+        if config.service.backend == .postgres && !BuildFeatures.has(.postgres) {
+            problem("service.backend", BuildFeatures.Missing(feature: .postgres).description)
+        }
+        if config.service.backend == .udacity && !BuildFeatures.has(.udacity) {
+            problem("service.backend", BuildFeatures.Missing(feature: .udacity).description)
+        }
+        if config.geocoder.kind == .nominatim && !BuildFeatures.has(.udacity) {
+            problem("geocoder.kind", BuildFeatures.Missing(feature: .udacity).description)
+        }
         switch config.service.backend {
         case .local:
             if config.service.database.isEmpty {
