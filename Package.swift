@@ -13,6 +13,18 @@ let package = Package(
         .executable(name: "onthemap-bench", targets: ["Benchmarks"]),
         .executable(name: "onthemap-load", targets: ["LoadTool"]),
     ],
+    // The optional backends, both on by default (the package and the release have them). A build
+    // without one compiles neither its module nor its dependency, and a config that asks for it is
+    // refused with a sentence (exit status 78): `swift build --disable-default-traits` for the
+    // SQLite directory and the offline gazetteer only, `--traits postgres` for one of them.
+    traits: [
+        .trait(name: "postgres", description: "The PostgreSQL directory (PostgresDirectory, PostgresNIO)."),
+        .trait(
+            name: "udacity",
+            description:
+                "The Udacity-compatible HTTP directory and the Nominatim geocoder (HTTPBackends, AsyncHTTPClient)."),
+        .default(enabledTraits: ["postgres", "udacity"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
@@ -29,6 +41,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
+        // MARK: Build information — the git commit of the build, for `--version` and CTCP VERSION.
+        .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
+        .target(name: "BuildInfo", swiftSettings: swiftSettings, plugins: ["BuildCommitPlugin"]),
+
         // MARK: IRC — pure protocol (no I/O) and the NIO/TLS client.
         .target(name: "IRCProtocol", swiftSettings: swiftSettings),
         .target(
@@ -108,8 +124,10 @@ let package = Package(
         .target(
             name: "OnTheMapApp",
             dependencies: [
-                "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "OnTheMapPlugins",
-                "SQLiteDirectory", "PostgresDirectory", "HTTPBackends",
+                "BuildInfo", "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "OnTheMapPlugins",
+                "SQLiteDirectory",
+                .target(name: "PostgresDirectory", condition: .when(traits: ["postgres"])),
+                .target(name: "HTTPBackends", condition: .when(traits: ["udacity"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -63,7 +63,9 @@ import Testing
         let version = try await student.waitForMessage(timeout: .seconds(10), "CTCP VERSION") {
             $0.command == "NOTICE" && $0.sourceNick == "MapBot"
         }
-        #expect(version.parameters.last?.hasPrefix("\u{01}VERSION OnTheMapBot") == true)
+        // The CTCP answer carries the same number and commit as `--version`.
+        #expect(version.parameters.last == "\u{01}VERSION \(BotVersion.ctcpReply)\u{01}")
+        #expect(version.parameters.last?.contains(BotVersion.current) == true)
 
         await bot.shutdown()
         let quit = try await student.waitForMessage(timeout: .seconds(10), "the bot's QUIT") {

@@ -127,11 +127,11 @@ import Testing
             return
         }
         let unit = try String(contentsOfFile: "\(Self.packageRoot)/deploy/onthemap-bot.service", encoding: .utf8)
-        #expect(unit.contains("/opt/onthemap/onthemap-bot"))
+        #expect(unit.contains("/usr/bin/onthemap-bot"))
         let folder = try TemporaryDirectory(prefix: "systemd-unit")
         // The real binary is not installed here: point ExecStart/ExecStartPre at an existing one.
         let path = folder.file("onthemap-bot.service")
-        try unit.replacingOccurrences(of: "/opt/onthemap/onthemap-bot", with: "/bin/true")
+        try unit.replacingOccurrences(of: "/usr/bin/onthemap-bot", with: "/bin/true")
             .write(toFile: path, atomically: true, encoding: .utf8)
         let (status, output) = try await runProcess(analyze, ["verify", path])
         #expect(status == 0, "\(output)")
@@ -141,7 +141,7 @@ import Testing
         // The check catches mistakes: a misspelt key is named.
         let broken = folder.file("broken/onthemap-bot.service")
         try FileManager.default.createDirectory(atPath: folder.file("broken"), withIntermediateDirectories: true)
-        try unit.replacingOccurrences(of: "/opt/onthemap/onthemap-bot", with: "/bin/true")
+        try unit.replacingOccurrences(of: "/usr/bin/onthemap-bot", with: "/bin/true")
             .replacingOccurrences(of: "NoNewPrivileges=", with: "NoNewPrivilege=")
             .write(toFile: broken, atomically: true, encoding: .utf8)
         let (_, brokenOutput) = try await runProcess(analyze, ["verify", broken])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import Logging
 import OnTheMapPlugins
@@ -19,10 +20,24 @@ public struct OnTheMapCommand: AsyncParsableCommand {
     public init() {}
 }
 
-/// The bot's version, shown by `--version` and CTCP VERSION.
+/// The bot's version, shown by `--version`, CTCP VERSION and the owner's `status`. The release
+/// number lives here only: `scripts/package` reads it from `onthemap-bot --version`, and
+/// CHANGELOG.md describes each number.
 public enum BotVersion {
-    public static let current = "0.1.0"
-    public static let ctcpReply = "OnTheMapBot \(current) (Swift)"
+    /// The release number (semantic versioning).
+    public static let number = "1.0.0"
+
+    /// The number and the git commit the build came from: "1.0.0 (commit 4ad97e0c1f2b)", or
+    /// "1.0.0 (built outside git)" when the sources were not a git checkout.
+    public static let current = describe(number: number, commit: BuildInfo.commit)
+
+    /// The CTCP VERSION answer: the same number and commit.
+    public static let ctcpReply = "OnTheMapBot \(current), Swift"
+
+    static func describe(number: String, commit: String?) -> String {
+        guard let commit else { return "\(number) (built outside git)" }
+        return "\(number) (commit \(commit))"
+    }
 }
 
 /// Options every subcommand that reads the config shares.
@@ -30,8 +45,8 @@ struct ConfigOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "The YAML config file.")
     var config: String = "config/onthemap.yaml"
 
-    func load() throws -> BotConfiguration {
-        try report { () throws(ConfigError) in try ConfigLoader.load(path: config) }
+    func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> BotConfiguration {
+        try report { () throws(ConfigError) in try ConfigLoader.load(path: config, environment: environment) }
     }
 
     /// Loads only what the service layer needs (the `irc:` section may be missing or incomplete).
@@ -58,12 +73,42 @@ struct CheckConfigCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ConfigOptions
 
+    @Option(
+        name: .customLong("as-user"),
+        help: "Checks as this user, the service's (run as root): files it cannot read are problems.")
+    var asUser: String?
+
     func run() async throws {
-        let config = try options.load()
+        var environment = ProcessInfo.processInfo.environment
+        var credentialCopy: String?
+        if let asUser {
+            do {
+                environment = try ServiceUser.become(asUser, environment: environment)
+                credentialCopy = environment[ConfigCredentials.directoryVariable]
+            } catch {
+                var stderr = StandardError()
+                print("check-config cannot check as \(asUser): \(error)", to: &stderr)
+                throw BotExitStatus.exit(BotExitStatus.configuration)
+            }
+        }
+        defer { if let credentialCopy { try? FileManager.default.removeItem(atPath: credentialCopy) } }
+        let config = try options.load(environment: environment)
         // The files the installation must have beside the executable for this config.
         _ = try RunCommand.installedFiles(
             for: config, logger: Logger(label: "onthemap.check", factory: { _ in SwiftLogNoOpLogHandler() }))
-        print("\(options.config) is valid.")
+        // The web listener's certificate and key, which `run` reads only once it starts listening.
+        let unreadable = [("web.tls_cert", config.web.tlsCert), ("web.tls_key", config.web.tlsKey)].filter {
+            config.web.enabled && !$0.1.isEmpty && !FileManager.default.isReadableFile(atPath: $0.1)
+        }
+        if !unreadable.isEmpty {
+            var stderr = StandardError()
+            print("The config \(options.config) has problems:", to: &stderr)
+            for (key, file) in unreadable {
+                print("  - \(key): the file \(file) cannot be read\(asUser.map { " by \($0)" } ?? "")", to: &stderr)
+            }
+            throw BotExitStatus.exit(BotExitStatus.configuration)
+        }
+        print("\(options.config) is valid\(asUser.map { " for the user \($0)" } ?? "").")
         for network in config.networks {
             let irc = network.irc
             print(

@@ -14,7 +14,8 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Reads and checks the YAML config. Environment variables override any key (see
 /// ``ConfigEnvironment``: `ONTHEMAP_IRC__SASL__PASSWORD`), and the secrets also by shorter names:
-/// `ONTHEMAP_SASL_PASSWORD`, `ONTHEMAP_SERVER_PASSWORD`, `ONTHEMAP_POSTGRES_URL`.
+/// `ONTHEMAP_SASL_PASSWORD`, `ONTHEMAP_SERVER_PASSWORD`, `ONTHEMAP_POSTGRES_URL`, or as systemd
+/// credentials (``ConfigCredentials``).
 public enum ConfigLoader {
     /// "host:port" split, or nil when it is not that.
     public static func hostAndPort(_ text: String) -> (String, Int)? { ConfigCheck.hostAndPort(text) }
@@ -26,6 +27,8 @@ public enum ConfigLoader {
         ("ONTHEMAP_POSTGRES_URL", "service.postgres_url"),
     ]
 
+    /// Reads the config file; the secrets in `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`,
+    /// see ``ConfigCredentials``) count as their environment variables.
     public static func load(
         path: String, environment: [String: String] = ProcessInfo.processInfo.environment, requireIRC: Bool = true
     ) throws(ConfigError) -> BotConfiguration {
@@ -35,6 +38,8 @@ public enum ConfigLoader {
         } catch {
             throw ConfigError(problems: [.init(key: "", message: error.reason)])
         }
+        let (environment, credentialProblems) = ConfigCredentials.environment(adding: environment)
+        if !credentialProblems.isEmpty { throw ConfigError(problems: credentialProblems) }
         return try parse(yaml: text, environment: environment, requireIRC: requireIRC)
     }
 
@@ -298,6 +303,15 @@ private struct ConfigCheck {
     }
 
     mutating func validateServices(_ config: BotConfiguration) {
+        if config.service.backend == .postgres && !BuildFeatures.has(.postgres) {
+            problem("service.backend", BuildFeatures.Missing(feature: .postgres).description)
+        }
+        if config.service.backend == .udacity && !BuildFeatures.has(.udacity) {
+            problem("service.backend", BuildFeatures.Missing(feature: .udacity).description)
+        }
+        if config.geocoder.kind == .nominatim && !BuildFeatures.has(.udacity) {
+            problem("geocoder.kind", BuildFeatures.Missing(feature: .udacity).description)
+        }
         switch config.service.backend {
         case .local:
             if config.service.database.isEmpty {

@@ -1,9 +1,14 @@
 import Foundation
-import HTTPBackends
 import Logging
 import OnTheMapService
-import PostgresDirectory
 import SQLiteDirectory
+
+#if postgres
+    import PostgresDirectory
+#endif
+#if udacity
+    import HTTPBackends
+#endif
 
 /// The service layer a config asks for: the directory backend and the geocoder.
 public struct ServiceStack: Sendable {
@@ -53,19 +58,27 @@ public struct ServiceStack: Sendable {
             }
             (directory, accounts, state, pinChanges) = (sqlite, sqlite, sqlite, nil)
         case .postgres:
-            let postgres = try await PostgresStudentDirectory.connect(
-                url: service.postgresURL, options: options, logger: logger.withLabel("onthemap.postgres"))
-            (directory, accounts, state, pinChanges) = (postgres, postgres, postgres, postgres)
-            closers.append { await postgres.shutdown() }
+            #if postgres
+                let postgres = try await PostgresStudentDirectory.connect(
+                    url: service.postgresURL, options: options, logger: logger.withLabel("onthemap.postgres"))
+                (directory, accounts, state, pinChanges) = (postgres, postgres, postgres, postgres)
+                closers.append { await postgres.shutdown() }
+            #else
+                throw BuildFeatures.Missing(feature: .postgres)
+            #endif
         case .udacity:
-            let udacity = try UdacityStudentDirectory(
-                configuration: .init(
-                    baseURL: service.udacityURL,
-                    signUpURL: service.signupURL.isEmpty
-                        ? UdacityStudentDirectory.Configuration.defaultSignUpURL : service.signupURL),
-                logger: logger.withLabel("onthemap.udacity"))
-            (directory, accounts, state, pinChanges) = (udacity, nil, nil, nil)
-            closers.append { await udacity.shutdown() }
+            #if udacity
+                let udacity = try UdacityStudentDirectory(
+                    configuration: .init(
+                        baseURL: service.udacityURL,
+                        signUpURL: service.signupURL.isEmpty
+                            ? UdacityStudentDirectory.Configuration.defaultSignUpURL : service.signupURL),
+                    logger: logger.withLabel("onthemap.udacity"))
+                (directory, accounts, state, pinChanges) = (udacity, nil, nil, nil)
+                closers.append { await udacity.shutdown() }
+            #else
+                throw BuildFeatures.Missing(feature: .udacity)
+            #endif
         }
         let geocoder: any Geocoder
         var placeLevels: (any PlaceLevelFinder)?
@@ -88,11 +101,15 @@ public struct ServiceStack: Sendable {
             geocoder = background
             placeLevels = background
         case .nominatim:
-            let nominatim = try NominatimGeocoder(
-                configuration: .init(baseURL: config.geocoder.nominatimURL, userAgent: config.geocoder.userAgent),
-                logger: logger.withLabel("onthemap.nominatim"))
-            geocoder = nominatim
-            closers.append { await nominatim.shutdown() }
+            #if udacity
+                let nominatim = try NominatimGeocoder(
+                    configuration: .init(baseURL: config.geocoder.nominatimURL, userAgent: config.geocoder.userAgent),
+                    logger: logger.withLabel("onthemap.nominatim"))
+                geocoder = nominatim
+                closers.append { await nominatim.shutdown() }
+            #else
+                throw BuildFeatures.Missing(feature: .udacity)
+            #endif
         }
         if placeLevels == nil, loadPlaceLevels ?? loadGeocoder {
             // Pins are coarsened to the gazetteer's places whichever geocoder resolves them.
