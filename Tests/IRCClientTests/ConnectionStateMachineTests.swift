@@ -330,6 +330,24 @@ struct ConnectionStateMachineTests {
         #expect(Self.described(machine.tick(at: Self.at(14))).isEmpty)
     }
 
+    /// A kick from a channel the server spells otherwise is a kick from a wanted channel when the
+    /// server's casemapping says the names are one (`[` is `{` under rfc1459, the default), and not
+    /// once the server announces `CASEMAPPING=ascii`.
+    @Test func aKickIsMatchedToTheWantedChannelUnderTheServersCasemapping() {
+        var machine = Self.registered(Self.configuration(channels: ["#Foo[1]"]))
+        _ = Self.receive(":bot!otm@h JOIN #foo{1}", into: &machine)
+        _ = Self.receive(":op!o@h KICK #foo{1} bot :behave", into: &machine, at: 10)
+        #expect(Self.described(machine.tick(at: Self.at(13))) == ["queue JOIN #Foo[1]"])
+
+        var ascii = Self.registered(Self.configuration(channels: ["#Foo[1]"]))
+        _ = Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &ascii)
+        _ = Self.receive(":bot!otm@h JOIN #foo{1}", into: &ascii)
+        _ = Self.receive(":op!o@h KICK #foo{1} bot :behave", into: &ascii, at: 10)
+        #expect(Self.described(ascii.tick(at: Self.at(13))).isEmpty)
+        _ = Self.receive(":op!o@h KICK #FOO[1] bot :behave", into: &ascii, at: 20)
+        #expect(Self.described(ascii.tick(at: Self.at(23))) == ["queue JOIN #Foo[1]"])
+    }
+
     @Test func aRefusedJoinIsRetriedLaterAndAPartedChannelIsNot() {
         var machine = Self.registered()
         #expect(

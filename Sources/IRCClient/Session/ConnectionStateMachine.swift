@@ -82,6 +82,8 @@ struct ConnectionStateMachine: Sendable {
         currentNick = configuration.nick
         identityTracker = IdentityTracker()
         channels.connectionStarted()
+        // Until this server says how it compares names, the default casemapping holds.
+        channels.setCaseMapping(identityTracker.serverSupport.caseMapping)
         nextNickRegain = nil
         var actions: [ConnectionAction] = []
         resetPresence(into: &actions)
@@ -109,7 +111,9 @@ struct ConnectionStateMachine: Sendable {
             logger.warning("\(configuration.host): \(notice)")
         }
         var actions: [ConnectionAction] = []
-        if let departure = SendQueue.Departure(message) { actions.append(.dropQueuedLines(departure)) }
+        if let departure = SendQueue.Departure(message, caseMapping: identityTracker.serverSupport.caseMapping) {
+            actions.append(.dropQueuedLines(departure))
+        }
         actions.append(.emit(.message(message)))
         for change in changes { actions.append(.emit(.identity(change))) }
         dispatch(message, ownNickBefore: nickBefore, at: now, into: &actions)
@@ -211,6 +215,7 @@ struct ConnectionStateMachine: Sendable {
             support.apply(message)
             identityTracker.updateServerSupport(support)
             serverSupportChanged(support)
+            channels.setCaseMapping(support.caseMapping)
         case "730", "731", "734", "600", "601", "604", "605", "512":
             presenceReported(message, at: now, into: &actions)
         case "311", "317", "330", "318", "401":

@@ -1,5 +1,6 @@
 import BotKit
 import Foundation
+import IRCProtocol
 import Yams
 
 /// One thing wrong with a config file, named plainly: the dotted key path ("irc.port", "" for the
@@ -211,8 +212,9 @@ private struct ConfigCheck {
                     "the key of \(channel.name) must be one word of printable characters without commas or a leading :")
             }
         }
-        let joined = Set(irc.channels.map { $0.name.lowercased() })
-        for channel in irc.announceTo where !joined.contains(channel.lowercased()) {
+        // Before the server says how it compares names: the default casemapping (rfc1459).
+        let joined = irc.channels.map(\.name)
+        for channel in irc.announceTo where !joined.contains(where: { CaseMapping.rfc1459.equals($0, channel) }) {
             problem(
                 "\(p).announce_to", "\(channel) is not in \(p).channels: the bot can only announce in channels it joins"
             )

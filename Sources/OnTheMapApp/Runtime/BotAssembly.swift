@@ -114,8 +114,9 @@ public enum BotAssembly {
     static func routerSettings(config: BotConfiguration, network: String? = nil) -> CommandRouter.Settings {
         let chosen = network.flatMap(config.network(named:))
         let irc = chosen?.irc ?? config.irc
+        // Channel names as written: the router compares them under the server's casemapping.
         let disabled = Dictionary(
-            config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
+            config.plugins.disabledIn.map { (key: $0.key, value: Set($0.value)) },
             uniquingKeysWith: { a, b in a.union(b) })
         var settings = CommandRouter.Settings(
             prefix: irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)

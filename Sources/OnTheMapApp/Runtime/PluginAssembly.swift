@@ -1,4 +1,5 @@
 import BotKit
+import IRCProtocol
 import OnTheMapPlugins
 import OnTheMapService
 
@@ -38,7 +39,8 @@ public enum PluginAssembly {
     /// is named in front ("libera@irc.libera.chat:6697/#class"), so that two networks of one bot never
     /// share state, and the state of a bot configured with `irc:` alone keeps its name.
     static func instanceName(network: String, server: String, port: Int, channels: [String]) -> String {
-        let folded = Set(channels.map { $0.lowercased() }).sorted().joined(separator: ",")
+        // Folded as a server does before it says otherwise (rfc1459): `#Foo[1]` and `#foo{1}` are one.
+        let folded = Set(channels.map { CaseMapping.rfc1459.lowercased($0) }).sorted().joined(separator: ",")
         let place = "\(server.lowercased()):\(port)/\(folded)"
         return network == BotConfiguration.defaultNetworkName ? place : "\(network)@\(place)"
     }
