@@ -1,6 +1,6 @@
 import BotTesting
 import Foundation
-import OnTheMapApp
+@testable import OnTheMapApp
 import OnTheMapPlugins
 import Testing
 
@@ -143,9 +143,13 @@ import Testing
     @Test func plaintextMustBeExplicit() throws {
         let config = try ConfigLoader.parse(yaml: Self.minimal + "\n  tls: false\n  port: 6667\n")
         #expect(!config.irc.tls)
+        // With tls: false, a fingerprint (or CA file) is what an STS upgrade trusts: accepted.
+        let pinned = Self.minimal + "\n  tls: false\n  tls_fingerprint: \(String(repeating: "a", count: 64))\n"
+        #expect(!problems(pinned).contains { $0.key == "irc.tls" })
         #expect(
-            problems(Self.minimal + "\n  tls: false\n  tls_fingerprint: \(String(repeating: "a", count: 64))\n")
-                .contains { $0.key == "irc.tls" })
+            CheckConfigCommand.transport(of: try ConfigLoader.parse(yaml: pinned).irc)
+                == "WITHOUT TLS (plaintext) until the server offers STS; the upgrade to TLS trusts the certificate with tls_fingerprint"
+        )
     }
 
     @Test func nominatimNeedsAUserAgent() {

@@ -233,9 +233,8 @@ private struct ConfigCheck {
                 problem("\(p).tls_fingerprint", "must be a SHA-256 fingerprint: 64 hex digits (colons allowed)")
             }
         }
-        if !irc.tls && (!irc.tlsCAFile.isEmpty || !irc.tlsFingerprint.isEmpty) {
-            problem("\(p).tls", "is false, but tls_ca_file or tls_fingerprint is set: turn TLS on or remove them")
-        }
+        // With tls: false, tls_ca_file and tls_fingerprint are what the TLS connection of an STS
+        // upgrade trusts (the server offered `sts=port=…` in plaintext); check-config says so.
         for (key, file) in [
             ("\(p).tls_ca_file", irc.tlsCAFile), ("\(p).tls_client_cert", irc.tlsClientCert),
             ("\(p).tls_client_key", irc.tlsClientKey),
