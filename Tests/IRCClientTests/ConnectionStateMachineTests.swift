@@ -348,6 +348,29 @@ struct ConnectionStateMachineTests {
         #expect(Self.described(ascii.tick(at: Self.at(23))) == ["queue JOIN #Foo[1]"])
     }
 
+    /// A server that names a bot mode in ISUPPORT (after 001, as servers send it) gets `MODE bot +B`
+    /// once per connection; the server's MODE reply confirms it, a later `-B` is followed too.
+    @Test func theBotModeTheServerNamesIsSetOncePerConnection() {
+        var machine = Self.registered()
+        #expect(machine.botMode == nil)
+        #expect(
+            Self.receive(":srv 005 bot BOT=B CASEMAPPING=rfc1459 :are supported by this server", into: &machine) == [
+                "queue MODE bot +B"
+            ])
+        #expect(machine.botMode == BotMode(mode: "B", isSet: false))
+        #expect(Self.receive(":srv 005 bot BOT=B :are supported by this server", into: &machine).isEmpty)
+        _ = Self.receive(":bot MODE bot :+iB", into: &machine)
+        #expect(machine.botMode == BotMode(mode: "B", isSet: true))
+        _ = Self.receive(":srv MODE bot :-B", into: &machine)
+        #expect(machine.botMode == BotMode(mode: "B", isSet: false))
+        _ = machine.connected(at: Self.at(100))
+        #expect(machine.botMode == nil)
+
+        var plain = Self.registered()
+        #expect(Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &plain).isEmpty)
+        #expect(plain.botMode == nil)
+    }
+
     @Test func aRefusedJoinIsRetriedLaterAndAPartedChannelIsNot() {
         var machine = Self.registered()
         #expect(

@@ -230,8 +230,12 @@ public final class BotControl: Sendable {
         let channels = await client.joinedChannels.sorted()
         let link = "\(irc.server):\(irc.port)\(irc.tls ? " over TLS" : " WITHOUT TLS")"
         let state = registered ? "registered" : stopped ? "LEFT (stopped)" : "NOT registered"
+        var botMode = ""
+        if registered, let mode = await client.botMode {
+            botMode = mode.isSet ? " (bot mode +\(mode.mode))" : " (bot mode +\(mode.mode) asked for, not confirmed)"
+        }
         return
-            "\(state) on \(link) as \(await client.currentNick); channels: \(channels.isEmpty ? "none" : channels.joined(separator: ", "))"
+            "\(state) on \(link) as \(await client.currentNick)\(botMode); channels: \(channels.isEmpty ? "none" : channels.joined(separator: ", "))"
     }
 
     /// Sessions, ignored masks and queued lines of this network.
