@@ -224,6 +224,11 @@ private struct ConfigCheck {
                 "\(p).owners[\(index)]",
                 "\"\(owner)\" is neither a services account (account:NAME) nor a nick!user@host mask")
         }
+        if irc.contact.count > 100
+            || irc.contact.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            problem("\(p).contact", "must be one line of at most 100 characters, like an email address or a nick")
+        }
         if irc.commandPrefix.isEmpty || irc.commandPrefix.count > 3 || irc.commandPrefix.contains(" ") {
             problem("\(p).command_prefix", "must be 1 to 3 characters without spaces, like !")
         }

@@ -8,8 +8,8 @@ public enum PluginAssembly {
     /// Every plugin a config can enable, in `!help` order: the class plugins, then help/ping.
     public static let registrations: [ClassPluginRegistration] =
         ClassPlugins.all + [
-            ClassPluginRegistration("help", settings: NoSettings.self) { _, _ in
-                CorePlugin(aboutLines: BotAssembly.aboutLines)
+            ClassPluginRegistration("help", settings: NoSettings.self) { services, _ in
+                CorePlugin(aboutLines: BotAssembly.aboutLines(contact: services.settings.contact))
             }
         ]
 
@@ -29,7 +29,7 @@ public enum PluginAssembly {
             webMapURL: config.web.enabled && !config.web.publicURL.isEmpty ? config.web.publicURL : nil,
             commandPrefix: irc.commandPrefix, pagingCap: config.service.udacityMaxPins,
             instanceName: instanceName(network: name, server: irc.server, port: irc.port, channels: announceChannels),
-            networkName: name, privacy: config.privacyPolicy)
+            networkName: name, privacy: config.privacyPolicy, contact: irc.contact.isEmpty ? nil : irc.contact)
     }
 
     /// What names a bot instance for the state it keeps (announcement ledger, sessions, open posts,
