@@ -114,6 +114,41 @@ struct ConnectionStateMachineTests {
         #expect(Self.receive(":srv 001 bot :Welcome", into: &machine).contains("emit registered(nick: \"bot\")"))
     }
 
+    /// Services were down when the client registered (no `sasl` offered); when they come back
+    /// (`CAP NEW sasl`) the client logs in then. A client whose password the server refused does not
+    /// try again.
+    @Test func saslOfferedAnewAfterRegistrationLogsInThen() {
+        let sasl = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "secret")
+        var machine = Self.machine(Self.configuration(sasl: sasl))
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv CAP * LS :multi-prefix", ":srv CAP * ACK :multi-prefix", into: &machine)
+        _ = Self.receive(":srv 001 bot :Welcome", into: &machine)
+        #expect(machine.account == nil)
+        #expect(Self.receive(":srv CAP bot NEW :sasl=PLAIN", into: &machine) == ["write CAP REQ sasl"])
+        #expect(Self.receive(":srv CAP bot ACK :sasl", into: &machine) == ["write AUTHENTICATE PLAIN"])
+        #expect(
+            Self.receive("AUTHENTICATE +", into: &machine) == [
+                "write AUTHENTICATE \(SASLPayload.base64(Array("bot\0bot\0secret".utf8)))"
+            ])
+        #expect(
+            Self.receive(":srv 900 bot bot!otm@h bot :You are now logged in", into: &machine) == [
+                "emit loggedIn(account: \"bot\")"
+            ])
+        #expect(Self.receive(":srv 903 bot :SASL successful", into: &machine).isEmpty)
+        #expect(machine.account == "bot")
+        // Logged in: a later CAP NEW sasl changes nothing.
+        _ = Self.receive(":srv CAP bot DEL :sasl", into: &machine)
+        #expect(Self.receive(":srv CAP bot NEW :sasl=PLAIN", into: &machine).isEmpty)
+
+        let refused = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "wrong")
+        var wrong = Self.machine(Self.configuration(sasl: refused))
+        _ = wrong.connected(at: Self.at(0))
+        _ = Self.receive(":srv CAP * LS :sasl", ":srv CAP * ACK :sasl", "AUTHENTICATE +", into: &wrong)
+        _ = Self.receive(":srv 904 bot :SASL authentication failed", ":srv 001 bot :Welcome", into: &wrong)
+        _ = Self.receive(":srv CAP bot DEL :sasl", into: &wrong)
+        #expect(Self.receive(":srv CAP bot NEW :sasl=PLAIN", into: &wrong).isEmpty)
+    }
+
     @Test func aSASLFailureIsReportedOnceAndNotTriedOnTheNextConnection() {
         let sasl = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "wrong")
         var machine = Self.machine(Self.configuration(sasl: sasl))
@@ -369,6 +404,23 @@ struct ConnectionStateMachineTests {
         var plain = Self.registered()
         #expect(Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &plain).isEmpty)
         #expect(plain.botMode == nil)
+    }
+
+    /// Standard replies from the server are logged with their command, code, context and text.
+    @Test func standardRepliesAreLoggedWithTheirCodeAndText() {
+        let record = LogRecord()
+        var machine = ConnectionStateMachine(configuration: Self.configuration(), logger: record.logger())
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine)
+        _ = Self.receive(
+            ":srv FAIL JOIN CHANNEL_NAME_TOO_LONG #aaaa :Channel name is too long",
+            ":srv WARN REHASH CERTS_EXPIRED :Certificate expired",
+            ":srv NOTE * OPER_MESSAGE :The server is restarting soon", into: &machine)
+        #expect(
+            record.contains(
+                "warning irc.example says FAIL JOIN CHANNEL_NAME_TOO_LONG (#aaaa): Channel name is too long"))
+        #expect(record.contains("warning irc.example says WARN REHASH CERTS_EXPIRED: Certificate expired"))
+        #expect(record.contains("info irc.example says NOTE * OPER_MESSAGE: The server is restarting soon"))
     }
 
     @Test func aRefusedJoinIsRetriedLaterAndAPartedChannelIsNot() {

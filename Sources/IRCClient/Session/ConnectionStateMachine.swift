@@ -223,6 +223,8 @@ struct ConnectionStateMachine: Sendable {
             askForBotMode(into: &actions)
         case "MODE", "221":
             ownModesChanged(message)
+        case "FAIL", "WARN", "NOTE":
+            standardReply(message)
         case "730", "731", "734", "600", "601", "604", "605", "512":
             presenceReported(message, at: now, into: &actions)
         case "311", "317", "330", "318", "401":
@@ -279,6 +281,22 @@ struct ConnectionStateMachine: Sendable {
         if !namesEqual(nick, configuration.nick) { nextNickRegain = now + configuration.retry.nickRegainInterval }
         actions.append(.startSending)
         askForBotMode(into: &actions)
+    }
+
+    /// A standard reply (`FAIL`/`WARN`/`NOTE <command> <code> [context…] :text`): logged with its
+    /// command, code, context and text (a FAIL and a WARN as warnings, a NOTE as information).
+    private func standardReply(_ message: IRCMessage) {
+        let parameters = message.parameters
+        guard parameters.count >= 3 else { return }
+        let context = parameters.dropFirst(2).dropLast().joined(separator: " ")
+        // The text may quote what was sent: no credentials or secret links reach the log.
+        let said = parameters[parameters.count - 1]
+        let text = LogRedaction.isSensitive(said) ? "<redacted>" : LogRedaction.redactingSecrets(said) ?? said
+        let line =
+            "\(configuration.host) says \(message.command) \(parameters[0]) \(parameters[1])"
+            + (context.isEmpty ? "" : " (\(LogRedaction.redactingSecrets(context) ?? context))") + ": \(text)"
+        let safe = TextSanitizer.singleLine(line)
+        if message.command == "NOTE" { logger.info("\(safe)") } else { logger.warning("\(safe)") }
     }
 
     /// Once registered on a server that names a bot mode (usually in the 005 lines after 001):
