@@ -16,10 +16,11 @@ public struct CapabilityNegotiator: Sendable {
         case end
     }
 
-    /// Capabilities the client understands.
+    /// Capabilities the client understands. With `extended-monitor`, the ACCOUNT and CHGHOST of
+    /// nicks watched with MONITOR arrive even when they share no channel with the client.
     public static let supported: Set<String> = [
         "sasl", "message-tags", "server-time", "account-tag", "extended-join", "account-notify", "chghost",
-        "multi-prefix", "cap-notify", "userhost-in-names",
+        "multi-prefix", "cap-notify", "userhost-in-names", "extended-monitor",
     ]
 
     /// The most capabilities kept from what a server offers (real servers offer a few dozen), and
