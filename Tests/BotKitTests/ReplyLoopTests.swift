@@ -43,7 +43,9 @@ import Testing
         let bot = makeBot()
         #expect(
             await bot.dm("hello there", as: "alice") == [
-                OutgoingText(.notice, to: "alice", text: "Hi! I am a class map bot. Try !help for what I can do.")
+                OutgoingText(
+                    .notice, to: "alice", text: "Hi! I am a class map bot. Try !help for what I can do.",
+                    fairnessGroup: "h:alice.example")
             ])
         #expect(await bot.dm("!frobnicate", as: "alice").map(\.kind) == [.notice])
         #expect(await bot.dm("!ping", as: "alice").map(\.kind) == [.privmsg], "a command's answer stays a message")

@@ -79,7 +79,9 @@ final class CallLog: Sendable {
         let replies = await bot.say("!echo hello world", in: "#class", as: "alice")
         #expect(
             replies == [
-                OutgoingText(.privmsg, to: "#class", text: "alice: hello world", fairnessKey: "alice")
+                OutgoingText(
+                    .privmsg, to: "#class", text: "alice: hello world", fairnessKey: "alice",
+                    fairnessGroup: "h:alice.example")
             ])
     }
 
@@ -114,7 +116,7 @@ final class CallLog: Sendable {
     @Test func privateMessagesAcceptBareCommandsAndReplyPrivately() async {
         let bot = makeBot()
         let replies = await bot.dm("echo psst", as: "carol")
-        #expect(replies == [OutgoingText(.privmsg, to: "carol", text: "psst")])
+        #expect(replies == [OutgoingText(.privmsg, to: "carol", text: "psst", fairnessGroup: "h:carol.example")])
         let chatter = await bot.dm("hello there", as: "carol")
         #expect(chatter.count == 1)
         #expect(chatter.first?.text.contains("!help") == true)
@@ -202,6 +204,32 @@ final class CallLog: Sendable {
         #expect(await bot.dm("!echo hi", as: "lee").map(\.text) == ["hi"])
         bot.clock.advance(by: .seconds(301))
         #expect(await bot.dm("!echo back", as: "kim").map(\.text) == ["back"])
+    }
+
+    @Test func aCrowdOfConnectionsFromOneAddressSharesOneBudget() async {
+        // Every connection has its own nick and user name, which the per-user rule keys on; the
+        // address they share holds 40 commands, then one a second, and only 3 refusals a minute are
+        // told (the rest are silent, so refusing a crowd does not fill the send queue).
+        let bot = makeBot()
+        func crowd(_ index: Int) -> UserIdentity {
+            UserIdentity(nick: "crowd\(index)", user: "~c\(index)", host: "2001:db8:5:7:\(index % 9)::1")
+        }
+        for index in 0..<40 {
+            let answer = await bot.say("!echo \(index)", from: crowd(index), origin: .privateMessage)
+            #expect(answer.map(\.text) == ["\(index)"])
+            #expect(answer.first?.fairnessGroup == "h:2001:db8:5:7::/64")
+        }
+        for index in 40..<43 {
+            let refused = await bot.say("!echo \(index)", from: crowd(index), origin: .privateMessage)
+            #expect(refused.first?.kind == .notice)
+            #expect(refused.first?.text.hasPrefix("Too many commands are coming from your address") == true)
+        }
+        #expect(await bot.say("!echo 43", from: crowd(43), origin: .privateMessage).isEmpty)
+        #expect(probe.log.all == (0..<40).map { "echo:\($0)" })
+        // A student elsewhere is served as ever.
+        #expect(await bot.dm("!echo hi", as: "ada").map(\.text) == ["hi"])
+        bot.clock.advance(by: .seconds(2))
+        #expect(await bot.say("!echo 44", from: crowd(44), origin: .privateMessage).map(\.text) == ["44"])
     }
 
     @Test func handlerErrorsBecomeOneHumanLine() async {
@@ -302,7 +330,11 @@ final class CallLog: Sendable {
         let bot = makeBot(.init(version: "OnTheMapBot test"))
         #expect(await bot.say("!ping", in: "#class", as: "sam").map(\.text) == ["sam: pong"])
         let version = await bot.dm("\u{01}VERSION\u{01}", as: "sam")
-        #expect(version == [OutgoingText(.notice, to: "sam", text: "\u{01}VERSION OnTheMapBot test\u{01}")])
+        #expect(
+            version == [
+                OutgoingText(
+                    .notice, to: "sam", text: "\u{01}VERSION OnTheMapBot test\u{01}", fairnessGroup: "h:sam.example")
+            ])
         let ping = await bot.dm("\u{01}PING 12345\u{01}", as: "sam")
         #expect(ping.map(\.text) == ["\u{01}PING 12345\u{01}"])
         let time = await bot.dm("\u{01}TIME\u{01}", as: "sam")

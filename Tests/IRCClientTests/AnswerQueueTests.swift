@@ -44,6 +44,26 @@ struct AnswerQueueTests {
         #expect(Self.drain(&queue) == ["PRIVMSG erin hello"])
     }
 
+    @Test func linesForANickTheServerSaysIsGoneAreDropped() throws {
+        // Someone who asked privately and left without sharing a channel: the bot sees no QUIT, but
+        // the server's 401 to the first line sent them (or MONITOR's offline notice) drops the rest.
+        var queue = SendQueue(capacity: 100)
+        for (index, nick) in ["Gone1", "Gone1", "gone2", "erin"].enumerated() {
+            let line = Self.answer("line \(index)", to: nick)
+            queue.enqueue(line.line, fairnessKey: nick.lowercased(), answer: line, ticket: index)
+        }
+        let noSuchNick = SendQueue.Departure.announced(
+            by: try Self.message(":irc.test 401 MapBot GONE1 :No such nick/channel"))
+        #expect(noSuchNick == [.quit(nick: "gone1")])
+        for departure in noSuchNick { queue.dropLines(of: departure) }
+        let offline = SendQueue.Departure.announced(by: try Self.message(":irc.test 731 MapBot :gone2,other!o@h"))
+        #expect(offline == [.quit(nick: "gone2"), .quit(nick: "other")])
+        for departure in offline { queue.dropLines(of: departure) }
+        #expect(queue.takeDroppedTickets() == [0, 1, 2])
+        #expect(Self.drain(&queue) == ["PRIVMSG erin :line 3"])
+        #expect(SendQueue.Departure.announced(by: try Self.message(":irc.test 372 MapBot :- motd")).isEmpty)
+    }
+
     @Test func channelAnswersForAnAskerWhoQuitAreDroppedInEveryChannel() throws {
         var queue = SendQueue(capacity: 100)
         Self.ask(&queue, "Berlin", in: "#class", by: "Dave")

@@ -111,6 +111,44 @@ struct FairSendQueueTests {
         #expect(Self.drain(&queue) == ["a1"])
     }
 
+    @Test func groupsAreServedRoundRobinBeforeTheirKeys() {
+        // 400 connections from one address, each with lines waiting, take one turn together: a
+        // bystander from elsewhere is served after at most one of their lines.
+        var queue = SendQueue(capacity: 2000)
+        for index in 0..<400 {
+            queue.enqueue("crowd\(index) a", fairnessKey: "crowd\(index)", fairnessGroup: "h:203.0.113.9")
+            queue.enqueue("crowd\(index) b", fairnessKey: "crowd\(index)", fairnessGroup: "h:203.0.113.9")
+        }
+        #expect(queue.removeFirst() == "crowd0 a")
+        queue.enqueue("pong for ada", fairnessKey: "ada", fairnessGroup: "h:198.51.100.7")
+        #expect(queue.waitingGroupCount == 2)
+        #expect(queue.waitingKeyCount == 401)
+        #expect(queue.removeFirst() == "crowd1 a")
+        #expect(queue.removeFirst() == "pong for ada")
+        // Inside the group, its keys still take turns one line each.
+        #expect(Array(Self.drain(&queue).prefix(3)) == ["crowd2 a", "crowd3 a", "crowd4 a"])
+    }
+
+    @Test func studentsBehindOneAddressShareItsTurnsFairly() {
+        // A student asking for a lot does not hold up a classmate behind the same NAT address.
+        var queue = SendQueue(capacity: 100)
+        for index in 0..<5 { queue.enqueue("list\(index)", fairnessKey: "kim", fairnessGroup: "h:school") }
+        queue.enqueue("pong for lou", fairnessKey: "lou", fairnessGroup: "h:school")
+        queue.enqueue("pong for ada", fairnessKey: "ada", fairnessGroup: "h:home")
+        #expect(Self.drain(&queue) == ["list0", "pong for ada", "pong for lou", "list1", "list2", "list3", "list4"])
+    }
+
+    @Test func overflowDropsFromTheLongestGroupsLongestKey() {
+        var queue = SendQueue(capacity: 6)
+        queue.enqueue("c0 1", fairnessKey: "c0", fairnessGroup: "h:crowd")
+        for index in 0..<3 { queue.enqueue("c1 \(index)", fairnessKey: "c1", fairnessGroup: "h:crowd") }
+        queue.enqueue("ada0", fairnessKey: "ada", fairnessGroup: "h:ada")
+        queue.enqueue("ada1", fairnessKey: "ada", fairnessGroup: "h:ada")
+        // Full: the crowd's group (4 lines) pays, and in it c1, the key with the most.
+        #expect(queue.enqueue("bob0", fairnessKey: "bob", fairnessGroup: "h:bob") == 1)
+        #expect(Self.drain(&queue) == ["c0 1", "ada0", "bob0", "c1 1", "ada1", "c1 2"])
+    }
+
     @Test func removeAllEmptiesEveryLane() {
         var queue = SendQueue(capacity: 10)
         queue.enqueue("JOIN #a")

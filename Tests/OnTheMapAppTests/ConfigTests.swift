@@ -60,6 +60,20 @@ import Testing
         #expect(problems(Self.minimal + "\n  flood: {enabled: maybe}\n").map(\.key) == ["irc.flood.enabled"])
     }
 
+    @Test func theCommandBudgetOfAnAddressIsReadAndReachesTheRouter() throws {
+        let defaults = try ConfigLoader.parse(yaml: Self.minimal)
+        #expect(BotAssembly.routerSettings(config: defaults).userLimits?.hostBudget.burst == 40)
+        let school = try ConfigLoader.parse(
+            yaml: Self.minimal + "\nplugins:\n  commands_per_host: {burst: 120, per_minute: 200}\n")
+        #expect(school.plugins.commandsPerHost == .init(burst: 120, perMinute: 200))
+        let limits = BotAssembly.routerSettings(config: school).userLimits?.hostBudget
+        #expect(limits?.burst == 120 && limits?.perMinute == 200)
+        #expect(
+            problems(Self.minimal + "\nplugins:\n  commands_per_host: {burst: 0, per_minute: lots}\n").map(\.key) == [
+                "plugins.commands_per_host.burst", "plugins.commands_per_host.per_minute",
+            ])
+    }
+
     @Test func unknownKeysAreNamedWithASuggestion() {
         let found = problems(Self.minimal + "\n  nickname: Foo\n  alt-nicks: [x]\nextra: 1\n")
         #expect(found.contains { $0.key == "irc.nickname" && $0.message.contains("unknown key") })

@@ -86,17 +86,21 @@ public struct Invocation: Sendable {
     public func reply(lines: [String]) async {
         switch origin {
         case .privateMessage:
-            await transport.send(lines: lines.map { OutgoingText(.privmsg, to: sender.nick, text: $0) })
+            await transport.send(lines: lines.map { toSender(.privmsg, $0) })
         case .channel(let channel):
             let allowed = budget.take(lines.count, cap: channelLineCap)
             var outgoing = lines.prefix(allowed).map {
-                OutgoingText(.privmsg, to: channel, text: "\(sender.nick): \($0)", fairnessKey: sender.nick)
+                OutgoingText(
+                    .privmsg, to: channel, text: "\(sender.nick): \($0)", fairnessKey: sender.nick,
+                    fairnessGroup: fairnessGroup)
             }
             let dropped = lines.count - allowed
             if dropped > 0, budget.takeOverflowNotice() {
                 let hint =
                     "\(sender.nick): (\(dropped) more line\(dropped == 1 ? "" : "s") — ask me in a private message: /msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …"))"
-                outgoing.append(OutgoingText(.privmsg, to: channel, text: hint, fairnessKey: sender.nick))
+                outgoing.append(
+                    OutgoingText(
+                        .privmsg, to: channel, text: hint, fairnessKey: sender.nick, fairnessGroup: fairnessGroup))
             }
             await transport.send(lines: outgoing)
         }
@@ -109,12 +113,21 @@ public struct Invocation: Sendable {
 
     /// Several private lines.
     public func replyPrivately(lines: [String]) async {
-        await transport.send(lines: lines.map { OutgoingText(.privmsg, to: sender.nick, text: $0) })
+        await transport.send(lines: lines.map { toSender(.privmsg, $0) })
     }
 
     /// A NOTICE to the sender.
     public func notice(_ text: String) async {
-        await transport.send(OutgoingText(.notice, to: sender.nick, text: text))
+        await transport.send(toSender(.notice, text))
+    }
+
+    /// Where the sender connects from, for a send queue that shares its turns per host first: their
+    /// host (an IPv6 address by its /64) or services account, never their nick or user name, so that
+    /// many connections from one address take one turn together.
+    var fairnessGroup: String { sender.key(by: .network, caseMapping: caseMapping) }
+
+    private func toSender(_ kind: OutgoingText.Kind, _ text: String) -> OutgoingText {
+        OutgoingText(kind, to: sender.nick, text: text, fairnessGroup: fairnessGroup)
     }
 
     /// What the network says about a nick now (user, host, services account), when known.

@@ -104,6 +104,8 @@ public actor CommandRouter {
             limits.floodGuard.maxCommands = wanted.floodGuard.maxCommands
             limits.floodGuard.window = wanted.floodGuard.window
             limits.floodGuard.ignoreFor = wanted.floodGuard.ignoreFor
+            limits.hostBudget.burst = wanted.hostBudget.burst
+            limits.hostBudget.perMinute = wanted.hostBudget.perMinute
             updated.userLimits = limits
         }
         updated.ctcpBudget = settings.ctcpBudget
@@ -168,7 +170,28 @@ public actor CommandRouter {
             await transport.send(
                 OutgoingText(
                     .notice, to: line.sender.nick,
-                    text: "You are sending commands too fast; I will ignore you for \(Self.describe(duration)).")
+                    text: "You are sending commands too fast; I will ignore you for \(Self.describe(duration)).",
+                    fairnessGroup: placeKey(for: line.sender))
+            )
+            return
+        }
+        // However many connections and user names one address uses, they share one budget.
+        switch owner
+            ? .allow
+            : settings.userLimits?.hostBudget.register(placeKey(for: line.sender), at: clock.now())
+                ?? .allow
+        {
+        case .allow: break
+        case .refuse(let retryAfter, let tell):
+            guard tell else { return }
+            logger.notice(
+                "refusing commands from a busy host", metadata: ["user": "\(line.sender.mask)"])
+            await transport.send(
+                OutgoingText(
+                    .notice, to: line.sender.nick,
+                    text:
+                        "Too many commands are coming from your address right now; try again in \(Self.describe(retryAfter)).",
+                    fairnessGroup: placeKey(for: line.sender))
             )
             return
         }
@@ -429,10 +452,14 @@ public actor CommandRouter {
     private func reply(_ text: String, to line: IRCUserMessage, kind: OutgoingText.Kind = .privmsg) async {
         switch line.origin {
         case .privateMessage:
-            await transport.send(OutgoingText(kind, to: line.sender.nick, text: text))
+            await transport.send(
+                OutgoingText(kind, to: line.sender.nick, text: text, fairnessGroup: placeKey(for: line.sender)))
         case .channel(let channel):
             let addressed = "\(line.sender.nick): \(text)"
-            await transport.send(OutgoingText(kind, to: channel, text: addressed, fairnessKey: line.sender.nick))
+            await transport.send(
+                OutgoingText(
+                    kind, to: channel, text: addressed, fairnessKey: line.sender.nick,
+                    fairnessGroup: placeKey(for: line.sender)))
         }
     }
 
@@ -454,7 +481,9 @@ public actor CommandRouter {
         let host = sender.host.map { $0.lowercased() } ?? "n:" + caseMapping.lowercased(sender.nick)
         guard settings.ctcpBudget.allows(host: host, at: clock.now()) else { return }
         await transport.send(
-            OutgoingText(.notice, to: sender.nick, text: CTCP(verb: query.verb, arguments: answer).encoded))
+            OutgoingText(
+                .notice, to: sender.nick, text: CTCP(verb: query.verb, arguments: answer).encoded,
+                fairnessGroup: placeKey(for: sender)))
     }
 
     /// Whose limits a command counts against: the services account when known, else user@host
@@ -462,6 +491,12 @@ public actor CommandRouter {
     /// who differ in their user names, do not share one), else the nick.
     private func limitKey(for sender: UserIdentity) -> String {
         sender.key(by: .userAtHost, caseMapping: caseMapping)
+    }
+
+    /// Where a sender connects from, for the host budget and the send queue's turns: the services
+    /// account when known, else the host (an IPv6 address by its /64), else the nick.
+    private func placeKey(for sender: UserIdentity) -> String {
+        sender.key(by: .network, caseMapping: caseMapping)
     }
 
     /// An argument as it may be logged: one clean line of at most 200 bytes, with the user name

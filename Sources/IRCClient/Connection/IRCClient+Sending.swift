@@ -25,6 +25,8 @@ extension IRCClient {
     ///
     /// `fairnessKey` says on whose behalf the lines go (the asker's nick for a reply in a channel); when the
     /// queue is backed up, keys are served round-robin (see ``SendQueue``). It defaults to `target`.
+    /// (Texts that say where their reader connects from, for turns shared per host first, go through
+    /// ``send(texts:)`` with an ``OutgoingText/fairnessGroup``.)
     public func sendPrivmsg(to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {
         send(texts: [OutgoingText(.privmsg, to: target, text: text, maxLines: maxLines, fairnessKey: fairnessKey)])
     }
@@ -41,7 +43,8 @@ extension IRCClient {
     /// (``OutgoingText/shrunk(_:isChannel:)``).
     public func send(texts: [OutgoingText]) {
         for line in machine.lines(for: texts, shrinking: queue.count >= Self.shrinkingBacklog) {
-            queueLine(line.message, fairnessKey: line.fairnessKey, answer: line.answer)
+            queueLine(
+                line.message, fairnessKey: line.fairnessKey, fairnessGroup: line.fairnessGroup, answer: line.answer)
         }
         if writeReadyLines() { writerWake?.yield() }
     }
@@ -97,8 +100,12 @@ extension IRCClient {
         if writeReadyLines() { writerWake?.yield() }
     }
 
-    private func queueLine(_ message: IRCMessage, fairnessKey: String?, answer: SendQueue.Answer? = nil) {
-        queue.enqueue(message.serialized(), fairnessKey: fairnessKey, answer: answer, ticket: receipts.queued())
+    private func queueLine(
+        _ message: IRCMessage, fairnessKey: String?, fairnessGroup: String? = nil, answer: SendQueue.Answer? = nil
+    ) {
+        queue.enqueue(
+            message.serialized(), fairnessKey: fairnessKey, fairnessGroup: fairnessGroup, answer: answer,
+            ticket: receipts.queued())
         receipts.settled(queue.takeDroppedTickets())
     }
 

@@ -128,7 +128,7 @@ extension SendQueue {
     /// Someone who will no longer read what the bot queued for them (nicks and channels folded under
     /// the server's casemapping).
     public enum Departure: Sendable, Hashable {
-        /// The nick left the network.
+        /// The nick left the network (or nobody uses it now).
         case quit(nick: String)
         /// The nick left these channels (PART, or KICK).
         case left(nick: String, channels: [String])
@@ -149,6 +149,27 @@ extension SendQueue {
                     nick: caseMapping.lowercased(parameters[1]), channels: Self.list(parameters[0], caseMapping))
             default:
                 return nil
+            }
+        }
+
+        /// Every departure `message` tells of: a QUIT, PART or KICK seen in a shared channel, and
+        /// nicks the server says nobody uses now — `401` (no such nick, the answer to a line or a
+        /// WHOIS sent to someone gone, whether or not they shared a channel) and `731` (MONITOR:
+        /// offline). Names are folded by `caseMapping`.
+        public static func announced(by message: IRCMessage, caseMapping: CaseMapping = .rfc1459) -> [Departure] {
+            let parameters = message.parameters
+            switch message.command {
+            case "401":
+                guard parameters.count >= 2, !parameters[1].isEmpty else { return [] }
+                return [.quit(nick: caseMapping.lowercased(parameters[1]))]
+            case "731":
+                guard parameters.count >= 2 else { return [] }
+                return parameters[1].split(separator: ",").compactMap { target in
+                    let nick = target.prefix { $0 != "!" }
+                    return nick.isEmpty ? nil : .quit(nick: caseMapping.lowercased(nick))
+                }
+            default:
+                return Departure(message, caseMapping: caseMapping).map { [$0] } ?? []
             }
         }
 

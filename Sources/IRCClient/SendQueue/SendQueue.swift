@@ -1,27 +1,33 @@
 /// The bounded queue of normal outgoing lines (everything except the priority lane: PONG, CAP,
-/// AUTHENTICATE, QUIT, which are written at once), shared fairly between the people the bot answers.
+/// AUTHENTICATE, QUIT, which are written at once), shared fairly between the places the bot's
+/// askers come from and, within each, between the askers.
 ///
-/// Lines come in with a *fairness key*: who the line is for or on whose behalf it is sent (a nick for a
-/// private reply, the asker's nick for a channel reply, the channel for an announcement). Each key has its
-/// own FIFO sub-queue, and the queue hands out lines round-robin, one line per key per turn: while the
-/// flood gate holds lines back, a user who asks for a lot gets one line per turn like everyone else, and a
-/// new asker is served within one turn (at most one line per other waiting key) instead of behind the whole
-/// backlog. Lines without a key (JOIN, WHO, NICK, MODE…) form the control lane, which goes before every
-/// reply so the bot never answers in a channel it has not joined yet. Order is kept within each key.
+/// Lines come in with a *fairness key* — who the line is for or on whose behalf it is sent (a nick
+/// for a private reply, the asker's nick for a channel reply, the channel for an announcement) — and
+/// a *fairness group*: where that person connects from (the host, an IPv6 address by its /64, or
+/// their services account; without one, the key itself). The queue hands out lines round-robin at
+/// two levels: one line per group per turn, and inside a group one line per key per turn. While the
+/// flood gate holds lines back, 400 connections from one address wait in one group and get one line
+/// per turn together, like a single bystander elsewhere, who is served within one turn (at most one
+/// line per other waiting group); students behind one school NAT still share their group's turns
+/// fairly among themselves. Lines without a key (JOIN, WHO, NICK, MODE…) form the control lane,
+/// which goes before every reply so the bot never answers in a channel it has not joined yet. Order
+/// is kept within each key.
 ///
 /// Lines that carry an ``Answer`` (what they say, to whom, on whose behalf) are also kept short while
 /// they wait:
 /// - a one-line channel answer whose text equals one still queued for the same channel is not queued
 ///   again: the waiting one names both askers ("alice, bob: pong");
-/// - ``dropLines(of:)`` drops what nobody will read: private lines to a nick that quit, and channel
-///   answers for an asker who quit, parted or was kicked (a merged answer just stops naming them);
+/// - ``dropLines(of:)`` drops what nobody will read: private lines to a nick that is gone (quit, or
+///   the server says there is no such nick), and channel answers for an asker who quit, parted or
+///   was kicked (a merged answer just stops naming them);
 /// - ``removeFirstEntry(packing:)`` may put the next channel answers of other askers for the same
 ///   channel into the line it returns ("alice: Berlin · bob: Paris"), when they would otherwise wait.
 ///
 /// Overflow: the queue holds at most `capacity` lines in all. When a new line would exceed it, the oldest
-/// line of the *longest* sub-queue is dropped (on a tie, the one that has waited longest to be served), so
-/// whoever has the largest backlog pays for it and a flood from one user cannot push out other users'
-/// replies. Dropped lines are counted (``takeDroppedCount()``).
+/// line of the longest key of the *longest* group is dropped (on a tie, the one that has waited longest to
+/// be served), so whoever has the largest backlog pays for it and a flood from one place cannot push out
+/// other people's replies. Dropped lines are counted (``takeDroppedCount()``).
 ///
 /// Every line may carry *tickets* (see `WriteReceipts`): a line returned by ``removeFirstEntry(packing:)``
 /// hands back the tickets of every line it stands for; dropped lines' tickets are collected for
@@ -34,8 +40,8 @@ public struct SendQueue: Sendable {
     public private(set) var count = 0
 
     private var control = EntryFIFO()
-    private var lanes: [String: EntryFIFO] = [:]
-    /// Keys with waiting lines, in serving order: the first is served next, then moves to the back.
+    private var groups: [String: Group] = [:]
+    /// Groups with waiting lines, in serving order: the first is served next, then moves to the back.
     private var turns = KeyFIFO()
     private var droppedTickets: [Int] = []
 
@@ -52,15 +58,20 @@ public struct SendQueue: Sendable {
 
     public var isEmpty: Bool { count == 0 }
 
-    /// Keys that have lines waiting (the control lane not included).
-    public var waitingKeyCount: Int { lanes.count }
+    /// Keys that have lines waiting, in all groups (the control lane not included).
+    public var waitingKeyCount: Int { groups.values.reduce(0) { $0 + $1.keyCount } }
 
-    /// Appends a serialized line (without CRLF) to the sub-queue of `fairnessKey` (`nil`: the control lane);
-    /// returns the number of lines dropped to make room (see the overflow rule above). With an `answer`
-    /// (which says what `line` says) the line may be merged into an identical answer already waiting.
+    /// Groups that have lines waiting (the control lane not included).
+    public var waitingGroupCount: Int { groups.count }
+
+    /// Appends a serialized line (without CRLF) to the sub-queue of `fairnessKey` (`nil`: the control
+    /// lane) in `fairnessGroup` (`nil`: a group of its own, named by the key); returns the number of
+    /// lines dropped to make room (see the overflow rule above). With an `answer` (which says what
+    /// `line` says) the line may be merged into an identical answer already waiting.
     @discardableResult
     public mutating func enqueue(
-        _ line: String, fairnessKey: String? = nil, answer: Answer? = nil, ticket: Int? = nil
+        _ line: String, fairnessKey: String? = nil, fairnessGroup: String? = nil, answer: Answer? = nil,
+        ticket: Int? = nil
     ) -> Int {
         let tickets = ticket.map { [$0] } ?? []
         if let answer, mergeIntoWaitingAnswer(answer, tickets: tickets) { return 0 }
@@ -71,11 +82,12 @@ public struct SendQueue: Sendable {
         droppedCount += dropped
         let entry = Entry(line: line, tickets: tickets, answer: answer)
         if let fairnessKey {
-            if lanes[fairnessKey] == nil {
-                lanes[fairnessKey] = EntryFIFO()
-                turns.append(fairnessKey)
+            let groupKey = fairnessGroup ?? fairnessKey
+            if groups[groupKey] == nil {
+                groups[groupKey] = Group()
+                turns.append(groupKey)
             }
-            lanes[fairnessKey]?.append(entry)
+            groups[groupKey]?.append(entry, key: fairnessKey)
         } else {
             control.append(entry)
         }
@@ -87,10 +99,11 @@ public struct SendQueue: Sendable {
     public var first: String? {
         if let entry = control.first { return entry.line }
         guard let key = turns.first else { return nil }
-        return lanes[key]?.first?.line
+        return groups[key]?.first?.line
     }
 
-    /// Removes and returns the next line: the control lane first, then one line of the key whose turn it is.
+    /// Removes and returns the next line: the control lane first, then one line of the group whose
+    /// turn it is (of its key whose turn it is).
     public mutating func removeFirst() -> String? {
         removeFirstEntry()?.line
     }
@@ -104,13 +117,14 @@ public struct SendQueue: Sendable {
             count -= 1
             return entry
         }
-        guard let key = turns.removeFirst(), var lane = lanes.removeValue(forKey: key),
-            var entry = lane.removeFirst()
+        guard let groupKey = turns.removeFirst(), var group = groups.removeValue(forKey: groupKey),
+            let (key, taken) = group.removeFirst()
         else { return nil }
+        var entry = taken
         count -= 1
-        if !lane.isEmpty {
-            lanes[key] = lane
-            turns.append(key)
+        if !group.isEmpty {
+            groups[groupKey] = group
+            turns.append(groupKey)
         }
         if packing, let answer = entry.answer, answer.isChannel {
             pack(into: &entry, answer: answer, skipping: key)
@@ -122,29 +136,19 @@ public struct SendQueue: Sendable {
     /// left the queue (a merged answer that only stops naming someone does not count).
     @discardableResult
     public mutating func dropLines(of departure: Departure) -> Int {
-        var removed = 0
-        for key in turns.elements {
-            guard var lane = lanes[key] else { continue }
-            let before = lane.count
-            lane.update { entry in
-                guard var answer = entry.answer else { return true }
-                let keep = answer.remove(departure)
-                if keep {
-                    entry.answer = answer
-                    entry.line = answer.line
-                } else {
-                    droppedTickets += entry.tickets
-                }
-                return keep
-            }
-            removed += before - lane.count
-            if lane.isEmpty {
-                lanes[key] = nil
-                turns.remove(key)
+        var dropped: [Int] = []
+        let removed = updateEveryEntry { entry in
+            guard var answer = entry.answer else { return true }
+            let keep = answer.remove(departure)
+            if keep {
+                entry.answer = answer
+                entry.line = answer.line
             } else {
-                lanes[key] = lane
+                dropped += entry.tickets
             }
+            return keep
         }
+        droppedTickets += dropped
         count -= removed
         return removed
     }
@@ -164,49 +168,61 @@ public struct SendQueue: Sendable {
     /// Empties the queue (its tickets are settled by the caller, all at once).
     public mutating func removeAll() {
         control = EntryFIFO()
-        lanes = [:]
+        groups = [:]
         turns = KeyFIFO()
         droppedTickets = []
         count = 0
     }
 
+    /// Lets `body` change every waiting entry of every group in serving order; entries for which it
+    /// returns `false` are removed (empty keys and groups with them). Returns how many were removed.
+    private mutating func updateEveryEntry(_ body: (inout Entry) -> Bool) -> Int {
+        var removed = 0
+        for groupKey in turns.elements {
+            guard var group = groups[groupKey] else { continue }
+            removed += group.update(body)
+            if group.isEmpty {
+                groups[groupKey] = nil
+                turns.remove(groupKey)
+            } else {
+                groups[groupKey] = group
+            }
+        }
+        return removed
+    }
+
     /// Adds the asker of `answer` to a waiting answer with the same text for the same channel.
     private mutating func mergeIntoWaitingAnswer(_ answer: Answer, tickets: [Int]) -> Bool {
         guard answer.isMergeable else { return false }
-        for key in turns.elements {
-            guard var lane = lanes[key] else { continue }
-            var merged = false
-            lane.update { entry in
-                guard !merged, var waiting = entry.answer, waiting.merge(answer) else { return true }
-                entry.answer = waiting
-                entry.line = waiting.line
-                entry.tickets += tickets
-                merged = true
-                return true
-            }
-            if merged {
-                lanes[key] = lane
-                return true
-            }
+        var merged = false
+        _ = updateEveryEntry { entry in
+            guard !merged, var waiting = entry.answer, waiting.merge(answer) else { return true }
+            entry.answer = waiting
+            entry.line = waiting.line
+            entry.tickets += tickets
+            merged = true
+            return true
         }
-        return false
+        return merged
     }
 
     private mutating func pack(into entry: inout Entry, answer first: Answer, skipping ownKey: String) {
         var packed = first
         var tickets = entry.tickets
-        for key in turns.elements where key != ownKey {
-            guard var lane = lanes[key], let next = lane.first, let answer = next.answer,
-                packed.pack(answer)
-            else { continue }
-            _ = lane.removeFirst()
-            tickets += next.tickets
-            count -= 1
-            if lane.isEmpty {
-                lanes[key] = nil
-                turns.remove(key)
+        for groupKey in turns.elements {
+            guard var group = groups[groupKey] else { continue }
+            let taken = group.takeFirstLines(skipping: ownKey) { next in
+                guard let answer = next.answer else { return false }
+                return packed.pack(answer)
+            }
+            guard !taken.isEmpty else { continue }
+            for next in taken { tickets += next.tickets }
+            count -= taken.count
+            if group.isEmpty {
+                groups[groupKey] = nil
+                turns.remove(groupKey)
             } else {
-                lanes[key] = lane
+                groups[groupKey] = group
             }
         }
         entry.answer = packed
@@ -214,31 +230,130 @@ public struct SendQueue: Sendable {
         entry.tickets = tickets
     }
 
-    /// Drops the oldest line of the longest sub-queue (the control lane counts as one); `false` when empty.
+    /// Drops the oldest line of the longest key of the longest group (the control lane counts as one
+    /// group); `false` when empty.
     private mutating func dropOneForOverflow() -> Bool {
-        var longestKey: String?
+        var longestGroup: String?
         var longest = 0
-        // `turns` lists keys from the next to be served to the last, so on a tie the earliest in it wins.
-        for key in turns.elements {
-            if let size = lanes[key]?.count, size > longest {
+        // `turns` lists groups from the next to be served to the last, so on a tie the earliest wins.
+        for groupKey in turns.elements {
+            if let size = groups[groupKey]?.count, size > longest {
                 longest = size
-                longestKey = key
+                longestGroup = groupKey
             }
         }
-        if control.count > longest || (longestKey == nil && !control.isEmpty) {
+        if control.count > longest || (longestGroup == nil && !control.isEmpty) {
             if let entry = control.removeFirst() { droppedTickets += entry.tickets }
             count -= 1
             return true
         }
-        guard let key = longestKey, var lane = lanes.removeValue(forKey: key) else { return false }
-        if let entry = lane.removeFirst() { droppedTickets += entry.tickets }
+        guard let groupKey = longestGroup, var group = groups.removeValue(forKey: groupKey) else { return false }
+        if let entry = group.dropOldestOfLongestKey() { droppedTickets += entry.tickets }
         count -= 1
-        if lane.isEmpty {
-            turns.remove(key)
+        if group.isEmpty {
+            turns.remove(groupKey)
         } else {
-            lanes[key] = lane
+            groups[groupKey] = group
         }
         return true
+    }
+
+    /// The lines of one fairness group: a FIFO per key, served round-robin.
+    struct Group: Sendable {
+        private var lanes: [String: EntryFIFO] = [:]
+        /// Keys with waiting lines, in serving order.
+        private var turns = KeyFIFO()
+        private(set) var count = 0
+
+        var isEmpty: Bool { count == 0 }
+        var keyCount: Int { lanes.count }
+
+        /// The entry ``removeFirst()`` would return.
+        var first: Entry? {
+            guard let key = turns.first else { return nil }
+            return lanes[key]?.first
+        }
+
+        mutating func append(_ entry: Entry, key: String) {
+            if lanes[key] == nil {
+                lanes[key] = EntryFIFO()
+                turns.append(key)
+            }
+            lanes[key]?.append(entry)
+            count += 1
+        }
+
+        /// The first line of the key whose turn it is; that key then moves to the back.
+        mutating func removeFirst() -> (key: String, entry: Entry)? {
+            guard let key = turns.removeFirst(), var lane = lanes.removeValue(forKey: key),
+                let entry = lane.removeFirst()
+            else { return nil }
+            count -= 1
+            if !lane.isEmpty {
+                lanes[key] = lane
+                turns.append(key)
+            }
+            return (key, entry)
+        }
+
+        /// See ``SendQueue/updateEveryEntry(_:)``.
+        mutating func update(_ body: (inout Entry) -> Bool) -> Int {
+            var removed = 0
+            for key in turns.elements {
+                guard var lane = lanes[key] else { continue }
+                let before = lane.count
+                lane.update(body)
+                removed += before - lane.count
+                if lane.isEmpty {
+                    lanes[key] = nil
+                    turns.remove(key)
+                } else {
+                    lanes[key] = lane
+                }
+            }
+            count -= removed
+            return removed
+        }
+
+        /// Removes, in serving order, the first line of each key but `ownKey` for which `accept`
+        /// says yes; returns them.
+        mutating func takeFirstLines(skipping ownKey: String, where accept: (Entry) -> Bool) -> [Entry] {
+            var taken: [Entry] = []
+            for key in turns.elements where key != ownKey {
+                guard var lane = lanes[key], let next = lane.first, accept(next) else { continue }
+                _ = lane.removeFirst()
+                taken.append(next)
+                count -= 1
+                if lane.isEmpty {
+                    lanes[key] = nil
+                    turns.remove(key)
+                } else {
+                    lanes[key] = lane
+                }
+            }
+            return taken
+        }
+
+        /// Drops the oldest line of the key with the most lines (on a tie, the next to be served).
+        mutating func dropOldestOfLongestKey() -> Entry? {
+            var longestKey: String?
+            var longest = 0
+            for key in turns.elements {
+                if let size = lanes[key]?.count, size > longest {
+                    longest = size
+                    longestKey = key
+                }
+            }
+            guard let key = longestKey, var lane = lanes.removeValue(forKey: key), let entry = lane.removeFirst()
+            else { return nil }
+            count -= 1
+            if lane.isEmpty {
+                turns.remove(key)
+            } else {
+                lanes[key] = lane
+            }
+            return entry
+        }
     }
 }
 

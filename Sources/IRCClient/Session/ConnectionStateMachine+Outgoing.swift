@@ -7,6 +7,8 @@ extension ConnectionStateMachine {
         var message: IRCMessage
         /// On whose behalf it goes (folded under the server's casemapping), see ``SendQueue``.
         var fairnessKey: String
+        /// Where its reader connects from, see ``OutgoingText/fairnessGroup``.
+        var fairnessGroup: String?
         var answer: SendQueue.Answer
     }
 
@@ -34,7 +36,9 @@ extension ConnectionStateMachine {
                     text: message.parameters[message.parameters.count - 1], asker: outgoing.fairnessKey,
                     isWholeAnswer: messages.count == 1 && textsPerKey[key] == 1, textBudget: budget,
                     caseMapping: support.caseMapping)
-                lines.append(OutgoingLine(message: message, fairnessKey: key, answer: answer))
+                lines.append(
+                    OutgoingLine(
+                        message: message, fairnessKey: key, fairnessGroup: outgoing.fairnessGroup, answer: answer))
             }
         }
         return lines

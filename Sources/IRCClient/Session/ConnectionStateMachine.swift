@@ -115,7 +115,8 @@ struct ConnectionStateMachine: Sendable {
             logger.warning("\(configuration.host): \(notice)")
         }
         var actions: [ConnectionAction] = []
-        if let departure = SendQueue.Departure(message, caseMapping: identityTracker.serverSupport.caseMapping) {
+        let mapping = identityTracker.serverSupport.caseMapping
+        for departure in SendQueue.Departure.announced(by: message, caseMapping: mapping) {
             actions.append(.dropQueuedLines(departure))
         }
         actions.append(.emit(.message(message)))

@@ -13,12 +13,20 @@ public struct OutgoingText: Sendable, Hashable {
     /// On whose behalf the lines go, for a send queue that shares its turns between askers (the nick
     /// whose command a channel reply answers); `nil` means the target.
     public var fairnessKey: String?
+    /// Where the person the lines are for connects from (their host, an IPv6 address by its /64, or
+    /// their services account: ``UserIdentity/key(by:caseMapping:)`` with `.network`), so that a
+    /// queue shares its turns between places first and askers second; `nil` means a group of its own.
+    public var fairnessGroup: String?
 
-    public init(_ kind: Kind, to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil) {
+    public init(
+        _ kind: Kind, to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil,
+        fairnessGroup: String? = nil
+    ) {
         self.kind = kind
         self.target = target
         self.text = text
         self.maxLines = maxLines
         self.fairnessKey = fairnessKey
+        self.fairnessGroup = fairnessGroup
     }
 }

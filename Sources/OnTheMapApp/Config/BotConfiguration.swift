@@ -164,9 +164,24 @@ public struct BotConfiguration: Sendable, Equatable {
         /// `false` turns off the per-user command flood rule and the commands' cooldowns (load
         /// tests against a private server only).
         public var userLimits = true
+        /// `commands_per_host`: what one host (an IPv6 address by its /64) or services account may
+        /// send, whatever its connections and user names: `burst` at once, then `per_minute`.
+        public var commandsPerHost = CommandsPerHost()
         /// Each plugin's own section (`plugins.<name>:`, with the keys still accepted at their
         /// former places), by plugin name; the plugin reads it (see `ClassPluginSettings`).
         public var sections: [String: SettingsValue] = [:]
+    }
+
+    /// `plugins.commands_per_host`: a bucket per host that holds `burst` commands and fills again at
+    /// `perMinute` (generous, because a school behind one NAT address shares it).
+    public struct CommandsPerHost: Sendable, Equatable {
+        public var burst = 40
+        public var perMinute = 60
+
+        public init(burst: Int = 40, perMinute: Int = 60) {
+            self.burst = burst
+            self.perMinute = perMinute
+        }
     }
 
     /// The `web:` section.

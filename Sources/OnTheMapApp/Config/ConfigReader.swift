@@ -40,6 +40,10 @@ enum ConfigReader {
             p.strings("enabled", into: &config.plugins.enabled)
             if let disabled = p.value("disabled_in") { readDisabledIn(disabled, &p, into: &config.plugins) }
             p.bool("user_limits", into: &config.plugins.userLimits)
+            p.section("commands_per_host") { h in
+                h.int("burst", into: &config.plugins.commandsPerHost.burst, range: 1...100_000)
+                h.int("per_minute", into: &config.plugins.commandsPerHost.perMinute, range: 1...100_000)
+            }
             for registration in PluginAssembly.registrations {
                 ownSections[registration.name] = p.value(registration.name)
             }

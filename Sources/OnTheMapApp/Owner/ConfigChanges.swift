@@ -78,6 +78,7 @@ struct ConfigChanges: Sendable, Equatable {
         func live(_ key: String, _ changed: Bool) { if changed { applied.append(key) } }
         live("plugins.disabled_in", old.plugins.disabledIn != now.plugins.disabledIn)
         live("plugins.user_limits", old.plugins.userLimits != now.plugins.userLimits)
+        live("plugins.commands_per_host", old.plugins.commandsPerHost != now.plugins.commandsPerHost)
         let enabledBefore = Set(old.plugins.enabled.map { $0.lowercased() })
         let enabledNow = Set(now.plugins.enabled.map { $0.lowercased() })
         live("plugins.enabled", enabledBefore.subtracting(background) != enabledNow.subtracting(background))

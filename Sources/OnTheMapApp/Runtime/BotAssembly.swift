@@ -122,6 +122,8 @@ public enum BotAssembly {
             uniquingKeysWith: { a, b in a.union(b) })
         var settings = CommandRouter.Settings(
             prefix: irc.commandPrefix, disabledPlugins: disabled, version: irc.versionReply)
+        settings.userLimits?.hostBudget.burst = config.plugins.commandsPerHost.burst
+        settings.userLimits?.hostBudget.perMinute = config.plugins.commandsPerHost.perMinute
         if !config.plugins.userLimits { settings.userLimits = nil }
         settings.owners = OwnerList(irc.owners.compactMap(OwnerList.Entry.init(parsing:)))
         let name = chosen?.name ?? config.networks.first?.name ?? BotConfiguration.defaultNetworkName
