@@ -123,8 +123,8 @@ struct LoadCommand: AsyncParsableCommand {
         let process: ProcessFigures?
         if !botCommand.isEmpty {
             let joined = try await probe.arm(timeout: .seconds(120)) {
-                $0.command == "JOIN" && $0.sourceNick?.lowercased() == botNick.lowercased()
-                    && $0.parameters.first?.lowercased() == channel.lowercased()
+                $0.command == "JOIN" && CaseMapping.rfc1459.equals($0.sourceNick ?? "", botNick)
+                    && CaseMapping.rfc1459.equals($0.parameters.first ?? "", channel)
             }
             let launched = try LaunchedBot(command: botCommand, logPath: botLog)
             bot = launched
@@ -159,8 +159,8 @@ struct LoadCommand: AsyncParsableCommand {
     private static func join(_ channel: String, _ connection: ProbeConnection) async throws {
         let nick = connection.nick
         _ = try await connection.send(["JOIN \(channel)"], timeout: .seconds(10)) {
-            $0.command == "JOIN" && $0.sourceNick?.lowercased() == nick.lowercased()
-                && $0.parameters.first?.lowercased() == channel.lowercased()
+            $0.command == "JOIN" && CaseMapping.rfc1459.equals($0.sourceNick ?? "", nick)
+                && CaseMapping.rfc1459.equals($0.parameters.first ?? "", channel)
         }
     }
 
@@ -203,7 +203,7 @@ struct LoadCommand: AsyncParsableCommand {
             }
             let cpuBefore = process?.cpuNanoseconds()
             let relayed = try await probe.arm(timeout: .seconds(60)) {
-                $0.command == "PRIVMSG" && $0.sourceNick?.lowercased() == bursterNick.lowercased()
+                $0.command == "PRIVMSG" && CaseMapping.rfc1459.equals($0.sourceNick ?? "", bursterNick)
                     && $0.parameters.last == marker
             }
             let burstStarted = monotonicNanoseconds()

@@ -359,7 +359,7 @@ extension IRCMessage {
     /// Whether this is a PRIVMSG or NOTICE from `nick` to `target` (case-insensitive).
     func isMessage(from nick: String, to target: String) -> Bool {
         (command == "PRIVMSG" || command == "NOTICE")
-            && sourceNick?.lowercased() == nick.lowercased()
-            && parameters.first?.lowercased() == target.lowercased()
+            && CaseMapping.rfc1459.equals(sourceNick ?? "", nick)
+            && CaseMapping.rfc1459.equals(parameters.first ?? "", target)
     }
 }

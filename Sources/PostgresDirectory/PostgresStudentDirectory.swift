@@ -153,7 +153,69 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
                 """
             ]
         ),
+        // The versions a post replaced, so that the change feed brings every move to a reader that
+        // reads after several (another instance's announcer): kept for `versionMemory`, dropped
+        // with the pin (a removal, erasure or retention), and not kept when the time stays (a
+        // coarsening re-stores a pin less precisely: the finer copy must not linger).
+        (
+            "v5",
+            [
+                """
+                CREATE TABLE pin_versions (
+                    revision BIGINT PRIMARY KEY,
+                    object_id TEXT NOT NULL,
+                    unique_key TEXT NOT NULL,
+                    first_name TEXT NOT NULL,
+                    last_name TEXT NOT NULL,
+                    map_string TEXT NOT NULL,
+                    media_url TEXT NOT NULL,
+                    latitude DOUBLE PRECISION NOT NULL,
+                    longitude DOUBLE PRECISION NOT NULL,
+                    created_at TIMESTAMPTZ NOT NULL,
+                    updated_at TIMESTAMPTZ NOT NULL,
+                    replaced_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX pin_versions_by_object ON pin_versions(object_id)",
+                "CREATE INDEX pin_versions_by_age ON pin_versions(replaced_at)",
+                """
+                CREATE FUNCTION onthemap_keep_replaced_pin_version() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.revision <> OLD.revision AND NEW.updated_at <> OLD.updated_at THEN
+                        INSERT INTO pin_versions (revision, \(locationColumns))
+                        VALUES (OLD.revision, OLD.object_id, OLD.unique_key, OLD.first_name, OLD.last_name,
+                            OLD.map_string, OLD.media_url, OLD.latitude, OLD.longitude, OLD.created_at,
+                            OLD.updated_at)
+                        ON CONFLICT (revision) DO NOTHING;
+                        DELETE FROM pin_versions WHERE replaced_at < now() - interval '\(versionMemory)';
+                    END IF;
+                    RETURN NEW;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER student_locations_keep_replaced BEFORE UPDATE ON student_locations
+                FOR EACH ROW EXECUTE FUNCTION onthemap_keep_replaced_pin_version()
+                """,
+                """
+                CREATE FUNCTION onthemap_forget_pin_versions() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    DELETE FROM pin_versions WHERE object_id = OLD.object_id;
+                    RETURN OLD;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER student_locations_forget_versions AFTER DELETE ON student_locations
+                FOR EACH ROW EXECUTE FUNCTION onthemap_forget_pin_versions()
+                """,
+            ]
+        ),
     ]
+
+    /// How long a replaced pin version stays in the change feed: a reader further behind (an
+    /// instance stopped meanwhile) gets each pin's latest version only.
+    static let versionMemory = "1 hour"
 
     /// Brings the schema up to date; safe to run again and from several instances at once.
     public func migrate() async throws {
@@ -252,10 +314,17 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
                 // Both reads see one snapshot.
                 try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
                 var saved: [(revision: Int64, pin: StudentLocation)] = []
+                // Each pin as it is now, and the versions replaced since `revision` (a pin moved
+                // several times between two reads brings each move).
                 for try await row in try await connection.query(
                     """
-                    SELECT revision, \(unescaped: Self.locationColumns) FROM student_locations
-                    WHERE revision > \(revision) ORDER BY revision LIMIT \(limit)
+                    SELECT revision, \(unescaped: Self.locationColumns) FROM (
+                        SELECT revision, \(unescaped: Self.locationColumns) FROM student_locations
+                        WHERE revision > \(revision)
+                        UNION ALL
+                        SELECT revision, \(unescaped: Self.locationColumns) FROM pin_versions
+                        WHERE revision > \(revision)
+                    ) AS changed ORDER BY revision LIMIT \(limit)
                     """, logger: logger
                 ).decode((Int64, String, String, String, String, String, String, Double, Double, Date, Date).self) {
                     let pin = Self.location((row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10))

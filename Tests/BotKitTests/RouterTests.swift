@@ -294,6 +294,17 @@ final class CallLog: Sendable {
         #expect(await bot.say("!echo hi", in: "#class", as: "pat").map(\.text) == ["pat: hi"])
     }
 
+    /// `plugins.disabled_in` names a channel as configured; the router finds it under the server's
+    /// casemapping (rfc1459 until the server says otherwise: `#Foo[1]` is `#foo{1}`; not under ascii).
+    @Test func aDisabledChannelIsFoundUnderTheServersCasemapping() async {
+        let bot = makeBot(.init(disabledPlugins: ["#Foo[1]": ["probe"]]))
+        let replies = await bot.say("!echo hi", in: "#foo{1}", as: "pat")
+        #expect(replies.first?.text.contains("turned off in #foo{1}") == true, "\(replies)")
+        await bot.router.setCaseMapping(.ascii)
+        #expect(await bot.say("!echo hi", in: "#foo{1}", as: "pat").map(\.text) == ["pat: hi"])
+        #expect(await bot.say("!echo hi", in: "#FOO[1]", as: "pat").first?.text.contains("turned off") == true)
+    }
+
     @Test func helpIsGeneratedFromTheDeclarations() async {
         let bot = makeBot()
         let list = await bot.dm("!help", as: "quinn")

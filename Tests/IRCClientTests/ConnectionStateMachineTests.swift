@@ -114,6 +114,41 @@ struct ConnectionStateMachineTests {
         #expect(Self.receive(":srv 001 bot :Welcome", into: &machine).contains("emit registered(nick: \"bot\")"))
     }
 
+    /// Services were down when the client registered (no `sasl` offered); when they come back
+    /// (`CAP NEW sasl`) the client logs in then. A client whose password the server refused does not
+    /// try again.
+    @Test func saslOfferedAnewAfterRegistrationLogsInThen() {
+        let sasl = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "secret")
+        var machine = Self.machine(Self.configuration(sasl: sasl))
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv CAP * LS :multi-prefix", ":srv CAP * ACK :multi-prefix", into: &machine)
+        _ = Self.receive(":srv 001 bot :Welcome", into: &machine)
+        #expect(machine.account == nil)
+        #expect(Self.receive(":srv CAP bot NEW :sasl=PLAIN", into: &machine) == ["write CAP REQ sasl"])
+        #expect(Self.receive(":srv CAP bot ACK :sasl", into: &machine) == ["write AUTHENTICATE PLAIN"])
+        #expect(
+            Self.receive("AUTHENTICATE +", into: &machine) == [
+                "write AUTHENTICATE \(SASLPayload.base64(Array("bot\0bot\0secret".utf8)))"
+            ])
+        #expect(
+            Self.receive(":srv 900 bot bot!otm@h bot :You are now logged in", into: &machine) == [
+                "emit loggedIn(account: \"bot\")"
+            ])
+        #expect(Self.receive(":srv 903 bot :SASL successful", into: &machine).isEmpty)
+        #expect(machine.account == "bot")
+        // Logged in: a later CAP NEW sasl changes nothing.
+        _ = Self.receive(":srv CAP bot DEL :sasl", into: &machine)
+        #expect(Self.receive(":srv CAP bot NEW :sasl=PLAIN", into: &machine).isEmpty)
+
+        let refused = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "wrong")
+        var wrong = Self.machine(Self.configuration(sasl: refused))
+        _ = wrong.connected(at: Self.at(0))
+        _ = Self.receive(":srv CAP * LS :sasl", ":srv CAP * ACK :sasl", "AUTHENTICATE +", into: &wrong)
+        _ = Self.receive(":srv 904 bot :SASL authentication failed", ":srv 001 bot :Welcome", into: &wrong)
+        _ = Self.receive(":srv CAP bot DEL :sasl", into: &wrong)
+        #expect(Self.receive(":srv CAP bot NEW :sasl=PLAIN", into: &wrong).isEmpty)
+    }
+
     @Test func aSASLFailureIsReportedOnceAndNotTriedOnTheNextConnection() {
         let sasl = IRCClientConfiguration.SASL(mechanism: .plain, username: "bot", password: "wrong")
         var machine = Self.machine(Self.configuration(sasl: sasl))
@@ -332,6 +367,64 @@ struct ConnectionStateMachineTests {
         #expect(Self.described(machine.tick(at: Self.at(12))).isEmpty)
         #expect(Self.described(machine.tick(at: Self.at(13))) == ["queue JOIN #class"])
         #expect(Self.described(machine.tick(at: Self.at(14))).isEmpty)
+    }
+
+    /// A kick from a channel the server spells otherwise is a kick from a wanted channel when the
+    /// server's casemapping says the names are one (`[` is `{` under rfc1459, the default), and not
+    /// once the server announces `CASEMAPPING=ascii`.
+    @Test func aKickIsMatchedToTheWantedChannelUnderTheServersCasemapping() {
+        var machine = Self.registered(Self.configuration(channels: ["#Foo[1]"]))
+        _ = Self.receive(":bot!otm@h JOIN #foo{1}", into: &machine)
+        _ = Self.receive(":op!o@h KICK #foo{1} bot :behave", into: &machine, at: 10)
+        #expect(Self.described(machine.tick(at: Self.at(13))) == ["queue JOIN #Foo[1]"])
+
+        var ascii = Self.registered(Self.configuration(channels: ["#Foo[1]"]))
+        _ = Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &ascii)
+        _ = Self.receive(":bot!otm@h JOIN #foo{1}", into: &ascii)
+        _ = Self.receive(":op!o@h KICK #foo{1} bot :behave", into: &ascii, at: 10)
+        #expect(Self.described(ascii.tick(at: Self.at(13))).isEmpty)
+        _ = Self.receive(":op!o@h KICK #FOO[1] bot :behave", into: &ascii, at: 20)
+        #expect(Self.described(ascii.tick(at: Self.at(23))) == ["queue JOIN #Foo[1]"])
+    }
+
+    /// A server that names a bot mode in ISUPPORT (after 001, as servers send it) gets `MODE bot +B`
+    /// once per connection; the server's MODE reply confirms it, a later `-B` is followed too.
+    @Test func theBotModeTheServerNamesIsSetOncePerConnection() {
+        var machine = Self.registered()
+        #expect(machine.botMode == nil)
+        #expect(
+            Self.receive(":srv 005 bot BOT=B CASEMAPPING=rfc1459 :are supported by this server", into: &machine) == [
+                "queue MODE bot +B"
+            ])
+        #expect(machine.botMode == BotMode(mode: "B", isSet: false))
+        #expect(Self.receive(":srv 005 bot BOT=B :are supported by this server", into: &machine).isEmpty)
+        _ = Self.receive(":bot MODE bot :+iB", into: &machine)
+        #expect(machine.botMode == BotMode(mode: "B", isSet: true))
+        _ = Self.receive(":srv MODE bot :-B", into: &machine)
+        #expect(machine.botMode == BotMode(mode: "B", isSet: false))
+        _ = machine.connected(at: Self.at(100))
+        #expect(machine.botMode == nil)
+
+        var plain = Self.registered()
+        #expect(Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &plain).isEmpty)
+        #expect(plain.botMode == nil)
+    }
+
+    /// Standard replies from the server are logged with their command, code, context and text.
+    @Test func standardRepliesAreLoggedWithTheirCodeAndText() {
+        let record = LogRecord()
+        var machine = ConnectionStateMachine(configuration: Self.configuration(), logger: record.logger())
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine)
+        _ = Self.receive(
+            ":srv FAIL JOIN CHANNEL_NAME_TOO_LONG #aaaa :Channel name is too long",
+            ":srv WARN REHASH CERTS_EXPIRED :Certificate expired",
+            ":srv NOTE * OPER_MESSAGE :The server is restarting soon", into: &machine)
+        #expect(
+            record.contains(
+                "warning irc.example says FAIL JOIN CHANNEL_NAME_TOO_LONG (#aaaa): Channel name is too long"))
+        #expect(record.contains("warning irc.example says WARN REHASH CERTS_EXPIRED: Certificate expired"))
+        #expect(record.contains("info irc.example says NOTE * OPER_MESSAGE: The server is restarting soon"))
     }
 
     @Test func aRefusedJoinIsRetriedLaterAndAPartedChannelIsNot() {

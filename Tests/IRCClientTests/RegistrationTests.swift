@@ -32,6 +32,14 @@ struct CapabilityNegotiatorTests {
         #expect(negotiator.pending == ["account-tag", "multi-prefix", "sasl", "server-time"])
     }
 
+    /// Where the server offers extended-monitor (and account-notify), both are requested: account
+    /// changes of nicks watched with MONITOR then arrive without a shared channel or a WHOIS.
+    @Test func extendedMonitorIsRequestedWhereOffered() {
+        var negotiator = CapabilityNegotiator(saslMechanisms: nil)
+        let actions = negotiator.handle(parse(":srv CAP * LS :account-notify extended-monitor draft/example"))
+        #expect(actions == [.send(IRCMessage(command: "CAP", parameters: ["REQ", "account-notify extended-monitor"]))])
+    }
+
     @Test func ackWithSASLStartsAuthentication() {
         var negotiator = CapabilityNegotiator(saslMechanisms: ["PLAIN"])
         _ = negotiator.handle(parse(":srv CAP * LS :sasl multi-prefix"))

@@ -26,6 +26,7 @@ struct ServerSupportTests {
         #expect(support.channelLength == 200)
         #expect(support.lineLength == 512)
         #expect(support.networkName == nil)
+        #expect(support.botMode == nil)
         #expect(support.maxTargets(for: "PRIVMSG") == nil)
         #expect(support.isChannel("&local"))
     }
@@ -36,6 +37,7 @@ struct ServerSupportTests {
             support.apply(try IRCMessage(parsing: line))
         }
         #expect(support.caseMapping == .ascii)
+        #expect(support.botMode == "B")
         #expect(support.channelTypes == "#")
         #expect(support.isChannel("#onthemap"))
         #expect(!support.isChannel("&local"))

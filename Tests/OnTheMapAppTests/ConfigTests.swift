@@ -154,12 +154,41 @@ import Testing
             })
     }
 
+    /// `irc.contact` says who runs the bot: in the default realname (not in one the config sets),
+    /// the CTCP VERSION reply and `!help about`; a public network without it is warned about, a
+    /// local or example one is not, and a contact of several lines is refused.
+    @Test func theContactIsShownAndAPublicNetworkWithoutOneIsWarnedAbout() throws {
+        func config(server: String, extra: String = "") throws -> BotConfiguration {
+            try ConfigLoader.parse(yaml: "irc: {server: \"\(server)\", nick: MapBot, channels: [\"#class\"]\(extra)}\n")
+        }
+        let named = try config(server: "irc.libera.chat", extra: ", contact: \"ada@school.example\"")
+        #expect(named.irc.registeredRealname == "On The Map class bot, contact: ada@school.example")
+        #expect(named.irc.versionReply == "\(BotVersion.ctcpReply), contact: ada@school.example")
+        #expect(BotAssembly.aboutLines(contact: named.irc.contact).last == "Run by ada@school.example.")
+        #expect(ConfigLoader.warnings(for: named).isEmpty)
+        let ownName = try config(server: "irc.libera.chat", extra: ", contact: ada, realname: \"Class map\"")
+        #expect(ownName.irc.registeredRealname == "Class map")
+
+        let unnamed = try config(server: "irc.libera.chat")
+        #expect(unnamed.irc.registeredRealname == "On The Map class bot")
+        #expect(unnamed.irc.versionReply == BotVersion.ctcpReply)
+        #expect(ConfigLoader.warnings(for: unnamed).map(\.key) == ["irc.contact"])
+        for server in ["127.0.0.1", "ircd", "irc.school.lan", "irc.example.org", "192.0.2.4"] {
+            #expect(ConfigLoader.warnings(for: try config(server: server)).isEmpty, "\(server)")
+        }
+        #expect(problems(Self.minimal + "\n  contact: \"ada\\nQUIT\"\n").map(\.key) == ["irc.contact"])
+    }
+
     @Test func plaintextMustBeExplicit() throws {
         let config = try ConfigLoader.parse(yaml: Self.minimal + "\n  tls: false\n  port: 6667\n")
         #expect(!config.irc.tls)
+        // With tls: false, a fingerprint (or CA file) is what an STS upgrade trusts: accepted.
+        let pinned = Self.minimal + "\n  tls: false\n  tls_fingerprint: \(String(repeating: "a", count: 64))\n"
+        #expect(!problems(pinned).contains { $0.key == "irc.tls" })
         #expect(
-            problems(Self.minimal + "\n  tls: false\n  tls_fingerprint: \(String(repeating: "a", count: 64))\n")
-                .contains { $0.key == "irc.tls" })
+            CheckConfigCommand.transport(of: try ConfigLoader.parse(yaml: pinned).irc)
+                == "WITHOUT TLS (plaintext) until the server offers STS; the upgrade to TLS trusts the certificate with tls_fingerprint"
+        )
     }
 
     @Test func nominatimNeedsAUserAgent() {
@@ -243,7 +272,7 @@ import Testing
     @Test func aMapAddressOfThisMachineIsWarnedAboutOnAPublicNetwork() throws {
         func warnings(server: String, publicURL: String) throws -> [String] {
             let yaml = """
-                irc: {server: "\(server)", nick: MapBot, channels: ["#class"]}
+                irc: {server: "\(server)", nick: MapBot, channels: ["#class"], contact: "teacher@school.example"}
                 web: {enabled: true, public_url: "\(publicURL)"}
                 """
             return ConfigLoader.warnings(for: try ConfigLoader.parse(yaml: yaml)).map(\.key)

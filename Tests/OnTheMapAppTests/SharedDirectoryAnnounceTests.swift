@@ -6,7 +6,8 @@ import Testing
 /// Two real `onthemap-bot run` processes on one InspIRCd and one PostgreSQL, each announcing in
 /// its own channel: every post made through the first (a new pin, then the same student moving it
 /// again and again) is announced exactly once in each channel (each instance keeps its own
-/// announcement ledger).
+/// announcement ledger) — also moves made while the second instance could not read the directory
+/// (paused), which it reads all at once afterwards: each move, not only the pin's latest place.
 @Suite(.serialized) struct SharedDirectoryAnnounceTests {
     static let password = "shared-directory-pw-1"
     static let students = (1...2).map { (nick: "poster\($0)", email: "poster\($0)@class.test") }
@@ -72,8 +73,18 @@ import Testing
                 $0.command == "JOIN" && $0.sourceNick == nick
             }
         }
-        // The announcers' first rounds (at start) are over once each has listened and read the map.
-        try await Task.sleep(for: .seconds(2))
+        // The announcers' first rounds (at start) are over once each has read the map (and listens).
+        for (nick, _) in bots {
+            let log = folder.file("\(nick).log")
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("announcer started fresh") ?? false) {
+                guard ContinuousClock.now < deadline else {
+                    throw IRCTestSupportError.timeout("\(nick)'s first announcer round")
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
 
         var users: [TestIRCUser] = []
         for student in students {
@@ -97,6 +108,19 @@ import Testing
             }
             #expect(reply.parameters.last?.hasSuffix(link) == true, "\(reply)")
         }
+        // Moves while the second instance is paused: on waking it reads them in one round.
+        let paused = processes[1].process.processIdentifier
+        kill(paused, SIGSTOP)
+        for number in 0..<3 {
+            let link = "https://shared.example/while-paused-\(number)"
+            links.append(link)
+            try await users[0].privmsg(bots[0].0, "!post \(["Seattle", "Portland"][number % 2]) | \(link)")
+            let reply = try await users[0].waitForMessage(timeout: .seconds(30), "post reply") {
+                $0.command == "PRIVMSG" && $0.sourceNick == bots[0].0
+            }
+            #expect(reply.parameters.last?.hasSuffix(link) == true, "\(reply)")
+        }
+        kill(paused, SIGCONT)
 
         // Each channel hears of each post once (and nothing more comes a little later).
         let deadline = ContinuousClock.now + .seconds(20)

@@ -42,10 +42,13 @@ public struct IgnoreList: Sendable {
         }
     }
 
-    /// Adds `mask` (normalized) or replaces its entry; false when the list is full.
+    /// Adds `mask` (normalized) or replaces its entry (the same mask under `caseMapping`); false
+    /// when the list is full.
     @discardableResult
-    public mutating func add(_ mask: String, until: Duration?, addedBy: String) -> Bool {
-        if let index = entries.firstIndex(where: { $0.mask.lowercased() == mask.lowercased() }) {
+    public mutating func add(
+        _ mask: String, until: Duration?, addedBy: String, caseMapping: CaseMapping = .rfc1459
+    ) -> Bool {
+        if let index = entries.firstIndex(where: { caseMapping.equals($0.mask, mask) }) {
             entries[index] = Entry(mask: mask, until: until, addedBy: addedBy)
             return true
         }
@@ -54,10 +57,10 @@ public struct IgnoreList: Sendable {
         return true
     }
 
-    /// Removes the entry of `mask` (normalized, any case); false when there was none.
-    public mutating func remove(_ mask: String) -> Bool {
+    /// Removes the entry of `mask` (normalized, any case under `caseMapping`); false when there was none.
+    public mutating func remove(_ mask: String, caseMapping: CaseMapping = .rfc1459) -> Bool {
         let before = entries.count
-        entries.removeAll { $0.mask.lowercased() == mask.lowercased() }
+        entries.removeAll { caseMapping.equals($0.mask, mask) }
         return entries.count < before
     }
 

@@ -30,12 +30,12 @@ extension CommandRouter {
     /// Ignores every command of `mask` (normalized: see ``IgnoreList/normalizedMask(_:)``) for
     /// `duration`, or until ``unignore(_:)`` when nil; false when the list is full.
     public func ignore(_ mask: String, for duration: Duration?, addedBy: String) -> Bool {
-        ignores.add(mask, until: duration.map { clock.now() + $0 }, addedBy: addedBy)
+        ignores.add(mask, until: duration.map { clock.now() + $0 }, addedBy: addedBy, caseMapping: caseMapping)
     }
 
     /// Lifts the ignore of `mask`; false when it was not ignored.
     public func unignore(_ mask: String) -> Bool {
-        ignores.remove(mask)
+        ignores.remove(mask, caseMapping: caseMapping)
     }
 
     /// The masks ignored now, in the order they were added.

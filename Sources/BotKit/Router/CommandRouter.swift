@@ -14,7 +14,8 @@ public actor CommandRouter {
         public var prefix: String
         /// Lines one command may put into a channel.
         public var channelLineCap: Int
-        /// Plugins turned off per channel: channel name → plugin names.
+        /// Plugins turned off per channel: channel name (as configured; compared under the server's
+        /// casemapping) → plugin names.
         public var disabledPlugins: [String: Set<String>]
         /// The longest a handler may run before the user is told it took too long.
         public var commandTimeout: Duration
@@ -221,7 +222,9 @@ public actor CommandRouter {
             return await reply(text, to: line)
         }
         if case .channel(let channel) = line.origin,
-            settings.disabledPlugins[mapping.lowercased(channel)]?.contains(entry.pluginName) == true
+            settings.disabledPlugins.contains(where: {
+                mapping.equals($0.key, channel) && $0.value.contains(entry.pluginName)
+            })
         {
             return await reply(
                 "\(settings.prefix)\(command.name) is turned off in \(channel); try it in a private message: \(hint)",

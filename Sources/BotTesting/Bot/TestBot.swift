@@ -27,12 +27,12 @@ public final class RecordingTransport: BotTransport {
     private let identities = NIOLockedValueBox<[String: UserIdentity]>([:])
 
     public func identity(ofNick nick: String) async -> UserIdentity? {
-        identities.withLockedValue { $0[nick.lowercased()] }
+        identities.withLockedValue { $0[CaseMapping.rfc1459.lowercased(nick)] }
     }
 
     /// Makes `identity(ofNick:)` report `sender` for its nick.
     public func setIdentity(_ sender: UserIdentity) {
-        identities.withLockedValue { $0[sender.nick.lowercased()] = sender }
+        identities.withLockedValue { $0[CaseMapping.rfc1459.lowercased(sender.nick)] = sender }
     }
 
     /// Everything sent so far.
@@ -103,7 +103,8 @@ public struct TestBot<Login: ExpiringLogin>: Sendable {
     /// A sender with a predictable user and host.
     public func user(_ nick: String, account: String? = nil, host: String? = nil) -> UserIdentity {
         UserIdentity(
-            nick: nick, user: "~" + nick.lowercased(), host: host ?? nick.lowercased() + hostSuffix, account: account)
+            nick: nick, user: "~" + CaseMapping.rfc1459.lowercased(nick),
+            host: host ?? CaseMapping.rfc1459.lowercased(nick) + hostSuffix, account: account)
     }
 
     /// Says `text` in a channel as `nick`; returns everything the bot sent in answer.

@@ -156,7 +156,7 @@ public actor TestIRCUser {
         try await send("JOIN \(channelName)")
         _ = try await waitForMessage(timeout: timeout, "366 for \(channelName)") {
             $0.command == "366" && $0.parameters.count >= 2
-                && $0.parameters[1].lowercased() == channelName.lowercased()
+                && CaseMapping.rfc1459.equals($0.parameters[1], channelName)
         }
     }
 

@@ -13,7 +13,8 @@ extension IRCClient {
             guard channel != nil else { return }
             write(message)
         case "PRIVMSG", "NOTICE":
-            enqueue(message, fairnessKey: message.parameters.first?.lowercased())
+            let mapping = machine.serverSupport.caseMapping
+            enqueue(message, fairnessKey: message.parameters.first.map { mapping.lowercased($0) })
         default:
             enqueue(message)
         }

@@ -126,6 +126,8 @@ public actor IRCClient {
 
     /// The server's ISUPPORT values (defaults before the first 005).
     public var serverSupport: ServerSupport { machine.serverSupport }
+    /// The bot user mode on the current connection, when the server names one (`BOT=`).
+    public var botMode: BotMode? { machine.botMode }
 
     /// What is known about `nick` (see ``IdentityTracker``).
     public func identity(ofNick nick: String) -> UserIdentity? {

@@ -27,10 +27,11 @@ extension OutgoingText {
         return result
     }
 
-    /// How many of `texts` go to, or on behalf of, each fairness key (lower-cased, as the send queue's).
-    static func textsPerKey(_ texts: [OutgoingText]) -> [String: Int] {
+    /// How many of `texts` go to, or on behalf of, each fairness key (folded by `caseMapping`, as the
+    /// send queue's).
+    static func textsPerKey(_ texts: [OutgoingText], caseMapping: CaseMapping) -> [String: Int] {
         var counts: [String: Int] = [:]
-        for text in texts { counts[(text.fairnessKey ?? text.target).lowercased(), default: 0] += 1 }
+        for text in texts { counts[caseMapping.lowercased(text.fairnessKey ?? text.target), default: 0] += 1 }
         return counts
     }
 }

@@ -16,10 +16,11 @@ public struct CapabilityNegotiator: Sendable {
         case end
     }
 
-    /// Capabilities the client understands.
+    /// Capabilities the client understands. With `extended-monitor`, the ACCOUNT and CHGHOST of
+    /// nicks watched with MONITOR arrive even when they share no channel with the client.
     public static let supported: Set<String> = [
         "sasl", "message-tags", "server-time", "account-tag", "extended-join", "account-notify", "chghost",
-        "multi-prefix", "cap-notify", "userhost-in-names",
+        "multi-prefix", "cap-notify", "userhost-in-names", "extended-monitor",
     ]
 
     /// The most capabilities kept from what a server offers (real servers offer a few dozen), and
@@ -59,6 +60,9 @@ public struct CapabilityNegotiator: Sendable {
     public private(set) var listComplete = false
     /// `true` while registration-time negotiation is in progress.
     public private(set) var isNegotiating = true
+    /// After negotiation: whether a `sasl` the server offers anew (`CAP NEW`, services came back) is
+    /// requested and, once acknowledged, used to log in (set while the client is not logged in).
+    public var saslAfterRegistration = false
     /// The SASL mechanisms the client may use, or `nil` when SASL is not to be attempted.
     public let saslMechanisms: [String]?
 
@@ -108,6 +112,9 @@ public struct CapabilityNegotiator: Sendable {
                     pending.remove(token)
                 }
             }
+            if !isNegotiating, saslAfterRegistration, tokens.contains("sasl"), saslMechanisms != nil {
+                return [.startSASL]
+            }
             return afterAnswer()
         case "NAK":
             for token in tokens { pending.remove(token.hasPrefix("-") ? String(token.dropFirst()) : token) }
@@ -120,7 +127,7 @@ public struct CapabilityNegotiator: Sendable {
                 if offered[name] != nil { added.insert(name) }
             }
             var wanted = wantedCapabilities(from: added).subtracting(enabled).subtracting(pending)
-            if !isNegotiating { wanted.remove("sasl") }
+            if !isNegotiating, !saslAfterRegistration { wanted.remove("sasl") }
             guard !wanted.isEmpty else { return [] }
             pending.formUnion(wanted)
             return [.send(Self.request(wanted))]

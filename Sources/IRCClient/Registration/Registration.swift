@@ -19,8 +19,12 @@ struct Registration: Sendable {
     private(set) var secure = true
     /// The SCRAM client nonce (tests); random when nil.
     var scramNonce: String?
-    /// SASL failed (or was unavailable) once: it is not tried again, on this connection or the next.
+    /// SASL failed (or was unavailable) once: it is not tried again, on this connection or the next
+    /// (but for a `sasl` offered anew on this one, while the server never refused the credentials).
     private(set) var saslGivenUp = false
+    /// The server took part in a SASL exchange and refused it (wrong password, no proof): never
+    /// tried again.
+    private(set) var credentialsRefused = false
     private(set) var nicks: NickSequence
     /// The services account logged in to with SASL on this connection.
     private(set) var account: String?
@@ -63,7 +67,14 @@ struct Registration: Sendable {
         let parameters = message.parameters
         switch message.command {
         case "CAP":
+            // Services that come back after registration offer `sasl` again (CAP NEW): a client
+            // that should be logged in and is not logs in then.
+            capabilities.saslAfterRegistration =
+                capEndSent && configuration.sasl != nil && account == nil && sasl == nil && !credentialsRefused
             let capabilityActions = capabilities.handle(message)
+            if capEndSent, capabilityActions.contains(.startSASL) {
+                logger.info("The server offers SASL again: logging in")
+            }
             if let notice = capabilities.takeLimitNotice() { logger.warning("\(configuration.host) \(notice)") }
             if !saslGivenUp, capabilities.saslOffered == false, let reason = saslUnavailable {
                 saslFailed(reason, into: &actions)
@@ -212,6 +223,7 @@ struct Registration: Sendable {
 
     /// Reports a SASL failure once; stops the client if SASL is required, else registers without it.
     private mutating func saslFailed(_ reason: String, into actions: inout [ConnectionAction]) {
+        if sasl != nil { credentialsRefused = true }
         sasl = nil
         guard !saslGivenUp else { return }
         saslGivenUp = true

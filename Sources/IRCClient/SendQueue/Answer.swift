@@ -6,8 +6,8 @@ extension SendQueue {
     /// when the people it is for have gone.
     ///
     /// A channel answer's text starts with the name of the person who asked ("alice: pong"); merged, it
-    /// names everyone who asked the same ("alice, bob: pong"). Names and channels are compared
-    /// case-insensitively (`lowercased()`, as the queue's fairness keys).
+    /// names everyone who asked the same ("alice, bob: pong"). Names and channels are compared under
+    /// the server's casemapping, as the queue's fairness keys.
     public struct Answer: Sendable, Hashable {
         /// `PRIVMSG` or `NOTICE`.
         public let command: String
@@ -16,7 +16,7 @@ extension SendQueue {
         public let isChannel: Bool
         /// The nicks named at the start of the text, in the order they asked.
         public private(set) var askers: [String]
-        /// On whose behalf the line goes to the channel (lower-cased); empty for private lines and
+        /// On whose behalf the line goes to the channel (folded); empty for private lines and
         /// announcements.
         public private(set) var askerKeys: [String]
         /// The text after the names.
@@ -29,22 +29,26 @@ extension SendQueue {
         private var packed: [String] = []
 
         let targetKey: String
+        /// How the server compares nicks and channels.
+        let caseMapping: CaseMapping
 
         /// - Parameters:
         ///   - asker: for a channel line, the nick on whose behalf it goes (`nil`: an announcement).
         ///   - isWholeAnswer: the answer to that asker is this one line.
+        ///   - caseMapping: how the server compares nicks and channels.
         public init(
             command: String, target: String, isChannel: Bool, text: String, asker: String?,
-            isWholeAnswer: Bool, textBudget: Int
+            isWholeAnswer: Bool, textBudget: Int, caseMapping: CaseMapping = .rfc1459
         ) {
             self.command = command
             self.target = target
             self.isChannel = isChannel
-            self.targetKey = target.lowercased()
+            self.caseMapping = caseMapping
+            self.targetKey = caseMapping.lowercased(target)
             self.isWholeAnswer = isWholeAnswer
             self.textBudget = textBudget
             if isChannel, let asker, !asker.isEmpty {
-                askerKeys = [asker.lowercased()]
+                askerKeys = [caseMapping.lowercased(asker)]
                 let prefix = asker + ": "
                 if text.hasPrefix(prefix) {
                     askers = [asker]
@@ -116,31 +120,33 @@ extension SendQueue {
             }
             guard askerKeys.contains(nick) else { return true }
             askerKeys.removeAll { $0 == nick }
-            askers.removeAll { $0.lowercased() == nick }
+            askers.removeAll { caseMapping.lowercased($0) == nick }
             return !askerKeys.isEmpty
         }
     }
 
-    /// Someone who will no longer read what the bot queued for them (nicks and channels lower-cased).
+    /// Someone who will no longer read what the bot queued for them (nicks and channels folded under
+    /// the server's casemapping).
     public enum Departure: Sendable, Hashable {
         /// The nick left the network (or nobody uses it now).
         case quit(nick: String)
         /// The nick left these channels (PART, or KICK).
         case left(nick: String, channels: [String])
 
-        /// The departure a QUIT, PART or KICK from the server announces.
-        public init?(_ message: IRCMessage) {
+        /// The departure a QUIT, PART or KICK from the server announces (names folded by `caseMapping`).
+        public init?(_ message: IRCMessage, caseMapping: CaseMapping = .rfc1459) {
             let parameters = message.parameters
             switch message.command {
             case "QUIT":
                 guard let nick = message.sourceNick else { return nil }
-                self = .quit(nick: nick.lowercased())
+                self = .quit(nick: caseMapping.lowercased(nick))
             case "PART":
                 guard let nick = message.sourceNick, let channels = parameters.first else { return nil }
-                self = .left(nick: nick.lowercased(), channels: Self.list(channels))
+                self = .left(nick: caseMapping.lowercased(nick), channels: Self.list(channels, caseMapping))
             case "KICK":
                 guard parameters.count >= 2 else { return nil }
-                self = .left(nick: parameters[1].lowercased(), channels: Self.list(parameters[0]))
+                self = .left(
+                    nick: caseMapping.lowercased(parameters[1]), channels: Self.list(parameters[0], caseMapping))
             default:
                 return nil
             }
@@ -149,26 +155,26 @@ extension SendQueue {
         /// Every departure `message` tells of: a QUIT, PART or KICK seen in a shared channel, and
         /// nicks the server says nobody uses now — `401` (no such nick, the answer to a line or a
         /// WHOIS sent to someone gone, whether or not they shared a channel) and `731` (MONITOR:
-        /// offline).
-        public static func announced(by message: IRCMessage) -> [Departure] {
+        /// offline). Names are folded by `caseMapping`.
+        public static func announced(by message: IRCMessage, caseMapping: CaseMapping = .rfc1459) -> [Departure] {
             let parameters = message.parameters
             switch message.command {
             case "401":
                 guard parameters.count >= 2, !parameters[1].isEmpty else { return [] }
-                return [.quit(nick: parameters[1].lowercased())]
+                return [.quit(nick: caseMapping.lowercased(parameters[1]))]
             case "731":
                 guard parameters.count >= 2 else { return [] }
                 return parameters[1].split(separator: ",").compactMap { target in
                     let nick = target.prefix { $0 != "!" }
-                    return nick.isEmpty ? nil : .quit(nick: nick.lowercased())
+                    return nick.isEmpty ? nil : .quit(nick: caseMapping.lowercased(nick))
                 }
             default:
-                return Departure(message).map { [$0] } ?? []
+                return Departure(message, caseMapping: caseMapping).map { [$0] } ?? []
             }
         }
 
-        private static func list(_ channels: String) -> [String] {
-            channels.split(separator: ",").map { $0.lowercased() }
+        private static func list(_ channels: String, _ caseMapping: CaseMapping) -> [String] {
+            channels.split(separator: ",").map { caseMapping.lowercased($0) }
         }
     }
 }

@@ -5,7 +5,7 @@ extension ConnectionStateMachine {
     /// One line of an outgoing text, ready for the send queue.
     struct OutgoingLine: Sendable, Equatable {
         var message: IRCMessage
-        /// On whose behalf it goes (lower-cased), see ``SendQueue``.
+        /// On whose behalf it goes (folded under the server's casemapping), see ``SendQueue``.
         var fairnessKey: String
         /// Where its reader connects from, see ``OutgoingText/fairnessGroup``.
         var fairnessGroup: String?
@@ -19,11 +19,11 @@ extension ConnectionStateMachine {
         let support = identityTracker.serverSupport
         let isChannel = { (target: String) in support.isChannel(target) }
         let texts = shrinking ? OutgoingText.shrunk(texts, isChannel: isChannel) : texts
-        let textsPerKey = OutgoingText.textsPerKey(texts)
+        let textsPerKey = OutgoingText.textsPerKey(texts, caseMapping: support.caseMapping)
         let userHost = ownUserHost
         var lines: [OutgoingLine] = []
         for outgoing in texts {
-            let key = (outgoing.fairnessKey ?? outgoing.target).lowercased()
+            let key = support.caseMapping.lowercased(outgoing.fairnessKey ?? outgoing.target)
             let command = outgoing.kind == .notice ? "NOTICE" : "PRIVMSG"
             let target = TextSanitizer.singleLine(outgoing.target).replacingSpaces()
             let messages = split(
@@ -34,7 +34,8 @@ extension ConnectionStateMachine {
                 let answer = SendQueue.Answer(
                     command: command, target: message.parameters[0], isChannel: isChannel(outgoing.target),
                     text: message.parameters[message.parameters.count - 1], asker: outgoing.fairnessKey,
-                    isWholeAnswer: messages.count == 1 && textsPerKey[key] == 1, textBudget: budget)
+                    isWholeAnswer: messages.count == 1 && textsPerKey[key] == 1, textBudget: budget,
+                    caseMapping: support.caseMapping)
                 lines.append(
                     OutgoingLine(
                         message: message, fairnessKey: key, fairnessGroup: outgoing.fairnessGroup, answer: answer))

@@ -32,6 +32,9 @@ struct ConnectionStateMachine: Sendable {
     private(set) var channels: ChannelRejoin
     /// Set once the client is shutting down (the server's ERROR is then expected).
     private(set) var isStopping = false
+    /// The bot user mode on the current connection: asked for once registered on a server that
+    /// names one (ISUPPORT `BOT=`), and whether the server has confirmed it.
+    private(set) var botMode: BotMode?
     private var keepalive: Keepalive
     private var connectedAt: ContinuousClock.Instant?
     private var disconnectedAt: ContinuousClock.Instant?
@@ -81,7 +84,10 @@ struct ConnectionStateMachine: Sendable {
         keepalive.connected(at: now)
         currentNick = configuration.nick
         identityTracker = IdentityTracker()
+        botMode = nil
         channels.connectionStarted()
+        // Until this server says how it compares names, the default casemapping holds.
+        channels.setCaseMapping(identityTracker.serverSupport.caseMapping)
         nextNickRegain = nil
         var actions: [ConnectionAction] = []
         resetPresence(into: &actions)
@@ -109,7 +115,10 @@ struct ConnectionStateMachine: Sendable {
             logger.warning("\(configuration.host): \(notice)")
         }
         var actions: [ConnectionAction] = []
-        for departure in SendQueue.Departure.announced(by: message) { actions.append(.dropQueuedLines(departure)) }
+        let mapping = identityTracker.serverSupport.caseMapping
+        for departure in SendQueue.Departure.announced(by: message, caseMapping: mapping) {
+            actions.append(.dropQueuedLines(departure))
+        }
         actions.append(.emit(.message(message)))
         for change in changes { actions.append(.emit(.identity(change))) }
         dispatch(message, ownNickBefore: nickBefore, at: now, into: &actions)
@@ -211,6 +220,12 @@ struct ConnectionStateMachine: Sendable {
             support.apply(message)
             identityTracker.updateServerSupport(support)
             serverSupportChanged(support)
+            channels.setCaseMapping(support.caseMapping)
+            askForBotMode(into: &actions)
+        case "MODE", "221":
+            ownModesChanged(message)
+        case "FAIL", "WARN", "NOTE":
+            standardReply(message)
         case "730", "731", "734", "600", "601", "604", "605", "512":
             presenceReported(message, at: now, into: &actions)
         case "311", "317", "330", "318", "401":
@@ -266,6 +281,52 @@ struct ConnectionStateMachine: Sendable {
         for join in channels.joinsAfterRegistration { actions.append(.write(.join(join.name, key: join.key))) }
         if !namesEqual(nick, configuration.nick) { nextNickRegain = now + configuration.retry.nickRegainInterval }
         actions.append(.startSending)
+        askForBotMode(into: &actions)
+    }
+
+    /// A standard reply (`FAIL`/`WARN`/`NOTE <command> <code> [context…] :text`): logged with its
+    /// command, code, context and text (a FAIL and a WARN as warnings, a NOTE as information).
+    private func standardReply(_ message: IRCMessage) {
+        let parameters = message.parameters
+        guard parameters.count >= 3 else { return }
+        let context = parameters.dropFirst(2).dropLast().joined(separator: " ")
+        // The text may quote what was sent: no credentials or secret links reach the log.
+        let said = parameters[parameters.count - 1]
+        let text = LogRedaction.isSensitive(said) ? "<redacted>" : LogRedaction.redactingSecrets(said) ?? said
+        let line =
+            "\(configuration.host) says \(message.command) \(parameters[0]) \(parameters[1])"
+            + (context.isEmpty ? "" : " (\(LogRedaction.redactingSecrets(context) ?? context))") + ": \(text)"
+        let safe = TextSanitizer.singleLine(line)
+        if message.command == "NOTE" { logger.info("\(safe)") } else { logger.warning("\(safe)") }
+    }
+
+    /// Once registered on a server that names a bot mode (usually in the 005 lines after 001):
+    /// sets it on the client, once per connection.
+    private mutating func askForBotMode(into actions: inout [ConnectionAction]) {
+        guard isRegistered, botMode == nil, let mode = identityTracker.serverSupport.botMode else { return }
+        botMode = BotMode(mode: mode, isSet: false)
+        actions.append(.enqueue(IRCMessage(command: "MODE", parameters: [currentNick, "+\(mode)"])))
+    }
+
+    /// The client's own user modes changed (`MODE <own nick> +B`) or were listed (221): follows
+    /// the bot mode.
+    private mutating func ownModesChanged(_ message: IRCMessage) {
+        guard var state = botMode, message.parameters.count >= 2, namesEqual(message.parameters[0], currentNick)
+        else { return }
+        if message.command == "221" {
+            state.isSet = message.parameters[1].contains(state.mode)
+        } else {
+            var adding = true
+            for character in message.parameters[1] {
+                switch character {
+                case "+": adding = true
+                case "-": adding = false
+                case state.mode: state.isSet = adding
+                default: break
+                }
+            }
+        }
+        botMode = state
     }
 
     private mutating func nickChanged(
@@ -360,5 +421,18 @@ struct ConnectionStateMachine: Sendable {
     static func format(_ duration: Duration) -> String {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         return milliseconds >= 10_000 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+    }
+}
+
+/// The user mode that marks the client as a bot on this connection (ISUPPORT `BOT=`).
+public struct BotMode: Sendable, Equatable {
+    /// The mode letter (`B` on InspIRCd, UnrealIRCd and Solanum).
+    public var mode: Character
+    /// Whether the server confirmed it is set.
+    public var isSet: Bool
+
+    public init(mode: Character, isSet: Bool) {
+        self.mode = mode
+        self.isSet = isSet
     }
 }

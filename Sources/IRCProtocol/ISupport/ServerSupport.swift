@@ -49,6 +49,8 @@ public struct ServerSupport: Sendable, Hashable {
     public private(set) var lineLength: Int = Self.defaultLineLength
     /// The network name, if advertised.
     public private(set) var networkName: String?
+    /// The user mode that marks a bot (`BOT=B`), if advertised.
+    public private(set) var botMode: Character?
 
     public init() {}
 
@@ -152,6 +154,9 @@ public struct ServerSupport: Sendable, Hashable {
             lineLength = value.flatMap { Int($0) }.map { max($0, 64) } ?? Self.defaultLineLength
         case "NETWORK":
             networkName = value.flatMap { $0.isEmpty ? nil : $0 }
+        case "BOT":
+            // One ASCII letter; anything else is not a mode the bot could set.
+            botMode = value.flatMap { $0.count == 1 ? $0.first : nil }.flatMap { $0.isASCII && $0.isLetter ? $0 : nil }
         default:
             break
         }

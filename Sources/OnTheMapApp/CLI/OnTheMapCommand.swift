@@ -112,7 +112,7 @@ struct CheckConfigCommand: AsyncParsableCommand {
         for network in config.networks {
             let irc = network.irc
             print(
-                "  IRC network \(network.name): \(irc.nick) on \(irc.server):\(irc.port) \(irc.tls ? "over TLS" : "WITHOUT TLS (plaintext)")"
+                "  IRC network \(network.name): \(irc.nick) on \(irc.server):\(irc.port) \(Self.transport(of: irc))"
                     + (irc.sasl.map { ", SASL \($0.mechanismsText) as \($0.username)" } ?? ""))
             print(
                 "    channels: \(irc.channels.map(\.name).joined(separator: ", ")); announces to: \(irc.announceTo.joined(separator: ", "))"
@@ -125,6 +125,18 @@ struct CheckConfigCommand: AsyncParsableCommand {
         if config.web.enabled { print("  web map: \(config.web.listen), linked as \(config.web.publicURL)") }
         if config.operatorListener.enabled { print("  /healthz and /metrics: \(config.operatorListener.listen)") }
         for warning in ConfigLoader.warnings(for: config) { print("warning: \(warning)") }
+    }
+
+    /// How the bot reaches a network, in words: over TLS, or in plaintext — and then, when a CA file
+    /// or a fingerprint is set, what the TLS connection of an STS upgrade trusts.
+    static func transport(of irc: BotConfiguration.IRCSection) -> String {
+        if irc.tls { return "over TLS" }
+        var trust: [String] = []
+        if !irc.tlsFingerprint.isEmpty { trust.append("the certificate with tls_fingerprint") }
+        if !irc.tlsCAFile.isEmpty { trust.append("certificates signed by tls_ca_file") }
+        guard !trust.isEmpty else { return "WITHOUT TLS (plaintext)" }
+        return "WITHOUT TLS (plaintext) until the server offers STS; the upgrade to TLS trusts "
+            + trust.joined(separator: " and ")
     }
 }
 

@@ -63,7 +63,10 @@ public struct BotConfiguration: Sendable, Equatable {
         public var nick = ""
         public var altNicks: [String] = []
         public var username = "onthemap"
-        public var realname = "On The Map class bot"
+        public var realname = IRCSection.defaultRealname
+        /// How the network's staff reach whoever runs the bot (an email, a nick, a web page): in the
+        /// default realname, `!help about` and the CTCP VERSION reply. Empty: not said.
+        public var contact = ""
         public var sasl: SASL?
         public var channels: [ChannelEntry] = []
         public var announceTo: [String] = []
@@ -243,5 +246,21 @@ public struct BotConfiguration: Sendable, Equatable {
     public struct OperatorSection: Sendable, Equatable {
         public var enabled = false
         public var listen = "127.0.0.1:9090"
+    }
+}
+
+extension BotConfiguration.IRCSection {
+    /// The realname when the config does not set one.
+    public static let defaultRealname = "On The Map class bot"
+
+    /// The realname sent at registration: the one configured, or the default naming the contact.
+    public var registeredRealname: String {
+        guard realname == Self.defaultRealname, !contact.isEmpty else { return realname }
+        return "\(realname), contact: \(contact)"
+    }
+
+    /// The CTCP VERSION reply: the bot's version, and the contact when there is one.
+    public var versionReply: String {
+        contact.isEmpty ? BotVersion.ctcpReply : "\(BotVersion.ctcpReply), contact: \(contact)"
     }
 }

@@ -1,5 +1,6 @@
 import BotKit
 import Foundation
+import IRCProtocol
 import Yams
 
 /// One thing wrong with a config file, named plainly: the dotted key path ("irc.port", "" for the
@@ -216,8 +217,9 @@ private struct ConfigCheck {
                     "the key of \(channel.name) must be one word of printable characters without commas or a leading :")
             }
         }
-        let joined = Set(irc.channels.map { $0.name.lowercased() })
-        for channel in irc.announceTo where !joined.contains(channel.lowercased()) {
+        // Before the server says how it compares names: the default casemapping (rfc1459).
+        let joined = irc.channels.map(\.name)
+        for channel in irc.announceTo where !joined.contains(where: { CaseMapping.rfc1459.equals($0, channel) }) {
             problem(
                 "\(p).announce_to", "\(channel) is not in \(p).channels: the bot can only announce in channels it joins"
             )
@@ -226,6 +228,11 @@ private struct ConfigCheck {
             problem(
                 "\(p).owners[\(index)]",
                 "\"\(owner)\" is neither a services account (account:NAME) nor a nick!user@host mask")
+        }
+        if irc.contact.count > 100
+            || irc.contact.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            problem("\(p).contact", "must be one line of at most 100 characters, like an email address or a nick")
         }
         if irc.commandPrefix.isEmpty || irc.commandPrefix.count > 3 || irc.commandPrefix.contains(" ") {
             problem("\(p).command_prefix", "must be 1 to 3 characters without spaces, like !")
@@ -236,9 +243,8 @@ private struct ConfigCheck {
                 problem("\(p).tls_fingerprint", "must be a SHA-256 fingerprint: 64 hex digits (colons allowed)")
             }
         }
-        if !irc.tls && (!irc.tlsCAFile.isEmpty || !irc.tlsFingerprint.isEmpty) {
-            problem("\(p).tls", "is false, but tls_ca_file or tls_fingerprint is set: turn TLS on or remove them")
-        }
+        // With tls: false, tls_ca_file and tls_fingerprint are what the TLS connection of an STS
+        // upgrade trusts (the server offered `sts=port=…` in plaintext); check-config says so.
         for (key, file) in [
             ("\(p).tls_ca_file", irc.tlsCAFile), ("\(p).tls_client_cert", irc.tlsClientCert),
             ("\(p).tls_client_key", irc.tlsClientKey),

@@ -166,6 +166,7 @@ enum ConfigReader {
         i.strings("alt_nicks", into: &irc.altNicks)
         i.string("username", into: &irc.username)
         i.string("realname", into: &irc.realname)
+        i.string("contact", into: &irc.contact)
         if let node = i.value("sasl"), !node.isNull {
             i.section("sasl") { s in
                 var sasl = BotConfiguration.SASL()

@@ -39,6 +39,14 @@ extension ConfigLoader {
         }
         for network in config.networks {
             warnings += openOwnerWarnings(network)
+            if network.irc.contact.isEmpty, NetworkScope.isPublicNetwork(network.irc.server) {
+                warnings.append(
+                    ConfigProblem(
+                        key: "\(network.keyPath).contact",
+                        message:
+                            "is not set, but \(network.irc.server) is a public network: public networks (Libera.Chat's bot policy among them) ask that a bot say who runs it; set it to an email address or your nick (shown in the realname, !help about and CTCP VERSION)"
+                    ))
+            }
         }
         warnings += privacyWarnings(for: config)
         return warnings
@@ -122,6 +130,23 @@ enum NetworkScope {
         }
         if !host.contains(".") { return true }
         return [".local", ".lan", ".internal", ".home.arpa", ".test"].contains { host.hasSuffix($0) }
+    }
+
+    /// A network anyone may join: neither local (``isLocal(_:)``) nor a name or address kept for
+    /// examples and documentation (`example.org`, `.example`, `.invalid`, 192.0.2.0/24, …).
+    static func isPublicNetwork(_ host: String) -> Bool {
+        let host = unbracketed(host).lowercased()
+        if host.isEmpty || isLocal(host) { return false }
+        if let octets = ipv4(host) {
+            return
+                !((octets[0] == 192 && octets[1] == 0 && octets[2] == 2)
+                || (octets[0] == 198 && octets[1] == 51 && octets[2] == 100)
+                || (octets[0] == 203 && octets[1] == 0 && octets[2] == 113))
+        }
+        let reserved = ["example.com", "example.net", "example.org"]
+        return
+            !(reserved.contains { host == $0 || host.hasSuffix("." + $0) }
+            || [".example", ".invalid"].contains { host.hasSuffix($0) })
     }
 
     private static func unbracketed(_ host: String) -> String {

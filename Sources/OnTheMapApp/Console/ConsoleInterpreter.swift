@@ -34,7 +34,8 @@ public struct ConsoleInterpreter: Sendable {
     /// The stable fake identity of a console user: `alice!alice@alice.console`. Each user has their
     /// own host, so the per-user limits (flood guard, cooldowns) stay per user as on IRC.
     public static func sender(nick: String) -> UserIdentity {
-        UserIdentity(nick: nick, user: String(nick.lowercased().prefix(10)), host: "\(nick.lowercased()).console")
+        let folded = CaseMapping.rfc1459.lowercased(nick)
+        return UserIdentity(nick: nick, user: String(folded.prefix(10)), host: "\(folded).console")
     }
 
     /// "#class" or "private".

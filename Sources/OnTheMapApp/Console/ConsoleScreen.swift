@@ -58,7 +58,7 @@ public actor ConsoleScreen {
     public static func render(_ line: OutgoingText, botNick: String, user: String) -> String {
         let text = TextSanitizer.untrusted(line.text)
         let isChannel = line.target.first.map { "#&".contains($0) } ?? false
-        let isUser = line.target.lowercased() == user.lowercased()
+        let isUser = CaseMapping.rfc1459.equals(line.target, user)
         switch line.kind {
         case .privmsg:
             let place = isChannel ? line.target : isUser ? "private" : "private to \(line.target)"

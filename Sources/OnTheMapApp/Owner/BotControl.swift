@@ -1,6 +1,7 @@
 import BotKit
 import Foundation
 import IRCClient
+import IRCProtocol
 import Logging
 import OnTheMapPlugins
 import NIOConcurrencyHelpers
@@ -178,12 +179,13 @@ public final class BotControl: Sendable {
     /// Joins the channels `new` adds, leaves those it drops, and sends at its flood pace.
     private func follow(old: BotConfiguration.IRCSection, new: BotConfiguration.IRCSection, on client: IRCClient) async
     {
-        let before = Set(old.channels.map { $0.name.lowercased() })
-        let after = Set(new.channels.map { $0.name.lowercased() })
-        for channel in new.channels where !before.contains(channel.name.lowercased()) {
+        let mapping = await client.serverSupport.caseMapping
+        let before = Set(old.channels.map { mapping.lowercased($0.name) })
+        let after = Set(new.channels.map { mapping.lowercased($0.name) })
+        for channel in new.channels where !before.contains(mapping.lowercased(channel.name)) {
             await client.join(channel.name, key: channel.key)
         }
-        for channel in old.channels where !after.contains(channel.name.lowercased()) {
+        for channel in old.channels where !after.contains(mapping.lowercased(channel.name)) {
             await client.part(channel.name, reason: "Channel removed from my config")
         }
         if old.flood != new.flood { await client.setFlood(IRCClientConfiguration(new).flood) }
@@ -246,8 +248,12 @@ public final class BotControl: Sendable {
         let channels = await client.joinedChannels.sorted()
         let link = "\(irc.server):\(irc.port)\(irc.tls ? " over TLS" : " WITHOUT TLS")"
         let state = registered ? "registered" : stopped ? "LEFT (stopped)" : "NOT registered"
+        var botMode = ""
+        if registered, let mode = await client.botMode {
+            botMode = mode.isSet ? " (bot mode +\(mode.mode))" : " (bot mode +\(mode.mode) asked for, not confirmed)"
+        }
         return
-            "\(state) on \(link) as \(await client.currentNick); channels: \(channels.isEmpty ? "none" : channels.joined(separator: ", "))"
+            "\(state) on \(link) as \(await client.currentNick)\(botMode); channels: \(channels.isEmpty ? "none" : channels.joined(separator: ", "))"
     }
 
     /// Sessions, ignored masks and queued lines of this network.

@@ -63,7 +63,7 @@ struct ConfigChanges: Sendable, Equatable {
                 || first.tlsClientCert != now.tlsClientCert || first.tlsClientKey != now.tlsClientKey)
         restart("server_password", first.serverPassword != now.serverPassword)
         restart("nick", first.nick != now.nick || first.altNicks != now.altNicks)
-        restart("username", first.username != now.username || first.realname != now.realname)
+        restart("username", first.username != now.username || first.registeredRealname != now.registeredRealname)
         restart("sasl", first.sasl != now.sasl)
         restart(
             "quit_message",

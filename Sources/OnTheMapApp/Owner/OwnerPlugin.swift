@@ -113,7 +113,7 @@ struct OwnerPlugin: Plugin {
         guard !text.isEmpty else { throw UserFacingError("Say what? \(call.prefix)say \(target) <text>.") }
         let client = try connected()
         if target.hasPrefix("#") || target.hasPrefix("&") {
-            guard await client.joinedChannels.contains(where: { $0.lowercased() == target.lowercased() }) else {
+            guard await client.joinedChannels.contains(where: { call.caseMapping.equals($0, target) }) else {
                 throw UserFacingError("I am not in \(target); \(call.prefix)join it first.")
             }
         }

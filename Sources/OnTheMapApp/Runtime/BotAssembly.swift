@@ -7,12 +7,14 @@ import OnTheMapService
 /// Builds the running bot from a config: the IRC client, the plugins the config enables, and
 /// the router between them.
 public enum BotAssembly {
-    /// What `!help about` says: the bot and the data it uses.
-    static let aboutLines = [
-        "On The Map \(BotVersion.current): put yourself on the class map and find your classmates.",
-        GazetteerGeocoder.attribution + ".",
-        "Your privacy: !privacy shows and sets how precisely your pin shows where you are, !mydata what this bot keeps about you, !forget erases it.",
-    ]
+    /// What `!help about` says: the bot, the data it uses, and who runs it (`irc.contact`).
+    static func aboutLines(contact: String?) -> [String] {
+        [
+            "On The Map \(BotVersion.current): put yourself on the class map and find your classmates.",
+            GazetteerGeocoder.attribution + ".",
+            "Your privacy: !privacy shows and sets how precisely your pin shows where you are, !mydata what this bot keeps about you, !forget erases it.",
+        ] + (contact.map { ["Run by \($0)."] } ?? [])
+    }
 
     /// Builds the service stack (backend, geocoder), the plugins and the IRC client of `config`.
     /// Throws a `ServiceError` when the backend cannot be opened. `tuneIRC` may change connection
@@ -114,11 +116,12 @@ public enum BotAssembly {
     static func routerSettings(config: BotConfiguration, network: String? = nil) -> CommandRouter.Settings {
         let chosen = network.flatMap(config.network(named:))
         let irc = chosen?.irc ?? config.irc
+        // Channel names as written: the router compares them under the server's casemapping.
         let disabled = Dictionary(
-            config.plugins.disabledIn.map { (key: $0.key.lowercased(), value: Set($0.value)) },
+            config.plugins.disabledIn.map { (key: $0.key, value: Set($0.value)) },
             uniquingKeysWith: { a, b in a.union(b) })
         var settings = CommandRouter.Settings(
-            prefix: irc.commandPrefix, disabledPlugins: disabled, version: BotVersion.ctcpReply)
+            prefix: irc.commandPrefix, disabledPlugins: disabled, version: irc.versionReply)
         settings.userLimits?.hostBudget.burst = config.plugins.commandsPerHost.burst
         settings.userLimits?.hostBudget.perMinute = config.plugins.commandsPerHost.perMinute
         if !config.plugins.userLimits { settings.userLimits = nil }

@@ -201,7 +201,7 @@ public final class BotService: Service {
                 logger.info("joined", metadata: ["channel": "\(channel)"])
                 await sayWhileOnAnotherNick(on: client, in: [channel], told: &toldChannels)
             case .nickChanged(_, let new):
-                if client.configuration.nick.lowercased() == new.lowercased() {
+                if await client.serverSupport.caseMapping.equals(client.configuration.nick, new) {
                     toldChannels = []
                 } else {
                     await sayWhileOnAnotherNick(on: client, in: await client.joinedChannels, told: &toldChannels)
@@ -238,8 +238,9 @@ public final class BotService: Service {
     private func sayWhileOnAnotherNick(on client: IRCClient, in channels: [String], told: inout Set<String>) async {
         let wanted = client.configuration.nick
         let current = client.nick
-        guard current.lowercased() != wanted.lowercased() else { return }
-        for channel in channels where told.insert(channel.lowercased()).inserted {
+        let mapping = await client.serverSupport.caseMapping
+        guard !mapping.equals(current, wanted) else { return }
+        for channel in channels where told.insert(mapping.lowercased(channel)).inserted {
             await client.sendPrivmsg(
                 to: channel,
                 text:

@@ -25,7 +25,7 @@ extension IRCClientConfiguration {
             nick: irc.nick,
             altNicks: irc.altNicks,
             username: irc.username,
-            realname: irc.realname,
+            realname: irc.registeredRealname,
             sasl: sasl,
             channels: irc.channels.map { ChannelJoin($0.name, key: $0.key) },
             flood: irc.flood.enabled

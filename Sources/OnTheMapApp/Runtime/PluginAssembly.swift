@@ -1,4 +1,5 @@
 import BotKit
+import IRCProtocol
 import OnTheMapPlugins
 import OnTheMapService
 
@@ -7,8 +8,8 @@ public enum PluginAssembly {
     /// Every plugin a config can enable, in `!help` order: the class plugins, then help/ping.
     public static let registrations: [ClassPluginRegistration] =
         ClassPlugins.all + [
-            ClassPluginRegistration("help", settings: NoSettings.self) { _, _ in
-                CorePlugin(aboutLines: BotAssembly.aboutLines)
+            ClassPluginRegistration("help", settings: NoSettings.self) { services, _ in
+                CorePlugin(aboutLines: BotAssembly.aboutLines(contact: services.settings.contact))
             }
         ]
 
@@ -28,7 +29,7 @@ public enum PluginAssembly {
             webMapURL: config.web.enabled && !config.web.publicURL.isEmpty ? config.web.publicURL : nil,
             commandPrefix: irc.commandPrefix, pagingCap: config.service.udacityMaxPins,
             instanceName: instanceName(network: name, server: irc.server, port: irc.port, channels: announceChannels),
-            networkName: name, privacy: config.privacyPolicy)
+            networkName: name, privacy: config.privacyPolicy, contact: irc.contact.isEmpty ? nil : irc.contact)
     }
 
     /// What names a bot instance for the state it keeps (announcement ledger, sessions, open posts,
@@ -38,7 +39,8 @@ public enum PluginAssembly {
     /// is named in front ("libera@irc.libera.chat:6697/#class"), so that two networks of one bot never
     /// share state, and the state of a bot configured with `irc:` alone keeps its name.
     static func instanceName(network: String, server: String, port: Int, channels: [String]) -> String {
-        let folded = Set(channels.map { $0.lowercased() }).sorted().joined(separator: ",")
+        // Folded as a server does before it says otherwise (rfc1459): `#Foo[1]` and `#foo{1}` are one.
+        let folded = Set(channels.map { CaseMapping.rfc1459.lowercased($0) }).sorted().joined(separator: ",")
         let place = "\(server.lowercased()):\(port)/\(folded)"
         return network == BotConfiguration.defaultNetworkName ? place : "\(network)@\(place)"
     }

@@ -8,6 +8,11 @@ import OnTheMapService
 /// `announce_to` channels. It polls every `pollInterval` and, with PostgreSQL, also wakes on each
 /// change notification. Each poll refreshes the class map too.
 ///
+/// Every version of a pin is announced once: a new pin, and each move (a new place or link), even
+/// when several came between two rounds: the PostgreSQL directory's change feed brings the versions
+/// a save replaced for an hour (``ClassMap/Refresh/versions``), whichever instance or API saved
+/// them. An instance that was stopped meanwhile announces each pin's latest version.
+///
 /// What was announced is remembered in the state store (``AnnouncementLedger``): the very first
 /// start announces nothing old; a restart announces only pins saved while the bot was away (on
 /// the poll after it started, when it has joined its channels). A burst becomes a summary line.
@@ -152,7 +157,10 @@ public struct AnnouncePlugin: BackgroundPlugin {
             }
             // Just started: the bot may not have joined its channels yet; announce next round.
             if isFirstRound { return }
-            let fresh = await services.ledger.claim(await services.ledger.unannounced(refresh.pins))
+            // The recent pins, and every version the change feed brought (each move of a pin that
+            // moved several times since the last round, wherever it was saved).
+            let fresh = await services.ledger.claim(
+                await services.ledger.unannounced(refresh.pins + refresh.versions))
             guard !fresh.isEmpty else { return }
             let lines = Self.lines(
                 for: fresh, burstLimit: settings.burstLimit,

@@ -17,6 +17,10 @@ public actor ClassMap {
         public var pins: [StudentLocation]
         /// Pins among ``pins`` that were not on the map before, or were updated since (newest first).
         public var fresh: [StudentLocation]
+        /// Every pin version the change feed brought, oldest first: a pin saved several times since
+        /// the last refresh (moved, moved back) is here once per save, even where ``pins`` shows
+        /// only its latest. Empty at the first load and for a directory without a change feed.
+        public var versions: [StudentLocation] = []
     }
 
     /// Every pin, indexed for "the nearest to here" (payloads: slots of ``store``).
@@ -162,7 +166,8 @@ public actor ClassMap {
             return Refresh(pins: catalog.recent(), fresh: [])
         }
         var fresh: Set<String> = []
-        if let cursor, try await readFeed(after: cursor, into: &fresh) {
+        var versions: [StudentLocation] = []
+        if let cursor, try await readFeed(after: cursor, into: &fresh, versions: &versions) {
             // Read from the change feed.
         } else {
             cursor = nil
@@ -170,11 +175,14 @@ public actor ClassMap {
             for pin in latest.reversed() where apply(pin) { fresh.insert(pin.objectId) }
         }
         let recent = catalog.recent()
-        return Refresh(pins: recent, fresh: recent.filter { fresh.contains($0.objectId) })
+        return Refresh(pins: recent, fresh: recent.filter { fresh.contains($0.objectId) }, versions: versions)
     }
 
-    /// Applies the change feed after `revision`; false when the directory has none.
-    private func readFeed(after revision: Int64, into fresh: inout Set<String>) async throws -> Bool {
+    /// Applies the change feed after `revision`, collecting each version saved (but not removed
+    /// since) in `versions`; false when the directory has none.
+    private func readFeed(
+        after revision: Int64, into fresh: inout Set<String>, versions: inout [StudentLocation]
+    ) async throws -> Bool {
         var position = revision
         while true {
             guard let page = try await directory.locationChanges(after: position, limit: feedPageSize) else {
@@ -184,11 +192,13 @@ public actor ClassMap {
                 switch change {
                 case .saved(let pin):
                     if apply(pin) { fresh.insert(pin.objectId) }
+                    versions.append(pin)
                 case .removed(let objectId):
                     catalog.remove(objectId: objectId)
                     recordedHere[objectId] = nil
                     removedHere[objectId] = nil
                     fresh.remove(objectId)
+                    versions.removeAll { $0.objectId == objectId }
                 }
             }
             position = page.lastRevision

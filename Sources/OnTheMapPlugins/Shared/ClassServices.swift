@@ -29,11 +29,13 @@ public struct ClassSettings: Sendable {
     public var networkName: String?
     /// The operator's privacy rules: pin precision, who may look, where answers go.
     public var privacy: PrivacyPolicy
+    /// How the network's staff reach whoever runs the bot (`irc.contact`), for `!help about`.
+    public var contact: String?
 
     public init(
         announceChannels: [String] = [], webMapURL: String? = nil, recentLimit: Int = 100, commandPrefix: String = "!",
         pagingCap: Int = 10_000, instanceName: String? = nil, networkName: String? = nil,
-        privacy: PrivacyPolicy = PrivacyPolicy()
+        privacy: PrivacyPolicy = PrivacyPolicy(), contact: String? = nil
     ) {
         self.announceChannels = announceChannels
         self.webMapURL = webMapURL
@@ -43,6 +45,7 @@ public struct ClassSettings: Sendable {
         self.instanceName = instanceName
         self.networkName = networkName
         self.privacy = privacy
+        self.contact = contact
     }
 }
 
