@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// The exit statuses of `onthemap-bot`, for service managers: the systemd unit lists the two that
-/// a restart cannot fix in `RestartPreventExitStatus=` (README.md documents them).
+/// a restart cannot fix in `RestartPreventExitStatus=` (docs/operators.md documents them).
 public enum BotExitStatus {
     /// Stopped on SIGINT or SIGTERM, after QUIT.
     public static let stopped: Int32 = 0
