@@ -64,6 +64,7 @@ import Testing
         let jane = try await TestIRCUser.connect(
             port: server.tlsPort, caFile: server.certificate.certificatePath, nick: "jane")
         #expect(await FreePort.waitUntilAccepting(webPort, timeout: .seconds(30)), "the web listener")
+        try await jane.waitUntilOnline("MapBot")
         try await jane.privmsg("MapBot", "!login jane@class.test \(password)")
         let welcome = try await jane.waitForMessage(timeout: .seconds(30), "welcome") {
             $0.command == "PRIVMSG" && $0.sourceNick == "MapBot"
