@@ -3,7 +3,7 @@ import Foundation
 import IRCClient
 import IRCProtocol
 import Logging
-import OnTheMapApp
+@_spi(Testing) import OnTheMapApp
 import SQLiteDirectory
 import Testing
 
