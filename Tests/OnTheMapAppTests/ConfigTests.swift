@@ -382,24 +382,6 @@ import Testing
         #expect(PostPlugin.Settings(section: defaults["post"]).flowLifetime == .seconds(600))
     }
 
-    @Test func theFormerPlacesOfPluginKeysStillWork() throws {
-        let yaml =
-            Self.minimal + "\nunits: mi\nservice:\n  poll_seconds: 60\n  allow_registration: true\n"
-            + "  post_flow_minutes: 3\n"
-        let sections = try ConfigLoader.parse(yaml: yaml).plugins.sections
-        #expect(NearPlugin.Settings(section: sections["near"]).units == .mi)
-        #expect(AnnouncePlugin.Settings(section: sections["announce"]).pollInterval == .seconds(60))
-        #expect(LoginPlugin.Settings(section: sections["login"]).allowRegistration)
-        #expect(PostPlugin.Settings(section: sections["post"]).flowLifetime == .seconds(180))
-        // A bad value is named as it was written; a key written at both places is a problem.
-        let bad = problems(Self.minimal + "\nservice:\n  poll_seconds: 5\n")
-        #expect(bad.map(\.key) == ["service.poll_seconds"])
-        #expect(bad.first?.message.contains("from 10 to 86400") == true)
-        let both = problems(Self.minimal + "\nunits: mi\nplugins:\n  near: {units: km}\n")
-        #expect(both.map(\.key) == ["units"])
-        #expect(both.first?.message.contains("keep only plugins.near.units") == true)
-    }
-
     @Test func pluginSectionsReportUnknownKeysAndBadValues() {
         let found = problems(
             Self.minimal + """

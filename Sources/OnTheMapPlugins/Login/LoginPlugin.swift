@@ -32,10 +32,9 @@ public struct LoginPlugin: RestoringPlugin {
         }
     }
 
-    public static let registration = ClassPluginRegistration(
-        "login", settings: Settings.self,
-        formerKeys: [FormerKey("service.allow_registration", is: "allow_registration")]
-    ) { LoginPlugin(services: $0, settings: $1) }
+    public static let registration = ClassPluginRegistration("login", settings: Settings.self) {
+        LoginPlugin(services: $0, settings: $1)
+    }
 
     public let name = "login"
     let services: ClassServices
