@@ -22,10 +22,12 @@ import Testing
         }
     }
 
+    /// The repository's `config/` folder.
+    static let configFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config")
+
     @Test func theShippedExamplesAreValid() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let folder = root.appendingPathComponent("config")
+        let folder = Self.configFolder
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }
         #expect(!files.isEmpty)
         for file in files {
@@ -34,6 +36,16 @@ import Testing
             let config = try ConfigLoader.parse(yaml: text, environment: ["ONTHEMAP_SASL_PASSWORD": "from-env"])
             #expect(!config.irc.nick.isEmpty, "\(file)")
         }
+    }
+
+    /// The documented example config loads as it is, and its `plugins.enabled` is every plugin
+    /// the bot has, in `!help` order: a plugin added, renamed or removed shows here.
+    @Test func theExampleConfigEnablesEveryPlugin() throws {
+        let text = try String(
+            contentsOf: Self.configFolder.appendingPathComponent("onthemap.example.yaml"), encoding: .utf8)
+        let config = try ConfigLoader.parse(yaml: text, environment: ["ONTHEMAP_SASL_PASSWORD": "from-env"])
+        #expect(config.plugins.enabled == PluginAssembly.names)
+        #expect(config.irc.nick == "OnTheMapBot")
     }
 
     @Test func defaultsFollowTheProductSpec() throws {
