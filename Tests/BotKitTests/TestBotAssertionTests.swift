@@ -22,7 +22,8 @@ import Testing
         await bot.assertResponse("!help", "Commands: …", "…")
         await bot.assertError("!no", "No, thank you.")
         await bot.assertError("!no", "No, …", in: "#class")
-        #expect(await bot.ask("hello there").outcome == nil)
+        let chat = await bot.ask("hello there")
+        #expect(chat.outcome == nil && chat.refusal?.reason == .chatLine, "\(chat)")
         await withKnownIssue { await bot.assertError("!ping") }
         await withKnownIssue { await bot.assertResponse("!no", "No, thank you.") }
         await withKnownIssue { await bot.assertResponse("!ping", "pang") }
@@ -36,6 +37,7 @@ import Testing
         await limited.assertError("!no", "No, thank you.")
         let held = await limited.ask("!no")
         #expect(held.outcome == nil && held.lines.first?.hasPrefix("Please wait") == true, "\(held)")
+        #expect(held.refusal?.reason == .tooSoon, "\(held)")
     }
 
     @Test func oneClockDrivesTheRouterAndTheWallClock() {

@@ -3,7 +3,7 @@ import Foundation
 import IRCClient
 import IRCProtocol
 import Logging
-import OnTheMapApp
+@_spi(Testing) import OnTheMapApp
 import SQLiteDirectory
 import Testing
 
@@ -112,7 +112,8 @@ import Testing
                       flood: {burst: 2, lines_per_second: 2}
                     service:
                       database: \(database)
-                      poll_seconds: 10
+                    plugins:
+                      announce: {poll_seconds: 10}
                     """)
             let students = Class(server: server)
             let bot = try await BotAssembly.makeService(config: config, logger: Self.quietLogger) { irc in

@@ -222,8 +222,9 @@ struct ConnectionStateMachineTests {
 
     @Test func scramFollowsTheRFC7677ExampleThroughTheMachine() {
         let sasl = IRCClientConfiguration.SASL(mechanisms: .automatic, username: "user", password: "pencil")
-        var machine = Self.machine(Self.configuration(sasl: sasl))
-        machine.useSCRAMNonce("rOprNGfwEbeRWgbNEkqO")
+        var machine = ConnectionStateMachine(
+            configuration: Self.configuration(sasl: sasl), logger: Logger(label: "test"),
+            makeSCRAMNonce: { "rOprNGfwEbeRWgbNEkqO" })
         _ = machine.connected(at: Self.at(0))
         _ = Self.receive(":srv CAP * LS :sasl=PLAIN,SCRAM-SHA-256", into: &machine)
         #expect(Self.receive(":srv CAP * ACK :sasl", into: &machine) == ["write AUTHENTICATE SCRAM-SHA-256"])

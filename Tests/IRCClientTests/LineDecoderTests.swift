@@ -1,4 +1,4 @@
-import IRCClient
+@_spi(Testing) import IRCClient
 import NIOCore
 import Testing
 

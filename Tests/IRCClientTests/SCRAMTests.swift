@@ -126,13 +126,17 @@ struct SCRAMTests {
         let prepared = try SCRAMClient(hash: .sha256, username: "us\u{AD}er\u{A0}1", password: "pw", nonce: "n")
         #expect(Self.text(prepared.clientFirst()) == "n,,n=user 1,r=n")
         #expect(throws: SCRAMClient.Failure.unusableCredentials("password")) {
-            try SCRAMClient(hash: .sha256, username: "user", password: "bad\u{7}password")
+            try SCRAMClient(hash: .sha256, username: "user", password: "bad\u{7}password", nonce: "n")
         }
         #expect(throws: SCRAMClient.Failure.unusableCredentials("password")) {
-            try SCRAMClient(hash: .sha256, username: "user", password: "")
+            try SCRAMClient(hash: .sha256, username: "user", password: "", nonce: "n")
         }
-        let first = Self.text(try SCRAMClient(hash: .sha256, username: "u", password: "p").clientFirst())
-        let second = Self.text(try SCRAMClient(hash: .sha256, username: "u", password: "p").clientFirst())
+        let first = Self.text(
+            try SCRAMClient(hash: .sha256, username: "u", password: "p", nonce: SCRAMClient.randomNonce())
+                .clientFirst())
+        let second = Self.text(
+            try SCRAMClient(hash: .sha256, username: "u", password: "p", nonce: SCRAMClient.randomNonce())
+                .clientFirst())
         #expect(first != second)
         #expect(first.utf8.count == "n,,n=u,r=".utf8.count + 24)
     }

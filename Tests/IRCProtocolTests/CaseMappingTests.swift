@@ -2,7 +2,7 @@ import Testing
 
 @testable import IRCProtocol
 
-@Suite("Casemapping, masks and host names")
+@Suite("Casemapping and masks")
 struct CaseMappingTests {
     @Test func asciiFoldsLettersOnly() {
         #expect(CaseMapping.ascii.lowercased("NiCk[]\\~") == "nick[]\\~")
@@ -37,18 +37,6 @@ struct CaseMappingTests {
         #expect(CaseMapping(isupportValue: "rfc7613") == nil)
     }
 
-    @Test func caseMappedNamesWorkAsDictionaryKeys() {
-        var seen: [CaseMappedName: Int] = [:]
-        let mapping = CaseMapping.rfc1459
-        seen[mapping.key("Alice[m]")] = 1
-        seen[mapping.key("alice{M}"), default: 0] += 1
-        seen[mapping.key("Bob")] = 5
-        #expect(seen.count == 2)
-        #expect(seen[mapping.key("ALICE[M]")] == 2)
-        #expect(mapping.key("Alice[m]").name == "Alice[m]")
-        #expect(Set([mapping.key("#Chan"), mapping.key("#chan")]).count == 1)
-    }
-
     @Test func masksFoldCaseUnlessExact() {
         #expect(IRCMask("*!*@Example.COM").matches("nick!user@example.com"))
         #expect(!IRCMask("*!*@Example.COM", caseMapping: nil).matches("nick!user@example.com"))
@@ -61,15 +49,6 @@ struct CaseMappingTests {
         #expect(!IRCMask("*a*a*a*a*a*b").matches(String(repeating: "a", count: 200)))
         #expect(IRCMask("*!*@host").matches(IRCSource(nick: "n", user: "u", host: "host")))
         #expect(IRCMask("a*").hasWildcards && !IRCMask("abc").hasWildcards)
-    }
-
-    @Test func hostnames() {
-        #expect(Hostname.isValid("irc.libera.chat"))
-        #expect(Hostname.isValid(String(repeating: "a", count: 63) + ".com"))
-        #expect(!Hostname.isValid(String(repeating: "a", count: 64) + ".com"))
-        #expect(!Hostname.isValid("a..b"))
-        #expect(!Hostname.isValid("."))
-        #expect(!Hostname.isValid("irc.example.com-"))
     }
 
     /// The byte-wise folding agrees with folding every byte on its own, for strings and substrings.

@@ -53,14 +53,6 @@ struct FixtureTests {
         var tests: [Case]
     }
 
-    struct HostnameFile: Decodable {
-        struct Case: Decodable {
-            var host: String
-            var valid: Bool
-        }
-        var tests: [Case]
-    }
-
     static func load<T: Decodable>(_ name: String, as type: T.Type) throws -> T {
         let url = try #require(
             Bundle.module.url(forResource: name, withExtension: "yaml", subdirectory: "Fixtures"),
@@ -139,13 +131,5 @@ struct FixtureTests {
             }
         }
         #expect(checked == 4 * 26)
-    }
-
-    @Test func validateHostnameEveryCase() throws {
-        let file = try Self.load("validate-hostname", as: HostnameFile.self)
-        #expect(file.tests.count == 19)
-        for testCase in file.tests {
-            #expect(Hostname.isValid(testCase.host) == testCase.valid, "\(testCase.host.debugDescription)")
-        }
     }
 }

@@ -27,7 +27,6 @@ struct ServerSupportTests {
         #expect(support.lineLength == 512)
         #expect(support.networkName == nil)
         #expect(support.botMode == nil)
-        #expect(support.maxTargets(for: "PRIVMSG") == nil)
         #expect(support.isChannel("&local"))
     }
 
@@ -50,10 +49,6 @@ struct ServerSupportTests {
         #expect(support.channelLength == 64)
         #expect(support.lineLength == 512)
         #expect(support.networkName == "Example Net")
-        #expect(support.maxTargets(for: "privmsg") == 20)
-        #expect(support.maxTargets(for: "KICK") == 1)
-        #expect(support.maxTargets(for: "ACCEPT") == nil)
-        #expect(support.targetMax["ACCEPT"] == Int.max)
         #expect(support["NAMESX"] == "")
         #expect(support["userlen"] == "10")
         #expect(support["NOPE"] == nil)

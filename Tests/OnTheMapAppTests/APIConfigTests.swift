@@ -13,7 +13,7 @@ import Testing
         service:
           backend: \(backend)
           udacity_url: https://onthemap-api.udacity.com/v1
-          api: {enabled: \(api), read_requires_login: true}
+          api: {enabled: \(api)}
         web:
           enabled: true
           listen: "\(listen)"
@@ -34,15 +34,12 @@ import Testing
     @Test func theAPIIsOffByDefault() throws {
         let config = try ConfigLoader.parse(yaml: ConfigTests.minimal)
         #expect(!config.service.api.enabled)
-        #expect(config.service.api.readRequiresLogin == nil)
         #expect(config.web.visibility == .class, "the class is for signed-in students unless the operator opens it")
         #expect(!config.web.servesTLS)
         #expect(!config.web.behindProxy)
         let on = try ConfigLoader.parse(yaml: Self.yaml())
         #expect(on.service.api.enabled)
-        #expect(on.service.api.readRequiresLogin == true)
         #expect(on.web.visibility == .class)
-        #expect(ConfigLoader.warnings(for: on).contains { $0.key == "service.api.read_requires_login" })
     }
 
     @Test func aNonLoopbackListenerNeedsTLSOrAProxy() throws {

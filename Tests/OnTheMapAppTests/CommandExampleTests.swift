@@ -1,13 +1,17 @@
 import BotKit
 import BotTesting
 import Foundation
-import OnTheMapApp
+import IRCClient
+import IRCProtocol
+import Logging
+@testable import OnTheMapApp
 import OnTheMapPlugins
 @testable import OnTheMapService
 import SQLiteDirectory
 import Testing
 
-/// Every command's examples (`!help <command>` shows them) are true of the demo class.
+/// Every command's examples (`!help <command>` shows them) are true: the students' ones of the demo
+/// class, the owners' ones of a bot connected to a real IRC server.
 @Suite struct CommandExampleTests {
     static let geocoder: GazetteerGeocoder = {
         do { return try GazetteerGeocoder.loadBundled() } catch { fatalError("gazetteer: \(error)") }
@@ -56,6 +60,7 @@ import Testing
         #expect(commands.count >= 15)
         for command in commands {
             #expect(!command.examples.isEmpty, "!\(command.name) has no example")
+            #expect(command.examples.allSatisfy { !$0.byOwner }, "!\(command.name) is not an owner command")
             for (index, example) in command.examples.enumerated() {
                 let bot = try await Self.demoBot(in: TemporaryDirectory(prefix: "example-\(command.name)-\(index)"))
                 let answer = await Self.run(example, of: command, on: bot)
@@ -63,6 +68,67 @@ import Testing
                     example.matches(answer),
                     "\(example.input) answered \(answer), not \(example.answer)")
             }
+        }
+    }
+
+    /// Every owner command's examples, typed by an owner in a private message, answer as they say,
+    /// on a bot wired as it runs (`BotAssembly.makeNetwork`, its answers recorded) whose owner
+    /// commands act on a real connection to ngircd over TLS. The examples run on one bot in the
+    /// order the commands are declared (`!unignore` after `!ignore`), but `!quit`, which ends the
+    /// connection, last.
+    @Test func everyOwnerExampleIsTrueOfAConnectedBot() async throws {
+        try await NgircdServer.withRunning { server in
+            let folder = try TemporaryDirectory(prefix: "owner-examples")
+            let configPath = folder.file("bot.yaml")
+            try """
+            irc:
+              server: 127.0.0.1
+              port: \(server.tlsPort)
+              tls_ca_file: \(server.certificate.certificatePath)
+              nick: MapBot
+              channels: ["#class"]
+              announce_to: ["#class"]
+              owners: ["account:teacher"]
+            service:
+              database: \(folder.file("class.sqlite"))
+            """.write(toFile: configPath, atomically: true, encoding: .utf8)
+            let config = try ConfigLoader.load(path: configPath)
+            let quiet = Logger(label: "owner-examples", factory: { _ in SwiftLogNoOpLogHandler() })
+            let stack = try await ServiceStack.make(config: config, logger: quiet, loadGeocoder: false)
+            let transport = RecordingTransport()
+            let (control, router) = BotAssembly.makeNetwork(
+                BotConfiguration.defaultNetworkName, config: config, configPath: configPath, stack: stack,
+                sharing: nil, group: BotControlGroup(), transport: transport, logger: quiet)
+            let client = IRCClient(configuration: IRCClientConfiguration(config.irc), logger: quiet)
+            let running = Task { await client.run() }
+            control.attach(client: client) { HealthReport.Backend(name: "local", reachable: true, error: nil) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while await !client.joinedChannels.contains("#class"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(await client.joinedChannels.contains("#class"), "the bot did not join #class")
+
+            let owner = UserIdentity(nick: "boss", user: "~boss", host: "boss.example", account: "teacher")
+            let commands = await router.catalog.entries.map(\.command).filter(\.requiresOwner)
+            #expect(commands.count == 10)
+            let examples = commands.flatMap { command in command.examples.map { (command.name, $0) } }
+            for (name, example) in examples.filter({ $0.0 != "quit" }) + examples.filter({ $0.0 == "quit" }) {
+                #expect(example.byOwner, "an example of !\(name) that is not typed by an owner")
+                _ = transport.takeSent()
+                await router.handle(IRCUserMessage(sender: owner, origin: .privateMessage, text: example.input))
+                await router.waitUntilIdle()
+                let answer = transport.takeSent().map(\.text)
+                #expect(example.matches(answer), "\(example.input) answered \(answer), not \(example.answer)")
+            }
+            // `!quit` stops the connection (the wait ends it too when it did not).
+            let quitBy = ContinuousClock.now + .seconds(5)
+            while await !client.isShuttingDown, ContinuousClock.now < quitBy {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(await client.isShuttingDown, "!quit did not stop the connection")
+            await client.shutdown()
+            await running.value
+            await stack.shutdown()
         }
     }
 

@@ -22,10 +22,12 @@ import Testing
         }
     }
 
+    /// The repository's `config/` folder.
+    static let configFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config")
+
     @Test func theShippedExamplesAreValid() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let folder = root.appendingPathComponent("config")
+        let folder = Self.configFolder
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".yaml") }
         #expect(!files.isEmpty)
         for file in files {
@@ -34,6 +36,16 @@ import Testing
             let config = try ConfigLoader.parse(yaml: text, environment: ["ONTHEMAP_SASL_PASSWORD": "from-env"])
             #expect(!config.irc.nick.isEmpty, "\(file)")
         }
+    }
+
+    /// The documented example config loads as it is, and its `plugins.enabled` is every plugin
+    /// the bot has, in `!help` order: a plugin added, renamed or removed shows here.
+    @Test func theExampleConfigEnablesEveryPlugin() throws {
+        let text = try String(
+            contentsOf: Self.configFolder.appendingPathComponent("onthemap.example.yaml"), encoding: .utf8)
+        let config = try ConfigLoader.parse(yaml: text, environment: ["ONTHEMAP_SASL_PASSWORD": "from-env"])
+        #expect(config.plugins.enabled == PluginAssembly.names)
+        #expect(config.irc.nick == "OnTheMapBot")
     }
 
     @Test func defaultsFollowTheProductSpec() throws {
@@ -380,24 +392,6 @@ import Testing
         #expect(AnnouncePlugin.Settings(section: defaults["announce"]).pollInterval == .seconds(300))
         #expect(!LoginPlugin.Settings(section: defaults["login"]).allowRegistration)
         #expect(PostPlugin.Settings(section: defaults["post"]).flowLifetime == .seconds(600))
-    }
-
-    @Test func theFormerPlacesOfPluginKeysStillWork() throws {
-        let yaml =
-            Self.minimal + "\nunits: mi\nservice:\n  poll_seconds: 60\n  allow_registration: true\n"
-            + "  post_flow_minutes: 3\n"
-        let sections = try ConfigLoader.parse(yaml: yaml).plugins.sections
-        #expect(NearPlugin.Settings(section: sections["near"]).units == .mi)
-        #expect(AnnouncePlugin.Settings(section: sections["announce"]).pollInterval == .seconds(60))
-        #expect(LoginPlugin.Settings(section: sections["login"]).allowRegistration)
-        #expect(PostPlugin.Settings(section: sections["post"]).flowLifetime == .seconds(180))
-        // A bad value is named as it was written; a key written at both places is a problem.
-        let bad = problems(Self.minimal + "\nservice:\n  poll_seconds: 5\n")
-        #expect(bad.map(\.key) == ["service.poll_seconds"])
-        #expect(bad.first?.message.contains("from 10 to 86400") == true)
-        let both = problems(Self.minimal + "\nunits: mi\nplugins:\n  near: {units: km}\n")
-        #expect(both.map(\.key) == ["units"])
-        #expect(both.first?.message.contains("keep only plugins.near.units") == true)
     }
 
     @Test func pluginSectionsReportUnknownKeysAndBadValues() {

@@ -116,7 +116,8 @@ import Testing
           announce_to: ["\(channel)"]
         service:
         \(service)
-          poll_seconds: 10
+        plugins:
+          announce: {poll_seconds: 10}
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
         let roster = folder.file("roster.csv")
         try

@@ -47,7 +47,8 @@ import Testing
                     service:
                       backend: postgres
                       postgres_url: "\(postgresURL)"
-                      poll_seconds: 3600
+                    plugins:
+                      announce: {poll_seconds: 3600}
                     """)
             let stack = try await ServiceStack.make(config: config, logger: quietLogger)
             let transport = KeptLines(nick: nick)

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import IRCProtocol
 import Logging
-import OnTheMapApp
+@_spi(Testing) import OnTheMapApp
 import SQLiteDirectory
 import Testing
 

@@ -115,7 +115,8 @@ struct ClassFixture {
         signUpURL: String? = "https://signup.example/join", folder: TemporaryDirectory? = nil,
         plugins: [String] = ClassPlugins.names, replacing: (ClassServices) -> [any Plugin] = { _ in [] },
         userLimits: Bool = false, logger: Logger? = nil,
-        passwordHasher: PasswordHasher = PasswordHasher(uncheckedRounds: 1_000)
+        passwordHasher: PasswordHasher = PasswordHasher(uncheckedRounds: 1_000),
+        loginThrottlePolicy: LoginThrottle.Policy = .init()
     ) throws {
         let folder = try folder ?? TemporaryDirectory(prefix: "plugins")
         let clock = ManualBotClock()
@@ -128,7 +129,7 @@ struct ClassFixture {
         settings.privacy.visibility = visibility
         let services = ClassServices(
             directory: directory, accounts: sqlite, stateStore: sqlite, geocoder: SharedGazetteer.geocoder,
-            settings: settings, now: now)
+            settings: settings, loginThrottlePolicy: loginThrottlePolicy, now: now)
         self.folder = folder
         self.sqlite = sqlite
         self.directory = directory

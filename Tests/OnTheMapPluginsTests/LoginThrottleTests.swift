@@ -317,9 +317,7 @@ import Testing
     }
 
     @Test func aGlobalFloodTellsTheHostsThatFailedToWaitButNotNewcomers() async throws {
-        let fixture = try ClassFixture(replacing: {
-            [LoginPlugin(services: $0, settings: .init(throttle: .init(globalFailureLimit: 12)))]
-        })
+        let fixture = try ClassFixture(loginThrottlePolicy: .init(globalFailureLimit: 12))
         try await fixture.addStudent("amy@class.test", "Amy", "Lee")
         for index in 1...12 {
             let sender = UserIdentity(nick: "bot\(index)", user: "~b", host: "net\(index).example")

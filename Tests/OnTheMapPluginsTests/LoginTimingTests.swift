@@ -5,7 +5,7 @@ import OnTheMapPlugins
 import SQLiteDirectory
 import Testing
 
-@testable import OnTheMapService
+@_spi(Testing) @testable import OnTheMapService
 
 /// No timing oracle on the local backend: a login with an unknown email costs the same work as
 /// one with a known email and a wrong password. Proved by counting PBKDF2 derivations (exact),

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnTheMapService
+@_spi(Testing) @testable import OnTheMapService
 
 /// Accounts and sessions kept in memory, with a count of the calls the policy makes.
 actor InMemoryAccountStorage: AccountStorage {

@@ -12,16 +12,19 @@ public struct CommandExample: Sendable, Hashable {
     public var answer: [String]
     /// Whether the user is logged in first (as a student of the class without a pin).
     public var loggedIn: Bool
+    /// Whether one of the bot's owners types it (the examples of owner commands).
+    public var byOwner: Bool
 
-    public init(_ input: String, answer: [String], loggedIn: Bool = false) {
+    public init(_ input: String, answer: [String], loggedIn: Bool = false, byOwner: Bool = false) {
         self.input = input
         self.answer = answer
         self.loggedIn = loggedIn
+        self.byOwner = byOwner
     }
 
     /// An example with a one-line answer.
-    public init(_ input: String, answer: String, loggedIn: Bool = false) {
-        self.init(input, answer: [answer], loggedIn: loggedIn)
+    public init(_ input: String, answer: String, loggedIn: Bool = false, byOwner: Bool = false) {
+        self.init(input, answer: [answer], loggedIn: loggedIn, byOwner: byOwner)
     }
 
     /// The input with `!` replaced by the configured prefix.

@@ -1,7 +1,6 @@
 import Foundation
 import IRCProtocol
 import Logging
-import Metrics
 
 /// Recognises commands in what users say and runs them, enforcing each command's declarations
 /// (venue, login, rate limit, secret arguments), the per-user flood rule, per-channel disabled
@@ -71,16 +70,18 @@ public actor CommandRouter {
     /// Running handlers' time limits; one watchdog task enforces them all.
     private var deadlines = CommandDeadlines()
     private var watchdog: Task<Void, Never>?
-    /// Metric handles per command (and outcome), made on first use.
-    private var outcomeCounters: [String: Counter] = [:]
-    private var durationTimers: [String: Metrics.Timer] = [:]
+    /// The log lines and metrics of what commands did.
+    private var commandLog: CommandLog
+    /// The host's observer of what commands did (a test's record), told after the log.
+    private nonisolated let observer: (any CommandObserver)?
 
     /// `sessions` holds the users' logins; its `Login` is what plugins find in
-    /// ``Invocation/session(as:)``.
+    /// ``Invocation/session(as:)``. `observer` is told how each command line ended, after the
+    /// router's own log and metrics.
     public init<Login: ExpiringLogin>(
         plugins: [any Plugin], settings: Settings = Settings(), transport: any BotTransport,
         sessions: SessionBook<Login>, logger: Logger = Logger(label: "onthemap.router"),
-        clock: any BotClock = SystemBotClock()
+        clock: any BotClock = SystemBotClock(), observer: (any CommandObserver)? = nil
     ) {
         self.catalog = CommandCatalog(plugins: plugins)
         self.backgroundPlugins = plugins.compactMap { $0 as? any BackgroundPlugin }
@@ -94,6 +95,8 @@ public actor CommandRouter {
         }
         self.logger = logger
         self.clock = clock
+        self.commandLog = CommandLog(logger: logger, dimensions: settings.metricDimensions)
+        self.observer = observer
     }
 
     /// Takes new settings (a config reload): the prefix, owners, limits and the rest apply to the
@@ -111,6 +114,9 @@ public actor CommandRouter {
         updated.ctcpBudget = settings.ctcpBudget
         settings = updated
         parser = CommandLineParser(prefix: updated.prefix)
+        if !updated.metricDimensions.elementsEqual(commandLog.dimensions, by: { $0 == $1 }) {
+            commandLog = CommandLog(logger: logger, dimensions: updated.metricDimensions)
+        }
     }
 
     /// Replaces the command plugins (a config reload enabled, disabled or rebuilt some); commands
@@ -156,86 +162,39 @@ public actor CommandRouter {
                 nicksEqual: { mapping.lowercased($0) == mapping.lowercased($1) })
         else { return }
         let entry = catalog.lookup(parsed.word)
+        let facts = AdmissionFacts(
+            botNick: botNick, caseMapping: mapping, senderIsOwner: isOwner(line.sender), now: clock.now())
+        switch Self.admit(parsed, entry: entry, line: line, facts: facts, settings: &settings) {
+        case .ignore:
+            return
+        case .refuse(let refusal):
+            await refuse(refusal, command: entry?.command.name, line: line)
+        case .run(let entry):
+            start(
+                entry.command, argument: parsed.argument, line: line, botNick: botNick,
+                userKey: Self.limitKey(for: line.sender, caseMapping: mapping))
+        }
+    }
 
-        // Every line addressed to the bot counts against the flood rule before anything is sent,
-        // the greeting of a chat line included; the bot's owners are never held back by it (a busy
-        // owner must still be able to !quit).
-        let userKey = limitKey(for: line.sender)
-        let owner = isOwner(line.sender)
-        switch owner ? .allow : settings.userLimits?.floodGuard.register(userKey, at: clock.now()) ?? .allow {
-        case .allow: break
-        case .ignore: return
-        case .startIgnoring(let duration):
-            logger.notice("ignoring a user who sends too many commands", metadata: ["user": "\(line.sender.mask)"])
+    /// Reports `refusal` and tells the sender.
+    private func refuse(_ refusal: Refusal, command: String?, line: IRCUserMessage) async {
+        report(.refused(refusal, command: command, line: line))
+        switch refusal.delivery {
+        case .reply(let kind):
+            await reply(refusal.sentence, to: line, kind: kind)
+        case .noticeToSender:
             await transport.send(
                 OutgoingText(
-                    .notice, to: line.sender.nick,
-                    text: "You are sending commands too fast; I will ignore you for \(Self.describe(duration)).",
-                    fairnessGroup: placeKey(for: line.sender))
-            )
-            return
+                    .notice, to: line.sender.nick, text: refusal.sentence, fairnessGroup: placeKey(for: line.sender)))
+        case .channel(let channel):
+            await transport.send(OutgoingText(.privmsg, to: channel, text: refusal.sentence))
         }
-        // However many connections and user names one address uses, they share one budget.
-        switch owner
-            ? .allow
-            : settings.userLimits?.hostBudget.register(placeKey(for: line.sender), at: clock.now())
-                ?? .allow
-        {
-        case .allow: break
-        case .refuse(let retryAfter, let tell):
-            guard tell else { return }
-            logger.notice(
-                "refusing commands from a busy host", metadata: ["user": "\(line.sender.mask)"])
-            await transport.send(
-                OutgoingText(
-                    .notice, to: line.sender.nick,
-                    text:
-                        "Too many commands are coming from your address right now; try again in \(Self.describe(retryAfter)).",
-                    fairnessGroup: placeKey(for: line.sender))
-            )
-            return
-        }
+    }
 
-        guard let entry else { return await replyUnknown(parsed, line: line) }
-        let command = entry.command
-        if command.requiresOwner && !owner {
-            logger.notice(
-                "owner command refused", metadata: ["command": "\(command.name)", "user": "\(line.sender.description)"])
-            return await reply("\(settings.prefix)\(command.name) is for the bot's owners only.", to: line)
-        }
-        let hint = "/msg \(botNick) \(settings.prefix)\(command.name)"
-
-        if command.hasSecretArguments, case .channel(let channel) = line.origin {
-            logger.warning(
-                "secret command said in a channel; line dropped",
-                metadata: ["command": "\(command.name)", "user": "\(line.sender.mask)", "channel": "\(channel)"])
-            let text =
-                "\(line.sender.nick): never type a password in a channel. Everyone here has seen it: change that password now, then log in privately with \(hint) …"
-            await transport.send(OutgoingText(.privmsg, to: channel, text: text))
-            return
-        }
-        guard command.allowed.allows(line.origin) else {
-            let text =
-                command.allowed == .privateMessage
-                ? "\(settings.prefix)\(command.name) works only in a private message: \(hint)\(command.usage.contains(" ") ? " …" : "")"
-                : "\(settings.prefix)\(command.name) works only in a channel."
-            return await reply(text, to: line)
-        }
-        if case .channel(let channel) = line.origin,
-            settings.disabledPlugins.contains(where: {
-                mapping.equals($0.key, channel) && $0.value.contains(entry.pluginName)
-            })
-        {
-            return await reply(
-                "\(settings.prefix)\(command.name) is turned off in \(channel); try it in a private message: \(hint)",
-                to: line)
-        }
-        if let limit = command.rateLimit, let wait = checkRateLimit(limit, command: command, line: line) {
-            return await reply(
-                "Please wait \(Self.describe(wait)) before using \(settings.prefix)\(command.name) again.", to: line)
-        }
-
-        start(command, argument: parsed.argument, line: line, botNick: botNick, userKey: userKey)
+    /// Tells the log and metrics, then the host's observer.
+    private func report(_ event: CommandEvent) {
+        commandLog.observe(event)
+        observer?.observe(event)
     }
 
     /// Starts `command` for `line` once the user's earlier commands are done (see ``handle(_:)``).
@@ -265,7 +224,7 @@ public actor CommandRouter {
                 line, found: await findSession(line.sender), signIns: catalog.signIns, caseMapping: mapping,
                 transport: transport, context: context)
             if command.requiresLogin && session == nil {
-                await self.reply(loginHint, to: line)
+                await self.refuse(Refusal(.notLoggedIn, loginHint), command: command.name, line: line)
             } else {
                 var invocation = makeInvocation(session)
                 invocation.vouchedAccount = vouched
@@ -366,14 +325,8 @@ public actor CommandRouter {
 
     private func execute(_ command: Command, invocation: Invocation, id: Int, timeout: Duration) async {
         let started = clock.now()
-        var metadata: Logger.Metadata = [
-            "command": "\(command.name)", "user": "\(invocation.sender.mask)",
-            "where": "\(invocation.origin.channelName ?? "private")",
-        ]
-        if !command.hasSecretArguments && !invocation.argument.isEmpty {
-            metadata["argument"] = "\(Self.loggable(invocation.argument))"
-        }
-        let outcome: String
+        let outcome: CommandReport.Outcome
+        var failure: String?
         deadlines.start(id, deadline: ContinuousClock.now + timeout)
         armWatchdog()
         do {
@@ -385,86 +338,29 @@ public actor CommandRouter {
                 throw error
             }
             if deadlines.hasTimedOut(id) { throw CommandTimedOut() }
-            outcome = "ok"
+            outcome = .ok
         } catch let error as UserFacingError {
-            outcome = "refused"
+            outcome = .refused
             await invocation.reply(error.message)
         } catch is CommandTimedOut {
-            outcome = "timeout"
+            outcome = .timeout
             await invocation.reply(
                 "Sorry, \(invocation.prefix)\(command.name) took too long and was stopped; please try again in a moment."
             )
         } catch {
-            outcome = "error"
-            metadata["error"] = "\(String(describing: error))"
+            outcome = .error
+            failure = String(describing: error)
             await invocation.reply(
                 "Sorry, \(invocation.prefix)\(command.name) failed on my side; the operator can see the details in the log."
             )
         }
-        let elapsed = clock.now() - started
-        metadata["outcome"] = "\(outcome)"
-        metadata["ms"] = "\(elapsed.milliseconds)"
-        commandCounter(command.name, outcome: outcome).increment()
-        commandTimer(command.name)
-            .recordNanoseconds(
-                elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
-        if outcome == "error" {
-            logger.error("command failed", metadata: metadata)
-        } else if command.requiresOwner {
-            metadata["account"] = "\(invocation.sender.loggedInAccount ?? "none")"
-            logger.notice("owner command", metadata: metadata)
-        } else {
-            logger.info("command", metadata: metadata)
-        }
-    }
-
-    /// The counter of one command's outcomes, made once (a metrics factory looks labels up under a
-    /// lock and validates them on every `Counter(label:)`).
-    private func commandCounter(_ name: String, outcome: String) -> Counter {
-        let key = name + "\u{0}" + outcome
-        if let counter = outcomeCounters[key] { return counter }
-        let counter = Counter(
-            label: "onthemap_commands_total",
-            dimensions: [("command", name), ("outcome", outcome)] + settings.metricDimensions)
-        outcomeCounters[key] = counter
-        return counter
-    }
-
-    /// The duration timer of one command, made once.
-    private func commandTimer(_ name: String) -> Metrics.Timer {
-        if let timer = durationTimers[name] { return timer }
-        let timer = Metrics.Timer(
-            label: "onthemap_command_duration_seconds", dimensions: [("command", name)] + settings.metricDimensions)
-        durationTimers[name] = timer
-        return timer
-    }
-
-    /// How long the sender must wait before `command` may run again, or nil when it may run now
-    /// (and that run is recorded); nil for everyone without ``Settings/userLimits``.
-    private func checkRateLimit(_ limit: RateLimit, command: Command, line: IRCUserMessage) -> Duration? {
-        let key: String
-        let interval: Duration
-        switch limit {
-        case .perUser(let every):
-            (key, interval) = ("u|\(command.name)|\(limitKey(for: line.sender))", every)
-        case .perVenue(let every):
-            let venue = line.origin.channelName.map { caseMapping.lowercased($0) } ?? "pm:" + limitKey(for: line.sender)
-            (key, interval) = ("v|\(command.name)|\(venue)", every)
-        }
-        return settings.userLimits?.cooldowns.check(key, every: interval, at: clock.now())
-    }
-
-    /// The answer to a line that names no command: a NOTICE, which by convention is never
-    /// answered automatically, so another program's automatic reply cannot start a loop with it.
-    private func replyUnknown(_ parsed: CommandLineParser.Parsed, line: IRCUserMessage) async {
-        guard parsed.addressed else { return }
-        let word = TextSanitizer.untrusted(parsed.word, maxBytes: 32)
-        if parsed.bare {
-            // A private chat line that is not a command: a gentle pointer, not an error.
-            return await reply(
-                "Hi! I am a class map bot. Try \(settings.prefix)help for what I can do.", to: line, kind: .notice)
-        }
-        await reply("I don't know the command \"\(word)\". Try \(settings.prefix)help.", to: line, kind: .notice)
+        let argument = invocation.argument
+        report(
+            .finished(
+                CommandReport(
+                    command: command.name, outcome: outcome, sender: invocation.sender, origin: invocation.origin,
+                    loggableArgument: command.hasSecretArguments || argument.isEmpty ? nil : Self.loggable(argument),
+                    byOwner: command.requiresOwner, error: failure, duration: clock.now() - started)))
     }
 
     /// The message tags with which a server marks a line sent by a bot (+B): IRCv3 bot mode's
@@ -513,17 +409,14 @@ public actor CommandRouter {
                 fairnessGroup: placeKey(for: sender)))
     }
 
-    /// Whose limits a command counts against: the services account when known, else user@host
-    /// (a nick change does not escape a limit, and students behind one school NAT or web gateway,
-    /// who differ in their user names, do not share one), else the nick.
+    /// See ``limitKey(for:caseMapping:)``.
     private func limitKey(for sender: UserIdentity) -> String {
-        sender.key(by: .userAtHost, caseMapping: caseMapping)
+        Self.limitKey(for: sender, caseMapping: caseMapping)
     }
 
-    /// Where a sender connects from, for the host budget and the send queue's turns: the services
-    /// account when known, else the host (an IPv6 address by its /64), else the nick.
+    /// See ``placeKey(for:caseMapping:)``.
     private func placeKey(for sender: UserIdentity) -> String {
-        sender.key(by: .network, caseMapping: caseMapping)
+        Self.placeKey(for: sender, caseMapping: caseMapping)
     }
 
     /// An argument as it may be logged: one clean line of at most 200 bytes, with the user name

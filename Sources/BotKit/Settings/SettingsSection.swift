@@ -5,15 +5,12 @@ public struct SettingsSection {
     /// The dotted path of the section ("irc.flood"; "" for the whole file).
     public let path: String
     private let entries: [SettingsValue.Entry]
-    /// Keys read from another place of the file (a former spelling): key → the path problems name.
-    private let origins: [String: String]
     private var asked: [String] = []
     private var problems: [SettingsProblem] = []
 
     /// The section `value` at `path`; a value that is not a section (and not null) is a problem.
-    public init(_ value: SettingsValue?, at path: String, origins: [String: String] = [:]) {
+    public init(_ value: SettingsValue?, at path: String) {
         self.path = path
-        self.origins = origins
         switch value {
         case .section(let entries)?:
             self.entries = entries
@@ -27,7 +24,7 @@ public struct SettingsSection {
 
     /// The dotted path of `key` in this section, as problems name it.
     public func path(of key: String) -> String {
-        origins[key] ?? (path.isEmpty ? key : "\(path).\(key)")
+        path.isEmpty ? key : "\(path).\(key)"
     }
 
     /// The value of `key`, when it is set; `key` counts as known from now on.

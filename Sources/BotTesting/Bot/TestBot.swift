@@ -74,7 +74,7 @@ public struct TestBot<Login: ExpiringLogin>: Sendable {
     public let now: @Sendable () -> Date
     /// The default host of test users ("alice" is alice!alice@alice.example).
     public var hostSuffix = ".example"
-    private let outcomes: OutcomeRecorder
+    private let outcomes: CommandRecorder
 
     /// `logger` receives the router's log lines (none when nil); `clock` is the one clock of the
     /// test (make it first when the plugins need ``now`` too, see ``ManualBotClock/wallClock()``).
@@ -83,21 +83,16 @@ public struct TestBot<Login: ExpiringLogin>: Sendable {
         sessions: SessionBook<Login>, logger: Logger? = nil, clock: ManualBotClock = ManualBotClock()
     ) {
         let transport = RecordingTransport(nick: nick)
-        let outcomes = OutcomeRecorder()
+        let outcomes = CommandRecorder()
         self.transport = transport
         self.sessions = sessions
         self.clock = clock
         self.now = clock.wallClock()
         self.outcomes = outcomes
-        let recording = Logger(label: "test") { label in
-            var recorder = OutcomeLogHandler(recorder: outcomes)
-            recorder.logLevel = .info
-            guard let logger else { return recorder }
-            return MultiplexLogHandler([recorder, logger.handler])
-        }
         self.router = CommandRouter(
-            plugins: plugins, settings: settings, transport: transport, sessions: sessions, logger: recording,
-            clock: clock)
+            plugins: plugins, settings: settings, transport: transport, sessions: sessions,
+            logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock,
+            observer: outcomes)
     }
 
     /// A sender with a predictable user and host.
@@ -144,9 +139,12 @@ public struct TestBot<Login: ExpiringLogin>: Sendable {
 extension TestBot {
     /// What one line to the bot did.
     public struct Answer: Sendable {
-        /// How the command ended, as the router logs it: "ok", "refused" (the handler threw a
-        /// `UserFacingError`), "error", "timeout"; nil when no command ran.
-        public var outcome: String?
+        /// How the command ended, as the router reports it: `.ok`, `.refused` (the handler threw a
+        /// `UserFacingError`), `.error`, `.timeout`; nil when no command ran.
+        public var outcome: CommandReport.Outcome?
+        /// Why the command did not run (the flood rule, the command's declarations, its rate limit,
+        /// no login…); nil when it ran or the line named none.
+        public var refusal: Refusal?
         /// The answer lines; a channel answer without the "nick: " in front.
         public var lines: [String]
     }
@@ -158,7 +156,8 @@ extension TestBot {
             channel != nil && line.target == channel && line.text.hasPrefix("\(nick): ")
                 ? String(line.text.dropFirst(nick.count + 2)) : line.text
         }
-        return Answer(outcome: outcomes.take().last, lines: lines)
+        let events = outcomes.take()
+        return Answer(outcome: events.outcomes.last, refusal: events.refusals.last, lines: lines)
     }
 
     /// Expects `text` to run a command that answers exactly `expected` (one string per line;
@@ -169,8 +168,8 @@ extension TestBot {
     ) async {
         let answer = await ask(text, as: nick, in: channel)
         #expect(
-            answer.outcome == "ok" && CommandExample(text, answer: expected).matches(answer.lines),
-            "\(text) → \(answer.outcome ?? "no command"): \(answer.lines), expected \(expected)",
+            answer.outcome == .ok && CommandExample(text, answer: expected).matches(answer.lines),
+            "\(text) → \(answer.outcome?.rawValue ?? "no command"): \(answer.lines), expected \(expected)",
             sourceLocation: sourceLocation)
     }
 
@@ -184,37 +183,31 @@ extension TestBot {
         let matches =
             expected.map { CommandExample(text, answer: $0).matches(answer.lines) } ?? (answer.lines.count == 1)
         #expect(
-            answer.outcome == "refused" && matches,
-            "\(text) → \(answer.outcome ?? "no command"): \(answer.lines), expected an error \(expected ?? "")",
+            answer.outcome == .refused && matches,
+            "\(text) → \(answer.outcome?.rawValue ?? "no command"): \(answer.lines), expected an error \(expected ?? "")",
             sourceLocation: sourceLocation)
     }
 }
 
-/// The outcomes of the commands the router ran, from its log lines.
-final class OutcomeRecorder: Sendable {
-    private let outcomes = NIOLockedValueBox<[String]>([])
-    func record(_ outcome: String) { outcomes.withLockedValue { $0.append(outcome) } }
-    func take() -> [String] {
-        outcomes.withLockedValue { list in
-            defer { list.removeAll() }
-            return list
+/// What the router reported since the last ``take()``: the outcomes of the commands that ran and the
+/// refusals of those that did not.
+final class CommandRecorder: CommandObserver {
+    private let events = NIOLockedValueBox<(outcomes: [CommandReport.Outcome], refusals: [Refusal])>(([], []))
+
+    func observe(_ event: CommandEvent) {
+        events.withLockedValue { recorded in
+            switch event {
+            case .finished(let report): recorded.outcomes.append(report.outcome)
+            case .refused(let refusal, _, _): recorded.refusals.append(refusal)
+            }
         }
     }
-}
 
-/// Records the `outcome` of each command the router logs.
-struct OutcomeLogHandler: LogHandler {
-    let recorder: OutcomeRecorder
-    var logLevel: Logger.Level = .info
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        if let outcome = event.metadata?["outcome"] { recorder.record("\(outcome)") }
+    func take() -> (outcomes: [CommandReport.Outcome], refusals: [Refusal]) {
+        events.withLockedValue { recorded in
+            defer { recorded = ([], []) }
+            return recorded
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 import FuzzingSupport
-import IRCClient
+@_spi(Testing) import IRCClient
 import IRCProtocol
 import NIOCore
 

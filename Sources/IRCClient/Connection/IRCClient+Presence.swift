@@ -3,10 +3,6 @@ import IRCProtocol
 /// Who is online: WHOIS lookups and the nicks watched with MONITOR or WATCH (the logic is in
 /// ConnectionStateMachine+Presence.swift).
 extension IRCClient {
-    /// How the server reports that a watched nick went offline (nil before its ISUPPORT, or when it
-    /// offers neither MONITOR nor WATCH).
-    public var presenceNotification: PresenceNotification? { machine.presence.notification }
-
     /// Asks the server who uses `nick` now (WHOIS): nil when nobody does, the client is not
     /// registered, or the server did not answer within ``IRCClientConfiguration/whoisTimeout``.
     public func whois(_ nick: String) async -> WhoisReply? {

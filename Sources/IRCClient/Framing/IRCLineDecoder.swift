@@ -58,7 +58,8 @@ public struct IRCLineDecoder: ByteToMessageDecoder {
     }
 
     /// Extracts the next complete line (without its terminator), or `nil` when more bytes are needed.
-    /// Exposed for tests, which drive the decoder without a channel.
+    /// The tests and the fuzzer drive the decoder with it, without a channel.
+    @_spi(Testing)
     public mutating func nextLine(from buffer: inout ByteBuffer) -> String? {
         statistics?.observeBuffered(byteCount: buffer.readableBytes)
         while true {

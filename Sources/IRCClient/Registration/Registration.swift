@@ -17,8 +17,8 @@ struct Registration: Sendable {
     private(set) var sasl: SASLAuthentication?
     /// Whether this connection is TLS (PLAIN is chosen automatically, and EXTERNAL used, only then).
     private(set) var secure = true
-    /// The SCRAM client nonce (tests); random when nil.
-    var scramNonce: String?
+    /// Gives the client nonce of each SCRAM exchange.
+    let makeSCRAMNonce: @Sendable () -> String
     /// SASL failed (or was unavailable) once: it is not tried again, on this connection or the next
     /// (but for a `sasl` offered anew on this one, while the server never refused the credentials).
     private(set) var saslGivenUp = false
@@ -31,9 +31,10 @@ struct Registration: Sendable {
     /// Why the client must stop (a required SASL login failed); never cleared.
     private(set) var fatalReason: String?
 
-    init(configuration: IRCClientConfiguration, logger: Logger) {
+    init(configuration: IRCClientConfiguration, logger: Logger, makeSCRAMNonce: @escaping @Sendable () -> String) {
         self.configuration = configuration
         self.logger = logger
+        self.makeSCRAMNonce = makeSCRAMNonce
         nicks = NickSequence(primary: configuration.nick, alternates: configuration.altNicks)
     }
 
@@ -160,8 +161,7 @@ struct Registration: Sendable {
                 }
                 var exchange = SASLAuthentication(
                     configuration: saslConfiguration, secure: secure, hasClientCertificate: hasClientCertificate,
-                    offered: capabilities.offered["sasl"])
-                exchange.scramNonce = scramNonce
+                    offered: capabilities.offered["sasl"], makeSCRAMNonce: makeSCRAMNonce)
                 let next = exchange.start()
                 sasl = exchange
                 follow(next, into: &actions)
@@ -198,7 +198,7 @@ struct Registration: Sendable {
         guard capabilities.offered["sasl"] != nil else { return "the server does not offer SASL" }
         return SASLAuthentication(
             configuration: saslConfiguration, secure: secure, hasClientCertificate: hasClientCertificate,
-            offered: capabilities.offered["sasl"]
+            offered: capabilities.offered["sasl"], makeSCRAMNonce: makeSCRAMNonce
         ).nothingUsable
     }
 

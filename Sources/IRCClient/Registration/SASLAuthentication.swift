@@ -41,12 +41,16 @@ struct SASLAuthentication: Sendable {
     var awaitsFirstChallenge: Bool { current != nil && step == .mechanismSent }
     private var scram: SCRAMClient?
     private var assembler = SASLChunkAssembler()
-    /// The client nonce for SCRAM (tests); random when nil.
-    var scramNonce: String?
+    /// Gives the client nonce of a SCRAM exchange.
+    private let makeSCRAMNonce: @Sendable () -> String
 
     /// `offered` is the server's `sasl` capability value (empty: the server did not list mechanisms).
-    init(configuration: IRCClientConfiguration.SASL, secure: Bool, hasClientCertificate: Bool, offered: String?) {
+    init(
+        configuration: IRCClientConfiguration.SASL, secure: Bool, hasClientCertificate: Bool, offered: String?,
+        makeSCRAMNonce: @escaping @Sendable () -> String
+    ) {
         self.configuration = configuration
+        self.makeSCRAMNonce = makeSCRAMNonce
         candidates = Self.candidates(for: configuration, secure: secure, hasClientCertificate: hasClientCertificate)
         serverMechanisms = Self.mechanismSet(offered ?? "")
     }
@@ -171,7 +175,7 @@ struct SASLAuthentication: Sendable {
             do {
                 let client = try SCRAMClient(
                     hash: mechanism == .scramSHA256 ? .sha256 : .sha512, username: configuration.username,
-                    password: configuration.password, nonce: scramNonce)
+                    password: configuration.password, nonce: makeSCRAMNonce())
                 payload = client.clientFirst()
                 scram = client
                 step = .scramFirstSent

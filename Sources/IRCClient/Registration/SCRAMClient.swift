@@ -49,15 +49,16 @@ struct SCRAMClient: Sendable {
     private let clientFirstBare: String
     private var expectedServerSignature: [UInt8]?
 
-    /// Prepares an exchange for `username` and `password`; `nonce` is random unless given (tests).
-    init(hash: Hash, username: String, password: String, nonce: String? = nil) throws(Failure) {
+    /// Prepares an exchange for `username` and `password` with the client nonce `nonce` (normally
+    /// ``randomNonce()``).
+    init(hash: Hash, username: String, password: String, nonce: String) throws(Failure) {
         guard let preparedName = SASLprep.prepare(username) else { throw .unusableCredentials("user name") }
         guard let preparedPassword = SASLprep.prepare(password), !preparedPassword.isEmpty else {
             throw .unusableCredentials("password")
         }
         self.hash = hash
         self.password = Array(preparedPassword.utf8)
-        clientNonce = nonce ?? Self.randomNonce()
+        clientNonce = nonce
         clientFirstBare = "n=\(Self.escape(preparedName)),r=\(clientNonce)"
     }
 

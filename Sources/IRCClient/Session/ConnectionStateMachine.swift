@@ -50,11 +50,16 @@ struct ConnectionStateMachine: Sendable {
     var nextConfiguredNickCheck: ContinuousClock.Instant?
     var nextNickRegain: ContinuousClock.Instant?
 
-    init(configuration: IRCClientConfiguration, logger: Logger) {
+    /// `makeSCRAMNonce` gives the client nonce of each SCRAM exchange (random; fixed test vectors
+    /// give their own).
+    init(
+        configuration: IRCClientConfiguration, logger: Logger,
+        makeSCRAMNonce: @escaping @Sendable () -> String = SCRAMClient.randomNonce
+    ) {
         self.configuration = configuration
         self.logger = logger
         currentNick = configuration.nick
-        registration = Registration(configuration: configuration, logger: logger)
+        registration = Registration(configuration: configuration, logger: logger, makeSCRAMNonce: makeSCRAMNonce)
         channels = ChannelRejoin(configuration.channels)
         keepalive = Keepalive(configuration.keepalive)
     }
@@ -182,11 +187,6 @@ struct ConnectionStateMachine: Sendable {
     mutating func join(_ channel: String, key: String?) -> [ConnectionAction] {
         channels.want(.init(channel, key: key))
         return isRegistered ? [.enqueue(.join(channel, key: key))] : []
-    }
-
-    /// Uses `nonce` as the SCRAM client nonce instead of a random one (tests against fixed vectors).
-    mutating func useSCRAMNonce(_ nonce: String) {
-        registration.scramNonce = nonce
     }
 
     /// Leaves `channel` and stops rejoining it.

@@ -95,9 +95,6 @@ public struct IdentityTracker: Sendable {
         channels[fold(channel)]?.members[fold(nick)]
     }
 
-    /// Number of users tracked.
-    public var userCount: Int { users.count }
-
     // MARK: Updates
 
     /// Uses new ISUPPORT values, re-keying everything if the casemapping changed.

@@ -42,9 +42,6 @@ public struct ServerSupport: Sendable, Hashable {
     public private(set) var nickLength: Int = Self.defaultNickLength
     /// Maximum channel name length in bytes.
     public private(set) var channelLength: Int = Self.defaultChannelLength
-    /// Maximum targets per command (uppercased command → limit); `Int.max` means no limit.
-    /// Commands not listed have no advertised limit.
-    public private(set) var targetMax: [String: Int] = [:]
     /// Maximum line length in bytes including CRLF (the part after tags).
     public private(set) var lineLength: Int = Self.defaultLineLength
     /// The network name, if advertised.
@@ -98,12 +95,6 @@ public struct ServerSupport: Sendable, Hashable {
         return channelTypes.contains(first)
     }
 
-    /// The maximum number of targets for `command`, or `nil` when unlimited or not advertised.
-    public func maxTargets(for command: String) -> Int? {
-        guard let limit = targetMax[command.uppercased()], limit != Int.max else { return nil }
-        return limit
-    }
-
     /// The membership prefix symbols in order, e.g. `"~&@%+"`.
     public var prefixSymbols: String { String(prefixes.map(\.symbol)) }
 
@@ -148,8 +139,6 @@ public struct ServerSupport: Sendable, Hashable {
             } else {
                 channelLength = value.flatMap { Int($0) }.map { max($0, 1) } ?? Self.defaultChannelLength
             }
-        case "TARGMAX":
-            targetMax = value.map(Self.parseTargetMax) ?? [:]
         case "LINELEN":
             lineLength = value.flatMap { Int($0) }.map { max($0, 64) } ?? Self.defaultLineLength
         case "NETWORK":
@@ -168,19 +157,6 @@ public struct ServerSupport: Sendable, Hashable {
         let modes = value[value.index(after: value.startIndex)..<close]
         let symbols = value[value.index(after: close)...]
         return zip(modes, symbols).map { MembershipPrefix(mode: $0, symbol: $1) }
-    }
-
-    /// `PRIVMSG:4,NOTICE:4,JOIN:` → limits; an empty limit means unlimited (`Int.max`).
-    static func parseTargetMax(_ value: String) -> [String: Int] {
-        var result: [String: Int] = [:]
-        for entry in value.split(separator: ",") {
-            let parts = entry.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            let command = parts[0].uppercased()
-            guard !command.isEmpty else { continue }
-            let limit = parts.count > 1 ? Int(parts[1]) : nil
-            result[command] = limit ?? Int.max
-        }
-        return result
     }
 
     /// Decodes `\xHH` escapes (e.g. `\x20` for a space, `\x5C` for a backslash).

@@ -49,11 +49,6 @@ extension IRCMessage {
         return CTCP(parsing: text)
     }
 
-    /// A CTCP request: `PRIVMSG target :\x01VERB args\x01`.
-    public static func ctcpRequest(_ target: String, _ ctcp: CTCP) -> IRCMessage {
-        .privmsg(target, ctcp.encoded)
-    }
-
     /// A CTCP reply: `NOTICE target :\x01VERB args\x01`.
     public static func ctcpReply(_ target: String, _ ctcp: CTCP) -> IRCMessage {
         .notice(target, ctcp.encoded)

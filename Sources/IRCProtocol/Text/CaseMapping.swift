@@ -77,28 +77,4 @@ public enum CaseMapping: String, Sendable, Hashable, CaseIterable {
     public func equals(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
         equals(String(lhs), String(rhs))
     }
-
-    /// A dictionary key for `name` that compares and hashes under this mapping.
-    public func key(_ name: String) -> CaseMappedName {
-        CaseMappedName(name, caseMapping: self)
-    }
-}
-
-/// A nick or channel name that compares and hashes by its folded form, so it can be a
-/// dictionary or set key. Keep one casemapping per collection.
-public struct CaseMappedName: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The name as it was given (for display).
-    public let name: String
-    /// The folded form used for comparison and hashing.
-    public let folded: String
-
-    public init(_ name: String, caseMapping: CaseMapping) {
-        self.name = name
-        self.folded = caseMapping.lowercased(name)
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.folded == rhs.folded }
-    public func hash(into hasher: inout Hasher) { hasher.combine(folded) }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.folded < rhs.folded }
-    public var description: String { name }
 }

@@ -141,9 +141,6 @@ public struct BotConfiguration: Sendable, Equatable {
     /// `service.api:`: the class directory served to the seeds' apps and the web page.
     public struct APISection: Sendable, Equatable {
         public var enabled = false
-        /// `service.api.read_requires_login`, a former key: `true` is `web.visibility: class` (the
-        /// default now), kept so that old configs still load (with a warning).
-        public var readRequiresLogin: Bool?
     }
 
     /// The `geocoder:` section.
@@ -167,8 +164,8 @@ public struct BotConfiguration: Sendable, Equatable {
         /// `commands_per_host`: what one host (an IPv6 address by its /64) or services account may
         /// send, whatever its connections and user names: `burst` at once, then `per_minute`.
         public var commandsPerHost = CommandsPerHost()
-        /// Each plugin's own section (`plugins.<name>:`, with the keys still accepted at their
-        /// former places), by plugin name; the plugin reads it (see `ClassPluginSettings`).
+        /// Each plugin's own section (`plugins.<name>:`), by plugin name; the plugin reads it (see
+        /// `ClassPluginSettings`).
         public var sections: [String: SettingsValue] = [:]
     }
 

@@ -21,13 +21,6 @@ public enum ConfigLoader {
     /// "host:port" split, or nil when it is not that.
     public static func hostAndPort(_ text: String) -> (String, Int)? { ConfigCheck.hostAndPort(text) }
 
-    /// Environment variables that override config keys.
-    public static let environmentOverrides: [(variable: String, key: String)] = [
-        ("ONTHEMAP_SASL_PASSWORD", "irc.sasl.password"),
-        ("ONTHEMAP_SERVER_PASSWORD", "irc.server_password"),
-        ("ONTHEMAP_POSTGRES_URL", "service.postgres_url"),
-    ]
-
     /// Reads the config file; the secrets in `$CREDENTIALS_DIRECTORY` (systemd's `LoadCredential=`,
     /// see ``ConfigCredentials``) count as their environment variables.
     public static func load(

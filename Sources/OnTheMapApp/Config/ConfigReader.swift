@@ -3,12 +3,10 @@ import OnTheMapPlugins
 import OnTheMapService
 
 /// Reads the sections of a config file into a ``BotConfiguration``, collecting problems (unknown
-/// keys, wrong types). Each plugin reads its own section, `plugins.<name>:`, also fed with the keys
-/// it still accepts at their former places (see ``FormerKey``).
+/// keys, wrong types). Each plugin reads its own section, `plugins.<name>:`.
 enum ConfigReader {
     /// Reads `root` (the whole file) into `config`; returns every problem found.
     static func read(_ root: SettingsValue?, into config: inout BotConfiguration) -> [ConfigProblem] {
-        var formerKeys = FormerKeys(PluginAssembly.registrations)
         var top = SettingsSection(root, at: "")
         readNetworks(&top, into: &config)
         top.section("service") { s in
@@ -20,21 +18,13 @@ enum ConfigReader {
             s.string("signup_url", into: &config.service.signupURL)
             s.section("api") { a in
                 a.bool("enabled", into: &config.service.api.enabled)
-                if a.value("read_requires_login") != nil {
-                    var former = false
-                    a.bool("read_requires_login", into: &former)
-                    config.service.api.readRequiresLogin = former
-                    if former { config.web.visibility = .class }
-                }
             }
-            formerKeys.take(from: &s)
         }
         top.section("geocoder") { g in
             g.choice("kind", into: &config.geocoder.kind)
             g.string("nominatim_url", into: &config.geocoder.nominatimURL)
             g.string("user_agent", into: &config.geocoder.userAgent)
         }
-        formerKeys.take(from: &top)
         var ownSections: [String: SettingsValue] = [:]
         top.section("plugins") { p in
             p.strings("enabled", into: &config.plugins.enabled)
@@ -49,8 +39,8 @@ enum ConfigReader {
             }
         }
         for registration in PluginAssembly.registrations {
-            let (section, origins, clashes) = formerKeys.section(of: registration, own: ownSections[registration.name])
-            top.include(clashes + registration.problems(in: section, origins: origins))
+            let section = ownSections[registration.name]
+            top.include(registration.problems(in: section))
             config.plugins.sections[registration.name] = section
         }
         top.section("web") { w in
@@ -208,66 +198,5 @@ enum ConfigReader {
             }
             irc.channels.append(.init(name: parts.first ?? "", key: parts.count > 1 ? parts[1] : nil))
         }
-    }
-}
-
-/// The plugin settings written at their former places, gathered while the sections that held them
-/// are read, then handed to each plugin's section.
-struct FormerKeys {
-    private struct Taken {
-        var key: String
-        var path: String
-        var value: SettingsValue
-    }
-
-    private let places: [(section: String, leaf: String, plugin: String, key: String, path: String)]
-    private var taken: [String: [Taken]] = [:]
-
-    init(_ registrations: [ClassPluginRegistration]) {
-        places = registrations.flatMap { registration in
-            registration.formerKeys.map { former in
-                let parts = former.path.split(separator: ".").map(String.init)
-                return (
-                    parts.dropLast().joined(separator: "."), parts.last ?? "", registration.name, former.key,
-                    former.path
-                )
-            }
-        }
-    }
-
-    /// Takes the former plugin keys that `section` has (so they are known keys there).
-    mutating func take(from section: inout SettingsSection) {
-        for place in places where place.section == section.path {
-            if let value = section.value(place.leaf) {
-                taken[place.plugin, default: []].append(Taken(key: place.key, path: place.path, value: value))
-            }
-        }
-    }
-
-    /// The section `registration` reads: its own (`plugins.<name>`) with the keys taken from their
-    /// former places; `origins` names those places; a key given at both places is a problem.
-    func section(of registration: ClassPluginRegistration, own: SettingsValue?) -> (
-        SettingsValue?, origins: [String: String], clashes: [ConfigProblem]
-    ) {
-        let former = taken[registration.name] ?? []
-        guard !former.isEmpty else { return (own, [:], []) }
-        if let own, own.entries == nil, !own.isNull { return (own, [:], []) }
-        var entries = own?.entries ?? []
-        var origins: [String: String] = [:]
-        var clashes: [ConfigProblem] = []
-        for item in former {
-            if entries.contains(where: { $0.key == item.key }) {
-                clashes.append(
-                    ConfigProblem(
-                        key: item.path,
-                        message:
-                            "is the former place of plugins.\(registration.name).\(item.key), which is set too; keep only plugins.\(registration.name).\(item.key)"
-                    ))
-            } else {
-                entries.append(.init(key: item.key, value: item.value))
-                origins[item.key] = item.path
-            }
-        }
-        return (.section(entries), origins, clashes)
     }
 }

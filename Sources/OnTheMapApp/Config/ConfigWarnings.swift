@@ -52,7 +52,7 @@ extension ConfigLoader {
         return warnings
     }
 
-    /// A class shown to anyone, and the former key that `web.visibility` replaced.
+    /// A class shown to anyone.
     static func privacyWarnings(for config: BotConfiguration) -> [ConfigProblem] {
         var warnings: [ConfigProblem] = []
         if config.web.visibility == .public {
@@ -61,15 +61,6 @@ extension ConfigLoader {
                     key: "web.visibility",
                     message:
                         "is public: anyone who has the map's address sees every student's name, place and link (the map, /api/locations.json and the /v1 reads), and anyone on IRC can ask !where, !near and !list; use class to keep them to signed-in students"
-                ))
-        }
-        if let former = config.service.api.readRequiresLogin {
-            warnings.append(
-                ConfigProblem(
-                    key: "service.api.read_requires_login",
-                    message: former
-                        ? "is a former key: web.visibility: class (the default) keeps the pins to signed-in students; remove it"
-                        : "is a former key and no longer opens the class: set web.visibility: public for that, or remove it"
                 ))
         }
         return warnings

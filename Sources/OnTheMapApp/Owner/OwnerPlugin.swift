@@ -14,25 +14,26 @@ struct OwnerPlugin: Plugin {
         [
             ownerCommand(
                 "join", usage: "!join #channel [key]", help: "Joins a channel (until the next restart or !part).",
-                example: CommandExample("!join #study-group", answer: "Joining #study-group.")
+                example: CommandExample("!join #study-group", answer: "Joining #study-group.", byOwner: true)
             ) { try await join($0) },
             ownerCommand(
                 "part", usage: "!part #channel [reason]", help: "Leaves a channel and stops rejoining it.",
-                example: CommandExample("!part #study-group", answer: "Leaving #study-group.")
+                example: CommandExample("!part #study-group", answer: "Leaving #study-group.", byOwner: true)
             ) { try await part($0) },
             ownerCommand(
                 "say", usage: "!say <#channel|nick> <text>", help: "Says a line in a channel or to a nick.",
-                example: CommandExample("!say #class Office hours moved to 4 pm.", answer: "Said in #class.")
+                example: CommandExample(
+                    "!say #class Office hours moved to 4 pm.", answer: "Said in #class.", byOwner: true)
             ) { try await say($0) },
             ownerCommand(
                 "quit", usage: "!quit [all] [message]",
                 help:
                     "Leaves this network (the bot stops when no network is left; it does not come back by itself); !quit all leaves every network.",
-                example: CommandExample("!quit See you next term", answer: "Quitting.")
+                example: CommandExample("!quit See you next term", answer: "Quitting.", byOwner: true)
             ) { try await quit($0) },
             ownerCommand(
                 "reload", usage: "!reload", help: "Reads the config file again and applies what can change live.",
-                example: CommandExample("!reload", answer: "Reloaded …")
+                example: CommandExample("!reload", answer: "Reloaded …", byOwner: true)
             ) { call in
                 let outcome = await control.reload()
                 if !outcome.succeeded { throw UserFacingError(outcome.summary) }
@@ -40,25 +41,27 @@ struct OwnerPlugin: Plugin {
             },
             ownerCommand(
                 "ignore", usage: "!ignore <nick|mask> [minutes]", help: "Ignores someone's commands.",
-                example: CommandExample("!ignore spammer 60", answer: "Ignoring spammer!*@* for 60 minutes.")
+                example: CommandExample(
+                    "!ignore spammer 60", answer: "Ignoring spammer!*@* for 60 minutes.", byOwner: true)
             ) { try await ignore($0) },
             ownerCommand(
                 "unignore", usage: "!unignore <nick|mask>", help: "Stops ignoring someone.",
-                example: CommandExample("!unignore spammer", answer: "No longer ignoring spammer!*@*.")
+                example: CommandExample("!unignore spammer", answer: "No longer ignoring spammer!*@*.", byOwner: true)
             ) { try await unignore($0) },
             ownerCommand(
                 "ignores", usage: "!ignores", help: "Lists who is ignored.",
-                example: CommandExample("!ignores", answer: "Nobody is ignored.")
+                example: CommandExample("!ignores", answer: "Nobody is ignored.", byOwner: true)
             ) { try await listIgnores($0) },
             ownerCommand(
                 "pin", usage: "!pin remove <name|nick|email|id>",
                 help: "Takes a student's pin off the map; a name several pins share lists them instead.",
-                example: CommandExample("!pin remove Zed Nobody", answer: "No pin matches \"Zed Nobody\" …")
+                example: CommandExample(
+                    "!pin remove Zed Nobody", answer: "No pin matches \"Zed Nobody\" …", byOwner: true)
             ) { call in try await PinRemoval.ownerRemove(call, services: control.services) },
             ownerCommand(
                 "status", usage: "!status",
                 help: "Connection, nick, channels, backend, sessions, send queue, uptime and version.",
-                example: CommandExample("!status", answer: ["On The Map …", CommandExample.wildcard])
+                example: CommandExample("!status", answer: ["On The Map …", CommandExample.wildcard], byOwner: true)
             ) { call in await call.reply(lines: await control.statusLines()) },
         ]
     }

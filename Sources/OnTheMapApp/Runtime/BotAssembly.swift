@@ -17,14 +17,22 @@ public enum BotAssembly {
     }
 
     /// Builds the service stack (backend, geocoder), the plugins and the IRC client of `config`.
-    /// Throws a `ServiceError` when the backend cannot be opened. `tuneIRC` may change connection
-    /// settings the config does not expose (tests shorten the reconnect backoff with it).
+    /// Throws a `ServiceError` when the backend cannot be opened.
     public static func makeService(
-        config: BotConfiguration, configPath: String? = nil, logger: Logger,
-        tuneIRC: (inout IRCClientConfiguration) -> Void = { _ in }
+        config: BotConfiguration, configPath: String? = nil, logger: Logger
     ) async throws -> BotService {
         let stack = try await ServiceStack.make(config: config, logger: logger)
-        return makeService(config: config, configPath: configPath, stack: stack, logger: logger, tuneIRC: tuneIRC)
+        return makeService(config: config, configPath: configPath, stack: stack, logger: logger, tuneIRC: { _ in })
+    }
+
+    /// ``makeService(config:configPath:logger:)`` with connection settings the config does not
+    /// expose changed by `tuneIRC` (a live test shortens the reconnect backoff with it).
+    @_spi(Testing)
+    public static func makeService(
+        config: BotConfiguration, logger: Logger, tuneIRC: (inout IRCClientConfiguration) -> Void
+    ) async throws -> BotService {
+        let stack = try await ServiceStack.make(config: config, logger: logger)
+        return makeService(config: config, configPath: nil, stack: stack, logger: logger, tuneIRC: tuneIRC)
     }
 
     /// Builds the plugins and the IRC clients of `config` over a service stack made beforehand
@@ -32,8 +40,14 @@ public enum BotAssembly {
     /// stops. `configPath` is the file `!reload` and SIGHUP read again (none: they say there is
     /// nothing to reload).
     public static func makeService(
-        config: BotConfiguration, configPath: String? = nil, stack: ServiceStack, logger: Logger,
-        tuneIRC: (inout IRCClientConfiguration) -> Void = { _ in }
+        config: BotConfiguration, configPath: String? = nil, stack: ServiceStack, logger: Logger
+    ) -> BotService {
+        makeService(config: config, configPath: configPath, stack: stack, logger: logger, tuneIRC: { _ in })
+    }
+
+    private static func makeService(
+        config: BotConfiguration, configPath: String?, stack: ServiceStack, logger: Logger,
+        tuneIRC: (inout IRCClientConfiguration) -> Void
     ) -> BotService {
         let directory = stack.directory
         let watch = stack.faultWatch

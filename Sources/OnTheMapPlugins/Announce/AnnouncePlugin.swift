@@ -48,9 +48,9 @@ public struct AnnouncePlugin: BackgroundPlugin {
         }
     }
 
-    public static let registration = ClassPluginRegistration(
-        "announce", settings: Settings.self, formerKeys: [FormerKey("service.poll_seconds", is: "poll_seconds")]
-    ) { AnnouncePlugin(services: $0, settings: $1) }
+    public static let registration = ClassPluginRegistration("announce", settings: Settings.self) {
+        AnnouncePlugin(services: $0, settings: $1)
+    }
 
     public let name = "announce"
     public var commands: [Command] { [] }

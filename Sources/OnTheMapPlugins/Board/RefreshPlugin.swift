@@ -3,31 +3,18 @@ import BotKit
 /// `!refresh`: downloads the most recent posts again and says how many are new; once per
 /// channel every 30 seconds (the router enforces the cooldown and says when to try again).
 public struct RefreshPlugin: Plugin {
-    /// How often `!refresh` may run (not in the config).
-    public struct Settings: ClassPluginSettings {
-        /// How often `!refresh` may run in one channel.
-        public var cooldown: Duration = .seconds(30)
+    /// How often `!refresh` may run in one channel.
+    static let cooldown: Duration = .seconds(30)
 
-        public init() {}
-
-        public init(cooldown: Duration) {
-            self.cooldown = cooldown
-        }
-
-        public func read(_ section: inout SettingsSection) {}
-    }
-
-    public static let registration = ClassPluginRegistration("refresh", settings: Settings.self) {
-        RefreshPlugin(services: $0, settings: $1)
+    public static let registration = ClassPluginRegistration("refresh", settings: NoSettings.self) { services, _ in
+        RefreshPlugin(services: services)
     }
 
     public let name = "refresh"
     let services: ClassServices
-    let settings: Settings
 
-    public init(services: ClassServices, settings: Settings = Settings()) {
+    public init(services: ClassServices) {
         self.services = services
-        self.settings = settings
     }
 
     public var commands: [Command] {
@@ -36,7 +23,7 @@ public struct RefreshPlugin: Plugin {
             Command(
                 "refresh", usage: "!refresh",
                 help: "Reads what changed on the map and says how many of the most recent posts are new.",
-                rateLimit: .perVenue(every: settings.cooldown),
+                rateLimit: .perVenue(every: Self.cooldown),
                 examples: [
                     CommandExample(
                         "!refresh", answer: "Refreshed: … posts on the map; none is new since the last refresh.")

@@ -18,16 +18,12 @@ public struct LoginPlugin: RestoringPlugin {
         public var allowRegistration = false
         /// Whether students may log in with a password; false leaves only services account logins.
         public var passwords = true
-        /// A throttle policy of this plugin's own (tests); nil uses the class's shared throttle
-        /// (``ClassServices/loginThrottle``), which the HTTP API's logins count against too.
-        public var throttle: LoginThrottle.Policy?
 
         public init() {}
 
-        public init(allowRegistration: Bool = false, passwords: Bool = true, throttle: LoginThrottle.Policy? = nil) {
+        public init(allowRegistration: Bool = false, passwords: Bool = true) {
             self.allowRegistration = allowRegistration
             self.passwords = passwords
-            self.throttle = throttle
         }
 
         public mutating func read(_ section: inout SettingsSection) {
@@ -36,23 +32,20 @@ public struct LoginPlugin: RestoringPlugin {
         }
     }
 
-    public static let registration = ClassPluginRegistration(
-        "login", settings: Settings.self,
-        formerKeys: [FormerKey("service.allow_registration", is: "allow_registration")]
-    ) { LoginPlugin(services: $0, settings: $1) }
+    public static let registration = ClassPluginRegistration("login", settings: Settings.self) {
+        LoginPlugin(services: $0, settings: $1)
+    }
 
     public let name = "login"
     let services: ClassServices
     let settings: Settings
-    /// Slows down password guessing.
-    public let throttle: LoginThrottle
+    /// Slows down password guessing: the class's shared throttle (``ClassServices/loginThrottle``),
+    /// which the HTTP API's logins count against too.
+    public var throttle: LoginThrottle { services.loginThrottle }
 
     public init(services: ClassServices, settings: Settings = Settings()) {
         self.services = services
         self.settings = settings
-        self.throttle =
-            settings.throttle.map { LoginThrottle(policy: $0, store: services.stateStore, now: services.now) }
-            ?? services.loginThrottle
     }
 
     /// Takes back the sessions kept before a restart.

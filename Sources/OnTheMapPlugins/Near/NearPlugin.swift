@@ -20,9 +20,9 @@ public struct NearPlugin: RestoringPlugin {
         }
     }
 
-    public static let registration = ClassPluginRegistration(
-        "near", settings: Settings.self, formerKeys: [FormerKey("units", is: "units")]
-    ) { NearPlugin(services: $0, settings: $1) }
+    public static let registration = ClassPluginRegistration("near", settings: Settings.self) {
+        NearPlugin(services: $0, settings: $1)
+    }
 
     public let name = "near"
     let services: ClassServices

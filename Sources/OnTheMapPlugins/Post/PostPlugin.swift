@@ -27,9 +27,9 @@ public struct PostPlugin: RestoringPlugin {
         }
     }
 
-    public static let registration = ClassPluginRegistration(
-        "post", settings: Settings.self, formerKeys: [FormerKey("service.post_flow_minutes", is: "flow_minutes")]
-    ) { PostPlugin(services: $0, settings: $1) }
+    public static let registration = ClassPluginRegistration("post", settings: Settings.self) {
+        PostPlugin(services: $0, settings: $1)
+    }
 
     public let name = "post"
     let services: ClassServices

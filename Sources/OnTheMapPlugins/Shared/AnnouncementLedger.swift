@@ -70,11 +70,6 @@ public actor AnnouncementLedger {
         }
     }
 
-    /// Whether this version of `pin` was announced, or is being announced, by this bot.
-    public func wasAnnounced(_ pin: StudentLocation) -> Bool {
-        seenSet.contains(ClassMap.version(pin))
-    }
-
     /// Claims `pins` for announcement by the caller; returns those nobody claimed before (the
     /// caller announces exactly these, then calls ``handedOver(_:)``).
     public func claim(_ pins: [StudentLocation]) -> [StudentLocation] {

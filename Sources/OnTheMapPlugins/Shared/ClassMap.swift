@@ -153,9 +153,6 @@ public actor ClassMap {
         return catalog.pin(objectId: objectId)
     }
 
-    /// Whether anything was loaded yet.
-    public var isLoaded: Bool { loaded }
-
     /// How many pins the map holds.
     public var count: Int { catalog.count }
 

@@ -25,36 +25,18 @@ public struct NoSettings: ClassPluginSettings {
     public func read(_ section: inout SettingsSection) {}
 }
 
-/// A key of the config that held a plugin's setting before the plugin's own section did. It is
-/// still accepted there, and read as `key` of the plugin's section.
-public struct FormerKey: Sendable, Equatable {
-    /// The dotted path where the setting used to be ("service.poll_seconds").
-    public var path: String
-    /// Its key in the plugin's section ("poll_seconds").
-    public var key: String
-
-    public init(_ path: String, is key: String) {
-        self.path = path
-        self.key = key
-    }
-}
-
 /// A plugin as the bot knows it before building it: its name (in `plugins.enabled`), how it reads
 /// its settings, and how it is built on the shared ``ClassServices``. ``ClassPlugins/all`` lists them.
 public struct ClassPluginRegistration: Sendable {
     public let name: String
-    /// Where its settings used to be written (still accepted).
-    public let formerKeys: [FormerKey]
     private let check: @Sendable (SettingsSection) -> [SettingsProblem]
     private let build: @Sendable (SettingsValue?, ClassServices) -> any Plugin
 
     /// `make` builds the plugin with the settings read from its section.
     public init<Settings: ClassPluginSettings>(
-        _ name: String, settings: Settings.Type, formerKeys: [FormerKey] = [],
-        make: @escaping @Sendable (ClassServices, Settings) -> any Plugin
+        _ name: String, settings: Settings.Type, make: @escaping @Sendable (ClassServices, Settings) -> any Plugin
     ) {
         self.name = name
-        self.formerKeys = formerKeys
         self.check = { section in
             var section = section
             var settings = Settings()
@@ -64,10 +46,9 @@ public struct ClassPluginRegistration: Sendable {
         self.build = { value, services in make(services, Settings(section: value)) }
     }
 
-    /// The problems of the plugin's section `value` (`origins`: keys read from their former place,
-    /// with that place's path, so that a problem names the key as it was written).
-    public func problems(in value: SettingsValue?, origins: [String: String] = [:]) -> [SettingsProblem] {
-        check(SettingsSection(value, at: "plugins.\(name)", origins: origins))
+    /// The problems of the plugin's section `value`.
+    public func problems(in value: SettingsValue?) -> [SettingsProblem] {
+        check(SettingsSection(value, at: "plugins.\(name)"))
     }
 
     /// The plugin with the settings of its section `value` (nil: the defaults).

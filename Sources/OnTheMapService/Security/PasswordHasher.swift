@@ -35,6 +35,7 @@ public struct PasswordHasher: Sendable {
     /// The same hasher, telling `observer` the round count of every PBKDF2 derivation it runs
     /// (hash, verify and dummy verify alike). Tests use it to prove that a login with an unknown
     /// email costs exactly the work of one with a known email and a wrong password.
+    @_spi(Testing)
     public func observingDerivations(_ observer: @escaping @Sendable (Int) -> Void) -> PasswordHasher {
         var copy = self
         copy.derivationObserver = observer
