@@ -211,7 +211,7 @@ public actor CommandRouter {
                 metadata: ["command": "\(command.name)", "user": "\(line.sender.mask)", "channel": "\(channel)"])
             let text =
                 "\(line.sender.nick): never type a password in a channel. Everyone here has seen it: change that password now, then log in privately with \(hint) …"
-            await transport.send(OutgoingText(.privmsg, to: channel, text: text))
+            await transport.send(OutgoingText(.privmsg, to: channel, text: text, inReplyTo: line.messageID))
             return
         }
         guard command.allowed.allows(line.origin) else {
@@ -247,7 +247,8 @@ public actor CommandRouter {
             Invocation(
                 sender: line.sender, origin: line.origin, commandName: command.name, argument: argument,
                 prefix: prefix, botNick: botNick, caseMapping: mapping, session: session, sessions: sessions,
-                channelLineCap: lineCap, transport: transport, catalog: catalog)
+                channelLineCap: lineCap, transport: transport, catalog: catalog,
+                questionID: line.origin == .privateMessage ? nil : line.messageID)
         }
         let context = PluginContext(transport: transport, sessions: sessions, logger: logger)
         let loginHint = "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>"
@@ -486,7 +487,7 @@ public actor CommandRouter {
             await transport.send(
                 OutgoingText(
                     kind, to: channel, text: addressed, fairnessKey: line.sender.nick,
-                    fairnessGroup: placeKey(for: line.sender)))
+                    fairnessGroup: placeKey(for: line.sender), inReplyTo: line.messageID))
         }
     }
 
