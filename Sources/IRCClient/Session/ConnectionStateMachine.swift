@@ -44,6 +44,10 @@ struct ConnectionStateMachine: Sendable {
     var presence = PresenceWatch()
     /// WHOIS requests waiting for the server's answer, by the shell's waiter id.
     var whoisLookups = WhoisLookups<Int>()
+    /// The labels of the client's labeled queries, and which one each inbound line answers.
+    var responseLabels = ResponseLabels()
+    /// Commands sent on someone's behalf (an owner's JOIN or PART) waiting for the server's word.
+    var pendingRequests = PendingRequests<Int>()
     /// While the client is not on its configured nick: whether that nick is watched (MONITOR/WATCH),
     /// else when to ask again with ISON, and when to try to take it back anyway.
     var configuredNickWatched = false
@@ -84,6 +88,7 @@ struct ConnectionStateMachine: Sendable {
         keepalive.connected(at: now)
         currentNick = configuration.nick
         identityTracker = IdentityTracker()
+        responseLabels.connectionStarted()
         botMode = nil
         channels.connectionStarted()
         // Until this server says how it compares names, the default casemapping holds.
@@ -121,7 +126,10 @@ struct ConnectionStateMachine: Sendable {
         }
         actions.append(.emit(.message(message)))
         for change in changes { actions.append(.emit(.identity(change))) }
-        dispatch(message, ownNickBefore: nickBefore, at: now, into: &actions)
+        let labeled = responseLabels.read(message)
+        dispatch(message, answering: labeled.label, ownNickBefore: nickBefore, at: now, into: &actions)
+        if labeled.isLast, let label = labeled.label { labeledAnswerEnded(label, into: &actions) }
+        requestAnswered(by: message, label: labeled.label, ownNick: nickBefore, into: &actions)
         return actions
     }
 
@@ -184,6 +192,60 @@ struct ConnectionStateMachine: Sendable {
         return isRegistered ? [.enqueue(.join(channel, key: key))] : []
     }
 
+    /// Joins `channel` now (if registered) and after every reconnect, for the shell's `waiter`, who
+    /// learns what the server answers (see ``PendingRequests``).
+    mutating func joinRequested(
+        _ channel: String, key: String?, waiter: Int, at now: ContinuousClock.Instant
+    ) -> [ConnectionAction] {
+        channels.want(.init(channel, key: key))
+        guard isRegistered else { return [.answerRequest(waiters: [waiter], outcome: .noAnswer)] }
+        return request(.join(channel, key: key), about: channel, waiter: waiter, at: now)
+    }
+
+    /// Leaves `channel` and stops rejoining it, for the shell's `waiter`, who learns what the server
+    /// answers.
+    mutating func partRequested(
+        _ channel: String, reason: String?, waiter: Int, at now: ContinuousClock.Instant
+    ) -> [ConnectionAction] {
+        channels.forget(channel)
+        guard isRegistered else { return [.answerRequest(waiters: [waiter], outcome: .noAnswer)] }
+        return request(.part(channel, reason: reason), about: channel, waiter: waiter, at: now)
+    }
+
+    /// Queues `message` (labeled where the server answers labels) and waits for its answer.
+    private mutating func request(
+        _ message: IRCMessage, about target: String, waiter: Int, at now: ContinuousClock.Instant
+    ) -> [ConnectionAction] {
+        var message = message
+        let label = labelsQueries ? responseLabels.next() : nil
+        if let label { message.tags["label"] = label }
+        var actions: [ConnectionAction] = []
+        if let dropped = pendingRequests.add(
+            message.command, target: target, label: label, waiter: waiter, deadline: now + configuration.requestTimeout)
+        {
+            actions.append(.answerRequest(waiters: [dropped], outcome: .noAnswer))
+        }
+        actions.append(.enqueue(message))
+        return actions
+    }
+
+    /// Ends the command sent on someone's behalf that `message` answers, if any. A `FAIL JOIN` also
+    /// stops the client wanting that channel: it would be refused again after every reconnect.
+    private mutating func requestAnswered(
+        by message: IRCMessage, label: String?, ownNick: String, into actions: inout [ConnectionAction]
+    ) {
+        guard !pendingRequests.isEmpty else { return }
+        let support = identityTracker.serverSupport
+        guard
+            let answered = pendingRequests.handle(
+                message, label: label, isOwnNick: { support.namesEqual($0, ownNick) })
+        else { return }
+        if case .refused(_, _, true) = answered.outcome, answered.command == "JOIN" {
+            channels.forget(answered.target)
+        }
+        actions.append(.answerRequest(waiters: [answered.waiter], outcome: answered.outcome))
+    }
+
     /// Uses `nonce` as the SCRAM client nonce instead of a random one (tests against fixed vectors).
     mutating func useSCRAMNonce(_ nonce: String) {
         registration.scramNonce = nonce
@@ -197,8 +259,9 @@ struct ConnectionStateMachine: Sendable {
 
     // MARK: Inbound
 
+    /// Acts on one inbound line; `label` is the label of the client's query it answers, if any.
     private mutating func dispatch(
-        _ message: IRCMessage, ownNickBefore: String, at now: ContinuousClock.Instant,
+        _ message: IRCMessage, answering label: String?, ownNickBefore: String, at now: ContinuousClock.Instant,
         into actions: inout [ConnectionAction]
     ) {
         let parameters = message.parameters
@@ -229,7 +292,7 @@ struct ConnectionStateMachine: Sendable {
         case "730", "731", "734", "600", "601", "604", "605", "512":
             presenceReported(message, at: now, into: &actions)
         case "311", "317", "330", "318", "401":
-            whoisReplied(message, into: &actions)
+            whoisReplied(message, label: label, into: &actions)
         case "303":
             isonReplied(message, at: now, into: &actions)
         case "432", "433", "436", "437":
