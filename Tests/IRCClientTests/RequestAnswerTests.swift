@@ -1,3 +1,4 @@
+import BotTesting
 import IRCProtocol
 import Testing
 
@@ -88,5 +89,30 @@ struct RequestAnswerTests {
         #expect(
             Machine.described(registered.connectionClosed(reason: "gone", at: Machine.at(3))).contains(
                 "answer request [2] \(RequestOutcome.noAnswer)"))
+    }
+
+    /// Through the client over a socket: the owner's JOIN that the server refuses with FAIL returns
+    /// the refusal, the one it grants returns done.
+    @Test(.timeLimit(.minutes(1))) func theClientReturnsTheServersWordToWhoeverWaits() async throws {
+        let server = try await ScriptedIRCServer.start { message, _ in
+            switch (message.command, message.parameters.first) {
+            case ("CAP", "LS"): return [":srv CAP * LS :"]
+            case ("CAP", "END"): return [":srv 001 bot :Welcome"]
+            case ("JOIN", "#closed"): return [":srv FAIL JOIN CHANNEL_RESTRICTED #closed :Only staff may join #closed"]
+            case ("JOIN", "#open"): return [":bot!otm@h JOIN #open"]
+            default: return []
+            }
+        }
+        let client = IRCClient(
+            configuration: testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot"))
+        let runner = Task { await client.run() }
+        try await waitForCondition { await client.isRegistered }
+        #expect(
+            await client.joinAnswered("#closed")
+                == .refused(code: "CHANNEL_RESTRICTED", reason: "Only staff may join #closed", isStandardReply: true))
+        #expect(await client.joinAnswered("#open") == .done)
+        await client.shutdown()
+        await runner.value
+        await server.stop()
     }
 }
