@@ -96,6 +96,27 @@ import Testing
         #expect(await book.hasUnwatchedSession(for: alice))
     }
 
+    /// A host change the server reports (CHGHOST: a cloak after identifying, seen in a shared channel
+    /// or, with extended-monitor, for a nick watched with MONITOR) takes a watched session along: the
+    /// student's next command comes from the new host and still finds it. An unwatched session stays
+    /// where it was: the nick may be someone else's by now.
+    @Test func aHostChangeMovesAWatchedSessionOnly() async {
+        let book = SessionBook<TestLogin>()
+        await book.bind(TestLogin("Alice"), to: alice, signedOnAt: 1_700_000_000, watch: .server)
+        await book.follow(.hostChanged(nick: "ALICE", user: "~alice", host: "student/alice"))
+        let cloaked = UserIdentity(nick: "alice", user: "~alice", host: "student/alice")
+        #expect(await book.session(for: cloaked)?.login.name == "Alice")
+        #expect(await book.session(for: cloaked)?.signedOnAt == 1_700_000_000)
+        #expect(await book.session(for: alice) == nil)
+        #expect(await book.count == 1)
+
+        await book.follow(.offline(nick: "alice"))
+        await book.follow(.hostChanged(nick: "alice", user: "~eve", host: "elsewhere.example"))
+        #expect(
+            await !book.hasUnwatchedSession(for: UserIdentity(nick: "alice", user: "~eve", host: "elsewhere.example")))
+        #expect(await book.hasUnwatchedSession(for: cloaked))
+    }
+
     @Test func casemappingRulesNickEquality() async {
         let book = SessionBook<TestLogin>(caseMapping: .rfc1459)
         let login = TestLogin("Hank")

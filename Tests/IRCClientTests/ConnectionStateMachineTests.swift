@@ -48,6 +48,7 @@ struct ConnectionStateMachineTests {
             case .upgradeToTLS(let port): "upgrade to TLS on \(port)"
             case .rememberSTSPolicy(let seconds): "remember STS for \(seconds) s"
             case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
+            case .answerRequest(let waiters, let outcome): "answer request \(waiters) \(outcome)"
             }
         }
     }

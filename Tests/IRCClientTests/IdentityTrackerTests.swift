@@ -82,6 +82,24 @@ struct IdentityTrackerTests {
         #expect(state.identity(ofNick: "alice")?.account == "tagged")
     }
 
+    /// CHGHOST reaches whoever follows the connection, whether the client shares a channel with the
+    /// user or watches the nick with MONITOR (extended-monitor): the same path as an account change.
+    /// The client's own host change is not someone else's.
+    @Test func chghostIsReportedForSharedAndWatchedNicks() {
+        var state = tracker([":Bot!bot@h JOIN #class", ":alice!al@ah JOIN #class"])
+        #expect(
+            state.apply(parse(":alice!al@ah CHGHOST al student/alice"), ownNick: "Bot")
+                == [.hostChanged(nick: "alice", user: "al", host: "student/alice")])
+        #expect(
+            state.apply(parse(":carol!ca@ch CHGHOST ca student/carol"), ownNick: "Bot")
+                == [.hostChanged(nick: "carol", user: "ca", host: "student/carol")])
+        #expect(state.identity(ofNick: "carol") == nil, "nobody unseen is tracked")
+        #expect(state.apply(parse(":Bot!bot@h CHGHOST bot bot/host"), ownNick: "Bot").isEmpty)
+        #expect(
+            state.apply(parse(":carol!ca@ch ACCOUNT carolacct"), ownNick: "Bot")
+                == [.accountChanged(nick: "carol", account: "carolacct")])
+    }
+
     @Test func kickOfSelfForgetsTheChannel() {
         var state = tracker([":Bot!bot@h JOIN #class", ":alice!al@ah JOIN #class"])
         state.apply(parse(":alice!al@ah KICK #class Bot :out"), ownNick: "Bot")

@@ -21,7 +21,7 @@ struct LiveInspircdTests {
             let caps = await client.enabledCapabilities
             for wanted in [
                 "message-tags", "account-tag", "extended-join", "server-time", "multi-prefix", "cap-notify",
-                "chghost", "account-notify", "userhost-in-names",
+                "chghost", "account-notify", "userhost-in-names", "labeled-response", "batch", "extended-monitor",
             ] {
                 #expect(caps.contains(wanted), "missing \(wanted) in \(caps)")
             }
@@ -78,6 +78,34 @@ struct LiveInspircdTests {
             }
             #expect(pieces.count >= 2)
             #expect(pieces.joined(separator: " ") == longReply)
+
+            // The WHOIS a session check sends goes out labelled (labeled-response): the server answers
+            // it in a batch carrying that label, and the lookup still finds alice's connection.
+            let beforeWhois = await recorder.events.count
+            let whois = await client.whois("alice")
+            #expect(whois?.user == "alice" && whois?.host == "127.0.0.1" && whois?.signedOnAt != nil)
+            let batch = try await recorder.waitFor("the labeled batch", after: beforeWhois) { event in
+                guard case .message(let line) = event else { return false }
+                return line.command == "BATCH" && line.parameters.last == "labeled-response"
+            }
+            if case .message(let line) = batch { #expect(line.tags["label"]?.isEmpty == false) }
+            #expect(await client.whois("nobody-here") == nil)
+
+            // extended-monitor: carol shares no channel with the bot, which watches her nick; her
+            // host change still reaches the client, as the event the session book follows.
+            let carol = try await TestIRCUser.connect(
+                port: server.tlsPort, caFile: server.certificate.certificatePath, nick: "carol")
+            let beforeWatch = await recorder.events.count
+            #expect(await client.watchPresence(of: "carol"))
+            try await recorder.waitFor("carol online", after: beforeWatch) { event in
+                guard case .message(let line) = event else { return false }
+                return line.command == "730"
+            }
+            try await carol.send("VHOST \(InspircdServer.vhostUser) \(InspircdServer.vhostPassword)")
+            try await recorder.waitFor("carol's host change", after: beforeWatch) {
+                $0 == .identity(.hostChanged(nick: "carol", user: "carol", host: InspircdServer.vhost))
+            }
+            await carol.quit()
 
             // CR/LF/NUL in outgoing text cannot inject a second command.
             await client.sendPrivmsg(to: "#class", text: "line one\r\nQUIT :injected\0")

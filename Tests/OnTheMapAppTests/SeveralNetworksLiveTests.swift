@@ -11,7 +11,8 @@ import Testing
 /// One bot process on two real networks at once, InspIRCd over TLS and ngircd in plain text, with
 /// one class directory: a student logs in and posts on one network and the pin is announced once on
 /// each; the same nick on the other network is nobody; `/healthz` reports both; with InspIRCd
-/// killed, ngircd's students are still answered.
+/// killed, ngircd's students are still answered. Answers in InspIRCd's channel are threaded under
+/// their questions (`+draft/reply`); on ngircd they carry no tags.
 @Suite(.serialized) struct SeveralNetworksLiveTests {
     static let botNick = "MapBot"
     static let channel = "#class"
@@ -134,13 +135,36 @@ import Testing
     ) async throws {
         // Jane on InspIRCd (TLS); someone under the same nick on ngircd (plain), and a classmate there.
         let jane = try await TestIRCUser.connect(
-            port: inspircd.tlsPort, caFile: inspircd.certificate.certificatePath, nick: "jane", timeout: .seconds(20))
+            port: inspircd.tlsPort, caFile: inspircd.certificate.certificatePath, nick: "jane",
+            capabilities: ["message-tags"], timeout: .seconds(20))
+        let kim = try await TestIRCUser.connect(
+            port: inspircd.tlsPort, caFile: inspircd.certificate.certificatePath, nick: "kim",
+            capabilities: ["message-tags"], timeout: .seconds(20))
         let otherJane = try await TestIRCUser.connect(port: ngircd.plainPort, nick: "jane", timeout: .seconds(20))
         let tom = try await TestIRCUser.connect(port: ngircd.plainPort, nick: "tom", timeout: .seconds(20))
-        users = [jane, otherJane, tom]
+        users = [jane, kim, otherJane, tom]
         for user in users { try await user.join(channel) }
         try await waitForBot(jane)
         try await waitForBot(tom)
+
+        // Threaded answers: on InspIRCd (message-tags, msgid, client tags) the answer to Jane's !ping
+        // is a reply to her line, whose msgid her classmate saw; ngircd passes no tags, and the same
+        // bot answers Tom there with a plain line (a tagged one would not have reached him).
+        try await jane.privmsg(channel, "!ping")
+        let question = try await kim.waitForMessage(timeout: .seconds(10), "Jane's !ping") {
+            $0.command == "PRIVMSG" && $0.sourceNick == "jane" && $0.parameters.last == "!ping"
+        }
+        let questionID = try #require(question.tags["msgid"])
+        let threaded = try await kim.waitForMessage(timeout: .seconds(10), "the answer to Jane") {
+            fromBot($0, to: channel) && $0.parameters.last == "jane: pong"
+        }
+        #expect(threaded.tags["+draft/reply"] == questionID)
+        try await tom.privmsg(channel, "!ping")
+        let plain = try await tom.waitForMessage(timeout: .seconds(10), "the answer to Tom") {
+            fromBot($0, to: channel) && $0.parameters.last == "tom: pong"
+        }
+        #expect(plain.tags.isEmpty)
+        #expect(await tom.receivedLines.allSatisfy { !$0.hasPrefix("@") })
 
         // /healthz names both networks, registered.
         let (status, report) = try await healthz(bot)

@@ -21,6 +21,9 @@ public struct Invocation: Sendable {
     public let caseMapping: CaseMapping
     /// Lines a command may put into a channel.
     public let channelLineCap: Int
+    /// The id the server gave the line that asked (its `msgid`), when it gave one: channel answers
+    /// are marked as replies to it (see ``OutgoingText/inReplyTo``).
+    public let questionID: String?
 
     /// Every command the router knows (for `!help`).
     public let catalog: CommandCatalog
@@ -38,8 +41,9 @@ public struct Invocation: Sendable {
     init(
         sender: UserIdentity, origin: Origin, commandName: String, argument: String, prefix: String,
         botNick: String, caseMapping: CaseMapping, session: (any Sendable)?, sessions: any SessionRegistry,
-        channelLineCap: Int, transport: any BotTransport, catalog: CommandCatalog
+        channelLineCap: Int, transport: any BotTransport, catalog: CommandCatalog, questionID: String? = nil
     ) {
+        self.questionID = questionID
         self.sender = sender
         self.origin = origin
         self.commandName = commandName
@@ -79,7 +83,8 @@ public struct Invocation: Sendable {
     /// The argument split on whitespace.
     public var words: [String] { argument.split(whereSeparator: \.isWhitespace).map(String.init) }
 
-    /// Answers where the command was said: in the channel (addressed by nick) or privately.
+    /// Answers where the command was said: in the channel (addressed by nick, and marked as a reply
+    /// to the asker's line where the server passes client tags) or privately.
     public func reply(_ text: String) async {
         await reply(lines: [text])
     }
@@ -95,7 +100,7 @@ public struct Invocation: Sendable {
             var outgoing = lines.prefix(allowed).map {
                 OutgoingText(
                     .privmsg, to: channel, text: "\(sender.nick): \($0)", fairnessKey: sender.nick,
-                    fairnessGroup: fairnessGroup)
+                    fairnessGroup: fairnessGroup, inReplyTo: questionID)
             }
             let dropped = lines.count - allowed
             if dropped > 0, budget.takeOverflowNotice() {
@@ -103,7 +108,8 @@ public struct Invocation: Sendable {
                     "\(sender.nick): (\(dropped) more line\(dropped == 1 ? "" : "s") — ask me in a private message: /msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …"))"
                 outgoing.append(
                     OutgoingText(
-                        .privmsg, to: channel, text: hint, fairnessKey: sender.nick, fairnessGroup: fairnessGroup))
+                        .privmsg, to: channel, text: hint, fairnessKey: sender.nick, fairnessGroup: fairnessGroup,
+                        inReplyTo: questionID))
             }
             await transport.send(lines: outgoing)
         }

@@ -187,7 +187,8 @@ public actor CommandRouter {
                 OutgoingText(
                     .notice, to: line.sender.nick, text: refusal.sentence, fairnessGroup: placeKey(for: line.sender)))
         case .channel(let channel):
-            await transport.send(OutgoingText(.privmsg, to: channel, text: refusal.sentence))
+            await transport.send(
+                OutgoingText(.privmsg, to: channel, text: refusal.sentence, inReplyTo: line.messageID))
         }
     }
 
@@ -206,7 +207,8 @@ public actor CommandRouter {
             Invocation(
                 sender: line.sender, origin: line.origin, commandName: command.name, argument: argument,
                 prefix: prefix, botNick: botNick, caseMapping: mapping, session: session, sessions: sessions,
-                channelLineCap: lineCap, transport: transport, catalog: catalog)
+                channelLineCap: lineCap, transport: transport, catalog: catalog,
+                questionID: line.origin == .privateMessage ? nil : line.messageID)
         }
         let context = PluginContext(transport: transport, sessions: sessions, logger: logger)
         let loginHint = "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>"
@@ -382,7 +384,7 @@ public actor CommandRouter {
             await transport.send(
                 OutgoingText(
                     kind, to: channel, text: addressed, fairnessKey: line.sender.nick,
-                    fairnessGroup: placeKey(for: line.sender)))
+                    fairnessGroup: placeKey(for: line.sender), inReplyTo: line.messageID))
         }
     }
 

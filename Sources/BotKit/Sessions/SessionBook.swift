@@ -272,6 +272,8 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         case .accountChanged(let nick, let account):
             // A services logout (ACCOUNT *) or switch ends the account-bound session.
             accountChanged(nick: nick, to: account)
+        case .hostChanged(let nick, let user, let host):
+            hostChanged(nick: nick, user: user, host: host)
         case .lostSight(let nick):
             lostSight(ofNick: nick)
         case .offline(let nick):
@@ -435,6 +437,26 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         for k in gone.keys { byAccount[k] = nil }
         if !gone.isEmpty { changed() }
         return Array(gone.values)
+    }
+
+    /// The server changed the user name or host of the connection that uses `nick` (CHGHOST): a
+    /// watched connection-bound session of that nick is that connection's, so it follows it to its
+    /// new user@host (its next command comes from there). An unwatched one does not: the nick may be
+    /// someone else's by now, and its owner proves their connection as before. Returns whether a
+    /// session followed.
+    @discardableResult
+    public func hostChanged(nick: String, user: String, host: String) -> Bool {
+        let folded = caseMapping.lowercased(nick)
+        let moved = byConnection.filter { _, bound in
+            bound.watch != .none && caseMapping.lowercased(bound.nick) == folded
+        }
+        for (k, var bound) in moved {
+            byConnection[k] = nil
+            bound.owner = .connection(nick: bound.nick, user: user, host: host)
+            byConnection[key(for: bound.owner)] = bound
+        }
+        if !moved.isEmpty { changed() }
+        return !moved.isEmpty
     }
 
     /// Every live session (for logs and health).

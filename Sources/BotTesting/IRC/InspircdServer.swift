@@ -4,7 +4,9 @@ import Foundation
 /// tests, with a TLS port (ssl_gnutls, self-signed certificate made at start) and a plaintext port.
 ///
 /// It loads the IRCv3 modules, so it offers message-tags, server-time, account-tag, extended-join,
-/// account-notify, chghost, cap-notify, multi-prefix, userhost-in-names and bot mode (+B, tagged `inspircd.org/bot`). `sasl` needs linked services:
+/// account-notify, chghost, cap-notify, multi-prefix, userhost-in-names, client-only tags (`+draft/reply`),
+/// message ids, labeled-response with batch, MONITOR with extended-monitor, `VHOST` (see ``vhost``) and bot mode
+/// (+B, tagged `inspircd.org/bot`). `sasl` needs linked services:
 /// with ``ServicesLink`` it also opens a server port for them (``AthemeServices``), sends SASL to them and
 /// asks clients for a certificate (CertFP). By default its flood limits are raised in `<connect>`; ``ConnectClass`` gives other classes
 /// (e.g. the stock limits for the bot and relaxed ones for simulated students). InspIRCd refuses to run
@@ -99,6 +101,12 @@ public final class InspircdServer: Sendable {
         }
     }
 
+    /// A user who sends `VHOST <vhostUser> <vhostPassword>` gets the host ``vhost`` (the server then
+    /// tells CHGHOST to those who see them: a shared channel, or MONITOR with extended-monitor).
+    public static let vhostUser = "student"
+    public static let vhostPassword = "cloak-pass"
+    public static let vhost = "student.cloak.test"
+
     /// Writes a config into a temporary folder, makes a certificate, picks free ports and starts the daemon.
     public static func start(
         serverName: String = "irc.inspircd.test",
@@ -124,7 +132,7 @@ public final class InspircdServer: Sendable {
             "ssl_gnutls", "cap", "ircv3", "ircv3_accounttag", "ircv3_capnotify", "ircv3_chghost",
             "ircv3_ctctags",
             "ircv3_msgid", "ircv3_servertime", "ircv3_batch", "namesx", "uhnames", "services_account",
-            "chghost", "monitor", "botmode",
+            "chghost", "monitor", "botmode", "ircv3_labeledresponse", "vhost",
         ]
         if services != nil { modules += ["spanningtree", "sasl", "sslinfo"] }
         let config = """
@@ -137,6 +145,7 @@ public final class InspircdServer: Sendable {
             <sslprofile name="Clients" provider="gnutls" certfile="\(certificate.certificatePath)"
                 keyfile="\(certificate.keyPath)" hash="sha256" requestclientcert="\(services == nil ? "no" : "yes")">
             \(connectClasses.map(\.configBlock).joined(separator: "\n"))
+            <vhost user="\(Self.vhostUser)" pass="\(Self.vhostPassword)" host="\(Self.vhost)">
             \(services?.configBlock ?? "")
             <dns server="127.0.0.1" timeout="1">
             <pid file="\(path)/inspircd.pid">

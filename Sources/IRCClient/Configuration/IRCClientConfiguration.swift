@@ -50,6 +50,9 @@ public struct IRCClientConfiguration: Sendable {
     public var shutdownDrainTimeout: Duration
     /// How long ``IRCClient/whois(_:)`` waits for the server's answer (no answer counts as nobody).
     public var whoisTimeout: Duration = .seconds(10)
+    /// How long a command sent on someone's behalf (``IRCClient/joinAnswered(_:key:)``) waits for
+    /// the server's word.
+    public var requestTimeout: Duration = .seconds(5)
 
     public init(
         host: String,

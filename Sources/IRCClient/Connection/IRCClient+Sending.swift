@@ -57,6 +57,31 @@ extension IRCClient {
         perform(machine.join(channel, key: key))
     }
 
+    /// Joins `channel` now (if registered) and after every reconnect, like ``join(_:key:)``, for
+    /// someone who waits for the server's word: `.done` once the client is in it, `.refused` with the
+    /// server's reason (a `FAIL JOIN` also stops the client wanting the channel; after an error
+    /// numeric it tries again later, as after any refused JOIN), `.noAnswer` when the server said
+    /// nothing within ``IRCClientConfiguration/requestTimeout`` or the client is not registered.
+    public func joinAnswered(_ channel: String, key: String? = nil) async -> RequestOutcome {
+        await withCheckedContinuation { continuation in
+            lastRequestWaiter += 1
+            let id = lastRequestWaiter
+            requestWaiters[id] = continuation
+            perform(machine.joinRequested(channel, key: key, waiter: id, at: clock.now))
+        }
+    }
+
+    /// Leaves `channel` and stops rejoining it, like ``part(_:reason:)``, for someone who waits for the
+    /// server's word (see ``joinAnswered(_:key:)``).
+    public func partAnswered(_ channel: String, reason: String? = nil) async -> RequestOutcome {
+        await withCheckedContinuation { continuation in
+            lastRequestWaiter += 1
+            let id = lastRequestWaiter
+            requestWaiters[id] = continuation
+            perform(machine.partRequested(channel, reason: reason, waiter: id, at: clock.now))
+        }
+    }
+
     /// Sends at a new pace from now on (a config reload); lines already queued follow it.
     public func setFlood(_ flood: IRCClientConfiguration.Flood) {
         floodGate = FloodGate(burst: flood.burst, linesPerSecond: flood.linesPerSecond, now: ContinuousClock.now)

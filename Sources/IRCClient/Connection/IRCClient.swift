@@ -76,6 +76,10 @@ public actor IRCClient {
     /// WHOIS requests waiting for the server's answer, by waiter id (see ``whois(_:)``).
     var whoisWaiters: [Int: CheckedContinuation<WhoisReply?, Never>] = [:]
     var lastWhoisWaiter = 0
+    /// Commands sent on someone's behalf waiting for the server's word, by waiter id (see
+    /// ``joinAnswered(_:key:)``).
+    var requestWaiters: [Int: CheckedContinuation<RequestOutcome, Never>] = [:]
+    var lastRequestWaiter = 0
 
     /// Creates a client; nothing happens until ``run()``. `stsStore` keeps the servers' STS policies
     /// between runs, and `wallClock` is the time they expire by.
@@ -263,6 +267,8 @@ public actor IRCClient {
                 rememberSTSPolicy(seconds: seconds)
             case .answerWhois(let waiters, let reply):
                 for id in waiters { whoisWaiters.removeValue(forKey: id)?.resume(returning: reply) }
+            case .answerRequest(let waiters, let outcome):
+                for id in waiters { requestWaiters.removeValue(forKey: id)?.resume(returning: outcome) }
             }
         }
         if machine.currentNick != publishedNick {

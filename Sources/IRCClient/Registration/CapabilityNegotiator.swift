@@ -17,10 +17,12 @@ public struct CapabilityNegotiator: Sendable {
     }
 
     /// Capabilities the client understands. With `extended-monitor`, the ACCOUNT and CHGHOST of
-    /// nicks watched with MONITOR arrive even when they share no channel with the client.
+    /// nicks watched with MONITOR arrive even when they share no channel with the client. With
+    /// `labeled-response` (and `batch`, which it needs for answers of several lines), the answers to
+    /// the client's WHOIS carry the label it gave the query; `batch` is asked for only with it.
     public static let supported: Set<String> = [
         "sasl", "message-tags", "server-time", "account-tag", "extended-join", "account-notify", "chghost",
-        "multi-prefix", "cap-notify", "userhost-in-names", "extended-monitor",
+        "multi-prefix", "cap-notify", "userhost-in-names", "extended-monitor", "labeled-response", "batch",
     ]
 
     /// The most capabilities kept from what a server offers (real servers offer a few dozen), and
@@ -152,6 +154,11 @@ public struct CapabilityNegotiator: Sendable {
     private func wantedCapabilities(from names: Set<String>) -> Set<String> {
         var wanted = names.intersection(Self.supported)
         if saslMechanisms == nil || (wanted.contains("sasl") && !mechanismOffered) { wanted.remove("sasl") }
+        // Batches are of use here only for labeled answers.
+        if wanted.contains("labeled-response"), offered["batch"] != nil, !enabled.contains("batch") {
+            wanted.insert("batch")
+        }
+        if !wanted.contains("labeled-response"), !enabled.contains("labeled-response") { wanted.remove("batch") }
         return wanted
     }
 

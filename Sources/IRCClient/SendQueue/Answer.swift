@@ -27,6 +27,9 @@ extension SendQueue {
         public let textBudget: Int
         /// Texts of other answers carried in the same line.
         private var packed: [String] = []
+        /// The line's message tags (the `+draft/reply` that threads it under its question); gone
+        /// once the line answers several askers.
+        public private(set) var tags: [String: String]
 
         let targetKey: String
         /// How the server compares nicks and channels.
@@ -36,11 +39,13 @@ extension SendQueue {
         ///   - asker: for a channel line, the nick on whose behalf it goes (`nil`: an announcement).
         ///   - isWholeAnswer: the answer to that asker is this one line.
         ///   - caseMapping: how the server compares nicks and channels.
+        ///   - tags: the line's message tags while it answers that one asker.
         public init(
             command: String, target: String, isChannel: Bool, text: String, asker: String?,
-            isWholeAnswer: Bool, textBudget: Int, caseMapping: CaseMapping = .rfc1459
+            isWholeAnswer: Bool, textBudget: Int, caseMapping: CaseMapping = .rfc1459, tags: [String: String] = [:]
         ) {
             self.command = command
+            self.tags = tags
             self.target = target
             self.isChannel = isChannel
             self.caseMapping = caseMapping
@@ -71,11 +76,9 @@ extension SendQueue {
             return text
         }
 
-        /// The serialized line (without CRLF), written as `IRCMessage.serialized()` writes it.
+        /// The serialized line (without CRLF), with its tags.
         public var line: String {
-            let text = text
-            let needsColon = text.isEmpty || text.hasPrefix(":") || text.utf8.contains(0x20)
-            return "\(command) \(target) \(needsColon ? ":" : "")\(text)"
+            IRCMessage(tags: tags, command: command, parameters: [target, text]).serialized()
         }
 
         var isMergeable: Bool { isChannel && !askers.isEmpty && isWholeAnswer && packed.isEmpty }
@@ -91,6 +94,8 @@ extension SendQueue {
             merged.askers.append(name)
             merged.askerKeys.append(key)
             guard merged.text.utf8.count <= textBudget else { return false }
+            // A reply tag names one question: a line that answers several carries none.
+            merged.tags = [:]
             self = merged
             return true
         }
@@ -104,6 +109,7 @@ extension SendQueue {
             guard text.utf8.count + " · ".utf8.count + addition.utf8.count <= textBudget else { return false }
             packed.append(addition)
             askerKeys += other.askerKeys
+            tags = [:]
             return true
         }
 

@@ -25,4 +25,6 @@ enum ConnectionAction: Sendable, Equatable {
     case rememberSTSPolicy(seconds: Int)
     /// Answer the WHOIS waiters with these ids.
     case answerWhois(waiters: [Int], reply: WhoisReply?)
+    /// Answer the waiters of commands sent on someone's behalf with these ids.
+    case answerRequest(waiters: [Int], outcome: RequestOutcome)
 }

@@ -30,18 +30,41 @@ extension ConnectionStateMachine {
                 outgoing.text, command: command, target: target, maxLines: outgoing.maxLines, userHost: userHost)
             let budget = LineSplitter(serverSupport: support).textBudget(
                 command: command, target: target, nick: currentNick, userHost: userHost)
-            for message in messages {
+            let tags =
+                isChannel(outgoing.target)
+                ? Self.replyTags(to: outgoing.inReplyTo, support: support, capabilities: enabledCapabilities) : [:]
+            for var message in messages {
+                message.tags = tags
                 let answer = SendQueue.Answer(
                     command: command, target: message.parameters[0], isChannel: isChannel(outgoing.target),
                     text: message.parameters[message.parameters.count - 1], asker: outgoing.fairnessKey,
                     isWholeAnswer: messages.count == 1 && textsPerKey[key] == 1, textBudget: budget,
-                    caseMapping: support.caseMapping)
+                    caseMapping: support.caseMapping, tags: tags)
                 lines.append(
                     OutgoingLine(
                         message: message, fairnessKey: key, fairnessGroup: outgoing.fairnessGroup, answer: answer))
             }
         }
         return lines
+    }
+
+    /// The longest message id a reply tag carries (a server's ids are a few dozen bytes; client
+    /// tags may take 4094 bytes in all).
+    static let maximumReplyIDBytes = 512
+
+    /// The client-only tags that thread a channel answer under the message `id` it answers
+    /// (IRCv3 `+draft/reply`, and `+reply` where the server's `CLIENTTAGDENY` names it): none
+    /// without an id, without the `message-tags` capability, or where `CLIENTTAGDENY` denies the tag.
+    /// The serializer escapes the value.
+    static func replyTags(
+        to id: String?, support: ServerSupport, capabilities: Set<String>
+    ) -> [String: String] {
+        guard let id, !id.isEmpty, id.utf8.count <= maximumReplyIDBytes, capabilities.contains("message-tags")
+        else { return [:] }
+        var tags: [String: String] = [:]
+        if support.allowsClientTag("draft/reply") { tags["+draft/reply"] = id }
+        if support.exemptsClientTag("reply"), support.allowsClientTag("reply") { tags["+reply"] = id }
+        return tags
     }
 
     /// The client's own user@host as the server shows it, when known (it counts in the line length).

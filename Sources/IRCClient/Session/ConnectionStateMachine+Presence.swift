@@ -4,15 +4,23 @@ import IRCProtocol
 /// nick back as soon as it is free.
 extension ConnectionStateMachine {
     /// Asks the server who uses `nick` now, for the shell's `waiter`; answered nil at once when the
-    /// client is not registered or `nick` cannot be one.
+    /// client is not registered or `nick` cannot be one. Where the server acknowledged
+    /// `labeled-response` and `batch`, the WHOIS carries a label and only the answer with that label
+    /// counts (see ``WhoisLookups``).
     mutating func askWhois(about nick: String, waiter: Int, at now: ContinuousClock.Instant) -> [ConnectionAction] {
         guard isRegistered, !nick.isEmpty, !nick.contains(" "), !nick.contains(",") else {
             return [.answerWhois(waiters: [waiter], reply: nil)]
         }
-        guard whoisLookups.ask(about: nick, waiter: waiter, deadline: now + configuration.whoisTimeout) else {
-            return []
-        }
-        return [.enqueue(IRCMessage(command: "WHOIS", parameters: [nick]))]
+        let label = labelsQueries && !whoisLookups.isAsking(about: nick) ? responseLabels.next() : nil
+        guard whoisLookups.ask(about: nick, waiter: waiter, deadline: now + configuration.whoisTimeout, label: label)
+        else { return [] }
+        return [.enqueue(IRCMessage(tags: label.map { ["label": $0] } ?? [:], command: "WHOIS", parameters: [nick]))]
+    }
+
+    /// Whether the client labels its queries on this connection (`labeled-response` with `batch`).
+    var labelsQueries: Bool {
+        let enabled = enabledCapabilities
+        return enabled.contains("labeled-response") && enabled.contains("batch")
     }
 
     /// Watches `nick` with MONITOR or WATCH: false when the client is not registered, the server
@@ -35,6 +43,7 @@ extension ConnectionStateMachine {
     mutating func serverSupportChanged(_ support: ServerSupport) {
         presence.update(support)
         whoisLookups.setCaseMapping(support.caseMapping)
+        pendingRequests.setCaseMapping(support.caseMapping)
     }
 
     mutating func presenceReported(
@@ -52,8 +61,16 @@ extension ConnectionStateMachine {
         }
     }
 
-    mutating func whoisReplied(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
-        for (waiters, reply) in whoisLookups.handle(message) {
+    /// A line of a WHOIS answer, with the label of the query it answers (nil: matched by nick).
+    mutating func whoisReplied(_ message: IRCMessage, label: String?, into actions: inout [ConnectionAction]) {
+        for (waiters, reply) in whoisLookups.handle(message, label: label) {
+            actions.append(.answerWhois(waiters: waiters, reply: reply))
+        }
+    }
+
+    /// The server has said all it will for the query labeled `label`.
+    mutating func labeledAnswerEnded(_ label: String, into actions: inout [ConnectionAction]) {
+        for (waiters, reply) in whoisLookups.labelEnded(label) {
             actions.append(.answerWhois(waiters: waiters, reply: reply))
         }
     }
@@ -90,6 +107,8 @@ extension ConnectionStateMachine {
     mutating func presenceTick(at now: ContinuousClock.Instant, into actions: inout [ConnectionAction]) {
         let overdue = whoisLookups.expire(at: now)
         if !overdue.isEmpty { actions.append(.answerWhois(waiters: overdue, reply: nil)) }
+        let unanswered = pendingRequests.expire(at: now)
+        if !unanswered.isEmpty { actions.append(.answerRequest(waiters: unanswered, outcome: .noAnswer)) }
         guard isRegistered, !namesEqual(currentNick, configuration.nick) else { return }
         if !configuredNickWatched, presence.notification != nil {
             if presence.isWatching(configuration.nick) {
@@ -115,5 +134,7 @@ extension ConnectionStateMachine {
         nextConfiguredNickCheck = nil
         let waiters = whoisLookups.cancelAll()
         if !waiters.isEmpty { actions.append(.answerWhois(waiters: waiters, reply: nil)) }
+        let requests = pendingRequests.cancelAll()
+        if !requests.isEmpty { actions.append(.answerRequest(waiters: requests, outcome: .noAnswer)) }
     }
 }

@@ -29,7 +29,7 @@ struct ConnectionStateMachine: Sendable {
     /// Channels and user identities seen on the current connection.
     private(set) var identityTracker = IdentityTracker()
     private(set) var registration: Registration
-    private(set) var channels: ChannelRejoin
+    var channels: ChannelRejoin
     /// Set once the client is shutting down (the server's ERROR is then expected).
     private(set) var isStopping = false
     /// The bot user mode on the current connection: asked for once registered on a server that
@@ -44,6 +44,10 @@ struct ConnectionStateMachine: Sendable {
     var presence = PresenceWatch()
     /// WHOIS requests waiting for the server's answer, by the shell's waiter id.
     var whoisLookups = WhoisLookups<Int>()
+    /// The labels of the client's labeled queries, and which one each inbound line answers.
+    var responseLabels = ResponseLabels()
+    /// Commands sent on someone's behalf (an owner's JOIN or PART) waiting for the server's word.
+    var pendingRequests = PendingRequests<Int>()
     /// While the client is not on its configured nick: whether that nick is watched (MONITOR/WATCH),
     /// else when to ask again with ISON, and when to try to take it back anyway.
     var configuredNickWatched = false
@@ -89,6 +93,7 @@ struct ConnectionStateMachine: Sendable {
         keepalive.connected(at: now)
         currentNick = configuration.nick
         identityTracker = IdentityTracker()
+        responseLabels.connectionStarted()
         botMode = nil
         channels.connectionStarted()
         // Until this server says how it compares names, the default casemapping holds.
@@ -126,7 +131,10 @@ struct ConnectionStateMachine: Sendable {
         }
         actions.append(.emit(.message(message)))
         for change in changes { actions.append(.emit(.identity(change))) }
-        dispatch(message, ownNickBefore: nickBefore, at: now, into: &actions)
+        let labeled = responseLabels.read(message)
+        dispatch(message, answering: labeled.label, ownNickBefore: nickBefore, at: now, into: &actions)
+        if labeled.isLast, let label = labeled.label { labeledAnswerEnded(label, into: &actions) }
+        requestAnswered(by: message, label: labeled.label, ownNick: nickBefore, into: &actions)
         return actions
     }
 
@@ -197,8 +205,9 @@ struct ConnectionStateMachine: Sendable {
 
     // MARK: Inbound
 
+    /// Acts on one inbound line; `label` is the label of the client's query it answers, if any.
     private mutating func dispatch(
-        _ message: IRCMessage, ownNickBefore: String, at now: ContinuousClock.Instant,
+        _ message: IRCMessage, answering label: String?, ownNickBefore: String, at now: ContinuousClock.Instant,
         into actions: inout [ConnectionAction]
     ) {
         let parameters = message.parameters
@@ -229,7 +238,7 @@ struct ConnectionStateMachine: Sendable {
         case "730", "731", "734", "600", "601", "604", "605", "512":
             presenceReported(message, at: now, into: &actions)
         case "311", "317", "330", "318", "401":
-            whoisReplied(message, into: &actions)
+            whoisReplied(message, label: label, into: &actions)
         case "303":
             isonReplied(message, at: now, into: &actions)
         case "432", "433", "436", "437":

@@ -168,11 +168,15 @@ public struct IdentityTracker: Sendable {
             guard let source, let account = parameters.first else { return nil }
             return applyAccount(account, of: source.nick)
         case "CHGHOST":
-            guard let source, parameters.count >= 2 else { return nil }
+            // Sent for users in a shared channel and, with extended-monitor, for nicks watched with
+            // MONITOR: the event reaches whoever follows the connection either way.
+            guard let source, parameters.count >= 2, !parameters[0].isEmpty, !parameters[1].isEmpty else { return nil }
             update(nick: source.nick) {
                 $0.user = parameters[0]
                 $0.host = parameters[1]
             }
+            guard !serverSupport.namesEqual(source.nick, ownNick) else { return nil }
+            return .hostChanged(nick: source.nick, user: parameters[0], host: parameters[1])
         case "PRIVMSG", "NOTICE":
             guard let source, source.user != nil || source.host != nil else { return nil }
             update(nick: source.nick) {

@@ -95,6 +95,34 @@ public struct ServerSupport: Sendable, Hashable {
         return channelTypes.contains(first)
     }
 
+    /// Whether the server passes the client-only tag `name` (given without its `+`, e.g.
+    /// `draft/reply`) from one client to others: not when `CLIENTTAGDENY` lists it, nor when it
+    /// denies every tag (`*`) without exempting this one (`-draft/reply`). A server that names no
+    /// `CLIENTTAGDENY` passes them all (whether it passes tags at all is the `message-tags` capability).
+    public func allowsClientTag(_ name: String) -> Bool {
+        let denied = clientTagDenyEntries
+        if denied.contains("*") { return denied.contains("-" + name) }
+        return !denied.contains(name)
+    }
+
+    /// Whether `CLIENTTAGDENY` names the client-only tag `name` as an exemption (`-name`): the
+    /// server says it knows that tag and passes it.
+    public func exemptsClientTag(_ name: String) -> Bool {
+        clientTagDenyEntries.contains("-" + name)
+    }
+
+    /// The comma-separated entries of `CLIENTTAGDENY` (none when not advertised); a tag written
+    /// with its `+` counts as written without.
+    private var clientTagDenyEntries: Set<String> {
+        guard let value = tokens["CLIENTTAGDENY"], !value.isEmpty else { return [] }
+        return Set(
+            value.split(separator: ",").map { entry in
+                let exempt = entry.hasPrefix("-")
+                let name = exempt ? entry.dropFirst() : entry
+                return (exempt ? "-" : "") + (name.hasPrefix("+") ? name.dropFirst() : name)
+            })
+    }
+
     /// The membership prefix symbols in order, e.g. `"~&@%+"`.
     public var prefixSymbols: String { String(prefixes.map(\.symbol)) }
 

@@ -32,6 +32,12 @@ public struct IRCUserMessage: Sendable, Hashable {
     /// Where the message was said.
     public var origin: Origin { isPrivate ? .privateMessage : .channel(target) }
 
+    /// The id the server gave the message (the `msgid` tag), when it gave one.
+    public var messageID: String? {
+        guard let id = message.tags["msgid"], !id.isEmpty else { return nil }
+        return id
+    }
+
     /// Where a reply goes: the sender's nick for a private message, else the channel.
     public var replyTarget: String { isPrivate ? sender.nick : target }
 }

@@ -7,6 +7,9 @@ public enum IdentityEvent: Sendable, Hashable {
     case quit(nick: String, user: String?, host: String?)
     /// The server says `nick` logged in to `account` (nil: logged out of services).
     case accountChanged(nick: String, account: String?)
+    /// The server changed the user name or host of the connection that uses `nick` (CHGHOST): a user
+    /// the client shares a channel with, or one it watches with MONITOR under `extended-monitor`.
+    case hostChanged(nick: String, user: String, host: String)
     /// The client no longer shares a channel with `nick` (they left, were kicked, or the client left):
     /// their QUIT or NICK would go unseen from now on.
     case lostSight(nick: String)

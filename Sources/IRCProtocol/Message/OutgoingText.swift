@@ -17,10 +17,14 @@ public struct OutgoingText: Sendable, Hashable {
     /// their services account: ``UserIdentity/key(by:caseMapping:)`` with `.network`), so that a
     /// queue shares its turns between places first and askers second; `nil` means a group of its own.
     public var fairnessGroup: String?
+    /// The `msgid` of the message this text answers (a command said in a channel), so that a
+    /// connection whose server passes client tags can mark its lines as replies to it
+    /// (`+draft/reply`); `nil` for texts that answer nothing, or several people at once.
+    public var inReplyTo: String?
 
     public init(
         _ kind: Kind, to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil,
-        fairnessGroup: String? = nil
+        fairnessGroup: String? = nil, inReplyTo: String? = nil
     ) {
         self.kind = kind
         self.target = target
@@ -28,5 +32,6 @@ public struct OutgoingText: Sendable, Hashable {
         self.maxLines = maxLines
         self.fairnessKey = fairnessKey
         self.fairnessGroup = fairnessGroup
+        self.inReplyTo = inReplyTo
     }
 }

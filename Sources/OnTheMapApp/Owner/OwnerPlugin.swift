@@ -88,8 +88,29 @@ struct OwnerPlugin: Plugin {
         if let key, !ConfigLoader.isValidChannelKey(key) {
             throw UserFacingError("That key is not a valid channel key (one word, no commas).")
         }
-        try await connected().join(channel, key: key)
+        let client = try connected()
+        if await client.joinedChannels.contains(where: { call.caseMapping.equals($0, channel) }) {
+            await call.reply("I am in \(channel) already.")
+            return
+        }
+        let outcome = await client.joinAnswered(channel, key: key)
+        if let refusal = Self.refusal(outcome, doing: "join", channel: channel, prefix: call.prefix) {
+            throw UserFacingError(refusal)
+        }
         await call.reply("Joining \(channel).")
+    }
+
+    /// The sentence that ends an owner's `!join` or `!part` the server refused (nil when it did not:
+    /// done, or no word yet, which the usual answer covers). After an error numeric the bot tries
+    /// the JOIN again later, as for any channel it was refused; a standard reply (`FAIL`) ends it.
+    static func refusal(_ outcome: RequestOutcome, doing verb: String, channel: String, prefix: String) -> String? {
+        guard case .refused(let code, let reason, let isStandardReply) = outcome else { return nil }
+        let said = reason.isEmpty ? code : "\(reason) (\(code))"
+        if verb == "join" && !isStandardReply {
+            return
+                "The server would not let me join \(channel): \(said). I will try again later; \(prefix)part \(channel) stops that."
+        }
+        return "The server would not let me \(verb) \(channel): \(said)."
     }
 
     private func part(_ call: Invocation) async throws {
@@ -97,8 +118,11 @@ struct OwnerPlugin: Plugin {
             throw UserFacingError("Usage: \(call.prefix)part #channel [reason].")
         }
         let reason = call.argument.dropFirst(channel.count).trimmingCharacters(in: .whitespaces)
-        try await connected().part(
+        let outcome = try await connected().partAnswered(
             channel, reason: reason.isEmpty ? nil : TextSanitizer.untrusted(reason, maxBytes: 300))
+        if let refusal = Self.refusal(outcome, doing: "leave", channel: channel, prefix: call.prefix) {
+            throw UserFacingError(refusal)
+        }
         await call.reply("Leaving \(channel).")
     }
 

@@ -1,0 +1,60 @@
+import IRCProtocol
+
+/// The commands the client sends on someone's behalf and waits for the server's word on: an
+/// owner's JOIN and PART, answered by their echo, a `FAIL`, an error numeric or nothing (see
+/// ``PendingRequests``).
+extension ConnectionStateMachine {
+    /// Joins `channel` now (if registered) and after every reconnect, for the shell's `waiter`, who
+    /// learns what the server answers (see ``PendingRequests``).
+    mutating func joinRequested(
+        _ channel: String, key: String?, waiter: Int, at now: ContinuousClock.Instant
+    ) -> [ConnectionAction] {
+        channels.want(.init(channel, key: key))
+        guard isRegistered else { return [.answerRequest(waiters: [waiter], outcome: .noAnswer)] }
+        return request(.join(channel, key: key), about: channel, waiter: waiter, at: now)
+    }
+
+    /// Leaves `channel` and stops rejoining it, for the shell's `waiter`, who learns what the server
+    /// answers.
+    mutating func partRequested(
+        _ channel: String, reason: String?, waiter: Int, at now: ContinuousClock.Instant
+    ) -> [ConnectionAction] {
+        channels.forget(channel)
+        guard isRegistered else { return [.answerRequest(waiters: [waiter], outcome: .noAnswer)] }
+        return request(.part(channel, reason: reason), about: channel, waiter: waiter, at: now)
+    }
+
+    /// Queues `message` (labeled where the server answers labels) and waits for its answer.
+    private mutating func request(
+        _ message: IRCMessage, about target: String, waiter: Int, at now: ContinuousClock.Instant
+    ) -> [ConnectionAction] {
+        var message = message
+        let label = labelsQueries ? responseLabels.next() : nil
+        if let label { message.tags["label"] = label }
+        var actions: [ConnectionAction] = []
+        if let dropped = pendingRequests.add(
+            message.command, target: target, label: label, waiter: waiter, deadline: now + configuration.requestTimeout)
+        {
+            actions.append(.answerRequest(waiters: [dropped], outcome: .noAnswer))
+        }
+        actions.append(.enqueue(message))
+        return actions
+    }
+
+    /// Ends the command sent on someone's behalf that `message` answers, if any. A `FAIL JOIN` also
+    /// stops the client wanting that channel: it would be refused again after every reconnect.
+    mutating func requestAnswered(
+        by message: IRCMessage, label: String?, ownNick: String, into actions: inout [ConnectionAction]
+    ) {
+        guard !pendingRequests.isEmpty else { return }
+        let support = identityTracker.serverSupport
+        guard
+            let answered = pendingRequests.handle(
+                message, label: label, isOwnNick: { support.namesEqual($0, ownNick) })
+        else { return }
+        if case .refused(_, _, true) = answered.outcome, answered.command == "JOIN" {
+            channels.forget(answered.target)
+        }
+        actions.append(.answerRequest(waiters: [answered.waiter], outcome: answered.outcome))
+    }
+}
