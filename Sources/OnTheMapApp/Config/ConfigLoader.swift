@@ -230,6 +230,11 @@ private struct ConfigCheck {
         if irc.commandPrefix.isEmpty || irc.commandPrefix.count > 3 || irc.commandPrefix.contains(" ") {
             problem("\(p).command_prefix", "must be 1 to 3 characters without spaces, like !")
         }
+        validateTLSAndSASL(irc, at: p)
+    }
+
+    /// The TLS files and fingerprint of one network's section, and its SASL login.
+    mutating func validateTLSAndSASL(_ irc: BotConfiguration.IRCSection, at p: String) {
         if !irc.tlsFingerprint.isEmpty {
             let hex = irc.tlsFingerprint.replacingOccurrences(of: ":", with: "")
             if hex.count != 64 || !hex.allSatisfy(\.isHexDigit) {

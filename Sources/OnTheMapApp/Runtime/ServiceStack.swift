@@ -42,44 +42,8 @@ public struct ServiceStack: Sendable {
         let service = config.service
         let options = LocalDirectoryOptions(signUpURL: service.signupURL.isEmpty ? nil : service.signupURL)
         var closers: [@Sendable () async -> Void] = []
-        let directory: any StudentDirectory
-        let accounts: (any AccountDirectory)?
-        let state: (any BotStateStore)?
-        let pinChanges: (any PinChangeNotifying)?
-        switch service.backend {
-        case .local:
-            let folder = URL(fileURLWithPath: service.database).deletingLastPathComponent().path
-            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let sqlite = try SQLiteStudentDirectory(path: service.database, options: options)
-            for file in sqlite.narrowedFiles {
-                logger.warning(
-                    "the database file could be read by other users; it is now readable by its owner only (0600)",
-                    metadata: ["file": "\(file)"])
-            }
-            (directory, accounts, state, pinChanges) = (sqlite, sqlite, sqlite, nil)
-        case .postgres:
-            #if postgres
-                let postgres = try await PostgresStudentDirectory.connect(
-                    url: service.postgresURL, options: options, logger: logger.withLabel("onthemap.postgres"))
-                (directory, accounts, state, pinChanges) = (postgres, postgres, postgres, postgres)
-                closers.append { await postgres.shutdown() }
-            #else
-                throw BuildFeatures.Missing(feature: .postgres)
-            #endif
-        case .udacity:
-            #if udacity
-                let udacity = try UdacityStudentDirectory(
-                    configuration: .init(
-                        baseURL: service.udacityURL,
-                        signUpURL: service.signupURL.isEmpty
-                            ? UdacityStudentDirectory.Configuration.defaultSignUpURL : service.signupURL),
-                    logger: logger.withLabel("onthemap.udacity"))
-                (directory, accounts, state, pinChanges) = (udacity, nil, nil, nil)
-                closers.append { await udacity.shutdown() }
-            #else
-                throw BuildFeatures.Missing(feature: .udacity)
-            #endif
-        }
+        let (directory, accounts, state, pinChanges) = try await makeDirectory(
+            service, options: options, logger: logger, closers: &closers)
         let geocoder: any Geocoder
         var placeLevels: (any PlaceLevelFinder)?
         switch config.geocoder.kind {
@@ -121,6 +85,55 @@ public struct ServiceStack: Sendable {
             directory: InstrumentedDirectory(base: directory, watch: faultWatch), accounts: accounts, state: state,
             pinChanges: pinChanges, geocoder: geocoder, placeLevels: placeLevels, faultWatch: faultWatch,
             closers: closers)
+    }
+
+    /// The directory of `service.backend` and the roles it plays (accounts, bot state, change
+    /// notifications); what must be closed at shutdown goes to `closers`.
+    private static func makeDirectory(
+        _ service: BotConfiguration.ServiceSection, options: LocalDirectoryOptions, logger: Logger,
+        closers: inout [@Sendable () async -> Void]
+    ) async throws -> (
+        any StudentDirectory, (any AccountDirectory)?, (any BotStateStore)?, (any PinChangeNotifying)?
+    ) {
+        let directory: any StudentDirectory
+        let accounts: (any AccountDirectory)?
+        let state: (any BotStateStore)?
+        let pinChanges: (any PinChangeNotifying)?
+        switch service.backend {
+        case .local:
+            let folder = URL(fileURLWithPath: service.database).deletingLastPathComponent().path
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let sqlite = try SQLiteStudentDirectory(path: service.database, options: options)
+            for file in sqlite.narrowedFiles {
+                logger.warning(
+                    "the database file could be read by other users; it is now readable by its owner only (0600)",
+                    metadata: ["file": "\(file)"])
+            }
+            (directory, accounts, state, pinChanges) = (sqlite, sqlite, sqlite, nil)
+        case .postgres:
+            #if postgres
+                let postgres = try await PostgresStudentDirectory.connect(
+                    url: service.postgresURL, options: options, logger: logger.withLabel("onthemap.postgres"))
+                (directory, accounts, state, pinChanges) = (postgres, postgres, postgres, postgres)
+                closers.append { await postgres.shutdown() }
+            #else
+                throw BuildFeatures.Missing(feature: .postgres)
+            #endif
+        case .udacity:
+            #if udacity
+                let udacity = try UdacityStudentDirectory(
+                    configuration: .init(
+                        baseURL: service.udacityURL,
+                        signUpURL: service.signupURL.isEmpty
+                            ? UdacityStudentDirectory.Configuration.defaultSignUpURL : service.signupURL),
+                    logger: logger.withLabel("onthemap.udacity"))
+                (directory, accounts, state, pinChanges) = (udacity, nil, nil, nil)
+                closers.append { await udacity.shutdown() }
+            #else
+                throw BuildFeatures.Missing(feature: .udacity)
+            #endif
+        }
+        return (directory, accounts, state, pinChanges)
     }
 }
 
