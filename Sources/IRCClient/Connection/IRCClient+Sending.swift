@@ -63,22 +63,23 @@ extension IRCClient {
     /// numeric it tries again later, as after any refused JOIN), `.noAnswer` when the server said
     /// nothing within ``IRCClientConfiguration/requestTimeout`` or the client is not registered.
     public func joinAnswered(_ channel: String, key: String? = nil) async -> RequestOutcome {
-        await withCheckedContinuation { continuation in
-            lastRequestWaiter += 1
-            let id = lastRequestWaiter
-            requestWaiters[id] = continuation
-            perform(machine.joinRequested(channel, key: key, waiter: id, at: clock.now))
-        }
+        await awaitAnswer { machine.joinRequested(channel, key: key, waiter: $0, at: clock.now) }
     }
 
     /// Leaves `channel` and stops rejoining it, like ``part(_:reason:)``, for someone who waits for the
     /// server's word (see ``joinAnswered(_:key:)``).
     public func partAnswered(_ channel: String, reason: String? = nil) async -> RequestOutcome {
+        await awaitAnswer { machine.partRequested(channel, reason: reason, waiter: $0, at: clock.now) }
+    }
+
+    /// Registers a waiter, performs what `request` (given the waiter's id) returns, and waits until
+    /// the machine answers that waiter.
+    private func awaitAnswer(_ request: (Int) -> [ConnectionAction]) async -> RequestOutcome {
         await withCheckedContinuation { continuation in
             lastRequestWaiter += 1
             let id = lastRequestWaiter
             requestWaiters[id] = continuation
-            perform(machine.partRequested(channel, reason: reason, waiter: id, at: clock.now))
+            perform(request(id))
         }
     }
 
