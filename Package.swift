@@ -110,8 +110,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .systemLibrary(name: "CGlibcMalloc", path: "Sources/CGlibcMalloc"),
+        // MARK: The class — its map, pins, students and their sessions, the state kept between
+        // commands and the privacy rules on them; what the commands and the web map both read.
         .target(
-            name: "OnTheMapPlugins",
+            name: "ClassKit",
             dependencies: [
                 "BotKit", "OnTheMapService", "IRCProtocol",
                 .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
@@ -122,9 +124,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "OnTheMapPlugins",
+            dependencies: [
+                "BotKit", "ClassKit", "OnTheMapService", "IRCProtocol",
+                .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "OnTheMapApp",
             dependencies: [
-                "BuildInfo", "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "OnTheMapPlugins",
+                "BuildInfo", "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "ClassKit", "OnTheMapPlugins",
                 "SQLiteDirectory",
                 .target(name: "PostgresDirectory", condition: .when(traits: ["postgres"])),
                 .target(name: "HTTPBackends", condition: .when(traits: ["udacity"])),
@@ -182,7 +195,7 @@ let package = Package(
         .executableTarget(
             name: "CommandArgumentFuzzer",
             dependencies: [
-                "FuzzingSupport", "BotKit", "IRCProtocol", "OnTheMapPlugins", "OnTheMapService",
+                "FuzzingSupport", "BotKit", "ClassKit", "IRCProtocol", "OnTheMapPlugins", "OnTheMapService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
@@ -260,16 +273,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ClassKitTests",
+            dependencies: ["ClassKit", "OnTheMapService"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "OnTheMapPluginsTests",
             dependencies: [
-                "OnTheMapPlugins", "BotKit", "BotTesting", "IRCProtocol", "OnTheMapService", "SQLiteDirectory",
+                "OnTheMapPlugins", "ClassKit", "BotKit", "BotTesting", "IRCProtocol", "OnTheMapService",
+                "SQLiteDirectory",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "OnTheMapApp", "OnTheMapPlugins", "BotKit", "BotTesting", "IRCClient", "IRCProtocol",
+                "OnTheMapApp", "ClassKit", "OnTheMapPlugins", "BotKit", "BotTesting", "IRCClient", "IRCProtocol",
                 "OnTheMapService",
                 "SQLiteDirectory", "PostgresDirectory", "HTTPBackends",
                 .product(name: "Logging", package: "swift-log"),
@@ -296,7 +315,7 @@ let package = Package(
             name: "OnTheMapAppTests",
             dependencies: [
                 "OnTheMapApp", "BotKit", "IRCClient", "IRCProtocol", "BotTesting", "SQLiteDirectory",
-                "OnTheMapService", "OnTheMapPlugins",
+                "OnTheMapService", "ClassKit", "OnTheMapPlugins",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,4 +1,5 @@
 import BotKit
+import ClassKit
 
 /// The class plugins, in `!help` order, by the names the config uses (`plugins.enabled`).
 public enum ClassPlugins {

@@ -1,12 +1,12 @@
 import AsyncHTTPClient
 import BotTesting
+@testable import ClassKit
 import Foundation
 import HTTPBackends
 import Logging
 import NIOCore
 import NIOSSL
 import OnTheMapApp
-import OnTheMapPlugins
 import OnTheMapService
 import PostgresDirectory
 import SQLiteDirectory

@@ -1,8 +1,8 @@
 import BotTesting
+@testable import ClassKit
 import Foundation
 import Logging
 import OnTheMapApp
-import OnTheMapPlugins
 import SQLiteDirectory
 import Testing
 

@@ -1,11 +1,11 @@
 import BotKit
 import BotTesting
+@testable import ClassKit
 import Foundation
 import IRCClient
 import IRCProtocol
 import Logging
 @testable import OnTheMapApp
-import OnTheMapPlugins
 @testable import OnTheMapService
 import SQLiteDirectory
 import Testing

@@ -1,8 +1,8 @@
 import BotKit
 import BotTesting
+@testable import ClassKit
 import Foundation
 @testable import OnTheMapApp
-import OnTheMapPlugins
 import OnTheMapService
 import SQLiteDirectory
 import Testing

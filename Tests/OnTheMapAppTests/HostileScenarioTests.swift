@@ -1,11 +1,11 @@
 import BotKit
 import BotTesting
+import ClassKit
 import Foundation
 import IRCClient
 import IRCProtocol
 import Logging
 import OnTheMapApp
-import OnTheMapPlugins
 import OnTheMapService
 import SQLiteDirectory
 import NIOConcurrencyHelpers

@@ -1,3 +1,4 @@
+@testable import ClassKit
 import Foundation
 import NIOCore
 import Testing

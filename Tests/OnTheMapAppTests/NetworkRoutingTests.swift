@@ -1,10 +1,10 @@
 import BotKit
 import BotTesting
+@testable import ClassKit
 import Foundation
 import IRCProtocol
 import Logging
 @testable import OnTheMapApp
-import OnTheMapPlugins
 import OnTheMapService
 import SQLiteDirectory
 import Testing

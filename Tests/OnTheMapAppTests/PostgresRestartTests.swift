@@ -1,10 +1,10 @@
 import BotKit
 import BotTesting
+import ClassKit
 import Foundation
 import IRCProtocol
 import Logging
 import OnTheMapApp
-import OnTheMapPlugins
 import NIOConcurrencyHelpers
 import Testing
 

@@ -1,7 +1,6 @@
 import BotKit
 import BotTesting
 import Foundation
-import OnTheMapPlugins
 import OnTheMapService
 import Testing
 

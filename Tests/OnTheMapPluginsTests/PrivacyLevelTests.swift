@@ -1,7 +1,7 @@
 import BotKit
 import BotTesting
+import ClassKit
 import Foundation
-import OnTheMapPlugins
 import OnTheMapService
 import Testing
 

@@ -1,5 +1,6 @@
 import BotKit
 import BotTesting
+@testable import ClassKit
 import Foundation
 import IRCProtocol
 import Logging

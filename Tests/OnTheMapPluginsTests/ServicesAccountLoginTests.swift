@@ -1,5 +1,6 @@
 import BotKit
 import BotTesting
+import ClassKit
 import Foundation
 import IRCProtocol
 import OnTheMapPlugins

@@ -1,3 +1,4 @@
+import ClassKit
 import Foundation
 import FuzzingSupport
 import OnTheMapPlugins

@@ -1,6 +1,6 @@
 import ArgumentParser
+import ClassKit
 import Foundation
-import OnTheMapPlugins
 import OnTheMapService
 
 extension PinsCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
+import ClassKit
 import Foundation
 import Logging
 import IRCProtocol
-import OnTheMapPlugins
 import OnTheMapService
 
 /// `onthemap-bot pins …`: the operator's tools for the pins of a class.

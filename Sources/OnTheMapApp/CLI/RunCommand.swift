@@ -1,4 +1,5 @@
 import ArgumentParser
+import ClassKit
 import Logging
 import OnTheMapPlugins
 import Metrics

@@ -1,5 +1,4 @@
 import BotKit
-import OnTheMapPlugins
 import OnTheMapService
 
 /// Reads the sections of a config file into a ``BotConfiguration``, collecting problems (unknown

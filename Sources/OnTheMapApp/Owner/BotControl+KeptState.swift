@@ -1,6 +1,5 @@
 import BotKit
 import Foundation
-import OnTheMapPlugins
 
 /// One `!ignore` entry as kept across restarts: its end as a wall-clock time.
 struct KeptIgnore: Codable, Sendable, Equatable {

@@ -1,6 +1,6 @@
+import ClassKit
 import Foundation
 import IRCProtocol
-import OnTheMapPlugins
 import OnTheMapService
 
 /// A class map file for `onthemap-bot pins import` and `export`: the Udacity `StudentLocation`

@@ -1,7 +1,7 @@
 import BotKit
+import ClassKit
 import IRCClient
 import Logging
-import OnTheMapPlugins
 import OnTheMapService
 
 /// Builds the running bot from a config: the IRC client, the plugins the config enables, and

@@ -1,4 +1,5 @@
 import BotKit
+import ClassKit
 import IRCProtocol
 import OnTheMapPlugins
 import OnTheMapService

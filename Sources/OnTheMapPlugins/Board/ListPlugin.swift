@@ -1,4 +1,5 @@
 import BotKit
+import ClassKit
 
 /// `!list [page]`: the table of the most recent posts, 10 a page, always sent privately.
 public struct ListPlugin: Plugin {

@@ -1,4 +1,5 @@
 import BotKit
+import ClassKit
 
 /// `!refresh`: downloads the most recent posts again and says how many are new; once per
 /// channel every 30 seconds (the router enforces the cooldown and says when to try again).

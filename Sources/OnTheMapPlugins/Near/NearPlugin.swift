@@ -1,4 +1,5 @@
 import BotKit
+import ClassKit
 import OnTheMapService
 
 /// `!near [place | nick]`: the nearest classmates with distances (from your own pin, a place,

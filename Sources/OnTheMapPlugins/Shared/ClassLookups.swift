@@ -1,4 +1,5 @@
 import BotKit
+import ClassKit
 import OnTheMapService
 
 /// The rules every lookup of other students on IRC follows (`!where`, `!near`, `!list`): who may

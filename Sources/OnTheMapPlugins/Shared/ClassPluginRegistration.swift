@@ -1,4 +1,5 @@
 import BotKit
+import ClassKit
 
 /// What the config can set for one class plugin, read from its own section (`plugins.<name>:`).
 /// Adding an option is a field and the line of ``read(_:)`` that reads it: every key this does

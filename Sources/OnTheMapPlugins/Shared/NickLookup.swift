@@ -1,4 +1,5 @@
 import BotKit
+import ClassKit
 import Foundation
 
 /// Finds the logged-in student behind a nick.

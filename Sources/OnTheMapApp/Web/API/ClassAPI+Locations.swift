@@ -1,6 +1,6 @@
+import ClassKit
 import Foundation
 import Hummingbird
-import OnTheMapPlugins
 import OnTheMapService
 
 extension ClassAPI {

@@ -1,9 +1,9 @@
+import ClassKit
 import Foundation
 import HTTPTypes
 import Hummingbird
 import IRCProtocol
 import Logging
-import OnTheMapPlugins
 import OnTheMapService
 
 /// The On The Map v1 API (`udacity-api.md`) served from the bot's own directory (SQLite or

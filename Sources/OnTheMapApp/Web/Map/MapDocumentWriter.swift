@@ -1,5 +1,4 @@
 import NIOCore
-import OnTheMapPlugins
 import OnTheMapService
 
 /// Writes `/api/locations.json` (every pin, ``MapLocationsDocument``) or its `since` answer

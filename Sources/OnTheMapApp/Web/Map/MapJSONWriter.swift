@@ -1,6 +1,6 @@
+import ClassKit
 import Foundation
 import NIOCore
-import OnTheMapPlugins
 import OnTheMapService
 
 /// Writes the map's JSON straight from the pin store into a buffer: the text `JSONEncoder` gives

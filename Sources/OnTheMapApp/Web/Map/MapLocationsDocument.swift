@@ -1,6 +1,6 @@
+import ClassKit
 import Foundation
 import NIOCore
-import OnTheMapPlugins
 import OnTheMapService
 
 /// The body of `/api/locations.json`: the pins of the map and its table, newest update first.

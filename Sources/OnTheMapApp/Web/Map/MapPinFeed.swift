@@ -1,5 +1,5 @@
+import ClassKit
 import Foundation
-import OnTheMapPlugins
 import OnTheMapService
 
 /// The pins the web map shows: every pin of the class, newest update first, brought up to date at

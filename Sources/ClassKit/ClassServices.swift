@@ -95,7 +95,7 @@ public final class ClassServices: Sendable {
     private let networks: ClassNetworks
     private let studentKeepers = NIOLockedValueBox<[StudentKeeper]>([])
     /// Retention runs once per bot, whichever network's privacy plugin starts it.
-    let retentionStarted: NIOLockedValueBox<Bool>
+    public let retentionStarted: NIOLockedValueBox<Bool>
 
     public init(
         directory: any StudentDirectory, accounts: (any AccountDirectory)? = nil,
@@ -160,7 +160,7 @@ public final class ClassServices: Sendable {
     }
 
     /// Has this network's plugins forget `student`; returns what they forgot.
-    func eraseKept(about student: StudentReference) async -> [String] {
+    public func eraseKept(about student: StudentReference) async -> [String] {
         var erased: [String] = []
         for keeper in studentKeepers.withLockedValue({ $0 }) { erased += await keeper.erase(student) }
         return erased
@@ -212,7 +212,7 @@ public final class ClassServices: Sendable {
     }
 
     /// Resolves a typed place, turning a `ServiceError` into the place finder's sentence.
-    func resolvePlace(_ query: String) async throws -> PlaceResolution {
+    public func resolvePlace(_ query: String) async throws -> PlaceResolution {
         do {
             return try await placeResolver.resolve(query)
         } catch let error as ServiceError {
@@ -235,7 +235,7 @@ public final class ClassServices: Sendable {
     }
 
     /// Runs a service call, turning a `ServiceError` into the one sentence the user sees.
-    func call<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    public func call<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as ServiceError {

@@ -1,7 +1,7 @@
+@testable import ClassKit
 import Foundation
 import Testing
 
-@testable import OnTheMapPlugins
 @testable import OnTheMapService
 
 /// The compact store of every pin: each field reads back exactly as it was given, updates and

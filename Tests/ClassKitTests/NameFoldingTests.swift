@@ -1,8 +1,8 @@
+@testable import ClassKit
 import Foundation
 import OnTheMapService
 import Testing
 
-@testable import OnTheMapPlugins
 
 /// `!where` folds each pin's names once, when it is stored; plain ASCII takes a fast path that must
 /// agree with the Unicode folding.

@@ -102,7 +102,7 @@ public actor LoginThrottle {
     /// One trusted pair as stored.
     private struct TrustedPair: Codable {
         var email: String
-        var identity: String
+        public var identity: String
         /// Seconds since 1970 of the last login (at most `trustRefresh` old).
         var at: Double
     }
@@ -235,7 +235,7 @@ public actor LoginThrottle {
 
     /// The trusted pairs `text` holds without those of `email`; nil when it holds none (or cannot
     /// be read).
-    static func scrub(_ text: String, email: String) -> String? {
+    public static func scrub(_ text: String, email: String) -> String? {
         let emailKey = Self.emailKey(email)
         guard let pairs = try? JSONDecoder().decode([TrustedPair].self, from: Data(text.utf8)),
             pairs.contains(where: { $0.email == emailKey })

@@ -47,7 +47,7 @@ public actor AnnouncementLedger {
     }
 
     /// Loads what was announced before; returns false on a first start (nothing stored yet).
-    func start() async throws -> Bool {
+    public func start() async throws -> Bool {
         guard !started else { return true }
         guard let store, let text = try await store.state(key) else {
             started = true
@@ -63,7 +63,7 @@ public actor AnnouncementLedger {
     }
 
     /// The pins among `pins` not announced yet (nor being announced), oldest first.
-    func unannounced(_ pins: [StudentLocation]) -> [StudentLocation] {
+    public func unannounced(_ pins: [StudentLocation]) -> [StudentLocation] {
         // The input is newest first; reversed and stably sorted, equal times keep their order.
         pins.reversed().filter { !seenSet.contains(ClassMap.version($0)) }.sorted {
             $0.updatedAt < $1.updatedAt
@@ -92,7 +92,7 @@ public actor AnnouncementLedger {
 
     /// Returns once something was handed over and awaits delivery (at once if something does),
     /// or when the calling task is cancelled.
-    func waitForHandOver() async {
+    public func waitForHandOver() async {
         guard awaitingDelivery.isEmpty else { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -115,18 +115,18 @@ public actor AnnouncementLedger {
     }
 
     /// Takes the versions handed over so far (to confirm once their lines have left).
-    func takeAwaitingDelivery() -> [String] {
+    public func takeAwaitingDelivery() -> [String] {
         defer { awaitingDelivery = [] }
         return awaitingDelivery
     }
 
     /// Puts back versions that could not be confirmed (to try again).
-    func putBack(_ versions: [String]) {
+    public func putBack(_ versions: [String]) {
         awaitingDelivery = versions + awaitingDelivery
     }
 
     /// Saves `versions` as announced (their lines have left).
-    func confirm(_ versions: [String]) async throws {
+    public func confirm(_ versions: [String]) async throws {
         var changed = false
         for version in versions where confirmedSet.insert(version).inserted {
             confirmed.append(version)
@@ -138,7 +138,7 @@ public actor AnnouncementLedger {
 
     /// Remembers `pins` as known without announcing them (the very first start: old news) and
     /// saves at once, even when there are none.
-    func markKnown(_ pins: [StudentLocation]) async throws {
+    public func markKnown(_ pins: [StudentLocation]) async throws {
         for pin in pins {
             let version = ClassMap.version(pin)
             if seenSet.insert(version).inserted { seen.append(version) }

@@ -121,13 +121,13 @@ public actor SessionArchive {
     }
 
     /// The IRC identities the kept sessions in `text` of account `accountKey` belong to.
-    static func identities(in text: String, accountKey: String) -> [UserIdentity] {
+    public static func identities(in text: String, accountKey: String) -> [UserIdentity] {
         guard let list = try? JSONDecoder().decode([Kept].self, from: Data(text.utf8)) else { return [] }
         return list.filter { $0.accountKey == accountKey }.map { identity(owner: $0.owner, nick: $0.nick) }
     }
 
     /// The identity of a session's owner, last seen as `nick`.
-    static func identity(owner: SessionOwner, nick: String) -> UserIdentity {
+    public static func identity(owner: SessionOwner, nick: String) -> UserIdentity {
         switch owner {
         case .account(let name): UserIdentity(nick: nick, account: name)
         case .connection(let nick, let user, let host): UserIdentity(nick: nick, user: user, host: host)
@@ -136,7 +136,7 @@ public actor SessionArchive {
 
     /// The kept sessions `text` holds without those of account `accountKey`; nil when it holds
     /// none (or cannot be read).
-    static func scrub(_ text: String, accountKey: String) -> String? {
+    public static func scrub(_ text: String, accountKey: String) -> String? {
         guard let list = try? JSONDecoder().decode([Kept].self, from: Data(text.utf8)),
             list.contains(where: { $0.accountKey == accountKey })
         else { return nil }

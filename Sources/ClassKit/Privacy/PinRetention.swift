@@ -21,7 +21,7 @@ public struct PinRetention: Sendable {
 
     /// Sweeps now, then every ``interval``, until the task is cancelled. The number of days is read
     /// from the settings each time (a reload may change it; none turns retention off).
-    func run(logger: Logger) async {
+    public func run(logger: Logger) async {
         while !Task.isCancelled {
             do {
                 let removed = try await sweep()

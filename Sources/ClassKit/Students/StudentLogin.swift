@@ -32,10 +32,3 @@ extension BoundSession where Login == StudentLogin {
     /// The student's profile.
     public var profile: StudentProfile { login.profile }
 }
-
-extension Invocation {
-    /// The sender's login session, when they have one.
-    var session: StudentSession? { session(as: StudentLogin.self) }
-    /// Every student's session.
-    var sessions: SessionBook<StudentLogin> { sessions(storing: StudentLogin.self) }
-}

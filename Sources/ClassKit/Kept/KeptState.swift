@@ -12,8 +12,8 @@ public enum StateKey {
 }
 
 /// The JSON text of a kept value (what ``KeptState`` writes).
-enum KeptJSON {
-    static func encode<Value: Encodable>(_ value: Value) -> String? {
+public enum KeptJSON {
+    public static func encode<Value: Encodable>(_ value: Value) -> String? {
         (try? JSONEncoder().encode(value)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
