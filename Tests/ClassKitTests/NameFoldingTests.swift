@@ -3,7 +3,6 @@ import Foundation
 import OnTheMapService
 import Testing
 
-
 /// `!where` folds each pin's names once, when it is stored; plain ASCII takes a fast path that must
 /// agree with the Unicode folding.
 @Suite struct NameFoldingTests {
