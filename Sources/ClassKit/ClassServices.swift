@@ -83,6 +83,9 @@ public final class ClassServices: Sendable {
     public let loginThrottle: LoginThrottle
     /// How many `!register` attempts each host may make.
     public let registrations: RegistrationAllowance
+    /// Who is logged in on this network, and the gate its router admits them through: a command's
+    /// session is ``session(of:)``.
+    public let logins: LoginGate<StudentLogin>
     /// The students' sessions kept across restarts (on directories that keep their own accounts).
     public let sessionArchive: SessionArchive
     /// The instance name the state kept across restarts is filed under: the one at start, so a
@@ -123,12 +126,19 @@ public final class ClassServices: Sendable {
         self.registrations = first?.registrations ?? RegistrationAllowance(now: now)
         self.savedPinListeners = first?.savedPinListeners ?? PinWakeups()
         self.keptStateInstance = settings.instanceName
+        self.logins = LoginGate()
         self.sessionArchive = SessionArchive(
             accounts: accounts, store: stateStore, instance: settings.instanceName, now: now)
         self.networks = first?.networks ?? ClassNetworks()
         self.retentionStarted = first?.retentionStarted ?? NIOLockedValueBox(false)
         networks.add(self)
     }
+
+    /// The session the sender of `call` runs it with, when they are logged in.
+    public func session(of call: Invocation) -> StudentSession? { logins.session(of: call) }
+
+    /// Every student's session on this network.
+    public var sessions: SessionBook<StudentLogin> { logins.book }
 
     /// The services of every network of this bot, this one first.
     public var everyNetwork: [ClassServices] {

@@ -10,21 +10,26 @@ import Testing
     /// `!in <name>` binds a session for <name>; `!who` says whose session the sender has.
     struct SessionProbe: Plugin {
         let name = "probe"
+        let gate: LoginGate<TestLogin>
         var commands: [Command] {
-            [
+            let gate = self.gate
+            return [
                 Command("in", usage: "!in <name>", help: "Logs in.", allowed: .privateMessage) { call in
-                    await call.sessions(storing: TestLogin.self).bind(TestLogin(call.argument), to: call.sender)
+                    await gate.book.bind(TestLogin(call.argument), to: call.sender)
                     await call.reply("in as \(call.argument)")
                 },
                 Command("who", usage: "!who", help: "Whose session.", requiresLogin: true) { call in
-                    await call.reply("session of \(call.session(as: TestLogin.self)?.login.name ?? "?")")
+                    await call.reply("session of \(gate.session(of: call)?.login.name ?? "?")")
                 },
             ]
         }
     }
 
     static let notLoggedIn = "You need to log in first: /msg MapBot !login <email> <password>"
-    let bot = TestBot(plugins: [SessionProbe()])
+    let bot: TestBot<TestLogin> = {
+        let gate = LoginGate<TestLogin>()
+        return TestBot(plugins: [SessionProbe(gate: gate)], gate: gate)
+    }()
 
     func who(_ sender: UserIdentity) async -> String? {
         bot.clock.advance(by: .seconds(10))

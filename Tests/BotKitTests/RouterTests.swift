@@ -9,9 +9,11 @@ import Testing
 struct ProbePlugin: Plugin {
     let name = "probe"
     let log = CallLog()
+    /// The sessions its `!mine` reads (the gate its bot is made with).
+    let gate = LoginGate<TestLogin>()
 
     var commands: [Command] {
-        let log = self.log
+        let (log, gate) = (self.log, self.gate)
         return [
             Command("echo", aliases: ["say"], usage: "!echo <text>", help: "Repeats text.") { call in
                 log.append("echo:\(call.argument)")
@@ -38,7 +40,7 @@ struct ProbePlugin: Plugin {
                 await call.reply("here")
             },
             Command("mine", usage: "!mine", help: "Needs login.", requiresLogin: true) { call in
-                await call.reply("yours, \(call.session(as: TestLogin.self)?.login.name ?? "?")")
+                await call.reply("yours, \(gate.session(of: call)?.login.name ?? "?")")
             },
             Command("slowish", usage: "!slowish", help: "Rate limited.", rateLimit: .perUser(every: .seconds(10))) {
                 call in
@@ -71,7 +73,8 @@ final class CallLog: Sendable {
     let probe = ProbePlugin()
 
     func makeBot(_ settings: CommandRouter.Settings = .init()) -> TestBot<TestLogin> {
-        TestBot(plugins: [CorePlugin(aboutLines: ["Place data © GeoNames"]), probe], settings: settings)
+        TestBot(
+            plugins: [CorePlugin(aboutLines: ["Place data © GeoNames"]), probe], settings: settings, gate: probe.gate)
     }
 
     @Test func prefixedCommandInChannelIsAddressedToTheSender() async {

@@ -116,7 +116,7 @@ import Testing
                 plugins: plugins + [CorePlugin()],
                 settings: CommandRouter.Settings(
                     commandTimeout: .seconds(15), floodGuard: CommandFloodGuard(maxCommands: 10_000)),
-                sessions: SessionBook())
+                gate: services.logins)
             return OutageClass(
                 udacity: udacity, nominatim: nominatim, directory: directory, geocoder: geocoder,
                 services: services, bot: bot)

@@ -27,7 +27,7 @@ struct ClassSignInBrowserTests {
                 settings: ClassSettings(webMapURL: page + "/", privacy: PrivacyPolicy(visibility: .class)))
             let bot = TestBot(
                 plugins: ClassPlugins.make(enabled: ["login", "map"], services: api.services),
-                sessions: SessionBook<StudentLogin>())
+                gate: api.services.logins)
             let welcome = await bot.dm("!login \(api.ada.email) \(api.ada.password)", as: "ada")
             #expect(welcome.first?.text.hasPrefix("Welcome") == true, "\(welcome)")
             let answer = await bot.dm("!map", as: "ada").map(\.text)
@@ -57,7 +57,7 @@ struct ClassSignInBrowserTests {
                 foldedAccount: "ada")
             let bot = TestBot(
                 plugins: ClassPlugins.make(enabled: ["login", "map"], services: api.services),
-                sessions: SessionBook<StudentLogin>())
+                gate: api.services.logins)
             bot.transport.setAccountTracking(.tagged)
             let answer = await bot.dm("!map", from: bot.user("ada", account: "ada"), tags: ["account": "ada"])
                 .map(\.text)

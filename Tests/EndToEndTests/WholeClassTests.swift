@@ -147,7 +147,7 @@ struct WholeClass {
         return WholeClass(
             bot: TestBot(
                 plugins: ClassPlugins.make(enabled: ClassPlugins.names, services: services),
-                settings: CommandRouter.Settings.unlimited, sessions: SessionBook()))
+                settings: CommandRouter.Settings.unlimited, gate: services.logins))
     }
 
     /// Posts `pins` oldest first, each student from an account of their own.

@@ -35,7 +35,7 @@ import Testing
         let services = ClassServices(
             directory: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: geocoder,
             settings: PluginAssembly.settings(for: config))
-        return TestBot(plugins: PluginAssembly.plugins(config: config, services: services), sessions: SessionBook())
+        return TestBot(plugins: PluginAssembly.plugins(config: config, services: services), gate: services.logins)
     }
 
     /// Runs `example` as the demo student Alice (logged in first when it says so), in a private

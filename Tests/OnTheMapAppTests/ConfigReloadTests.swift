@@ -89,7 +89,7 @@ import Testing
         var settings = CommandRouter.Settings.unlimited
         settings.owners = OwnerList([.account("teacher")])
         let bot = TestBot(
-            plugins: [OwnerPlugin(control: control)], settings: settings, sessions: SessionBook<StudentLogin>())
+            plugins: [OwnerPlugin(control: control)], settings: settings, gate: services.logins)
         control.attach(router: bot.router, plugins: [])
         let owner = bot.user("ada", account: "teacher")
         func ask(_ text: String) async -> [String] {

@@ -355,7 +355,7 @@ struct RecordingLogHandler: LogHandler {
             #expect(try await h.replies(to: "jane").first?.hasPrefix("Welcome, Jane Doe!") == true)
             sessionIds += [
                 try #require(
-                    await h.bot.router.sessions(storing: StudentLogin.self).session(ofNick: "jane")?.session.sessionId)
+                    await h.bot.control?.services.sessions.session(ofNick: "jane")?.session.sessionId)
             ]
             // A post, with a link that carries a password first.
             h.privately(jane, "!post Seattle")
@@ -379,7 +379,7 @@ struct RecordingLogHandler: LogHandler {
             #expect(try await h.replies(to: "tom").first?.hasPrefix("Welcome, Tom Tacoma!") == true)
             sessionIds += [
                 try #require(
-                    await h.bot.router.sessions(storing: StudentLogin.self).session(ofNick: "tom")?.session.sessionId)
+                    await h.bot.control?.services.sessions.session(ofNick: "tom")?.session.sessionId)
             ]
             h.privately("tom!~tom@t.example", "!logout")
             #expect(try await h.replies(to: "tom").first?.hasPrefix("You are logged out") == true)

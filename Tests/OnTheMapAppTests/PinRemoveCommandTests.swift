@@ -54,7 +54,7 @@ import Testing
         let plugins = ClassPlugins.make(enabled: ["login", "where", "list"], services: services)
         let bot = TestBot(
             plugins: plugins + [OwnerPlugin(control: control)], settings: settings,
-            sessions: SessionBook<StudentLogin>())
+            gate: services.logins)
         control.attach(router: bot.router, plugins: plugins)
         return Class(bot: bot, sqlite: sqlite, owner: bot.user("ada", account: "teacher"))
     }

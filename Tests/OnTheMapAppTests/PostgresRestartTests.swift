@@ -52,10 +52,11 @@ import Testing
                     """)
             let stack = try await ServiceStack.make(config: config, logger: quietLogger)
             let transport = KeptLines(nick: nick)
+            let services = PluginAssembly.services(config: config, stack: stack)
             let router = CommandRouter(
-                plugins: PluginAssembly.plugins(config: config, stack: stack),
+                plugins: PluginAssembly.plugins(config: config, services: services),
                 settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)),
-                transport: transport, sessions: SessionBook<StudentLogin>(), logger: quietLogger)
+                transport: transport, gate: services.logins, logger: quietLogger)
             let background = Task { await router.runBackgroundPlugins() }
             return Instance(
                 channel: channel, stack: stack, router: router, transport: transport, background: background)

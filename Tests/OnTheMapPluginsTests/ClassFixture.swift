@@ -147,7 +147,7 @@ struct ClassFixture {
             settings: userLimits
                 ? CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000))
                 : CommandRouter.Settings.unlimited,
-            sessions: SessionBook(), logger: logger, clock: clock)
+            gate: services.logins, logger: logger, clock: clock)
     }
 
     /// The wall clock of the class (the bot's clock as a date).

@@ -242,7 +242,7 @@ import Testing
         fixture.advance(seconds: 2 * 24 * 3600)
         let plugin = try fixture.plugin(PrivacyPlugin.self)
         let context = PluginContext(
-            transport: fixture.bot.transport, sessions: fixture.bot.sessions, logger: Logger(label: "privacy"))
+            transport: fixture.bot.transport, logger: Logger(label: "privacy"))
         let running = Task { await plugin.run(context: context) }
         defer { running.cancel() }
         let deadline = ContinuousClock.now + .seconds(10)
@@ -277,7 +277,7 @@ import Testing
             sharing: fixture.services)
         let labBot = TestBot(
             plugins: ClassPlugins.make(enabled: ClassPlugins.names, services: lab) + [CorePlugin()],
-            sessions: SessionBook<StudentLogin>(), clock: fixture.bot.clock)
+            gate: lab.logins, clock: fixture.bot.clock)
         await labBot.router.restorePlugins()
         let onLab = labBot.user("janedoe", account: "JaneOnLab")
         let welcome = await labBot.say(
@@ -304,7 +304,7 @@ import Testing
             directory: fixture.directory, geocoder: SharedGazetteer.geocoder, now: fixture.bot.now)
         let bot = TestBot(
             plugins: ClassPlugins.make(enabled: ClassPlugins.names, services: remote) + [CorePlugin()],
-            sessions: SessionBook<StudentLogin>(), clock: fixture.bot.clock)
+            gate: remote.logins, clock: fixture.bot.clock)
         func dm(_ text: String) async -> [String] { await bot.dm(text, as: "jane").map(\.text) }
         #expect(await dm("!login jane@class.test \(ClassFixture.password)").first?.hasPrefix("Welcome") == true)
         _ = await dm("!units mi")

@@ -91,7 +91,7 @@ import Testing
         let services = ClassServices(directory: sqlite, geocoder: SharedGazetteer.geocoder)
         let bot = TestBot(
             plugins: ClassPlugins.make(enabled: ["login", "post"], services: services),
-            sessions: SessionBook<StudentLogin>())
+            gate: services.logins)
         #expect(
             await bot.dm("!login jane@class.test \(ClassFixture.password)", as: "jane").first?.text.hasPrefix(
                 "Welcome") == true)

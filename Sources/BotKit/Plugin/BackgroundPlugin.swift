@@ -7,15 +7,13 @@ public protocol BackgroundPlugin: Plugin {
     func run(context: PluginContext) async
 }
 
-/// What a background plugin may do: speak in channels and see sessions.
+/// What a background plugin may do: speak in channels, and log.
 public struct PluginContext: Sendable {
-    public let sessions: any SessionRegistry
     public let logger: Logger
     let transport: any BotTransport
 
-    public init(transport: any BotTransport, sessions: any SessionRegistry, logger: Logger) {
+    public init(transport: any BotTransport, logger: Logger) {
         self.transport = transport
-        self.sessions = sessions
         self.logger = logger
     }
 

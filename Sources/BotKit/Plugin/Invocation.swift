@@ -31,16 +31,16 @@ public struct Invocation: Sendable {
     /// when none, even if `sender.account` names one the bot cannot believe.
     public internal(set) var vouchedAccount: String?
 
+    /// The router's number for this run of a command: what the ``SessionGate`` admitted the sender
+    /// with is filed under it (see ``LoginGate/session(of:)``).
+    public let commandID: Int
+
     let transport: any BotTransport
     let budget: ReplyBudget
-    /// The sender's session (a ``BoundSession`` of what ``registry`` stores), when they have one.
-    let boundSession: (any Sendable)?
-    /// The router's session book.
-    let registry: any SessionRegistry
 
     init(
         sender: UserIdentity, origin: Origin, commandName: String, argument: String, prefix: String,
-        botNick: String, caseMapping: CaseMapping, session: (any Sendable)?, sessions: any SessionRegistry,
+        botNick: String, caseMapping: CaseMapping, commandID: Int,
         channelLineCap: Int, transport: any BotTransport, catalog: CommandCatalog, questionID: String? = nil
     ) {
         self.questionID = questionID
@@ -51,30 +51,11 @@ public struct Invocation: Sendable {
         self.prefix = prefix
         self.botNick = botNick
         self.caseMapping = caseMapping
-        self.boundSession = session
-        self.registry = sessions
+        self.commandID = commandID
         self.channelLineCap = channelLineCap
         self.transport = transport
         self.catalog = catalog
         self.budget = ReplyBudget()
-    }
-
-    /// The sender's login session, when they have one. `Login` is what the router's session book
-    /// stores (the host decides it when it makes the router).
-    public func session<Login: ExpiringLogin>(as type: Login.Type) -> BoundSession<Login>? {
-        guard let boundSession else { return nil }
-        guard let session = boundSession as? BoundSession<Login> else { Self.wrongLogin(type, stored: boundSession) }
-        return session
-    }
-
-    /// Every session (for `!login` / `!logout`): the router's session book, which stores `Login`s.
-    public func sessions<Login: ExpiringLogin>(storing type: Login.Type) -> SessionBook<Login> {
-        guard let book = registry as? SessionBook<Login> else { Self.wrongLogin(type, stored: registry) }
-        return book
-    }
-
-    private static func wrongLogin(_ wanted: Any.Type, stored: Any) -> Never {
-        preconditionFailure("a plugin asked for \(wanted) sessions; the router's book holds \(type(of: stored))")
     }
 
     /// True when the command was sent in a private message.

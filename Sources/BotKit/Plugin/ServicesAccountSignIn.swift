@@ -2,16 +2,17 @@ import IRCProtocol
 
 /// A plugin that logs in, without a command, a user the server vouches for as logged in to a
 /// services account (see ``AccountTracking``), and ends such a login when the server no longer
-/// vouches for it: the router asks it before each command.
-public protocol ServicesAccountSignIn: Plugin {
-    /// The session the command of `sender` runs with: `found` (the ``BoundSession`` of what the book
-    /// stores, nil when the sender has none), unless the plugin ends it, or a session it binds in
-    /// `context.sessions` when `vouchedAccount` (the services account the server vouches for as the
-    /// sender's, nil when none) gives a login. Services account names compare under `caseMapping`.
+/// vouches for it: the ``LoginGate`` whose sessions store its `Login` asks it before each command.
+public protocol ServicesAccountSignIn<Login>: Plugin {
+    associatedtype Login: ExpiringLogin
+    /// The session the command of `sender` runs with: `found` (nil when the sender has none), unless
+    /// the plugin ends it, or a session it binds in `book` when `vouchedAccount` (the services
+    /// account the server vouches for as the sender's, nil when none) gives a login. Services
+    /// account names compare under `caseMapping`.
     func session(
-        for sender: UserIdentity, vouchedAccount: String?, found: (any Sendable)?, caseMapping: CaseMapping,
-        context: PluginContext
-    ) async -> (any Sendable)?
+        for sender: UserIdentity, vouchedAccount: String?, found: BoundSession<Login>?, caseMapping: CaseMapping,
+        book: SessionBook<Login>, context: PluginContext
+    ) async -> BoundSession<Login>?
 }
 
 /// How the server tells the bot which services account a user is logged in to: what decides

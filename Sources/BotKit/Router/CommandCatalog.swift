@@ -9,11 +9,12 @@ public struct CommandCatalog: Sendable {
     /// In declaration order (for `!help`).
     public private(set) var entries: [Entry] = []
     private var index: [String: Int] = [:]
-    /// The plugins that log in a user vouched for by the server (see ``ServicesAccountSignIn``).
-    public private(set) var signIns: [any ServicesAccountSignIn] = []
+    /// The plugins, in the order given (the ``SessionGate`` finds its services-account sign-ins
+    /// among them).
+    public let plugins: [any Plugin]
 
     public init(plugins: [any Plugin]) {
-        signIns = plugins.compactMap { $0 as? any ServicesAccountSignIn }
+        self.plugins = plugins
         for plugin in plugins {
             for command in plugin.commands {
                 let position = entries.count

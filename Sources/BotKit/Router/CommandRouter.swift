@@ -46,8 +46,10 @@ public actor CommandRouter {
     }
 
     public private(set) var catalog: CommandCatalog
-    /// The session book (see ``sessions(storing:)`` for what it stores).
-    public nonisolated let sessions: any SessionRegistry
+    /// Who may act as a logged-in user.
+    public nonisolated let gate: any SessionGate
+    /// The sessions behind the gate, which the host keeps in step with the network.
+    public nonisolated var sessions: any SessionRegistry { gate.registry }
     /// The plugins that also work in the background (see ``runBackgroundPlugins()``).
     public nonisolated let backgroundPlugins: [any BackgroundPlugin]
     /// The plugins the router started with that keep state across restarts (see
@@ -56,9 +58,6 @@ public actor CommandRouter {
     var settings: Settings
     private var parser: CommandLineParser
     private nonisolated let transport: any BotTransport
-    /// The sender's session for a command (a ``BoundSession`` of what ``sessions`` stores), checked
-    /// by a ``SessionKeeper``.
-    private nonisolated let findSession: @Sendable (UserIdentity) async -> (any Sendable)?
     private nonisolated let logger: Logger
     let clock: any BotClock
     var caseMapping: CaseMapping = .rfc1459
@@ -75,12 +74,12 @@ public actor CommandRouter {
     /// The host's observer of what commands did (a test's record), told after the log.
     private nonisolated let observer: (any CommandObserver)?
 
-    /// `sessions` holds the users' logins; its `Login` is what plugins find in
-    /// ``Invocation/session(as:)``. `observer` is told how each command line ended, after the
-    /// router's own log and metrics.
-    public init<Login: ExpiringLogin>(
+    /// `gate` says who may act as a logged-in user; the host hands the same gate to the plugins that
+    /// read sessions (see ``LoginGate/session(of:)``). `observer` is told how each command line
+    /// ended, after the router's own log and metrics.
+    public init(
         plugins: [any Plugin], settings: Settings = Settings(), transport: any BotTransport,
-        sessions: SessionBook<Login>, logger: Logger = Logger(label: "onthemap.router"),
+        gate: any SessionGate, logger: Logger = Logger(label: "onthemap.router"),
         clock: any BotClock = SystemBotClock(), observer: (any CommandObserver)? = nil
     ) {
         self.catalog = CommandCatalog(plugins: plugins)
@@ -89,10 +88,7 @@ public actor CommandRouter {
         self.settings = settings
         self.parser = CommandLineParser(prefix: settings.prefix)
         self.transport = transport
-        self.sessions = sessions
-        self.findSession = { sender in
-            await SessionKeeper(sessions: sessions, transport: transport).session(for: sender)
-        }
+        self.gate = gate
         self.logger = logger
         self.clock = clock
         self.commandLog = CommandLog(logger: logger, dimensions: settings.metricDimensions)
@@ -129,14 +125,6 @@ public actor CommandRouter {
     public func setCaseMapping(_ mapping: CaseMapping) async {
         caseMapping = mapping
         await sessions.setCaseMapping(mapping)
-    }
-
-    /// The session book, which stores `Login`s (the router's host knows which).
-    public nonisolated func sessions<Login: ExpiringLogin>(storing type: Login.Type) -> SessionBook<Login> {
-        guard let book = sessions as? SessionBook<Login> else {
-            preconditionFailure("the router's session book holds \(Swift.type(of: sessions)), not \(Login.self)")
-        }
-        return book
     }
 
     /// Handles one line said to the bot or in one of its channels. Returns once the line is
@@ -200,69 +188,63 @@ public actor CommandRouter {
 
     /// Starts `command` for `line` once the user's earlier commands are done (see ``handle(_:)``).
     private func start(_ command: Command, argument: String, line: IRCUserMessage, botNick: String, userKey: String) {
-        let (prefix, lineCap, sessions, transport, catalog, findSession, mapping) = (
-            settings.prefix, settings.channelLineCap, sessions, transport, catalog, findSession, caseMapping
+        let (prefix, lineCap, gate, transport, catalog, mapping) = (
+            settings.prefix, settings.channelLineCap, gate, transport, catalog, caseMapping
         )
-        let makeInvocation = { (session: (any Sendable)?) in
+        lastCommandID += 1
+        let id = lastCommandID
+        let makeInvocation = {
             Invocation(
                 sender: line.sender, origin: line.origin, commandName: command.name, argument: argument,
-                prefix: prefix, botNick: botNick, caseMapping: mapping, session: session, sessions: sessions,
+                prefix: prefix, botNick: botNick, caseMapping: mapping, commandID: id,
                 channelLineCap: lineCap, transport: transport, catalog: catalog,
                 questionID: line.origin == .privateMessage ? nil : line.messageID)
         }
-        let context = PluginContext(transport: transport, sessions: sessions, logger: logger)
+        let context = PluginContext(transport: transport, logger: logger)
         let loginHint = "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>"
         let previous = inFlight[userKey]?.task
         let timeout = settings.commandTimeout
-        lastCommandID += 1
-        let id = lastCommandID
         // One task per command, isolated to the router; the handler itself runs off it (so a slow
         // handler holds up only its own user), and its time limit is kept by the watchdog.
         let task = Task {
             await previous?.value
             // The session is looked up once the user's earlier commands are done (one of them may be a
             // login); checking an unwatched one asks the server, which must not hold up other users.
-            let (session, vouched) = await Self.servicesSession(
-                line, found: await findSession(line.sender), signIns: catalog.signIns, caseMapping: mapping,
+            let (sender, vouched) = await Self.vouchedSender(of: line, transport: transport)
+            let admitted = await gate.admit(
+                id, sender: sender, vouchedAccount: vouched, caseMapping: mapping, plugins: catalog.plugins,
                 transport: transport, context: context)
-            if command.requiresLogin && session == nil {
+            if command.requiresLogin && !admitted {
                 await self.refuse(Refusal(.notLoggedIn, loginHint), command: command.name, line: line)
             } else {
-                var invocation = makeInvocation(session)
+                var invocation = makeInvocation()
                 invocation.vouchedAccount = vouched
                 await self.execute(command, invocation: invocation, id: id, timeout: timeout)
             }
+            gate.release(id)
             self.finished(id, key: userKey)
         }
         inFlight[userKey] = (id, task)
         deadlines.register(id, task: task)
     }
 
-    /// The services account the server vouches for as `line`'s sender's (see ``AccountTracking``), and
-    /// the session their command runs with once the ``ServicesAccountSignIn`` plugins saw `found`.
-    private nonisolated static func servicesSession(
-        _ line: IRCUserMessage, found: (any Sendable)?, signIns: [any ServicesAccountSignIn],
-        caseMapping: CaseMapping, transport: any BotTransport, context: PluginContext
-    ) async -> (session: (any Sendable)?, vouched: String?) {
-        var vouched: String?
+    /// The services account the server vouches for as `line`'s sender's (see ``AccountTracking``),
+    /// and the sender with that account (none: the sender as the line gave it).
+    private nonisolated static func vouchedSender(
+        of line: IRCUserMessage, transport: any BotTransport
+    ) async -> (sender: UserIdentity, vouched: String?) {
+        guard line.sender.loggedInAccount != nil else { return (line.sender, nil) }
+        let tracking = await transport.accountTracking()
+        let shares = tracking == .notified ? await transport.sharesChannel(withNick: line.sender.nick) : false
+        guard let vouched = tracking.vouchedAccount(of: line, sharesChannel: shares) else { return (line.sender, nil) }
         var sender = line.sender
-        if line.sender.loggedInAccount != nil {
-            let tracking = await transport.accountTracking()
-            let shares = tracking == .notified ? await transport.sharesChannel(withNick: line.sender.nick) : false
-            vouched = tracking.vouchedAccount(of: line, sharesChannel: shares)
-            if let vouched { sender.account = vouched }
-        }
-        var session = found
-        for plugin in signIns {
-            session = await plugin.session(
-                for: sender, vouchedAccount: vouched, found: session, caseMapping: caseMapping, context: context)
-        }
-        return (session, vouched)
+        sender.account = vouched
+        return (sender, vouched)
     }
 
     /// Runs every background plugin until the calling task is cancelled.
     public nonisolated func runBackgroundPlugins() async {
-        let context = PluginContext(transport: transport, sessions: sessions, logger: logger)
+        let context = PluginContext(transport: transport, logger: logger)
         await withDiscardingTaskGroup { group in
             for plugin in backgroundPlugins {
                 group.addTask { await plugin.run(context: context) }
@@ -274,7 +256,7 @@ public actor CommandRouter {
     /// other; the plugins the router started with when nil. The host calls it before it reads
     /// commands.
     public nonisolated func restorePlugins(_ plugins: [any Plugin]? = nil) async {
-        let context = PluginContext(transport: transport, sessions: sessions, logger: logger)
+        let context = PluginContext(transport: transport, logger: logger)
         let chosen = plugins ?? restoringPlugins
         for case let plugin as any RestoringPlugin in chosen {
             await plugin.restore(context: context)

@@ -59,15 +59,18 @@ public final class RecordingTransport: BotTransport {
 
 /// Drives the real ``CommandRouter`` with a recording transport, so a plugin test reads like a
 /// conversation: `let replies = await bot.say("!near Seattle", in: "#class", as: "alice")`, or
-/// in one line: `await bot.assertResponse("!ping", "pong")`. `Login` is what its session book stores.
+/// in one line: `await bot.assertResponse("!ping", "pong")`. `Login` is what its session book stores;
+/// plugins that read sessions must be given the same ``gate``.
 ///
 /// The per-user limits (flood guard, command rate limits) are off unless the test passes router
 /// settings of its own. One clock drives the bot: ``clock`` for the router, and ``now`` (the same
 /// clock as a date) for the plugins' wall clock.
 public struct TestBot<Login: ExpiringLogin>: Sendable {
     public let router: CommandRouter
-    /// The router's session book.
-    public let sessions: SessionBook<Login>
+    /// Who may act as a logged-in user: the router's gate.
+    public let gate: LoginGate<Login>
+    /// The gate's session book.
+    public var sessions: SessionBook<Login> { gate.book }
     public let transport: RecordingTransport
     public let clock: ManualBotClock
     /// The clock as a date (what the plugins under test should use as their wall clock).
@@ -80,17 +83,17 @@ public struct TestBot<Login: ExpiringLogin>: Sendable {
     /// test (make it first when the plugins need ``now`` too, see ``ManualBotClock/wallClock()``).
     public init(
         plugins: [any Plugin], settings: CommandRouter.Settings = .unlimited, nick: String = "MapBot",
-        sessions: SessionBook<Login>, logger: Logger? = nil, clock: ManualBotClock = ManualBotClock()
+        gate: LoginGate<Login>, logger: Logger? = nil, clock: ManualBotClock = ManualBotClock()
     ) {
         let transport = RecordingTransport(nick: nick)
         let outcomes = CommandRecorder()
         self.transport = transport
-        self.sessions = sessions
+        self.gate = gate
         self.clock = clock
         self.now = clock.wallClock()
         self.outcomes = outcomes
         self.router = CommandRouter(
-            plugins: plugins, settings: settings, transport: transport, sessions: sessions,
+            plugins: plugins, settings: settings, transport: transport, gate: gate,
             logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock,
             observer: outcomes)
     }
@@ -218,7 +221,7 @@ extension TestBot where Login == TestLogin {
         logger: Logger? = nil, clock: ManualBotClock = ManualBotClock()
     ) {
         self.init(
-            plugins: plugins, settings: settings, nick: nick, sessions: SessionBook(), logger: logger, clock: clock)
+            plugins: plugins, settings: settings, nick: nick, gate: LoginGate(), logger: logger, clock: clock)
     }
 }
 

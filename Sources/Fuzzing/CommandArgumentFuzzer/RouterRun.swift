@@ -27,11 +27,11 @@ enum RouterRun {
         let router = CommandRouter(
             plugins: plugins + [CorePlugin()],
             settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 1_000)),
-            transport: transport, sessions: SessionBook<StudentLogin>(), logger: quiet)
+            transport: transport, gate: services.logins, logger: quiet)
         blocking {
             let profile = StudentProfile(
                 accountKey: MemoryDirectory.session.accountKey, firstName: "Ada", lastName: "Lovelace")
-            await router.sessions(storing: StudentLogin.self).bind(
+            await services.sessions.bind(
                 StudentLogin(session: MemoryDirectory.session, profile: profile), to: Self.student)
             await router.handle(IRCUserMessage(sender: Self.student, origin: .privateMessage, text: text))
             await router.handle(IRCUserMessage(sender: Self.student, origin: .channel("#class"), text: text))

@@ -35,7 +35,8 @@ public final class BotControl: Sendable {
     let group: BotControlGroup
     /// The config the bot started with (what needs a restart is compared with it).
     let started: BotConfiguration
-    let services: ClassServices
+    /// The class this network serves (its sessions among them).
+    public let services: ClassServices
     let startedAt = ContinuousClock.now
     let logger: Logger
     private let state: NIOLockedValueBox<State>

@@ -119,7 +119,7 @@ public enum BotAssembly {
         let router = CommandRouter(
             plugins: plugins + [OwnerPlugin(control: control)],
             settings: routerSettings(config: config, network: control.network),
-            transport: transport, sessions: SessionBook<StudentLogin>(),
+            transport: transport, gate: control.services.logins,
             logger: logger.withLabel("onthemap.router"))
         control.attach(router: router, plugins: plugins)
         return router

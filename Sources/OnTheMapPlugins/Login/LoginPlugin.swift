@@ -51,8 +51,7 @@ public struct LoginPlugin: RestoringPlugin {
 
     /// Takes back the sessions kept before a restart.
     public func restore(context: PluginContext) async {
-        guard let book = context.sessions as? SessionBook<StudentLogin> else { return }
-        await services.sessionArchive.restore(into: book, logger: context.logger)
+        await services.sessionArchive.restore(into: services.sessions, logger: context.logger)
     }
 
     public var commands: [Command] {
@@ -194,7 +193,7 @@ public struct LoginPlugin: RestoringPlugin {
         await throttle.recordSuccess(identity: identity, email: email)
         // Asked only once the password is right (a wrong guess costs the bot no extra line), and while
         // the profile is fetched: the answer describes the connection that sent this line.
-        async let connection = call.checkConnection()
+        async let connection = services.logins.checkConnection(of: call)
         let profile: StudentProfile
         do {
             profile = try await services.directory.profile(accountKey: session.accountKey, session: session)
@@ -202,7 +201,7 @@ public struct LoginPlugin: RestoringPlugin {
             try? await services.directory.logOut(session)
             throw ServiceErrorWording.error(for: error)
         }
-        if let previous = await call.sessions.unbind(call.sender) {
+        if let previous = await services.sessions.unbind(call.sender) {
             try? await services.directory.logOut(previous.session)
         }
         let check = await connection
@@ -221,16 +220,16 @@ public struct LoginPlugin: RestoringPlugin {
     /// saves the sessions.
     static func keep(check: ConnectionCheck, _ call: Invocation, _ services: ClassServices) async {
         guard services.accounts != nil, services.stateStore != nil else { return }
-        await call.learnSignOnTime(storing: StudentLogin.self, check: check)
+        await services.logins.learnSignOnTime(of: call, check: check)
         await services.sessionArchive.save()
     }
 
-    /// Binds the session to the sender's identity (see `Invocation.bindSession`); a refused binding
+    /// Binds the session to the sender's identity (see `LoginGate.bindSession`); a refused binding
     /// logs the new session out again and says why. Returns the caveat the student must read, if any.
     static func bind(
         _ login: StudentLogin, check: ConnectionCheck, _ call: Invocation, _ services: ClassServices
     ) async throws -> String? {
-        switch await call.bindSession(login, check: check) {
+        switch await services.logins.bindSession(login, for: call, check: check) {
         case .bound(_, let caveat):
             return caveat
         case .refused(let reason):
@@ -264,7 +263,7 @@ public struct LoginPlugin: RestoringPlugin {
     }
 
     static func logOut(_ call: Invocation, _ services: ClassServices) async throws {
-        guard let bound = await call.endSession(storing: StudentLogin.self) else {
+        guard let bound = await services.logins.endSession(of: call) else {
             await call.reply("You were not logged in.")
             return
         }
@@ -282,7 +281,7 @@ public struct LoginPlugin: RestoringPlugin {
     }
 
     static func whoAmI(_ call: Invocation, _ services: ClassServices) async {
-        guard let bound = call.session else {
+        guard let bound = services.session(of: call) else {
             await call.reply(
                 "You are not logged in. Log in privately: /msg \(call.botNick) \(call.prefix)login <email> <password>"
             )

@@ -10,14 +10,12 @@ import OnTheMapService
 /// logout, a QUIT, an unlink (here or by the operator) or the account's removal end the session.
 extension LoginPlugin: ServicesAccountSignIn {
     public func session(
-        for sender: UserIdentity, vouchedAccount: String?, found: (any Sendable)?, caseMapping: CaseMapping,
-        context: PluginContext
-    ) async -> (any Sendable)? {
-        guard let accounts = services.accounts, let book = context.sessions as? SessionBook<StudentLogin> else {
-            return found
-        }
+        for sender: UserIdentity, vouchedAccount: String?, found: StudentSession?, caseMapping: CaseMapping,
+        book: SessionBook<StudentLogin>, context: PluginContext
+    ) async -> StudentSession? {
+        guard let accounts = services.accounts else { return found }
         let network = services.networkName
-        if let bound = found as? StudentSession {
+        if let bound = found {
             guard let through = bound.login.servicesAccount else { return found }
             // Kept while the server vouches for that services account and its link stands.
             let folded = caseMapping.lowercased(through)
@@ -31,8 +29,6 @@ extension LoginPlugin: ServicesAccountSignIn {
                 }
             }
             await Self.end([bound], services, book: book)
-        } else if found != nil {
-            return found
         }
         guard let vouchedAccount else { return nil }
         do {
@@ -69,7 +65,7 @@ extension LoginPlugin: ServicesAccountSignIn {
         guard let accounts = services.accounts else {
             throw UserFacingError("This class directory has no services account links.")
         }
-        guard let bound = call.session else {
+        guard let bound = services.session(of: call) else {
             throw UserFacingError("You are not logged in, so there is nothing to unlink.")
         }
         let key = bound.session.accountKey
@@ -83,7 +79,7 @@ extension LoginPlugin: ServicesAccountSignIn {
             await call.reply("Your class account has no services account linked on this network.")
             return
         }
-        let made = await call.sessions.unbindAll { $0.session.accountKey == key && $0.servicesAccount != nil }
+        let made = await services.sessions.unbindAll { $0.session.accountKey == key && $0.servicesAccount != nil }
         for ended in made {
             await services.loggedOut(ended.owner)
             try? await services.directory.logOut(ended.session)

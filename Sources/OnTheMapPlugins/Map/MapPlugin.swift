@@ -60,7 +60,7 @@ public struct MapPlugin: Plugin {
     /// The second line of a private `!map` in a class-only class: the student's sign-in link, or
     /// the sentence saying why there is none.
     static func signInLine(_ call: Invocation, _ services: ClassServices, base: String) async throws -> String {
-        guard let bound = call.session else {
+        guard let bound = services.session(of: call) else {
             return
                 "Its pins are for the class: log in with /msg \(call.botNick) \(call.prefix)login <email> <password>, then ask \(call.prefix)map here again for a link that signs your browser in."
         }

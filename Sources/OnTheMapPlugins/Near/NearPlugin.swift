@@ -124,7 +124,7 @@ public struct NearPlugin: RestoringPlugin {
     static func origin(for call: Invocation, _ services: ClassServices) async throws -> StartPoint {
         let argument = call.argument
         if argument.isEmpty {
-            guard let bound = call.session else {
+            guard let bound = services.session(of: call) else {
                 throw UserFacingError(
                     "Near what? \(call.prefix)near <place> — or log in (/msg \(call.botNick) \(call.prefix)login …) to use your own pin."
                 )
@@ -143,7 +143,7 @@ public struct NearPlugin: RestoringPlugin {
                 description: "your pin (\(Formatting.place(pin.mapString)))",
                 precision: await services.coarsener.precision(of: pin))
         }
-        if let bound = await NickLookup.session(ofNick: argument, call: call) {
+        if let bound = await NickLookup.session(ofNick: argument, call: call, services: services) {
             let nick = Formatting.clean(argument, maxBytes: 40)
             guard
                 let pin = try await services.call({
@@ -176,7 +176,7 @@ public struct NearPlugin: RestoringPlugin {
             throw UserFacingError(PlaceWording.notFound(argument, example: example))
         }
         return StartPoint(
-            coordinate: place.coordinate, excludedKey: call.session?.profile.accountKey,
+            coordinate: place.coordinate, excludedKey: services.session(of: call)?.profile.accountKey,
             description: PlaceWording.place(place), header: header)
     }
 }

@@ -118,7 +118,7 @@ public struct PostPlugin: RestoringPlugin {
                 "cancel", usage: "!cancel", help: "Ends an unfinished !post.", allowed: .privateMessage,
                 examples: [CommandExample("!cancel", answer: "There is nothing to cancel.")]
             ) { call in
-                guard let bound = call.session, await flows.close(bound.owner) else {
+                guard let bound = services.session(of: call), await flows.close(bound.owner) else {
                     await call.reply("There is nothing to cancel.")
                     return
                 }
@@ -128,7 +128,7 @@ public struct PostPlugin: RestoringPlugin {
     }
 
     func post(_ call: Invocation) async throws {
-        guard let bound = call.session else { return }
+        guard let bound = services.session(of: call) else { return }
         let argument = call.argument
         if let bar = argument.firstIndex(of: "|") {
             let place = argument[..<bar].trimmingCharacters(in: .whitespaces)
@@ -190,7 +190,7 @@ public struct PostPlugin: RestoringPlugin {
     }
 
     func link(_ argument: String, _ call: Invocation) async throws {
-        guard let bound = call.session else { return }
+        guard let bound = services.session(of: call) else { return }
         switch await flows.draft(of: bound) {
         case .open(let draft) where draft.isConfirmed:
             try await finish(draft, link: argument, bound: bound, call: call, oneShot: false)
@@ -235,7 +235,7 @@ public struct PostPlugin: RestoringPlugin {
         } catch let error as ServiceError {
             if case .sessionExpired = error {
                 await flows.close(bound.owner)
-                await call.sessions.unbind(call.sender)
+                await services.sessions.unbind(call.sender)
                 throw ServiceErrorWording.error(for: error)
             }
             let reason: String

@@ -16,7 +16,7 @@ enum PrivacyLevels {
             throw UserFacingError(
                 "The levels are \(PinPrecision.wordList): \(call.prefix)privacy region, for example.")
         }
-        guard let bound = call.session else {
+        guard let bound = services.session(of: call) else {
             throw UserFacingError(
                 "Log in first to choose your own level: /msg \(call.botNick) \(call.prefix)login <email> <password>.")
         }
@@ -57,7 +57,7 @@ enum PrivacyLevels {
     static func explanation(_ call: Invocation, _ services: ClassServices) async throws -> [String] {
         let policy = services.settings.privacy
         let mine: String
-        if let bound = call.session {
+        if let bound = services.session(of: call) {
             let accountKey = bound.profile.accountKey
             let level = try await services.call { try await services.precision(of: accountKey) }
             if let pin = try await services.call({ try await services.directory.location(ofAccount: accountKey) }) {

@@ -97,7 +97,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
     // MARK: - !mydata
 
     func myData(_ call: Invocation) async throws {
-        guard let bound = call.session else { return }
+        guard let bound = services.session(of: call) else { return }
         let key = bound.profile.accountKey
         let reference = StudentReference(
             accountKey: key, sender: call.sender, caseMapping: call.caseMapping, identities: [call.sender])
@@ -176,7 +176,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
     // MARK: - !forget
 
     func forget(_ call: Invocation) async throws {
-        guard let bound = call.session else { return }
+        guard let bound = services.session(of: call) else { return }
         let words = call.words.map { $0.lowercased() }
         guard words.isEmpty || words == ["confirm"] else {
             throw UserFacingError(
@@ -205,10 +205,10 @@ public struct PrivacyPlugin: BackgroundPlugin {
         }
         let report = try await services.call {
             try await erasure.erase(
-                accountKey: key, requester: call.sender, caseMapping: call.caseMapping, book: call.sessions)
+                accountKey: key, requester: call.sender, caseMapping: call.caseMapping, book: services.sessions)
         }
         guard let report else {
-            await call.sessions.unbind(call.sender)
+            await services.sessions.unbind(call.sender)
             throw UserFacingError("Your account is no longer in the class directory; nothing was left to erase.")
         }
         await call.reply(Self.erasedSentence(report))
@@ -242,7 +242,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
     /// `!forget confirm` on the Udacity-compatible API: the bot erases what it holds itself.
     func forgetOnRemoteService(_ call: Invocation, bound: StudentSession) async throws {
         let key = bound.profile.accountKey
-        var ended = await call.sessions.unbindAll { $0.session.accountKey == key }
+        var ended = await services.sessions.unbindAll { $0.session.accountKey == key }
         let networks = services.everyNetwork
         for network in networks.dropFirst() {
             ended += await network.sessionArchive.endSessions(ofAccount: key)

@@ -14,7 +14,7 @@ enum ClassLookups {
     /// Throws ``signInSentence(_:)`` when only the class may look (`web.visibility: class`) and
     /// the asker has not logged in with `!login`.
     static func requireClassMember(_ call: Invocation, _ services: ClassServices) throws {
-        guard services.settings.privacy.classOnly, call.session == nil else { return }
+        guard services.settings.privacy.classOnly, services.session(of: call) == nil else { return }
         throw UserFacingError(signInSentence(call))
     }
 

@@ -51,7 +51,7 @@ public enum PinRemoval {
                 add(try await services.call { try await services.directory.location(ofAccount: account.accountKey) })
             }
         }
-        if let session = await NickLookup.session(ofNick: query, call: call) {
+        if let session = await NickLookup.session(ofNick: query, call: call, services: services) {
             add(
                 try await services.call {
                     try await services.directory.location(ofAccount: session.profile.accountKey)
@@ -65,7 +65,7 @@ public enum PinRemoval {
 extension PinRemoval {
     /// `!unpost` shows the student's pin and asks for `!unpost confirm`; `!unpost confirm` removes it.
     static func unpost(_ call: Invocation, services: ClassServices) async throws {
-        guard let bound = call.session else { return }
+        guard let bound = services.session(of: call) else { return }
         let words = call.words.map { $0.lowercased() }
         guard words.isEmpty || words == ["confirm"] else {
             throw UserFacingError(
@@ -87,7 +87,7 @@ extension PinRemoval {
         do {
             removed = try await remover.removeLocation(ofAccount: key, session: bound.session)
         } catch let error as ServiceError {
-            if case .sessionExpired = error { await call.sessions.unbind(call.sender) }
+            if case .sessionExpired = error { await services.sessions.unbind(call.sender) }
             throw ServiceErrorWording.error(for: error)
         }
         guard let removed else { throw UserFacingError("You have no pin on the map.") }

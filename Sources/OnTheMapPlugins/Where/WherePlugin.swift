@@ -64,7 +64,7 @@ public struct WherePlugin: Plugin {
         var shownKeys: Set<String> = []
 
         // A nick with a session first: their own pin.
-        if let owner = await NickLookup.session(ofNick: query, call: call) {
+        if let owner = await NickLookup.session(ofNick: query, call: call, services: services) {
             let nick = Formatting.clean(query, maxBytes: 40)
             if let pin = try await services.call({
                 try await services.directory.location(ofAccount: owner.profile.accountKey)
