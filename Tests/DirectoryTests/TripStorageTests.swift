@@ -1,9 +1,11 @@
 import Foundation
+import GRDB
 import PostgresNIO
 import Testing
 
 @testable import OnTheMapService
 @testable import PostgresDirectory
+@testable import SQLiteDirectory
 
 /// Trips in the local and PostgreSQL directories: a trip is stored on its pin, saved like a pin
 /// (a change-feed revision every reader gets), kept when the home pin is saved again, ended at
@@ -246,6 +248,103 @@ import Testing
                     """
                 ).decode(Int.self).first { _ in true }
                 #expect(copies == 0)
+            }
+        }
+    }
+
+    /// Another PostgreSQL instance hears at once of a trip set or ended (a notification, not the
+    /// next poll), and a refused trip announces nothing.
+    @Test func anotherPostgresInstanceHearsOfTripsAtOnce() async throws {
+        try await DirectoryFixture.with(.postgres) { fixture in
+            guard let writer = fixture.directory as? PostgresStudentDirectory,
+                let listener = try await fixture.openAnother() as? PostgresStudentDirectory
+            else {
+                Issue.record("expected PostgreSQL directories")
+                return
+            }
+            let jane = try await Self.student(writer, "Jane")
+            let tom = try await Self.student(writer, "Tom")
+            let changes = try await listener.pinChanges()
+            let trip = Trip(
+                mapString: "Lisbon", coordinate: Self.lisbon, endsAt: fixture.clock.now.addingTimeInterval(3600))
+            _ = try await writer.setTrip(trip, ofAccount: jane.key, session: nil)
+            #expect(try await firstValue(of: changes, within: .seconds(5)) == jane.pin.objectId)
+            #expect(try await listener.location(objectId: jane.pin.objectId)?.trip == trip)
+            _ = try? await writer.setTrip(
+                Trip(mapString: "Lisbon", coordinate: Self.lisbon, endsAt: fixture.clock.now), ofAccount: jane.key,
+                session: nil)
+            _ = try await writer.endTrip(ofAccount: jane.key, session: nil)
+            #expect(try await firstValue(of: changes, within: .seconds(5)) == jane.pin.objectId)
+            #expect(try await listener.location(objectId: jane.pin.objectId)?.trip == nil)
+            _ = try await writer.setTrip(trip, ofAccount: tom.key, session: nil)
+            #expect(try await firstValue(of: changes, within: .seconds(5)) == tom.pin.objectId)
+        }
+    }
+
+    /// A store made before trips (its schema one version older) opens with its pins as they were,
+    /// without a trip, and then takes trips.
+    @Test(arguments: DirectoryKind.allCases)
+    func aStoreFromBeforeTripsKeepsItsPinsAndTakesTrips(kind: DirectoryKind) async throws {
+        let created = Date(timeIntervalSince1970: 1_700_000_000)
+        let trip = Trip(
+            mapString: "Lisbon", coordinate: Self.lisbon,
+            endsAt: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded()))
+        func check(_ directory: any AccountDirectory) async throws {
+            let pin = try #require(try await directory.location(ofAccount: "old-key"))
+            #expect(pin.mapString == "Oldtown" && pin.coordinate == Coordinate(latitude: 10, longitude: 20))
+            #expect(pin.createdAt == created && pin.trip == nil)
+            #expect(try await directory.setTrip(trip, ofAccount: "old-key", session: nil).trip == trip)
+        }
+        switch kind {
+        case .sqlite:
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("onthemap-trips-\(UUID())")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("directory.sqlite").path
+            let old = try DatabaseQueue(path: path)
+            try SQLiteStudentDirectory.migrator.migrate(old, upTo: "v4")
+            try await old.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO student_locations VALUES
+                            ('old-pin', 'old-key', 'Old', 'Timer', 'Oldtown', '', 10, 20, ?, ?, 1)
+                        """, arguments: [SQLiteStore.milliseconds(created), SQLiteStore.milliseconds(created)])
+            }
+            try old.close()
+            let directory = try SQLiteStudentDirectory(path: path)
+            defer { try? directory.close() }
+            try await check(directory)
+        case .postgres:
+            guard let server = DirectoryFixture.postgresServerURL() else { return }
+            try await DirectoryFixture.withTestDatabase(server: server) { url in
+                let directory = PostgresStudentDirectory(url: try PostgresConnectionURL(url))
+                do {
+                    try await directory.client.withTransaction(logger: directory.logger) { connection in
+                        try await connection.query(
+                            "CREATE TABLE onthemap_schema_migrations (version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ)",
+                            logger: directory.logger)
+                        for migration in PostgresStudentDirectory.migrations where migration.version != "v6" {
+                            for statement in migration.statements {
+                                try await connection.query(
+                                    PostgresQuery(unsafeSQL: statement), logger: directory.logger)
+                            }
+                            try await connection.query(
+                                "INSERT INTO onthemap_schema_migrations VALUES (\(migration.version), now())",
+                                logger: directory.logger)
+                        }
+                        try await connection.query(
+                            """
+                            INSERT INTO student_locations VALUES ('old-pin', 'old-key', 'Old', 'Timer', 'Oldtown', '',
+                                10, 20, \(created), \(created), nextval('student_locations_revision'))
+                            """, logger: directory.logger)
+                    }
+                    try await directory.migrate()
+                    try await check(directory)
+                } catch {
+                    await directory.shutdown()
+                    throw error
+                }
+                await directory.shutdown()
             }
         }
     }
