@@ -247,6 +247,7 @@ let package = Package(
             dependencies: [
                 "OnTheMapService", "SQLiteDirectory", "PostgresDirectory",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -5,8 +5,8 @@ import PostgresNIO
 
 extension PostgresStudentDirectory {
     public func importLocations(_ records: [PinImportRecord]) async throws -> PinImportOutcome {
-        try DirectoryInput.validateImport(records)
         let now = options.clock()
+        try DirectoryInput.validateImport(records, now: now)
         return try await store.guarded { [client, logger] in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.lockPinWrites(connection, logger: logger)
@@ -18,16 +18,23 @@ extension PostgresStudentDirectory {
                     let inserted = try await connection.query(
                         """
                         INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
-                            media_url, latitude, longitude, created_at, updated_at, revision)
+                            media_url, latitude, longitude, created_at, updated_at, revision,
+                            trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
                         VALUES (\(RandomID.make()), \(draft.uniqueKey), \(fields.first), \(fields.last),
                             \(fields.place), \(draft.mediaURL), \(draft.coordinate.latitude),
-                            \(draft.coordinate.longitude), \(created), \(updated), nextval('student_locations_revision'))
+                            \(draft.coordinate.longitude), \(created), \(updated), nextval('student_locations_revision'),
+                            \(fields.trip?.mapString), \(draft.trip?.coordinate.latitude),
+                            \(draft.trip?.coordinate.longitude), \(draft.trip?.endsAt))
                         ON CONFLICT (unique_key) DO UPDATE SET first_name = EXCLUDED.first_name,
                             last_name = EXCLUDED.last_name, map_string = EXCLUDED.map_string,
                             media_url = EXCLUDED.media_url, latitude = EXCLUDED.latitude,
                             longitude = EXCLUDED.longitude,
                             updated_at = GREATEST(EXCLUDED.updated_at, student_locations.created_at),
-                            revision = EXCLUDED.revision
+                            revision = EXCLUDED.revision,
+                            trip_map_string = COALESCE(EXCLUDED.trip_map_string, student_locations.trip_map_string),
+                            trip_latitude = COALESCE(EXCLUDED.trip_latitude, student_locations.trip_latitude),
+                            trip_longitude = COALESCE(EXCLUDED.trip_longitude, student_locations.trip_longitude),
+                            trip_ends_at = COALESCE(EXCLUDED.trip_ends_at, student_locations.trip_ends_at)
                         RETURNING (xmax = 0)
                         """, logger: logger
                     ).decode(Bool.self).first { _ in true }

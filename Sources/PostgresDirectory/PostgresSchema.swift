@@ -109,7 +109,8 @@ extension PostgresStudentDirectory {
                 CREATE FUNCTION onthemap_keep_replaced_pin_version() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
                     IF NEW.revision <> OLD.revision AND NEW.updated_at <> OLD.updated_at THEN
-                        INSERT INTO pin_versions (revision, \(locationColumns))
+                        INSERT INTO pin_versions (revision, object_id, unique_key, first_name, last_name,
+                            map_string, media_url, latitude, longitude, created_at, updated_at)
                         VALUES (OLD.revision, OLD.object_id, OLD.unique_key, OLD.first_name, OLD.last_name,
                             OLD.map_string, OLD.media_url, OLD.latitude, OLD.longitude, OLD.created_at,
                             OLD.updated_at)
@@ -135,6 +136,42 @@ extension PostgresStudentDirectory {
                 """
                 CREATE TRIGGER student_locations_forget_versions AFTER DELETE ON student_locations
                 FOR EACH ROW EXECUTE FUNCTION onthemap_forget_pin_versions()
+                """,
+            ]
+        ),
+        // A pin's trip (see StudentLocation.trip): all four set, or all four NULL. A replaced
+        // version keeps the trip it had, so the change feed brings a trip set between two reads.
+        (
+            "v6",
+            [
+                """
+                ALTER TABLE student_locations ADD COLUMN trip_map_string TEXT,
+                    ADD COLUMN trip_latitude DOUBLE PRECISION, ADD COLUMN trip_longitude DOUBLE PRECISION,
+                    ADD COLUMN trip_ends_at TIMESTAMPTZ
+                """,
+                """
+                ALTER TABLE pin_versions ADD COLUMN trip_map_string TEXT,
+                    ADD COLUMN trip_latitude DOUBLE PRECISION, ADD COLUMN trip_longitude DOUBLE PRECISION,
+                    ADD COLUMN trip_ends_at TIMESTAMPTZ
+                """,
+                """
+                CREATE OR REPLACE FUNCTION onthemap_keep_replaced_pin_version() RETURNS trigger
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.revision <> OLD.revision AND NEW.updated_at <> OLD.updated_at THEN
+                        INSERT INTO pin_versions (revision, object_id, unique_key, first_name, last_name,
+                            map_string, media_url, latitude, longitude, created_at, updated_at,
+                            trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
+                        VALUES (OLD.revision, OLD.object_id, OLD.unique_key, OLD.first_name, OLD.last_name,
+                            OLD.map_string, OLD.media_url, OLD.latitude, OLD.longitude, OLD.created_at,
+                            OLD.updated_at, OLD.trip_map_string, OLD.trip_latitude, OLD.trip_longitude,
+                            OLD.trip_ends_at)
+                        ON CONFLICT (revision) DO NOTHING;
+                        DELETE FROM pin_versions WHERE replaced_at < now() - interval '\(versionMemory)';
+                    END IF;
+                    RETURN NEW;
+                END
+                $$
                 """,
             ]
         ),

@@ -104,16 +104,23 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
 
     static let locationColumns = """
         object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude,
-        created_at, updated_at
+        created_at, updated_at, trip_map_string, trip_latitude, trip_longitude, trip_ends_at
         """
 
-    typealias LocationRow = (String, String, String, String, String, String, Double, Double, Date, Date)
+    typealias LocationRow = (
+        String, String, String, String, String, String, Double, Double, Date, Date, String?, Double?, Double?, Date?
+    )
 
     static func location(_ row: LocationRow) -> StudentLocation {
-        StudentLocation(
+        var trip: Trip?
+        if let place = row.10, let latitude = row.11, let longitude = row.12, let endsAt = row.13 {
+            trip = Trip(
+                mapString: place, coordinate: Coordinate(latitude: latitude, longitude: longitude), endsAt: endsAt)
+        }
+        return StudentLocation(
             objectId: row.0, uniqueKey: row.1, firstName: row.2, lastName: row.3, mapString: row.4,
             mediaURL: row.5, coordinate: Coordinate(latitude: row.6, longitude: row.7), createdAt: row.8,
-            updatedAt: row.9)
+            updatedAt: row.9, trip: trip)
     }
 
     static func locations(_ rows: PostgresRowSequence) async throws -> [StudentLocation] {
@@ -155,8 +162,17 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
                         WHERE revision > \(revision)
                     ) AS changed ORDER BY revision LIMIT \(limit)
                     """, logger: logger
-                ).decode((Int64, String, String, String, String, String, String, Double, Double, Date, Date).self) {
-                    let pin = Self.location((row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10))
+                ).decode(
+                    (
+                        Int64, String, String, String, String, String, String, Double, Double, Date, Date, String?,
+                        Double?, Double?, Date?
+                    ).self
+                ) {
+                    let pin = Self.location(
+                        (
+                            row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12,
+                            row.13, row.14
+                        ))
                     saved.append((row.0, pin))
                 }
                 var removed: [(revision: Int64, objectId: String)] = []
@@ -216,10 +232,13 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
                         connection.query(
                             """
                             INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
-                                media_url, latitude, longitude, created_at, updated_at, revision)
+                                media_url, latitude, longitude, created_at, updated_at, revision,
+                                trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
                             VALUES (\(objectId), \(draft.uniqueKey), \(fields.first), \(fields.last), \(fields.place),
                                 \(draft.mediaURL), \(draft.coordinate.latitude), \(draft.coordinate.longitude),
-                                \(now), \(now), nextval('student_locations_revision'))
+                                \(now), \(now), nextval('student_locations_revision'), \(fields.trip?.mapString),
+                                \(draft.trip?.coordinate.latitude), \(draft.trip?.coordinate.longitude),
+                                \(draft.trip?.endsAt))
                             RETURNING \(unescaped: Self.locationColumns)
                             """, logger: logger))
                     try await connection.query(
@@ -257,7 +276,11 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
                             map_string = \(fields.place), media_url = \(draft.mediaURL),
                             latitude = \(draft.coordinate.latitude), longitude = \(draft.coordinate.longitude),
                             updated_at = GREATEST(\(now), created_at),
-                            revision = nextval('student_locations_revision')
+                            revision = nextval('student_locations_revision'),
+                            trip_map_string = COALESCE(\(fields.trip?.mapString), trip_map_string),
+                            trip_latitude = COALESCE(\(draft.trip?.coordinate.latitude), trip_latitude),
+                            trip_longitude = COALESCE(\(draft.trip?.coordinate.longitude), trip_longitude),
+                            trip_ends_at = COALESCE(\(draft.trip?.endsAt), trip_ends_at)
                         WHERE object_id = \(objectId)
                         RETURNING \(unescaped: Self.locationColumns)
                         """, logger: logger))
@@ -381,10 +404,16 @@ public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifyin
 
     private static let alreadyHasPin = ServiceError.rejectedInput("This account already has a pin; update it instead.")
 
-    static func trimmedFields(_ draft: PinDraft) -> (first: String, last: String, place: String) {
-        (
+    /// The names and places of `draft` as stored: trimmed (`trip`: the trip's, nil when it has none).
+    static func trimmedFields(_ draft: PinDraft) -> (first: String, last: String, place: String, trip: Trip?) {
+        let trip = draft.trip.map {
+            Trip(
+                mapString: $0.mapString.trimmingCharacters(in: .whitespaces), coordinate: $0.coordinate,
+                endsAt: $0.endsAt)
+        }
+        return (
             draft.firstName.trimmingCharacters(in: .whitespaces), draft.lastName.trimmingCharacters(in: .whitespaces),
-            draft.mapString.trimmingCharacters(in: .whitespaces)
+            draft.mapString.trimmingCharacters(in: .whitespaces), trip
         )
     }
 }

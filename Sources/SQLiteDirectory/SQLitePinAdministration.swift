@@ -51,6 +51,47 @@ extension SQLiteStudentDirectory {
         }
     }
 
+    public func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
+        -> StudentLocation
+    {
+        try await accounts.requireMaySetTrip(trip, uniqueKey: uniqueKey, session: session)
+        let now = SQLiteStore.milliseconds(options.clock())
+        return try await store.write { db in
+            guard
+                let objectId = try String.fetchOne(
+                    db, sql: "SELECT object_id FROM student_locations WHERE unique_key = ?", arguments: [uniqueKey])
+            else { throw ServiceError.tripNeedsPin }
+            try db.execute(
+                sql: """
+                    UPDATE student_locations SET trip_map_string = ?, trip_latitude = ?, trip_longitude = ?,
+                        trip_ends_at = ?, updated_at = MAX(?, created_at), revision = \(SQLiteStore.nextRevision)
+                    WHERE object_id = ?
+                    """,
+                arguments: StatementArguments(Self.tripFields(trip) + [now, objectId]))
+            return try Self.fetchLocation(db, objectId: objectId)
+        }
+    }
+
+    public func endTrip(ofAccount uniqueKey: String, session: DirectorySession?) async throws -> Trip? {
+        try await accounts.requireMayEndTrip(uniqueKey: uniqueKey, session: session)
+        return try await store.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM student_locations WHERE unique_key = ?", arguments: [uniqueKey]),
+                let trip = Self.location(row).trip
+            else { return nil }
+            // The update time stays: ending a trip is not a move, and no reader needs the trip again.
+            try db.execute(
+                sql: """
+                    UPDATE student_locations SET trip_map_string = NULL, trip_latitude = NULL, trip_longitude = NULL,
+                        trip_ends_at = NULL, revision = \(SQLiteStore.nextRevision)
+                    WHERE unique_key = ?
+                    """,
+                arguments: [uniqueKey])
+            return trip
+        }
+    }
+
     /// Removes the one pin matching `condition` in one transaction, with its tombstone.
     private func removeLocation(where condition: String, value: String) async throws -> StudentLocation? {
         try await store.write { db in
@@ -67,17 +108,18 @@ extension SQLiteStudentDirectory {
 
 extension SQLiteStudentDirectory {
     public func importLocations(_ records: [PinImportRecord]) async throws -> PinImportOutcome {
-        try DirectoryInput.validateImport(records)
         let now = options.clock()
+        try DirectoryInput.validateImport(records, now: now)
         return try await store.write { db in
             var outcome = PinImportOutcome(created: 0, updated: 0)
             for record in records {
                 let draft = record.draft
                 let (created, updated) = record.times(now: now)
-                let fields: [any DatabaseValueConvertible] = [
+                let fields: [(any DatabaseValueConvertible)?] = [
                     Self.trim(draft.firstName), Self.trim(draft.lastName), Self.trim(draft.mapString), draft.mediaURL,
                     draft.coordinate.latitude, draft.coordinate.longitude,
                 ]
+                let trip = Self.tripFields(draft.trip)
                 if try Bool.fetchOne(
                     db, sql: "SELECT 1 FROM student_locations WHERE unique_key = ?", arguments: [draft.uniqueKey])
                     != nil
@@ -86,21 +128,23 @@ extension SQLiteStudentDirectory {
                         sql: """
                             UPDATE student_locations SET first_name = ?, last_name = ?, map_string = ?, media_url = ?,
                                 latitude = ?, longitude = ?, updated_at = MAX(?, created_at),
-                                revision = \(SQLiteStore.nextRevision)
+                                revision = \(SQLiteStore.nextRevision), \(Self.keepingOrSettingTrip)
                             WHERE unique_key = ?
                             """,
-                        arguments: StatementArguments(fields + [SQLiteStore.milliseconds(updated), draft.uniqueKey]))
+                        arguments: StatementArguments(
+                            fields + [SQLiteStore.milliseconds(updated)] + trip + [draft.uniqueKey]))
                     outcome.updated += 1
                 } else {
                     try db.execute(
                         sql: """
                             INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
-                                media_url, latitude, longitude, created_at, updated_at, revision)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision))
+                                media_url, latitude, longitude, created_at, updated_at, revision,
+                                trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision), ?, ?, ?, ?)
                             """,
                         arguments: StatementArguments(
                             [RandomID.make(), draft.uniqueKey] + fields
-                                + [SQLiteStore.milliseconds(created), SQLiteStore.milliseconds(updated)]))
+                                + [SQLiteStore.milliseconds(created), SQLiteStore.milliseconds(updated)] + trip))
                     outcome.created += 1
                 }
             }

@@ -165,6 +165,16 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
                     );
                     """)
         }
+        migrator.registerMigration("v5") { db in
+            // A pin's trip (see StudentLocation.trip): all four set, or all four NULL.
+            try db.execute(
+                sql: """
+                    ALTER TABLE student_locations ADD COLUMN trip_map_string TEXT;
+                    ALTER TABLE student_locations ADD COLUMN trip_latitude REAL;
+                    ALTER TABLE student_locations ADD COLUMN trip_longitude REAL;
+                    ALTER TABLE student_locations ADD COLUMN trip_ends_at INTEGER;
+                    """)
+        }
         return migrator
     }
 
@@ -249,14 +259,16 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
             try db.execute(
                 sql: """
                     INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
-                        media_url, latitude, longitude, created_at, updated_at, revision)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision))
+                        media_url, latitude, longitude, created_at, updated_at, revision,
+                        trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision), ?, ?, ?, ?)
                     """,
-                arguments: [
-                    objectId, draft.uniqueKey, Self.trim(draft.firstName), Self.trim(draft.lastName),
-                    Self.trim(draft.mapString), draft.mediaURL, draft.coordinate.latitude,
-                    draft.coordinate.longitude, now, now,
-                ])
+                arguments: StatementArguments(
+                    [
+                        objectId, draft.uniqueKey, Self.trim(draft.firstName), Self.trim(draft.lastName),
+                        Self.trim(draft.mapString), draft.mediaURL, draft.coordinate.latitude,
+                        draft.coordinate.longitude, now, now,
+                    ] + Self.tripFields(draft.trip)))
             return try Self.fetchLocation(db, objectId: objectId)
         }
     }
@@ -278,13 +290,14 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
                 sql: """
                     UPDATE student_locations SET first_name = ?, last_name = ?, map_string = ?, media_url = ?,
                         latitude = ?, longitude = ?, updated_at = MAX(?, created_at),
-                        revision = \(SQLiteStore.nextRevision)
+                        revision = \(SQLiteStore.nextRevision), \(Self.keepingOrSettingTrip)
                     WHERE object_id = ?
                     """,
-                arguments: [
-                    Self.trim(draft.firstName), Self.trim(draft.lastName), Self.trim(draft.mapString),
-                    draft.mediaURL, draft.coordinate.latitude, draft.coordinate.longitude, now, objectId,
-                ])
+                arguments: StatementArguments(
+                    [
+                        Self.trim(draft.firstName), Self.trim(draft.lastName), Self.trim(draft.mapString),
+                        draft.mediaURL, draft.coordinate.latitude, draft.coordinate.longitude, now,
+                    ] + Self.tripFields(draft.trip) + [objectId]))
             return try Self.fetchLocation(db, objectId: objectId)
         }
     }
@@ -410,7 +423,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
         #endif
     }
 
-    private static func fetchLocation(_ db: Database, objectId: String) throws -> StudentLocation {
+    static func fetchLocation(_ db: Database, objectId: String) throws -> StudentLocation {
         guard
             let row = try Row.fetchOne(
                 db, sql: "SELECT * FROM student_locations WHERE object_id = ?", arguments: [objectId])
@@ -419,13 +432,38 @@ public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Send
     }
 
     static func location(_ row: Row) -> StudentLocation {
-        StudentLocation(
+        var trip: Trip?
+        if let place: String = row["trip_map_string"], let latitude: Double = row["trip_latitude"],
+            let longitude: Double = row["trip_longitude"], let endsAt: Int64 = row["trip_ends_at"]
+        {
+            trip = Trip(
+                mapString: place, coordinate: Coordinate(latitude: latitude, longitude: longitude),
+                endsAt: SQLiteStore.date(milliseconds: endsAt))
+        }
+        return StudentLocation(
             objectId: row["object_id"], uniqueKey: row["unique_key"], firstName: row["first_name"],
             lastName: row["last_name"], mapString: row["map_string"], mediaURL: row["media_url"],
             coordinate: Coordinate(latitude: row["latitude"], longitude: row["longitude"]),
             createdAt: SQLiteStore.date(milliseconds: row["created_at"]),
-            updatedAt: SQLiteStore.date(milliseconds: row["updated_at"]))
+            updatedAt: SQLiteStore.date(milliseconds: row["updated_at"]), trip: trip)
     }
+
+    /// The values of the four trip columns (place, latitude, longitude, end) for `trip`: all NULL
+    /// for none.
+    static func tripFields(_ trip: Trip?) -> [(any DatabaseValueConvertible)?] {
+        guard let trip else { return [nil, nil, nil, nil] }
+        return [
+            trim(trip.mapString), trip.coordinate.latitude, trip.coordinate.longitude,
+            SQLiteStore.milliseconds(trip.endsAt),
+        ]
+    }
+
+    /// The SET clause of an update that takes the ``tripFields(_:)`` of a draft: four NULLs keep the
+    /// trip the pin has, four values replace it.
+    static let keepingOrSettingTrip = """
+        trip_map_string = COALESCE(?, trip_map_string), trip_latitude = COALESCE(?, trip_latitude),
+            trip_longitude = COALESCE(?, trip_longitude), trip_ends_at = COALESCE(?, trip_ends_at)
+        """
 
     static func trim(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces) }
 }

@@ -24,6 +24,40 @@ struct UdacityStudentDirectoryTests {
         }
     }
 
+    /// The Udacity API keeps one pin per student: setting or ending a trip, and saving a pin with a
+    /// trip, are refused with the sentence that says trips are not available, before any request.
+    @Test func tripsAreRefusedBeforeAnyRequest() async throws {
+        try await withUdacity { server, directory in
+            let session = try await directory.logIn(email: "ada@example.org", password: "correct horse")
+            let sent = await server.requests().count
+            let trip = Trip(
+                mapString: "Lisbon", coordinate: Coordinate(latitude: 38.72, longitude: -9.14),
+                endsAt: Date().addingTimeInterval(86_400))
+            let setting = await serviceError {
+                _ = try await directory.setTrip(trip, ofAccount: session.accountKey, session: session)
+            }
+            let ending = await serviceError {
+                _ = try await directory.endTrip(ofAccount: session.accountKey, session: session)
+            }
+            let pin = PinDraft(
+                uniqueKey: session.accountKey, firstName: "Ada", lastName: "Lovelace", mapString: "London",
+                mediaURL: "https://example.org", coordinate: Coordinate(latitude: 51.5, longitude: -0.13), trip: trip)
+            let creating = await serviceError { _ = try await directory.createLocation(pin, session: session) }
+            let updating = await serviceError {
+                _ = try await directory.updateLocation(objectId: "p1", with: pin, session: session)
+            }
+            for refusal in [setting, ending, creating, updating] {
+                #expect(refusal == ServiceError.tripsUnavailable)
+            }
+            guard case .unsupported(let sentence) = ServiceError.tripsUnavailable else {
+                Issue.record("trips unavailable is not .unsupported")
+                return
+            }
+            #expect(sentence == "Trips are not available with this directory: it keeps one pin per student.")
+            #expect(await server.requests().count == sent)
+        }
+    }
+
     @Test func wrongPasswordOrUnknownEmailIsInvalidCredentials() async throws {
         try await withUdacity { _, directory in
             let wrongPassword = await serviceError {

@@ -211,6 +211,18 @@ public final class UdacityStudentDirectory: StudentDirectory {
             coordinate: draft.coordinate, createdAt: createdAt, updatedAt: updatedAt)
     }
 
+    /// The API keeps one pin per student: ``ServiceError/tripsUnavailable``, before any request.
+    public func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
+        -> StudentLocation
+    {
+        throw ServiceError.tripsUnavailable
+    }
+
+    /// The API keeps one pin per student: ``ServiceError/tripsUnavailable``, before any request.
+    public func endTrip(ofAccount uniqueKey: String, session: DirectorySession?) async throws -> Trip? {
+        throw ServiceError.tripsUnavailable
+    }
+
     public func checkHealth() async throws {
         let reply = try await send("GET", path: "/StudentLocation?limit=1")
         guard reply.isSuccess else { throw Self.failure(for: reply) }
@@ -255,7 +267,10 @@ public final class UdacityStudentDirectory: StudentDirectory {
         return reply
     }
 
+    /// Checks a draft before any request; a draft with a trip is refused with
+    /// `ServiceError.tripsUnavailable` (the API keeps one pin per student).
     private static func validate(_ draft: PinDraft) throws {
+        guard draft.trip == nil else { throw ServiceError.tripsUnavailable }
         guard !draft.uniqueKey.isEmpty else { throw ServiceError.rejectedInput("the pin has no account key") }
         guard draft.coordinate.isValid else {
             throw ServiceError.rejectedInput("the pin has invalid coordinates")

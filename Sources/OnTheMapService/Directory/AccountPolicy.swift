@@ -122,12 +122,34 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
         }
     }
 
-    /// Checks that `draft` may be saved with `session`: a valid pin (`.rejectedInput`), a live
-    /// session (`.sessionExpired`), and the session's own account (`.rejectedInput`).
+    /// Checks that `draft` may be saved with `session`: a valid pin, with a trip that ends in the
+    /// future when it has one (`.rejectedInput`), a live session (`.sessionExpired`), and the
+    /// session's own account (`.rejectedInput`).
     public func requireMaySave(_ draft: PinDraft, session: DirectorySession?) async throws {
         try DirectoryInput.validatePin(draft)
+        if let trip = draft.trip { try DirectoryInput.validateTrip(trip, now: options.clock()) }
         try await requireLive(session)
         try Self.requireOwner(draft.uniqueKey, session: session)
+    }
+
+    /// Checks that `trip` may be set on the pin of `uniqueKey` with `session`: a valid trip that
+    /// ends in the future (`.rejectedInput`), a live session (`.sessionExpired`) of that very
+    /// account (`.rejectedInput`); nil is a trusted caller.
+    public func requireMaySetTrip(_ trip: Trip, uniqueKey: String, session: DirectorySession?) async throws {
+        try DirectoryInput.validateTrip(trip, now: options.clock())
+        try await requireLive(session)
+        if let session, session.accountKey != uniqueKey {
+            throw ServiceError.rejectedInput("A trip can only be set for your own account.")
+        }
+    }
+
+    /// Checks that the trip of `uniqueKey` may be ended with `session`: a live session
+    /// (`.sessionExpired`) of that very account (`.rejectedInput`); nil is a trusted caller.
+    public func requireMayEndTrip(uniqueKey: String, session: DirectorySession?) async throws {
+        try await requireLive(session)
+        if let session, session.accountKey != uniqueKey {
+            throw ServiceError.rejectedInput("Only your own trip can be ended.")
+        }
     }
 
     /// Checks that the pin of `uniqueKey` may be removed with `session`: a live session

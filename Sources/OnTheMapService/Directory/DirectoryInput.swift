@@ -58,41 +58,69 @@ public enum DirectoryInput {
         return (first, last)
     }
 
-    /// Checks a pin before it is saved: an owner, a name, a place, a valid coordinate, a link of
-    /// at most 2048 bytes, no control characters anywhere.
-    /// Checks every record of an import before anything is written; the refusal names the record
-    /// (counted from 1).
-    public static func validateImport(_ records: [PinImportRecord]) throws {
+    /// Checks every record of an import at `now` (a trip's end must be after it) before anything
+    /// is written; the refusal names the record (counted from 1).
+    public static func validateImport(_ records: [PinImportRecord], now: Date) throws {
         for (position, record) in records.enumerated() {
             do {
                 try validatePin(record.draft)
+                if let trip = record.draft.trip { try validateTrip(trip, now: now) }
             } catch ServiceError.rejectedInput(let reason) {
                 throw ServiceError.rejectedInput("Record \(position + 1): \(reason)")
             }
         }
     }
 
+    /// Checks a pin before it is saved: an owner, a name, a place, a valid coordinate, a link of
+    /// at most 2048 bytes, no control characters anywhere; and the place and coordinate of its trip,
+    /// when it has one (its end is checked against a clock by ``validateTrip(_:now:)``).
     public static func validatePin(_ draft: PinDraft) throws {
         guard !draft.uniqueKey.isEmpty, draft.uniqueKey.utf8.count <= 200,
             !containsControlCharacters(draft.uniqueKey)
         else { throw ServiceError.rejectedInput("The pin has no valid account key.") }
         _ = try validateNames(firstName: draft.firstName, lastName: draft.lastName)
-        let place = draft.mapString.trimmingCharacters(in: .whitespaces)
-        guard !place.isEmpty else { throw ServiceError.rejectedInput("The place is empty.") }
-        guard place.utf8.count <= maximumMapStringBytes else {
-            throw ServiceError.rejectedInput("The place is too long.")
-        }
-        guard !containsHiddenCharacters(draft.mapString) else {
-            throw ServiceError.rejectedInput("The place contains \(hiddenCharactersWording).")
-        }
-        guard draft.coordinate.isValid else {
-            throw ServiceError.rejectedInput("The coordinate is not a valid latitude/longitude.")
-        }
+        try validatePlace(draft.mapString, coordinate: draft.coordinate, called: "place", coordinateNoun: "coordinate")
         guard draft.mediaURL.utf8.count <= maximumMediaURLBytes else {
             throw ServiceError.rejectedInput("The link is longer than \(maximumMediaURLBytes) bytes.")
         }
         guard !containsHiddenCharacters(draft.mediaURL) else {
             throw ServiceError.rejectedInput("The link contains \(hiddenCharactersWording).")
+        }
+        if let trip = draft.trip {
+            try validatePlace(
+                trip.mapString, coordinate: trip.coordinate, called: "trip's place", coordinateNoun: "trip's coordinate"
+            )
+        }
+    }
+
+    /// The longest a trip may last from the moment it is saved.
+    public static let maximumTripLength: TimeInterval = 366 * 24 * 3600
+
+    /// Checks a trip before it is saved at `now`: a place as for a pin, a valid coordinate, and an
+    /// end after `now` but at most ``maximumTripLength`` later.
+    public static func validateTrip(_ trip: Trip, now: Date) throws {
+        try validatePlace(
+            trip.mapString, coordinate: trip.coordinate, called: "trip's place", coordinateNoun: "trip's coordinate")
+        guard trip.endsAt > now else { throw ServiceError.rejectedInput("The trip's end is not in the future.") }
+        guard trip.endsAt.timeIntervalSince(now) <= maximumTripLength else {
+            throw ServiceError.rejectedInput("A trip can last at most 366 days.")
+        }
+    }
+
+    /// Checks a place and its coordinate; the nouns name them in the refusal ("The place is empty.").
+    private static func validatePlace(
+        _ mapString: String, coordinate: Coordinate, called noun: String, coordinateNoun: String
+    ) throws {
+        let place = mapString.trimmingCharacters(in: .whitespaces)
+        guard !place.isEmpty else { throw ServiceError.rejectedInput("The \(noun) is empty.") }
+        guard place.utf8.count <= maximumMapStringBytes else {
+            throw ServiceError.rejectedInput("The \(noun) is too long.")
+        }
+        guard !containsHiddenCharacters(mapString) else {
+            throw ServiceError.rejectedInput("The \(noun) contains \(hiddenCharactersWording).")
+        }
+        guard coordinate.isValid else {
+            throw ServiceError.rejectedInput("The \(coordinateNoun) is not a valid latitude/longitude.")
         }
     }
 

@@ -22,3 +22,13 @@ public enum ServiceError: Error, Sendable, Equatable {
     /// The backend cannot do this (e.g. registration on the Udacity API).
     case unsupported(String)
 }
+
+extension ServiceError {
+    /// What a directory without trips (the Udacity API, which keeps one pin per student) answers
+    /// to setting or ending one.
+    public static let tripsUnavailable = ServiceError.unsupported(
+        "Trips are not available with this directory: it keeps one pin per student.")
+
+    /// What setting a trip answers when the account has no pin: a trip shows instead of a home pin.
+    public static let tripNeedsPin = ServiceError.notFound("This account has no pin, and a trip needs one.")
+}

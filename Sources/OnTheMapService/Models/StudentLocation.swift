@@ -32,13 +32,17 @@ public struct StudentLocation: Sendable, Hashable, Codable, Identifiable {
     public var coordinate: Coordinate
     public var createdAt: Date
     public var updatedAt: Date
+    /// The student's trip: a second place the map shows instead of ``mapString`` and
+    /// ``coordinate`` until it ends (see ``shown(at:)``). A trip that has ended stays here until it
+    /// is replaced or ended; nil when the student has none (always on the Udacity API).
+    public var trip: Trip?
 
     public var id: String { objectId }
 
     public init(
         objectId: String, uniqueKey: String, firstName: String, lastName: String,
         mapString: String, mediaURL: String, coordinate: Coordinate, createdAt: Date,
-        updatedAt: Date
+        updatedAt: Date, trip: Trip? = nil
     ) {
         self.objectId = objectId
         self.uniqueKey = uniqueKey
@@ -49,12 +53,28 @@ public struct StudentLocation: Sendable, Hashable, Codable, Identifiable {
         self.coordinate = coordinate
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.trip = trip
+    }
+
+    /// The trip while it lasts at `now` (`now` before its ``Trip/endsAt``), else nil.
+    public func activeTrip(at now: Date) -> Trip? {
+        guard let trip, trip.isActive(at: now) else { return nil }
+        return trip
+    }
+
+    /// What the map shows for this pin at `now`: the trip's place while it lasts, else the home place.
+    public func shown(at now: Date) -> ShownPlace {
+        if let trip = activeTrip(at: now) {
+            return ShownPlace(mapString: trip.mapString, coordinate: trip.coordinate, isTrip: true)
+        }
+        return ShownPlace(mapString: mapString, coordinate: coordinate, isTrip: false)
     }
 
     /// "First Last", trimmed; never empty ("(no name)" when the backend gave none).
     public var fullName: String { Self.fullName(first: firstName, last: lastName) }
 
-    /// What would save this pin again as it is.
+    /// What would save this pin again as it is. Its trip is nil, which keeps the stored trip as it
+    /// is (one that has ended would be refused as a new one).
     public var draft: PinDraft {
         PinDraft(
             uniqueKey: uniqueKey, firstName: firstName, lastName: lastName, mapString: mapString, mediaURL: mediaURL,
@@ -68,6 +88,39 @@ public struct StudentLocation: Sendable, Hashable, Codable, Identifiable {
     }
 }
 
+/// A student's trip: a place the map shows instead of their home pin until ``endsAt``.
+public struct Trip: Sendable, Hashable, Codable {
+    /// The place as the student typed it ("Lisbon").
+    public var mapString: String
+    public var coordinate: Coordinate
+    /// The instant the trip ends (the caller computes it, e.g. the end of a day in the trip's time
+    /// zone); from then on the home pin shows again.
+    public var endsAt: Date
+
+    public init(mapString: String, coordinate: Coordinate, endsAt: Date) {
+        self.mapString = mapString
+        self.coordinate = coordinate
+        self.endsAt = endsAt
+    }
+
+    /// Whether the trip still lasts at `now`.
+    public func isActive(at now: Date) -> Bool { now < endsAt }
+}
+
+/// The place a pin shows on the map at some instant (see ``StudentLocation/shown(at:)``).
+public struct ShownPlace: Sendable, Hashable {
+    public var mapString: String
+    public var coordinate: Coordinate
+    /// True when the place is the student's trip, false when it is their home pin.
+    public var isTrip: Bool
+
+    public init(mapString: String, coordinate: Coordinate, isTrip: Bool) {
+        self.mapString = mapString
+        self.coordinate = coordinate
+        self.isTrip = isTrip
+    }
+}
+
 /// What a student submits to create or update their pin.
 public struct PinDraft: Sendable, Hashable {
     public var uniqueKey: String
@@ -76,10 +129,13 @@ public struct PinDraft: Sendable, Hashable {
     public var mapString: String
     public var mediaURL: String
     public var coordinate: Coordinate
+    /// A trip to set with the pin; nil keeps the trip the pin has (or none). A trip is ended with
+    /// ``StudentDirectory/endTrip(ofAccount:session:)``.
+    public var trip: Trip?
 
     public init(
         uniqueKey: String, firstName: String, lastName: String, mapString: String,
-        mediaURL: String, coordinate: Coordinate
+        mediaURL: String, coordinate: Coordinate, trip: Trip? = nil
     ) {
         self.uniqueKey = uniqueKey
         self.firstName = firstName
@@ -87,6 +143,7 @@ public struct PinDraft: Sendable, Hashable {
         self.mapString = mapString
         self.mediaURL = mediaURL
         self.coordinate = coordinate
+        self.trip = trip
     }
 }
 
