@@ -112,7 +112,7 @@ public final class GazetteerGeocoder: Geocoder {
                 latitude: Self.rounded(store.latitudes[place]),
                 longitude: Self.rounded(store.longitudes[place])),
             kind: kind,
-            population: Int(store.populations[place]), match: match)
+            population: Int(store.populations[place]), match: match, timeZone: store.zone(of: place))
     }
 
     /// Undoes the Float storage error (the file has at most 5 decimals).
