@@ -32,6 +32,25 @@ struct LocalTimeTests {
         }
     }
 
+    @Test("Calendar-day arithmetic agrees with Foundation's Gregorian calendar, leap days and centuries included")
+    func dayArithmetic() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try zone("UTC")
+        let epoch = LocalDay(year: 1970, month: 1, day: 1)
+        // From 1600 (Foundation counts Julian days before 1582) to 2400.
+        for offset in stride(from: -135_000, through: 157_000, by: 97) {
+            let moment = Date(timeIntervalSince1970: Double(offset) * 86_400 + 43_200)
+            let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: moment)
+            let day = epoch.adding(days: offset)
+            #expect(day == LocalDay(year: parts.year!, month: parts.month!, day: parts.day!), "\(offset)")
+            #expect(day.weekday == parts.weekday, "\(offset)")
+            #expect(epoch.days(to: day) == offset)
+        }
+        #expect(LocalDay(year: 2028, month: 2, day: 28).adding(days: 1) == LocalDay(year: 2028, month: 2, day: 29))
+        #expect(LocalDay(year: 2100, month: 2, day: 28).adding(days: 1) == LocalDay(year: 2100, month: 3, day: 1))
+        #expect(LocalDay(year: 2000, month: 2, day: 29).exists && !LocalDay(year: 2100, month: 2, day: 29).exists)
+    }
+
     @Test("Offsets are written UTC+0, UTC+5:30, UTC-3, UTC-9:30, UTC+14")
     func offsetWords() throws {
         #expect(LocalClock.offsetText(secondsFromUTC: 0) == "UTC+0")

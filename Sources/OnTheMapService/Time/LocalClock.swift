@@ -99,20 +99,42 @@ public struct LocalDay: Sendable, Hashable, Comparable {
 
     /// The day `count` days later (earlier when negative).
     public func adding(days count: Int) -> LocalDay {
-        let calendar = Calendar.gregorian(in: TimeZone(secondsFromGMT: 0) ?? .current)
-        let noon = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12)) ?? Date()
-        let moved = calendar.date(byAdding: .day, value: count, to: noon) ?? noon
-        let parts = calendar.dateComponents([.year, .month, .day], from: moved)
-        return LocalDay(year: parts.year ?? year, month: parts.month ?? month, day: parts.day ?? day)
+        LocalDay(dayNumber: dayNumber + count)
     }
 
     /// Days from `self` to `other` (positive when `other` is later).
     public func days(to other: LocalDay) -> Int {
-        let calendar = Calendar.gregorian(in: TimeZone(secondsFromGMT: 0) ?? .current)
-        guard let from = calendar.date(from: DateComponents(year: year, month: month, day: day, hour: 12)),
-            let to = calendar.date(from: DateComponents(year: other.year, month: other.month, day: other.day, hour: 12))
-        else { return 0 }
-        return calendar.dateComponents([.day], from: from, to: to).day ?? 0
+        other.dayNumber - dayNumber
+    }
+
+    /// 1 (Sunday) to 7 (Saturday).
+    public var weekday: Int {
+        // Day 0 (1 Jan 1970) was a Thursday.
+        ((dayNumber % 7 + 7 + 4) % 7) + 1
+    }
+
+    /// Days since 1 Jan 1970 in the proleptic Gregorian calendar (negative before it): counted in
+    /// 400-year eras of 146,097 days, with years starting on 1 March so that a leap day ends one.
+    var dayNumber: Int {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The day `dayNumber` days after 1 Jan 1970.
+    init(dayNumber: Int) {
+        let shifted = dayNumber + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        self.init(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
     }
 
     /// The instant this day starts in `zone` (its first existing moment, where a

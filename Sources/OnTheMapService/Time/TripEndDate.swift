@@ -160,11 +160,7 @@ public enum TripEndDateParser {
 
     /// The next `weekday` (1 = Sunday) after `today`: 1 to 7 days ahead.
     private static func nextWeekday(_ weekday: Int, after today: LocalDay) -> LocalDay {
-        let todayWeekday = LocalClock(
-            timeZone: TimeZone(secondsFromGMT: 0) ?? .current,
-            instant: today.instant(hour: 12, in: TimeZone(secondsFromGMT: 0) ?? .current)
-        ).weekday
-        let ahead = (weekday - todayWeekday + 7) % 7
+        let ahead = (weekday - today.weekday + 7) % 7
         return today.adding(days: ahead == 0 ? 7 : ahead)
     }
 
@@ -209,14 +205,11 @@ public enum TripEndDateParser {
 
     /// `text` fit to quote back: control characters (CR, LF, NUL...) dropped, at most `echoLimit` characters.
     static func echo(_ text: String) -> String {
-        let visible = String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.filter {
-                    !$0.properties.isDefaultIgnorableCodePoint
-                        && !(($0.value < 0x20) || (0x7F...0x9F).contains($0.value))
-                })
-        )
-        .trimmingCharacters(in: .whitespaces)
+        let shown = text.unicodeScalars.filter { scalar in
+            let isControl = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            return !isControl && !scalar.properties.isDefaultIgnorableCodePoint
+        }
+        let visible = String(String.UnicodeScalarView(shown)).trimmingCharacters(in: .whitespaces)
         return visible.count > echoLimit ? String(visible.prefix(echoLimit)) + "…" : visible
     }
 }
