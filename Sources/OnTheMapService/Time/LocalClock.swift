@@ -115,7 +115,7 @@ public struct LocalDay: Sendable, Hashable, Comparable {
 
     /// Days since 1 Jan 1970 in the proleptic Gregorian calendar (negative before it): counted in
     /// 400-year eras of 146,097 days, with years starting on 1 March so that a leap day ends one.
-    var dayNumber: Int {
+    public var dayNumber: Int {
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
         let yearOfEra = shiftedYear - era * 400
@@ -125,7 +125,7 @@ public struct LocalDay: Sendable, Hashable, Comparable {
     }
 
     /// The day `dayNumber` days after 1 Jan 1970.
-    init(dayNumber: Int) {
+    public init(dayNumber: Int) {
         let shifted = dayNumber + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097
