@@ -98,7 +98,7 @@ public actor IRCClient {
         nickSnapshot = NIOLockedValueBox(configuration.nick)
         publishedNick = configuration.nick
         (events, eventSink) = Self.makeEventStream(limit: configuration.eventBufferSize)
-        machine = ConnectionStateMachine(configuration: configuration, logger: logger)
+        machine = ConnectionStateMachine(configuration: configuration, logLevel: logger.logLevel)
         queue = SendQueue(capacity: configuration.sendQueueCapacity)
         floodGate = FloodGate(
             burst: configuration.flood.burst,
@@ -269,6 +269,8 @@ public actor IRCClient {
                 for id in waiters { whoisWaiters.removeValue(forKey: id)?.resume(returning: reply) }
             case .answerRequest(let waiters, let outcome):
                 for id in waiters { requestWaiters.removeValue(forKey: id)?.resume(returning: outcome) }
+            case .log(let level, let text):
+                logger.log(level: level, "\(text)")
             }
         }
         if machine.currentNick != publishedNick {

@@ -1,4 +1,5 @@
 import IRCProtocol
+import Logging
 
 /// What ``ConnectionStateMachine`` asks its I/O shell (``IRCClient``) to do, in order.
 enum ConnectionAction: Sendable, Equatable {
@@ -27,4 +28,6 @@ enum ConnectionAction: Sendable, Equatable {
     case answerWhois(waiters: [Int], reply: WhoisReply?)
     /// Answer the waiters of commands sent on someone's behalf with these ids.
     case answerRequest(waiters: [Int], outcome: RequestOutcome)
+    /// Log `text` at `level` (the machine has no logger; it leaves out lines below the shell's level).
+    case log(Logger.Level, String)
 }
