@@ -50,6 +50,8 @@ public actor IRCClient {
     var receipts = WriteReceipts()
     var floodGate: FloodGate
     var writerWake: AsyncStream<Void>.Continuation?
+    /// The write receipt the shutdown waits for while queued lines drain (see ``shutdown(quitMessage:)``).
+    var shutdownDrainWaiter: Int?
 
     // The current connection.
     var channel: (any Channel)?
@@ -198,13 +200,13 @@ public actor IRCClient {
         backoffSleep?.cancel()
         if let channel {
             let id = connectionID
-            let deadline = clock.now + configuration.shutdownDrainTimeout
-            while machine.isRegistered, !queue.isEmpty, clock.now < deadline, id == connectionID {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
+            await drainQueue(connectionID: id, until: clock.now + configuration.shutdownDrainTimeout)
             if !queue.isEmpty {
                 let drain = ConnectionStateMachine.format(configuration.shutdownDrainTimeout)
                 logger.warning("Shutting down: \(queue.count) queued lines dropped, not sent within the \(drain) drain")
+                // Nothing follows the QUIT.
+                queue.removeAll()
+                receipts.queueEmptied()
             }
             if id == connectionID {
                 closeReason = "shutdown"
@@ -225,6 +227,36 @@ public actor IRCClient {
         await withCheckedContinuation { continuation in
             if isRunning { runWaiters.append(continuation) } else { continuation.resume() }
         }
+    }
+
+    /// Waits until every line queued so far has been written (its write receipt), the connection
+    /// `id` ends, or `deadline` passes, whichever comes first. Nothing to wait for unless registered
+    /// (lines go out only then).
+    private func drainQueue(connectionID id: Int, until deadline: ContinuousClock.Instant) async {
+        guard machine.isRegistered, !queue.isEmpty else { return }
+        let ticket = receipts.lastTicket
+        let waiter = receipts.makeWaiterID()
+        let timer = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            self.endShutdownDrain(waiter)
+        }
+        _ = await withCheckedContinuation { continuation in
+            // The connection may have ended while this call waited to re-enter the actor.
+            if id == connectionID, channel != nil {
+                shutdownDrainWaiter = waiter
+                receipts.addWaiter(id: waiter, ticket: ticket, continuation)
+            } else {
+                continuation.resume(returning: receipts.isSettled(upTo: ticket))
+            }
+        }
+        shutdownDrainWaiter = nil
+        timer.cancel()
+    }
+
+    /// Stops waiting for the shutdown drain (its time is up, or the connection ended).
+    func endShutdownDrain(_ waiter: Int? = nil) {
+        guard let current = shutdownDrainWaiter, waiter == nil || waiter == current else { return }
+        receipts.cancelWaiter(current)
     }
 
     private func sleepUnlessStopped(_ delay: Duration) async {
