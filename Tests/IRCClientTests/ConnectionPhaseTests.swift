@@ -129,6 +129,21 @@ struct ConnectionPhaseTests {
                 "debug Skipping an unparsable line") == true)
     }
 
+    /// The end of a connection is logged as a warning, or as information once the client is stopping.
+    @Test func theEndOfAConnectionIsLoggedAsAWarningUnlessTheClientIsStopping() {
+        var machine = Machine.registered()
+        #expect(
+            Machine.logged(machine.connectionClosed(reason: "reset", at: Machine.at(2))) == [
+                "warning Connection to irc.example ended: reset"
+            ])
+        _ = machine.connected(at: Machine.at(3))
+        machine.stopRequested()
+        #expect(
+            Machine.logged(machine.connectionClosed(reason: "shutdown", at: Machine.at(4))) == [
+                "info Connection to irc.example closed: shutdown"
+            ])
+    }
+
     /// A password in a line the server sends back is not in the trace.
     @Test func theLineTraceIsRedacted() {
         var machine = ConnectionStateMachine(configuration: Machine.configuration(), logLevel: .trace)

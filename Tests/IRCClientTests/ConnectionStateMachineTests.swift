@@ -34,9 +34,9 @@ struct ConnectionStateMachineTests {
 
     /// The actions in words ("write NICK bot", "queue JOIN #class", "emit registered(nick: \"bot\")"…),
     /// without the `message` event every line causes and without the lines for the log (see ``logged(_:)``).
-    static func described(_ actions: [ConnectionAction]) -> [String] {
+    static func described(_ actions: [some ConnectionActionConvertible]) -> [String] {
         actions.compactMap { action in
-            switch action {
+            switch action.connectionAction {
             case .write(let message): "write \(message.serialized())"
             case .enqueue(let message): "queue \(message.serialized())"
             case .emit(.message): nil
@@ -55,9 +55,9 @@ struct ConnectionStateMachineTests {
     }
 
     /// The lines for the log among `actions`, as "level text".
-    static func logged(_ actions: [ConnectionAction]) -> [String] {
+    static func logged(_ actions: [some ConnectionActionConvertible]) -> [String] {
         actions.compactMap { action in
-            guard case .log(let level, let text) = action else { return nil }
+            guard case .log(let level, let text) = action.connectionAction else { return nil }
             return "\(level) \(text)"
         }
     }

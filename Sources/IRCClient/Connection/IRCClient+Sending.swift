@@ -74,7 +74,7 @@ extension IRCClient {
 
     /// Registers a waiter, performs what `request` (given the waiter's id) returns, and waits until
     /// the machine answers that waiter.
-    private func awaitAnswer(_ request: (Int) -> [ConnectionAction]) async -> RequestOutcome {
+    private func awaitAnswer(_ request: (Int) -> [RequestAction]) async -> RequestOutcome {
         await withCheckedContinuation { continuation in
             lastRequestWaiter += 1
             let id = lastRequestWaiter

@@ -273,9 +273,9 @@ public actor IRCClient {
     // MARK: Carrying out the machine's actions
 
     /// Does what the machine asked for, in order.
-    func perform(_ actions: [ConnectionAction]) {
+    func perform(_ actions: [some ConnectionActionConvertible]) {
         for action in actions {
-            switch action {
+            switch action.connectionAction {
             case .write(let message):
                 write(message)
             case .enqueue(let message):

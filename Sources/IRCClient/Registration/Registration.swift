@@ -40,7 +40,7 @@ struct Registration: Sendable {
     var enabledCapabilities: Set<String> { capabilities.enabled }
 
     /// A new connection (`secure` when TLS): the registration lines, with `nick` as the first nick.
-    mutating func begin(nick: String, secure: Bool, into actions: inout [ConnectionAction]) {
+    mutating func begin(nick: String, secure: Bool) -> [IRCMessage] {
         capEndSent = false
         sasl = nil
         account = nil
@@ -52,12 +52,14 @@ struct Registration: Sendable {
         }
         capabilities = CapabilityNegotiator(saslMechanisms: saslGivenUp ? nil : mechanisms)
         nicks = NickSequence(primary: configuration.nick, alternates: configuration.altNicks)
+        var lines: [IRCMessage] = []
         if let password = configuration.serverPassword, !password.isEmpty {
-            actions.append(.write(IRCMessage(command: "PASS", parameters: [password])))
+            lines.append(IRCMessage(command: "PASS", parameters: [password]))
         }
-        actions.append(.write(.cap("LS", "302")))
-        actions.append(.write(.nick(nick)))
-        actions.append(.write(.user(configuration.username, realName: configuration.realname)))
+        lines.append(.cap("LS", "302"))
+        lines.append(.nick(nick))
+        lines.append(.user(configuration.username, realName: configuration.realname))
+        return lines
     }
 
     /// Handles a message of the registration dialogue: CAP, AUTHENTICATE, the SASL numerics (900,

@@ -10,11 +10,11 @@ extension ConnectionStateMachine {
     /// client is not registered or `nick` cannot be one. Where the server acknowledged
     /// `labeled-response` and `batch`, the WHOIS carries a label and only the answer with that label
     /// counts (see ``WhoisLookups``).
-    mutating func askWhois(about nick: String, waiter: Int, at now: ContinuousClock.Instant) -> [ConnectionAction] {
+    mutating func askWhois(about nick: String, waiter: Int, at now: ContinuousClock.Instant) -> [RequestAction] {
         guard case .registered(let link, var registered) = phase, !nick.isEmpty, !nick.contains(" "),
             !nick.contains(",")
         else {
-            return [.answerWhois(waiters: [waiter], reply: nil)]
+            return [.answerWhoisNow(waiter: waiter)]
         }
         let label = labelsQueries && !registered.whoisLookups.isAsking(about: nick) ? responseLabels.next() : nil
         let asked = registered.whoisLookups.ask(
@@ -38,7 +38,7 @@ extension ConnectionStateMachine {
 
     /// Watches `nick` with MONITOR or WATCH: false when the client is not registered, the server
     /// offers neither, or its list is full.
-    mutating func watchPresence(of nick: String) -> (watched: Bool, actions: [ConnectionAction]) {
+    mutating func watchPresence(of nick: String) -> (watched: Bool, actions: [RequestAction]) {
         guard case .registered(let link, var registered) = phase else { return (false, []) }
         if registered.presence.isWatching(nick) { return (true, []) }
         guard let line = registered.presence.add(nick) else { return (false, []) }
@@ -47,7 +47,7 @@ extension ConnectionStateMachine {
     }
 
     /// Stops watching `nick` (the configured nick stays watched while the client is not using it).
-    mutating func unwatchPresence(of nick: String) -> [ConnectionAction] {
+    mutating func unwatchPresence(of nick: String) -> [RequestAction] {
         guard case .registered(let link, var registered) = phase,
             !(registered.configuredNickWatched && namesEqual(nick, configuration.nick)),
             let line = registered.presence.remove(nick)

@@ -8,7 +8,7 @@ extension ConnectionStateMachine {
     /// learns what the server answers (see ``PendingRequests``).
     mutating func joinRequested(
         _ channel: String, key: String?, waiter: Int, at now: ContinuousClock.Instant
-    ) -> [ConnectionAction] {
+    ) -> [RequestAction] {
         channels.want(.init(channel, key: key))
         return request(.join(channel, key: key), about: channel, waiter: waiter, at: now)
     }
@@ -17,7 +17,7 @@ extension ConnectionStateMachine {
     /// answers.
     mutating func partRequested(
         _ channel: String, reason: String?, waiter: Int, at now: ContinuousClock.Instant
-    ) -> [ConnectionAction] {
+    ) -> [RequestAction] {
         channels.forget(channel)
         return request(.part(channel, reason: reason), about: channel, waiter: waiter, at: now)
     }
@@ -26,18 +26,18 @@ extension ConnectionStateMachine {
     /// `.noAnswer` at once when the client is not registered.
     private mutating func request(
         _ message: IRCMessage, about target: String, waiter: Int, at now: ContinuousClock.Instant
-    ) -> [ConnectionAction] {
+    ) -> [RequestAction] {
         guard case .registered(let link, var registered) = phase else {
-            return [.answerRequest(waiters: [waiter], outcome: .noAnswer)]
+            return [.answerRequest(waiter: waiter, outcome: .noAnswer)]
         }
         var message = message
         let label = labelsQueries ? responseLabels.next() : nil
         if let label { message.tags["label"] = label }
-        var actions: [ConnectionAction] = []
+        var actions: [RequestAction] = []
         if let dropped = registered.pendingRequests.add(
             message.command, target: target, label: label, waiter: waiter, deadline: now + configuration.requestTimeout)
         {
-            actions.append(.answerRequest(waiters: [dropped], outcome: .noAnswer))
+            actions.append(.answerRequest(waiter: dropped, outcome: .noAnswer))
         }
         phase = .registered(link, registered)
         actions.append(.enqueue(message))

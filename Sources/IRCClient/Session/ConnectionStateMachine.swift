@@ -70,7 +70,7 @@ struct ConnectionStateMachine: Sendable {
     /// made (by default as configured; an STS policy can make it TLS on another port).
     mutating func connected(
         at now: ContinuousClock.Instant, secure: Bool? = nil, port: Int? = nil
-    ) -> [ConnectionAction] {
+    ) -> [ConnectedAction] {
         guard case .disconnected(let outageStart) = phase else {
             preconditionFailure("A connection started while the previous one is still up")
         }
@@ -84,11 +84,9 @@ struct ConnectionStateMachine: Sendable {
         channels.connectionStarted()
         // Until this server says how it compares names, the default casemapping holds.
         channels.setCaseMapping(identityTracker.serverSupport.caseMapping)
-        var actions: [ConnectionAction] = [
-            .emit(.connected(host: configuration.host, port: port ?? configuration.port))
-        ]
-        registration.begin(nick: currentNick, secure: link.secure, into: &actions)
-        return actions
+        let lines = registration.begin(nick: currentNick, secure: link.secure)
+        return [.emit(.connected(host: configuration.host, port: port ?? configuration.port))]
+            + lines.map { .write($0) }
     }
 
     /// A line from the server.
@@ -161,8 +159,8 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// The connection ended, for `reason`.
-    mutating func connectionClosed(reason: String, at now: ContinuousClock.Instant) -> [ConnectionAction] {
-        var actions: [ConnectionAction] = []
+    mutating func connectionClosed(reason: String, at now: ContinuousClock.Instant) -> [ClosedAction] {
+        var actions: [ClosedAction] = []
         let wasRegistered: Bool
         switch phase {
         case .disconnected:
@@ -173,18 +171,16 @@ struct ConnectionStateMachine: Sendable {
             wasRegistered = true
             // No WHOIS or request will be answered now.
             let waiters = registered.cancelWaiters()
-            if !waiters.whois.isEmpty { actions.append(.answerWhois(waiters: waiters.whois, reply: nil)) }
-            if !waiters.requests.isEmpty {
-                actions.append(.answerRequest(waiters: waiters.requests, outcome: .noAnswer))
-            }
+            if !waiters.whois.isEmpty { actions.append(.cancelWhois(waiters: waiters.whois)) }
+            if !waiters.requests.isEmpty { actions.append(.cancelRequests(waiters: waiters.requests)) }
         }
         phase = .disconnected(outageStart: now)
         identityTracker.reset()
-        if isStopping {
-            log(.info, "Connection to \(configuration.host) closed: \(reason)", into: &actions)
-        } else {
-            log(.warning, "Connection to \(configuration.host) ended: \(reason)", into: &actions)
-        }
+        let (level, text) =
+            isStopping
+            ? (Logger.Level.info, "Connection to \(configuration.host) closed: \(reason)")
+            : (Logger.Level.warning, "Connection to \(configuration.host) ended: \(reason)")
+        if level >= logLevel { actions.append(.log(level, text)) }
         actions.append(.emit(wasRegistered ? .disconnected(reason: reason) : .connectionFailed(reason: reason)))
         return actions
     }
@@ -195,13 +191,13 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// Joins `channel` now (if registered) and after every reconnect.
-    mutating func join(_ channel: String, key: String?) -> [ConnectionAction] {
+    mutating func join(_ channel: String, key: String?) -> [RequestAction] {
         channels.want(.init(channel, key: key))
         return isRegistered ? [.enqueue(.join(channel, key: key))] : []
     }
 
     /// Leaves `channel` and stops rejoining it.
-    mutating func part(_ channel: String, reason: String?) -> [ConnectionAction] {
+    mutating func part(_ channel: String, reason: String?) -> [RequestAction] {
         channels.forget(channel)
         return isRegistered ? [.enqueue(.part(channel, reason: reason))] : []
     }
