@@ -34,9 +34,9 @@ public struct TimePlugin: Plugin {
                         "!time Ada", answer: "It is … on … for Ada Lovelace (London, UK, UTC…)", loggedIn: true),
                     CommandExample("!time Tokyo", answer: "It is … on … in Tokyo… (UTC+9)"),
                     CommandExample(
-                        "!time Atlantis",
+                        "!time Zebediahqx",
                         answer:
-                            "Nobody called \"Atlantis\" is on the map and no place of that name was found; try a classmate's name, a nick or \"City, Country\", e.g. !time Tokyo, Japan",
+                            "Nobody called \"Zebediahqx\" is on the map and no place of that name was found; try a classmate's name, a nick or \"City, Country\", e.g. !time Tokyo, Japan",
                         loggedIn: true),
                 ]
             ) { call in try await Self.time(call, services) },
