@@ -71,6 +71,9 @@ public final class ClassServices: Sendable {
     public let coarsener: PinCoarsener
     /// Each student's choice of precision (`!privacy`).
     public let precisionChoices: PrecisionChoices
+    /// The time zones of pins and places (`!time`, `!awake`, `!overlap`): the geocoder's, when it
+    /// is the offline gazetteer; every zone is unknown otherwise.
+    public let timeZones: PinTimeZones
     /// The shared settings in force (a config reload may change them).
     public var settings: ClassSettings { currentSettings.withLockedValue { $0 } }
     /// The wall clock ("how long ago", post expiry, login throttle).
@@ -115,6 +118,7 @@ public final class ClassServices: Sendable {
         self.placeResolver = PlaceResolver(geocoder: geocoder)
         self.coarsener = first?.coarsener ?? PinCoarsener(finder: placeLevels ?? (geocoder as? any PlaceLevelFinder))
         self.precisionChoices = first?.precisionChoices ?? PrecisionChoices(store: stateStore)
+        self.timeZones = first?.timeZones ?? PinTimeZones(finder: geocoder as? any TimeZoneFinder)
         self.currentSettings = NIOLockedValueBox(settings)
         self.now = now
         self.classMap =

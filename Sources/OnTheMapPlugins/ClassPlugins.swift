@@ -5,7 +5,8 @@ import ClassKit
 public enum ClassPlugins {
     /// Every class plugin (the core plugin "help" is BotKit's).
     public static let all: [ClassPluginRegistration] = [
-        LoginPlugin.registration, WherePlugin.registration, NearPlugin.registration, PostPlugin.registration,
+        LoginPlugin.registration, WherePlugin.registration, NearPlugin.registration, TimePlugin.registration,
+        PostPlugin.registration,
         ListPlugin.registration, RefreshPlugin.registration, AnnouncePlugin.registration, MapPlugin.registration,
         PrivacyPlugin.registration,
     ]

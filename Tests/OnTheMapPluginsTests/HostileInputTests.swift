@@ -79,6 +79,27 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .pattern(
                 "No place called \"a{40,60}…\" was found; try \"City, Country\", e\\.g\\. !near Lyon, France")),
         .init(
+            name: "time 2 KB", input: "!time " + long, venue: .channel, loggedIn: false,
+            reply: .pattern(
+                "Nobody called \"a{40,60}…\" is on the map and no place of that name was found; try a classmate's name, a nick or \"City, Country\", e\\.g\\. !time Tokyo, Japan"
+            )),
+        .init(
+            name: "overlap 2 KB", input: "!overlap " + long, venue: .privately, loggedIn: true,
+            reply: .prefix(
+                "You have no pin yet, so I do not know your time: /msg MapBot !post <place> — or ask !time aaaa")),
+        .init(
+            name: "time with CR LF and a fake PRIVMSG", input: "!time Tom\r\nPRIVMSG #class :pwned",
+            venue: .privately, loggedIn: false,
+            reply: .exact([
+                "Nobody called \"Tom PRIVMSG #class :pwned\" is on the map and no place of that name was found; try a classmate's name, a nick or \"City, Country\", e.g. !time Tokyo, Japan"
+            ])),
+        .init(
+            name: "awake with NUL", input: "!awake now\u{00}QUIT", venue: .channel, loggedIn: true,
+            reply: .prefix("It is daytime (08:00–22:59) now for ")),
+        .init(
+            name: "overlap logged out with a bell", input: "!overlap Tom\u{07}", venue: .privately, loggedIn: false,
+            reply: .prefix("For your own time, log in first:")),
+        .init(
             name: "post 2 KB", input: "!post " + long + " | https://x.example", venue: .privately, loggedIn: true,
             reply: .exact(["That place is too long; try \"City, Country\", e.g. !post Lyon, France"])),
         .init(
