@@ -140,6 +140,10 @@ import Testing
             ),
             ("!post Lisbon until 30 Feb", "There is no 30 Feb in the calendar."),
             (
+                "!post Lisbon until",
+                "Until when? !post <place> until <date>, with the date as 2026-12-24, 24 Dec, Dec 24, a weekday (Sunday), today, tomorrow or in 3 days."
+            ),
+            (
                 "!post Qwzxvbnm until tomorrow",
                 "No place called \"Qwzxvbnm\" was found; try \"City, Country\", e.g. !post Lisbon until 24 Dec"
             ),

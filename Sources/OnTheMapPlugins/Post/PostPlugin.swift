@@ -154,6 +154,11 @@ public struct PostPlugin: RestoringPlugin {
     func post(_ call: Invocation) async throws {
         guard let bound = services.session(of: call) else { return }
         let argument = call.argument
+        if !argument.contains("|"), argument.lowercased().hasSuffix(" until") {
+            throw UserFacingError(
+                "Until when? \(call.prefix)post <place> until <date>, with the date as \(TripEndDateParser.acceptedForms)."
+            )
+        }
         if !argument.contains("|"), PostChoice(argument) == nil, let trip = Self.tripParts(of: argument) {
             try await postTrip(place: trip.place, until: trip.until, bound: bound, call: call)
             return
