@@ -208,4 +208,51 @@ import Testing
             neighbourhood.nearest(to: origin, k: 5, excludingKey: "nobody").map(\.payload.objectId)
                 == everyone.prefix(5).map(\.payload.objectId))
     }
+
+    /// A trip reads back with its pin, goes with an update that has none and with the pin's
+    /// removal, and survives compaction.
+    @Test func tripsAreKeptBesideTheirPins() {
+        let lisbon = Trip(
+            mapString: "Lisbon", coordinate: Coordinate(latitude: 38.72, longitude: -9.14),
+            endsAt: Date(timeIntervalSinceReferenceDate: 800_000_000))
+        var store = PinStore()
+        var away = Self.pin("a")
+        away.trip = lisbon
+        store.upsert(away)
+        for number in 0..<100 { store.upsert(Self.pin("p\(number)")) }
+        #expect(store.pin(at: store.slot(of: "a")!).trip == lisbon)
+        for number in 0..<80 { store.remove(at: store.slot(of: "p\(number)")!) }
+        let compacted = store.compactIfWorthIt()
+        #expect(compacted)
+        #expect(store.pin(at: store.slot(of: "a")!) == away)
+        store.upsert(Self.pin("a"))
+        #expect(store.pin(at: store.slot(of: "a")!).trip == nil && store.trips.isEmpty)
+        store.upsert(away)
+        store.remove(at: store.slot(of: "a")!)
+        #expect(store.trips.isEmpty)
+    }
+
+    /// `!near` at an instant counts a pin on a trip at the trip's place while it lasts, and at its
+    /// home once it has ended; the asker's own trip is left out like their home pin.
+    @Test func theNeighbourhoodPlacesTripsWhereTheyAreShown() {
+        var catalog = PinCatalog(recentLimit: 10)
+        // Ada lives far away (London) but is on a trip next to the origin until `ends`.
+        let ends = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        var ada = Self.pin("ada", latitude: 51.5, longitude: -0.12)
+        ada.trip = Trip(mapString: "Near", coordinate: Coordinate(latitude: 0.1, longitude: 0.1), endsAt: ends)
+        catalog.upsert(ada)
+        for number in 0..<30 {
+            catalog.upsert(Self.pin("p\(number)", latitude: Double(number + 1), longitude: Double(number + 1)))
+        }
+        let origin = Coordinate(latitude: 0, longitude: 0)
+        let neighbourhood = catalog.neighbourhood()
+        let during = neighbourhood.nearest(to: origin, k: 3, at: ends.addingTimeInterval(-1))
+        #expect(during.map(\.payload.objectId) == ["ada", "p0", "p1"])
+        #expect(during[0].coordinate == Coordinate(latitude: 0.1, longitude: 0.1))
+        let after = neighbourhood.nearest(to: origin, k: 3, at: ends)
+        #expect(after.map(\.payload.objectId) == ["p0", "p1", "p2"])
+        let withoutAda = neighbourhood.nearest(
+            to: origin, k: 3, excludingKey: "key-ada", at: ends.addingTimeInterval(-1))
+        #expect(withoutAda.map(\.payload.objectId) == ["p0", "p1", "p2"])
+    }
 }

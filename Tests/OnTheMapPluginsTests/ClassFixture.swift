@@ -89,6 +89,21 @@ final class SwitchableDirectory: StudentDirectory {
         try check()
         try await base.checkHealth()
     }
+    /// Whether trips are refused as a directory without them (the Udacity API) refuses them.
+    private let tripsRefused = NIOLockedValueBox(false)
+    func refuseTrips() { tripsRefused.withLockedValue { $0 = true } }
+    func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
+        -> StudentLocation
+    {
+        try check()
+        if tripsRefused.withLockedValue({ $0 }) { throw ServiceError.tripsUnavailable }
+        return try await base.setTrip(trip, ofAccount: uniqueKey, session: session)
+    }
+    func endTrip(ofAccount uniqueKey: String, session: DirectorySession?) async throws -> Trip? {
+        try check()
+        if tripsRefused.withLockedValue({ $0 }) { throw ServiceError.tripsUnavailable }
+        return try await base.endTrip(ofAccount: uniqueKey, session: session)
+    }
 }
 
 /// A class: a temporary SQLite directory and the class plugins on the real router, with one clock

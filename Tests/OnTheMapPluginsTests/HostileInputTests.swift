@@ -210,7 +210,7 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .exact(["Nobody called \"moT\" is on the map \(nicknameHint)"])),
         .init(
             name: "help with RLO", input: "!help \u{202E}post", venue: .privately, loggedIn: false,
-            reply: .prefix("!post <place> | <link> — ")),
+            reply: .prefix("!post <place> | <link>, or !post <place> until <date> — ")),
         .init(
             name: "register name with RLO", input: "!register eve@class.test longpassword1 Eve \u{202E}live",
             venue: .privately, loggedIn: false,

@@ -33,16 +33,34 @@ public actor ClassMap {
         public var count: Int { index.count }
 
         /// The `k` pins nearest to `origin`, nearest first, leaving out account `excludingKey`'s.
-        public func nearest(to origin: Coordinate, k: Int, excludingKey: String? = nil)
+        /// With `now`, each pin is where it is shown then (``StudentLocation/shown(at:)``): a pin
+        /// on a trip counts at the trip's place, its home pin again once the trip has ended.
+        public func nearest(to origin: Coordinate, k: Int, excludingKey: String? = nil, at now: Date? = nil)
             -> [NearestIndex<StudentLocation>.Neighbour]
         {
             // An account with no pin here has no number, and nothing to leave out.
             let excluded = excludingKey.flatMap { accounts.owner(ofKey: $0, in: store) }
-            return index.nearest(to: origin, k: k, excludingKeyId: excluded).map {
+            // The index holds home places; the few pins on a trip are placed by hand. Asking for as
+            // many more as there are trips keeps the k nearest whichever of them moved away.
+            let away = now.map { now in store.trips.filter { $0.value.isActive(at: now) } } ?? [:]
+            var found = index.nearest(to: origin, k: k + away.count, excludingKeyId: excluded).map {
                 NearestIndex<StudentLocation>.Neighbour(
                     payload: store.pin(at: Int($0.payload)), coordinate: $0.coordinate,
                     distanceKilometres: $0.distanceKilometres)
             }
+            guard !away.isEmpty else { return found }
+            found.removeAll { away[$0.payload.objectId] != nil }
+            for (objectId, trip) in away {
+                guard let slot = store.slot(of: objectId), trip.coordinate.isValid else { continue }
+                let pin = store.pin(at: slot)
+                if let excludingKey, pin.uniqueKey.utf8.elementsEqual(excludingKey.utf8) { continue }
+                found.append(
+                    NearestIndex<StudentLocation>.Neighbour(
+                        payload: pin, coordinate: trip.coordinate,
+                        distanceKilometres: GreatCircle.distanceKilometres(origin, trip.coordinate)))
+            }
+            found.sort { $0.distanceKilometres < $1.distanceKilometres }
+            return Array(found.prefix(k))
         }
     }
 

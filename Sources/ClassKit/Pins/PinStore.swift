@@ -15,6 +15,10 @@ import OnTheMapService
 /// costs its text plus 9 length bytes in the arena, 45 bytes of numbers and about 8 bytes of
 /// table (BENCHMARKS.md, "Class size", has the figures at 100,000 and 1,000,000 pins).
 ///
+/// Trips are few (a student away for a while), so they sit beside the records in a dictionary by
+/// objectId rather than in every record: ``pin(at:)`` gives a pin with its trip, and
+/// ``trips`` lists them for readers that place pins where they are shown (`!near`).
+///
 /// A removed pin leaves a tombstone: its slot and record stay until ``compactIfWorthIt()`` moves
 /// the live pins together (slots change then; callers holding slots drop them). An update writes
 /// the new record over the old one when it fits, else at the end of the arena.
@@ -47,6 +51,8 @@ public struct PinStore: Sendable {
     /// Per slot: the revision of its last change.
     private var changeRevision: [Int64] = []
     private var objectIds = SlotTable()
+    /// The trips of the pins that have one (ended ones too, until replaced or ended), by objectId.
+    public private(set) var trips: [String: Trip] = [:]
     /// Bytes of the arena no live record uses.
     private(set) var deadBytes = 0
     /// The number of live pins.
@@ -102,7 +108,7 @@ public struct PinStore: Sendable {
                 objectId: objectId, uniqueKey: uniqueKey, firstName: firstName, lastName: lastName,
                 mapString: mapString, mediaURL: mediaURL, coordinate: coordinate(at: slot),
                 createdAt: Date(timeIntervalSinceReferenceDate: createdSeconds[slot]),
-                updatedAt: Date(timeIntervalSinceReferenceDate: updatedSeconds[slot]))
+                updatedAt: Date(timeIntervalSinceReferenceDate: updatedSeconds[slot]), trip: trips[objectId])
         }
     }
 
@@ -230,6 +236,7 @@ public struct PinStore: Sendable {
         updatedSeconds[slot] = pin.updatedAt.timeIntervalSinceReferenceDate
         changeRevision[slot] = revision
         nameHints[slot] = Self.nameHints(names)
+        trips[pin.objectId] = pin.trip
         return slot
     }
 
@@ -239,6 +246,7 @@ public struct PinStore: Sendable {
         revision += 1
         let objectId = string(.objectId, at: slot)
         changeObjectIds { $0.remove(slot, field: .objectId, in: $1) }
+        trips[objectId] = nil
         deadBytes += recordLength(at: Int(recordStart[slot]))
         recordStart[slot] = Self.tombstone
         count -= 1
@@ -283,6 +291,7 @@ public struct PinStore: Sendable {
         }
         compacted.count = count
         compacted.revision = revision
+        compacted.trips = trips
         compacted.removals = removals
         compacted.forgottenUpTo = forgottenUpTo
         compacted.changeObjectIds { table, store in

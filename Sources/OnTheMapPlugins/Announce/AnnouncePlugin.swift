@@ -163,9 +163,17 @@ public struct AnnouncePlugin: BackgroundPlugin {
             let fresh = await services.ledger.claim(
                 await services.ledger.unannounced(refresh.pins + refresh.versions))
             guard !fresh.isEmpty else { return }
+            // A version that set a trip lasting now is said as one: "Jane Doe is in Lisbon until 24 Dec".
+            let now = services.now()
+            var away: [String: String] = [:]
+            for pin in fresh {
+                if let sentence = await TripWording.away(pin, now: now, services: services) {
+                    away[Self.versionKey(pin)] = sentence
+                }
+            }
             let lines = Self.lines(
                 for: fresh, burstLimit: settings.burstLimit,
-                prefix: services.settings.commandPrefix)
+                prefix: services.settings.commandPrefix, away: away)
             for channel in services.settings.announceChannels {
                 for line in lines { await context.say(line, in: channel) }
                 Counter(
@@ -185,14 +193,25 @@ public struct AnnouncePlugin: BackgroundPlugin {
 
     /// The announcement of `fresh` (oldest first): one line each, or when there are more than
     /// `burstLimit`, the newest few and one summary line.
-    public static func lines(for fresh: [StudentLocation], burstLimit: Int, prefix: String = "!") -> [String] {
+    /// `away` holds the sentence of each version (``versionKey(_:)``) that is a trip.
+    public static func lines(
+        for fresh: [StudentLocation], burstLimit: Int, prefix: String = "!", away: [String: String] = [:]
+    ) -> [String] {
         let limit = max(1, burstLimit)
+        let line = { (pin: StudentLocation) in
+            away[Self.versionKey(pin)].map { Formatting.line([$0, Formatting.link(pin.mediaURL)]) } ?? Self.line(pin)
+        }
         if fresh.count <= limit { return fresh.map(line) }
         let shown = Array(fresh.suffix(limit - 1))
         let more = fresh.count - shown.count
         return shown.map(line) + [
             "… and \(more) more new pin\(more == 1 ? "" : "s") (\(prefix)list shows them all)"
         ]
+    }
+
+    /// One version of a pin: its objectId and update time.
+    static func versionKey(_ pin: StudentLocation) -> String {
+        "\(pin.objectId)@\(pin.updatedAt.timeIntervalSinceReferenceDate)"
     }
 
     /// "New pin: Jane Doe — Seattle, WA — https://…".

@@ -100,7 +100,8 @@ public struct NearPlugin: RestoringPlugin {
         let privately = call.isPrivate || ClassLookups.answersPrivately(call, services)
         let header = origin.header ?? (privately ? "Nearest to \(origin.description):" : nil)
         let count = privately ? privateCount : channelCount - (header == nil ? 0 : 1)
-        let nearest = index.nearest(to: origin.coordinate, k: count, excludingKey: origin.excludedKey)
+        let now = services.now()
+        let nearest = index.nearest(to: origin.coordinate, k: count, excludingKey: origin.excludedKey, at: now)
         guard !nearest.isEmpty else {
             throw UserFacingError(
                 index.count == 0
@@ -112,10 +113,13 @@ public struct NearPlugin: RestoringPlugin {
         // questions from other places locates anyone more precisely than they chose.
         var lines: [String] = []
         for found in nearest {
-            let precision = max(origin.precision, await services.coarsener.precision(of: found.payload))
+            // A student on a trip is where the trip is, as precise as their home pin.
+            var shown = found.payload
+            let place = shown.shown(at: now)
+            (shown.mapString, shown.coordinate) = (place.mapString, place.coordinate)
+            let precision = max(origin.precision, await services.coarsener.precision(of: shown))
             lines.append(
-                Formatting.neighbour(
-                    found.payload, kilometres: found.distanceKilometres, unit: unit, precision: precision))
+                Formatting.neighbour(shown, kilometres: found.distanceKilometres, unit: unit, precision: precision))
         }
         if let header { lines.insert(header, at: 0) }
         await ClassLookups.answer(call, services, lines: lines)
@@ -138,10 +142,12 @@ public struct NearPlugin: RestoringPlugin {
                     "You have no pin yet: /msg \(call.botNick) \(call.prefix)post <place> — or ask \(call.prefix)near <place>."
                 )
             }
+            // From where the pin is shown now: a trip's place while it lasts.
+            let shown = pin.shown(at: services.now())
             return StartPoint(
-                coordinate: pin.coordinate, excludedKey: pin.uniqueKey,
-                description: "your pin (\(Formatting.place(pin.mapString)))",
-                precision: await services.coarsener.precision(of: pin))
+                coordinate: shown.coordinate, excludedKey: pin.uniqueKey,
+                description: "your pin (\(Formatting.place(shown.mapString)))",
+                precision: await services.coarsener.precision(of: shown.coordinate, named: shown.mapString))
         }
         if let bound = await NickLookup.session(ofNick: argument, call: call, services: services) {
             let nick = Formatting.clean(argument, maxBytes: 40)
@@ -152,10 +158,12 @@ public struct NearPlugin: RestoringPlugin {
             else {
                 throw UserFacingError("\(nick) is logged in but has no pin yet.")
             }
-            let description = "\(nick)'s pin (\(Formatting.place(pin.mapString)))"
+            let shown = pin.shown(at: services.now())
+            let description = "\(nick)'s pin (\(Formatting.place(shown.mapString)))"
             return StartPoint(
-                coordinate: pin.coordinate, excludedKey: pin.uniqueKey, description: description,
-                precision: await services.coarsener.precision(of: pin), header: "Nearest to \(description):")
+                coordinate: shown.coordinate, excludedKey: pin.uniqueKey, description: description,
+                precision: await services.coarsener.precision(of: shown.coordinate, named: shown.mapString),
+                header: "Nearest to \(description):")
         }
         let example = "\(call.prefix)near Lyon, France"
         let place: PlaceCandidate

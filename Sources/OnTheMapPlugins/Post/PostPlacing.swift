@@ -33,6 +33,31 @@ extension PostPlugin {
         place typed: String, pendingLink: String?, bound: StudentSession, call: Invocation
     ) async throws -> PostDraft {
         let example = "\(call.prefix)post Lyon, France"
+        let typed = try Self.cleanedPlace(typed, call: call)
+        let draft: PostDraft
+        switch try await services.resolvePlace(typed) {
+        case .found(let place, let namesakes):
+            draft = try await newDraft(typed, [place] + namesakes, confirmed: true, pendingLink, bound)
+        case .offered(let offers):
+            draft = try await newDraft(typed, offers, confirmed: false, pendingLink, bound)
+        case .notAPlace(let kind):
+            throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example))
+        case .notFound:
+            throw UserFacingError(PlaceWording.notFound(typed, example: example))
+        }
+        await flows.open(draft, for: bound)
+        if !draft.isConfirmed {
+            await call.reply(lines: offerLines(draft, prefix: call.prefix))
+        } else if pendingLink == nil {
+            await announceFound(draft, call: call)
+        }
+        return draft
+    }
+
+    /// The typed place made fit to become a pin's text (no colours, control characters or runs of
+    /// spaces), or the sentence that says why it cannot: too long, not UTF-8, hidden characters, empty.
+    static func cleanedPlace(_ typed: String, call: Invocation) throws -> String {
+        let example = "\(call.prefix)post Lyon, France"
         guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
             throw UserFacingError("That place is too long; try \"City, Country\", e.g. \(example)")
         }
@@ -61,24 +86,7 @@ extension PostPlugin {
             throw UserFacingError(
                 "Where are you? \(call.prefix)post <place>, e.g. \(call.prefix)post Seattle, WA — then your link.")
         }
-        let draft: PostDraft
-        switch try await services.resolvePlace(typed) {
-        case .found(let place, let namesakes):
-            draft = try await newDraft(typed, [place] + namesakes, confirmed: true, pendingLink, bound)
-        case .offered(let offers):
-            draft = try await newDraft(typed, offers, confirmed: false, pendingLink, bound)
-        case .notAPlace(let kind):
-            throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example))
-        case .notFound:
-            throw UserFacingError(PlaceWording.notFound(typed, example: example))
-        }
-        await flows.open(draft, for: bound)
-        if !draft.isConfirmed {
-            await call.reply(lines: offerLines(draft, prefix: call.prefix))
-        } else if pendingLink == nil {
-            await announceFound(draft, call: call)
-        }
-        return draft
+        return typed
     }
 
     private func newDraft(

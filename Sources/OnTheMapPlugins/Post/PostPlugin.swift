@@ -7,7 +7,8 @@ import OnTheMapService
 
 /// Putting yourself on the map, privately, in two steps: `!post <place>` (geocoded and shown),
 /// then `!post <link>` or `!link <link>` (validated and saved). One shot: `!post <place> | <link>`.
-/// `!cancel` ends the flow; an open flow expires. A failed save keeps the flow for a retry. Open
+/// `!cancel` ends the flow; an open flow expires. `!post <place> until <date>` sets a trip (see
+/// PostTrip.swift), `!unpost trip` ends it. A failed save keeps the flow for a retry. Open
 /// flows are kept across restarts where the directory has a state store.
 public struct PostPlugin: RestoringPlugin {
     /// What `plugins.post:` can set.
@@ -71,9 +72,9 @@ public struct PostPlugin: RestoringPlugin {
         let flows = self.flows
         return [
             Command(
-                "post", usage: "!post <place> | <link>",
+                "post", usage: "!post <place> | <link>, or !post <place> until <date>",
                 help:
-                    "Puts you on the map: first the place (confirm a near match with !post yes), then your link (or both at once, separated by |).",
+                    "Puts you on the map: first the place (confirm a near match with !post yes), then your link (or both at once, separated by |). Away for a while? !post <place> until <date> shows that place instead of your home pin until the end of that day (at most 90 days; !unpost trip ends it early).",
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
@@ -92,6 +93,19 @@ public struct PostPlugin: RestoringPlugin {
                             "You are on the map: Alice Martin — Paris, Île-de-France, France (48.8530, 2.3490) — https://example.org/alice",
                             "New pin: Alice Martin — Paris, Île-de-France, France — https://example.org/alice",
                         ], loggedIn: true),
+                    CommandExample(
+                        "!post Lisbon until tomorrow",
+                        answer:
+                            "A trip shows instead of your home pin, and you have none yet: post your home place first with !post <place>, then !post Lisbon until 24 Dec.",
+                        loggedIn: true),
+                    CommandExample(
+                        "!post Lisbon until 31 Feb",
+                        answer: "There is no 31 Feb in the calendar.", loggedIn: true),
+                    CommandExample(
+                        "!post Lisbon until someday",
+                        answer:
+                            "I can't read \"someday\" as a date: write 2026-12-24, 24 Dec, Dec 24, a weekday (Sunday), today, tomorrow or in 3 days.",
+                        loggedIn: true),
                 ]
             ) { call in try await plugin.post(call) },
             Command(
@@ -105,15 +119,25 @@ public struct PostPlugin: RestoringPlugin {
                 ]
             ) { call in try await plugin.link(call.argument, call) },
             Command(
-                "unpost", usage: "!unpost, then !unpost confirm",
-                help: "Takes your pin off the map: shows it first, and removes it when you confirm.",
+                "unpost", usage: "!unpost, then !unpost confirm; !unpost trip",
+                help:
+                    "Takes your pin off the map: shows it first, and removes it when you confirm. !unpost trip ends your trip early: your home pin shows again.",
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
                         "!unpost",
-                        answer: "You have no pin on the map.", loggedIn: true)
+                        answer: "You have no pin on the map.", loggedIn: true),
+                    CommandExample(
+                        "!unpost trip",
+                        answer: "You have no pin on the map, so no trip to end.", loggedIn: true),
                 ]
-            ) { call in try await PinRemoval.unpost(call, services: plugin.services) },
+            ) { call in
+                if call.argument.lowercased() == "trip" {
+                    try await plugin.endTrip(call)
+                } else {
+                    try await PinRemoval.unpost(call, services: plugin.services)
+                }
+            },
             Command(
                 "cancel", usage: "!cancel", help: "Ends an unfinished !post.", allowed: .privateMessage,
                 examples: [CommandExample("!cancel", answer: "There is nothing to cancel.")]
@@ -130,6 +154,15 @@ public struct PostPlugin: RestoringPlugin {
     func post(_ call: Invocation) async throws {
         guard let bound = services.session(of: call) else { return }
         let argument = call.argument
+        if !argument.contains("|"), argument.lowercased().hasSuffix(" until") {
+            throw UserFacingError(
+                "Until when? \(call.prefix)post <place> until <date>, with the date as \(TripEndDateParser.acceptedForms)."
+            )
+        }
+        if !argument.contains("|"), PostChoice(argument) == nil, let trip = Self.tripParts(of: argument) {
+            try await postTrip(place: trip.place, until: trip.until, bound: bound, call: call)
+            return
+        }
         if let bar = argument.firstIndex(of: "|") {
             let place = argument[..<bar].trimmingCharacters(in: .whitespaces)
             let link = argument[argument.index(after: bar)...].trimmingCharacters(in: .whitespaces)

@@ -95,8 +95,9 @@ public enum Formatting {
     }
 
     /// `!where` / `!list`: "Jane Doe — Seattle, WA — https://… — 3 days ago".
+    /// The place is the one shown at `now`: a trip's while it lasts (``StudentLocation/shown(at:)``).
     public static func student(_ pin: StudentLocation, now: Date) -> String {
-        line([name(pin), place(pin.mapString), link(pin.mediaURL), age(of: pin.updatedAt, now: now)])
+        line([name(pin), place(pin.shown(at: now).mapString), link(pin.mediaURL), age(of: pin.updatedAt, now: now)])
     }
 
     /// `!near`: "Jane Doe — 12 km — Bellevue, WA — https://…".

@@ -69,7 +69,11 @@ public struct WherePlugin: Plugin {
             if let pin = try await services.call({
                 try await services.directory.location(ofAccount: owner.profile.accountKey)
             }) {
-                lines.append("\(nick) is " + Formatting.student(pin, now: now))
+                if let away = await TripWording.away(pin, now: now, services: services) {
+                    lines.append(Formatting.line(["\(nick): \(away)", Formatting.link(pin.mediaURL)]))
+                } else {
+                    lines.append("\(nick) is " + Formatting.student(pin, now: now))
+                }
                 shownKeys.insert(pin.uniqueKey)
             } else {
                 lines.append("\(nick) is \(Formatting.displayName(owner.profile)) and has no pin yet.")
@@ -84,7 +88,14 @@ public struct WherePlugin: Plugin {
             lines.append(
                 "\(shared.count) students are called \(Formatting.name(shared.pin)); each line is one of them:")
         }
-        lines += matches.map { Formatting.student($0, now: now) }
+        // A student on a trip: "Jane Doe is in Lisbon until 24 Dec".
+        for pin in matches {
+            if let away = await TripWording.away(pin, now: now, services: services) {
+                lines.append(Formatting.line([away, Formatting.link(pin.mediaURL)]))
+            } else {
+                lines.append(Formatting.student(pin, now: now))
+            }
+        }
 
         guard !lines.isEmpty else {
             let shown = Formatting.clean(query, maxBytes: 60)

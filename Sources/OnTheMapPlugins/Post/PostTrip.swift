@@ -1,0 +1,112 @@
+import BotKit
+import ClassKit
+import Foundation
+import IRCProtocol
+import OnTheMapService
+
+/// `!post <place> until <date>`: a trip, shown instead of the home pin until the end of that day
+/// in the trip place's zone; `!unpost trip` ends it early.
+extension PostPlugin {
+    /// The place and the date of `!post <place> until <date>` (the last " until " splits them);
+    /// nil when the text is no trip.
+    static func tripParts(of argument: String) -> (place: String, until: String)? {
+        guard
+            let range = argument.range(
+                of: #"\s+until\s+"#, options: [.regularExpression, .caseInsensitive, .backwards])
+        else { return nil }
+        let place = argument[..<range.lowerBound].trimmingCharacters(in: .whitespaces)
+        let until = argument[range.upperBound...].trimmingCharacters(in: .whitespaces)
+        guard !place.isEmpty, !until.isEmpty else { return nil }
+        return (place, until)
+    }
+
+    /// Saves a trip to `typedPlace` ending with the day `until` names there, and says so.
+    func postTrip(place typedPlace: String, until: String, bound: StudentSession, call: Invocation) async throws {
+        let prefix = call.prefix
+        let example = "\(prefix)post Lisbon until 24 Dec"
+        let accountKey = bound.profile.accountKey
+        let typed = try Self.cleanedPlace(typedPlace, call: call)
+        let place: PlaceCandidate
+        switch try await services.resolvePlace(typed) {
+        case .found(let found, _):
+            place = found
+        case .offered(let offers):
+            throw UserFacingError(
+                "Did you mean \(PlaceWording.offers(offers))? For a trip, type the place as it is named: \(prefix)post <place> until <date>."
+            )
+        case .notAPlace(let kind):
+            throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example))
+        case .notFound:
+            throw UserFacingError(PlaceWording.notFound(typed, example: example))
+        }
+        // The date is read in the trip place's own zone: "24 Dec" ends at midnight in Lisbon.
+        var zone = place.timeZone?.timeZone
+        if zone == nil, let finder = services.geocoder as? any TimeZoneFinder {
+            zone = await finder.timeZone(near: place.coordinate).timeZone
+        }
+        guard let zone else {
+            throw UserFacingError(
+                "I don't know which time zone \(PlaceWording.place(place)) keeps, so I can't tell when your trip's last day ends there; try its nearest city."
+            )
+        }
+        let end: TripEnd
+        do {
+            end = try TripEndDateParser.parse(until, now: services.now(), in: zone)
+        } catch {
+            throw UserFacingError(error.description)
+        }
+        guard try await services.call({ try await services.directory.location(ofAccount: accountKey) }) != nil
+        else {
+            throw UserFacingError(
+                "A trip shows instead of your home pin, and you have none yet: post your home place first with \(prefix)post <place>, then \(example)."
+            )
+        }
+        // Made no more precise than the student chose, like a home pin.
+        let level = try await services.call { try await services.precision(of: accountKey) }
+        var mapString = typed
+        var shown = place
+        if level != .exact {
+            shown = await services.coarsener.coarsen(place, to: level)
+            mapString = TextSanitizer.truncated(
+                Formatting.clean(shown.displayName, maxBytes: 200), maxBytes: DirectoryInput.maximumMapStringBytes)
+        }
+        let trip = Trip(mapString: mapString, coordinate: shown.coordinate, endsAt: end.endsAt)
+        let saved = try await services.call {
+            try await services.directory.setTrip(trip, ofAccount: accountKey, session: bound.session)
+        }
+        await services.classMap.record(saved)
+        await call.reply(
+            "You are in \(Formatting.place(mapString)) until \(end.lastDay.shortText); your home pin comes back after that."
+        )
+        // Announced once, like a new pin (see `finish`).
+        if !(await services.ledger.claim([saved]).isEmpty) {
+            let text = Formatting.line([
+                TripWording.away(saved, trip: trip, lastDay: end.lastDay), Formatting.link(saved.mediaURL),
+            ])
+            for channel in services.settings.announceChannels {
+                await call.say(text, in: channel)
+            }
+            await services.ledger.handedOver([saved])
+        }
+        services.wakeAnnouncers()
+    }
+
+    /// `!unpost trip`: ends the student's trip now; their home pin shows again.
+    func endTrip(_ call: Invocation) async throws {
+        guard let bound = services.session(of: call) else { return }
+        let accountKey = bound.profile.accountKey
+        let ended = try await services.call {
+            try await services.directory.endTrip(ofAccount: accountKey, session: bound.session)
+        }
+        let pin = try await services.call { try await services.directory.location(ofAccount: accountKey) }
+        guard let pin else {
+            throw UserFacingError("You have no pin on the map, so no trip to end.")
+        }
+        await services.classMap.record(pin)
+        guard let ended, ended.isActive(at: services.now()) else {
+            throw UserFacingError(
+                "You have no trip to end; your pin shows \(Formatting.place(pin.mapString)).")
+        }
+        await call.reply("Your trip ended; your pin shows \(Formatting.place(pin.mapString)) again.")
+    }
+}
