@@ -86,6 +86,28 @@ struct ConnectionPhaseTests {
         #expect(machine.tick(at: Machine.at(1000)).isEmpty)
     }
 
+    @Test func aConnectionThatStartsWhileOneIsUpStopsTheProcess() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ConnectionStateMachine(configuration: ConnectionStateMachineTests.configuration())
+            _ = machine.connected(at: .now)
+            _ = machine.connected(at: .now)
+        }
+    }
+
+    @Test func aLineWithoutAConnectionStopsTheProcess() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ConnectionStateMachine(configuration: ConnectionStateMachineTests.configuration())
+            _ = machine.lineReceived("PING :1", at: .now)
+        }
+    }
+
+    @Test func aCloseWithoutAConnectionStopsTheProcess() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ConnectionStateMachine(configuration: ConnectionStateMachineTests.configuration())
+            _ = machine.connectionClosed(reason: "never connected", at: .now)
+        }
+    }
+
     // MARK: Logging
 
     /// The machine's log lines are actions at their level; those below the shell's level are not
