@@ -8,8 +8,9 @@ extension ConnectionStateMachine {
     /// learns what the server answers (see ``PendingRequests``).
     mutating func joinRequested(
         _ channel: String, key: String?, waiter: Int, at now: ContinuousClock.Instant
-    ) -> [RequestAction] {
+    ) -> [ConnectionAction] {
         channels.want(.init(channel, key: key))
+        guard isRegistered else { return [.answerRequest(waiters: [waiter], outcome: .noAnswer)] }
         return request(.join(channel, key: key), about: channel, waiter: waiter, at: now)
     }
 
@@ -17,29 +18,25 @@ extension ConnectionStateMachine {
     /// answers.
     mutating func partRequested(
         _ channel: String, reason: String?, waiter: Int, at now: ContinuousClock.Instant
-    ) -> [RequestAction] {
+    ) -> [ConnectionAction] {
         channels.forget(channel)
+        guard isRegistered else { return [.answerRequest(waiters: [waiter], outcome: .noAnswer)] }
         return request(.part(channel, reason: reason), about: channel, waiter: waiter, at: now)
     }
 
-    /// Queues `message` (labeled where the server answers labels) and waits for its answer; answered
-    /// `.noAnswer` at once when the client is not registered.
+    /// Queues `message` (labeled where the server answers labels) and waits for its answer.
     private mutating func request(
         _ message: IRCMessage, about target: String, waiter: Int, at now: ContinuousClock.Instant
-    ) -> [RequestAction] {
-        guard case .registered(let link, var registered) = phase else {
-            return [.answerRequest(waiter: waiter, outcome: .noAnswer)]
-        }
+    ) -> [ConnectionAction] {
         var message = message
         let label = labelsQueries ? responseLabels.next() : nil
         if let label { message.tags["label"] = label }
-        var actions: [RequestAction] = []
-        if let dropped = registered.pendingRequests.add(
+        var actions: [ConnectionAction] = []
+        if let dropped = pendingRequests.add(
             message.command, target: target, label: label, waiter: waiter, deadline: now + configuration.requestTimeout)
         {
-            actions.append(.answerRequest(waiter: dropped, outcome: .noAnswer))
+            actions.append(.answerRequest(waiters: [dropped], outcome: .noAnswer))
         }
-        phase = .registered(link, registered)
         actions.append(.enqueue(message))
         return actions
     }
@@ -47,13 +44,12 @@ extension ConnectionStateMachine {
     /// Ends the command sent on someone's behalf that `message` answers, if any. A `FAIL JOIN` also
     /// stops the client wanting that channel: it would be refused again after every reconnect.
     mutating func requestAnswered(
-        by message: IRCMessage, label: String?, ownNick: String, in registered: inout Registered,
-        into actions: inout [ConnectionAction]
+        by message: IRCMessage, label: String?, ownNick: String, into actions: inout [ConnectionAction]
     ) {
-        guard !registered.pendingRequests.isEmpty else { return }
+        guard !pendingRequests.isEmpty else { return }
         let support = identityTracker.serverSupport
         guard
-            let answered = registered.pendingRequests.handle(
+            let answered = pendingRequests.handle(
                 message, label: label, isOwnNick: { support.namesEqual($0, ownNick) })
         else { return }
         if case .refused(_, _, true) = answered.outcome, answered.command == "JOIN" {
