@@ -59,7 +59,7 @@ actor EventRecorder {
     @discardableResult
     func waitFor(
         _ what: String,
-        timeout: Duration = .seconds(10),
+        timeout: Duration = .seconds(30),
         after skip: Int = 0,
         where predicate: @Sendable (IRCEvent) -> Bool
     ) async throws -> IRCEvent {

@@ -168,7 +168,7 @@ struct ScriptedServerTests {
         #expect(!server.receivedLines(connection: 1).contains("CAP END"))
         // The holder quits: the client takes its nick back.
         server.broadcast(":bot!old@host QUIT :gone")
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while server.receivedLines(connection: 1).filter({ $0 == "NICK bot" }).count < 2,
             ContinuousClock.now < deadline
         {

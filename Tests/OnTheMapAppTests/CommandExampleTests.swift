@@ -99,14 +99,22 @@ import Testing
             let (control, router) = BotAssembly.makeNetwork(
                 BotConfiguration.defaultNetworkName, config: config, configPath: configPath, stack: stack,
                 sharing: nil, group: BotControlGroup(), transport: transport, logger: quiet)
-            let client = IRCClient(configuration: IRCClientConfiguration(config.irc), logger: quiet)
+            let clientLog = LogRecorder()
+            let client = IRCClient(configuration: IRCClientConfiguration(config.irc), logger: clientLog.logger())
             let running = Task { await client.run() }
             control.attach(client: client) { HealthReport.Backend(name: "local", reachable: true, error: nil) }
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(60)
             while await !client.joinedChannels.contains("#class"), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            #expect(await client.joinedChannels.contains("#class"), "the bot did not join #class")
+            #expect(
+                await client.joinedChannels.contains("#class"),
+                """
+                the bot did not join #class; its client logged:
+                \(clientLog.all.joined(separator: "\n"))
+                ngircd logged:
+                \(server.log())
+                """)
 
             let owner = UserIdentity(nick: "boss", user: "~boss", host: "boss.example", account: "teacher")
             let commands = await router.catalog.entries.map(\.command).filter(\.requiresOwner)

@@ -76,7 +76,7 @@ public final class ScriptedIRCServer: Sendable {
 
     /// Waits until a line matching `predicate` arrived on any connection, and returns it.
     public func waitForLine(
-        timeout: Duration = .seconds(5),
+        timeout: Duration = .seconds(30),
         where predicate: @Sendable (IRCMessage) -> Bool
     ) async throws -> IRCMessage {
         let deadline = ContinuousClock.now + timeout
