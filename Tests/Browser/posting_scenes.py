@@ -1,8 +1,11 @@
 """A student's scenes of the class map in headless Chromium, driven by Selenium and Debian's
 chromedriver: log in, put yourself on the map (a refused word, a "did you mean", a bad link, a
-pin and its popup), cancel, replace the pin only after saying so, log out.
+pin and its popup), cancel, replace the pin only after saying so, post a trip, log out.
 
-    /usr/bin/python3 Tests/Browser/posting_scenes.py BASE_URL EMAIL PASSWORD
+    /usr/bin/python3 Tests/Browser/posting_scenes.py BASE_URL EMAIL PASSWORD TRIP_UNTIL TRIP_LAST_DAY
+
+TRIP_UNTIL is the date a trip to Tokyo is posted until ("2026-12-24"), TRIP_LAST_DAY how the page
+says it ("24 Dec").
 
 Exits 0 when every step showed what a student must see; otherwise prints the step that did not
 and the page's state, and exits 1. The calling test then checks the directory itself.
@@ -77,7 +80,7 @@ class Page:
             ".then(function (r) { done(r.status); }, function () { done(-1); });", method, path, body)
 
 
-def scenes(page, email, password):
+def scenes(page, email, password, trip_until, trip_last_day):
     # The page offers a log-in, and says where an account comes from.
     page.wait_shown("login-open")
     if page.shown("post-open") or page.shown("logout"):
@@ -181,6 +184,27 @@ def scenes(page, email, password):
     page.click("replace-yes")
     page.wait_text("done-text", "You are on the map at Lisbon")
 
+    # A trip: a day in the past is refused with a sentence; then Tokyo until a day three days off
+    # shows instead of the Lisbon pin, on the map and in the table, and the home pin stays.
+    page.click("post-open")
+    page.type("place", "Tokyo", submit=True)
+    page.wait_text("place-question", "Is this the place?")
+    page.wait_shown("place-confirm")
+    page.driver.execute_script("document.getElementById('until').value = arguments[0]", "2020-01-01")
+    page.click("place-confirm")
+    page.wait_text("place-error", "is in the past")
+    page.driver.execute_script("document.getElementById('until').value = arguments[0]", trip_until)
+    page.click("place-confirm")
+    page.wait_text("done-text", "until %s; your home pin comes back after that" % trip_last_day)
+    page.wait("the table shows the trip",
+              lambda: any(t.startswith("Tokyo") and t.endswith("until %s" % trip_last_day)
+                          for t in page.texts("#rows td.place")))
+    page.driver.find_element(By.CSS_SELECTOR, "#done .cancel").click()
+    page.click("post-open")
+    if page.node("until").get_attribute("value"):
+        raise StepFailed("a new post starts with the last trip's date still set")
+    page.driver.find_element(By.CSS_SELECTOR, "#place-form .cancel").click()
+
     # Logging out ends the session on the server too: the cookie no longer writes.
     page.click("logout")
     page.wait_shown("login-open")
@@ -194,13 +218,13 @@ def scenes(page, email, password):
 
 
 def main():
-    base, email, password = sys.argv[1], sys.argv[2], sys.argv[3]
+    base, email, password, trip_until, trip_last_day = sys.argv[1:6]
     driver = headless_chromium()
     try:
         driver.get(base + "/")
         page = Page(driver)
         try:
-            scenes(page, email, password)
+            scenes(page, email, password, trip_until, trip_last_day)
         except StepFailed as failure:
             state = {node: page.text(node) for node in ("status", "who", "login-error", "place-error",
                                                         "place-question", "link-error", "done-text")}

@@ -78,12 +78,14 @@ struct RawHTTP: Sendable {
     /// A pin body as the apps send it.
     static func pinBody(
         uniqueKey: String, firstName: String = "Ada", lastName: String = "Lovelace", mapString: String = "London",
-        mediaURL: String = "https://example.org/ada", latitude: Double = 51.5, longitude: Double = -0.12
+        mediaURL: String = "https://example.org/ada", latitude: Double = 51.5, longitude: Double = -0.12,
+        until: String? = nil
     ) -> String {
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "uniqueKey": uniqueKey, "firstName": firstName, "lastName": lastName, "mapString": mapString,
             "mediaURL": mediaURL, "latitude": latitude, "longitude": longitude,
         ]
+        if let until { object["until"] = until }
         let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }

@@ -117,7 +117,7 @@ struct ServedClassAPI: Sendable {
             visibility: settings.readRequiresLogin ? .class : .public, accounts: directory,
             signInLinks: SignInLinks(store: state))
         let webMap = WebMap(
-            feed: MapPinFeed(classMap: services.classMap), geocoder: services.geocoder,
+            feed: MapPinFeed(classMap: services.classMap, timeZones: services.timeZones), geocoder: services.geocoder,
             assets: try WebMap.Assets.bundled(), access: access,
             scenes: apiServed ? WebMap.StudentScenes(passwords: settings.passwords) : nil,
             logger: logger)

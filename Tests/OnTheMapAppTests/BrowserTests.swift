@@ -240,6 +240,59 @@ import Testing
         }
     }
 
+    /// Each student's local time, in the popup and in the table's column, as the zone of the place
+    /// their pin shows (the bundled gazetteer's zones, Chromium's clock): Ada's London, and for
+    /// Bruno, away until a day three days off, Tokyo's rather than his home Lisbon's.
+    @Test func chromiumShowsEachStudentsLocalTimeAndATripUntilItsLastDay() async throws {
+        let chromium = try Chromium.require()
+        let folder = try TemporaryDirectory(prefix: "webmap-local-time")
+        let now = Date()
+        let endsAt = now.addingTimeInterval(3 * 86_400)
+        var bruno = StudentLocation(
+            objectId: "bruno", uniqueKey: "k-bruno", firstName: "Bruno", lastName: "Silva", mapString: "Lisbon",
+            mediaURL: "https://bruno.example/", coordinate: Coordinate(latitude: 38.7223, longitude: -9.1393),
+            createdAt: now, updatedAt: now)
+        bruno.trip = Trip(
+            mapString: "Tokyo", coordinate: Coordinate(latitude: 35.6895, longitude: 139.6917), endsAt: endsAt)
+        let ada = StudentLocation(
+            objectId: "ada", uniqueKey: "k-ada", firstName: "Ada", lastName: "Lovelace", mapString: "London",
+            mediaURL: "https://ada.example/", coordinate: Coordinate(latitude: 51.5074, longitude: -0.1278),
+            createdAt: now - 60, updatedAt: now - 60)
+        let pins = [bruno, ada]
+        let feed = MapPinFeed(
+            maxAge: .zero, timeZones: PinTimeZones(finder: CommandExampleTests.geocoder), load: { pins })
+        /// "Fri 18:45" in `zone` at `date`, as the page writes it.
+        @Sendable func local(_ zone: String, _ date: Date) -> String {
+            let clock = LocalClock(timeZone: TimeZone(identifier: zone)!, instant: date)
+            return "\(clock.weekdayName.prefix(3)) \(clock.timeText)"
+        }
+        try await withRunningServer(feed: feed) { port in
+            let before = Date()
+            let popupDOM = try await chromium.dumpDOM(
+                url: "http://127.0.0.1:\(port)/#pin=bruno", budgetMilliseconds: 3_000, in: folder)
+            let tableDOM = try await chromium.dumpDOM(
+                url: "http://127.0.0.1:\(port)/#tab=table", budgetMilliseconds: 3_000, in: folder)
+            let after = Date()
+            let lastDay = LocalClock(timeZone: TimeZone(identifier: "Asia/Tokyo")!, instant: endsAt - 1).localDay
+
+            let popup = try #require(popupDOM.section(from: "<div id=\"popup\"", to: "</ul>"), "no popup\n\(popupDOM)")
+            #expect(popup.contains(">Bruno Silva<"))
+            #expect(popup.contains(">Tokyo until \(lastDay.shortText)<"), "\(popup)")
+            let tokyo = [before, after].map { "Local time: \(local("Asia/Tokyo", $0))" }
+            #expect(tokyo.contains { popup.contains(">\($0)<") }, "\(tokyo) in \(popup)")
+
+            let table = try #require(tableDOM.section(from: "<tbody id=\"rows\">", to: "</tbody>"))
+            #expect(tableDOM.contains("<th>Local time</th>"))
+            #expect(table.contains(">Tokyo until \(lastDay.shortText)<"))
+            for (zone, name) in [("Asia/Tokyo", "Bruno"), ("Europe/London", "Ada")] {
+                let texts = [before, after].map { local(zone, $0) }
+                #expect(
+                    texts.contains { table.contains("data-zone=\"\(zone)\" data-prefix=\"\">\($0)<") },
+                    "\(name): \(texts) in \(table)")
+            }
+        }
+    }
+
     @Test func chromiumTakesAScreenshotOfAFocusedMap() async throws {
         let chromium = try Chromium.require()
         let live = try await LiveClass()

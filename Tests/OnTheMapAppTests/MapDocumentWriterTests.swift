@@ -21,7 +21,8 @@ import Testing
         }
         let store = PinStore(pins)
         let order = store.newestFirst(store.liveSlots)
-        var writer = MapDocumentWriter(pins: .init(store: store, slots: order), shape: .document(cursor: "abc-1"))
+        var writer = MapDocumentWriter(
+            pins: .init(store: store, slots: order, now: Date()), shape: .document(cursor: "abc-1"))
         var whole = ByteBufferAllocator().buffer(capacity: 0)
         var pieces = 0
         while var piece = writer.nextPiece() {

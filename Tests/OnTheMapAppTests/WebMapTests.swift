@@ -62,9 +62,10 @@ enum MapFixtures {
     static func webMap(
         pins: [StudentLocation] = MapFixtures.pins,
         geocoder: any Geocoder = FixedGeocoder(places: [:]),
-        load: MapPinFeed.Load? = nil, access: MapAccess = .anyone
+        load: MapPinFeed.Load? = nil, access: MapAccess = .anyone,
+        timeZones: PinTimeZones = PinTimeZones(finder: nil), now: @escaping @Sendable () -> Date = { MapFixtures.base }
     ) throws -> WebMap {
-        let feed = MapPinFeed(maxAge: .zero, load: load ?? { pins })
+        let feed = MapPinFeed(maxAge: .zero, timeZones: timeZones, now: now, load: load ?? { pins })
         // Anyone may read these pins unless a test says otherwise: they check the page and the
         // document, not who may read them (the class map's rules have their own tests).
         return WebMap(

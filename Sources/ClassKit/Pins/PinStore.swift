@@ -118,6 +118,9 @@ public struct PinStore: Sendable {
 
     public func updatedAt(at slot: Int) -> Date { Date(timeIntervalSinceReferenceDate: updatedSeconds[slot]) }
 
+    /// The revision that last changed `slot` (unique to that change of that pin).
+    public func revision(at slot: Int) -> Int64 { changeRevision[slot] }
+
     /// One text field of `slot` as the UTF-8 bytes it was given in.
     public func withUTF8<Result>(
         _ field: Field, at slot: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result

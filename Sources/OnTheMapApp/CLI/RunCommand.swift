@@ -71,7 +71,9 @@ struct RunCommand: AsyncParsableCommand {
         if let assets, let (host, port) = ConfigLoader.hostAndPort(config.web.listen) {
             let api = Self.classAPI(config, stack, bot, logger)
             let webMap = WebMap(
-                feed: MapPinFeed(classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory)),
+                feed: MapPinFeed(
+                    classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory),
+                    timeZones: PinTimeZones(finder: stack.geocoder as? any TimeZoneFinder)),
                 geocoder: stack.geocoder, assets: assets, access: Self.mapAccess(config, stack),
                 scenes: api == nil
                     ? nil

@@ -157,6 +157,10 @@ public struct StudentLocationBody: Codable, Sendable, Hashable {
     public var mediaURL: String
     public var latitude: Double
     public var longitude: Double
+    /// This bot's extension of the contract: with a date ("2026-12-24", or what `!post … until`
+    /// reads), the place is a trip shown instead of the account's home pin until the end of that
+    /// day there. Absent in the contract's own bodies.
+    public var until: String?
 
     public init(_ draft: PinDraft) {
         uniqueKey = draft.uniqueKey

@@ -90,6 +90,11 @@ public struct LocalDay: Sendable, Hashable, Comparable {
     /// "24 Dec 2026".
     public var text: String { "\(shortText) \(year)" }
 
+    /// "2026-12-24" (ISO 8601).
+    public var isoText: String {
+        "\(year)-\(LocalClock.twoDigits(month))-\(LocalClock.twoDigits(day))"
+    }
+
     /// Whether the Gregorian calendar has this day (no 31 Feb).
     public var exists: Bool {
         guard (1...12).contains(month), day >= 1 else { return false }

@@ -213,3 +213,11 @@ public enum TripEndDateParser {
         return visible.count > echoLimit ? String(visible.prefix(echoLimit)) + "…" : visible
     }
 }
+
+extension Trip {
+    /// The trip's last day in `zone`, its place's (the day before the one its end starts); in UTC
+    /// when no single zone is known.
+    public func lastDay(in zone: TimeZone?) -> LocalDay {
+        LocalClock(timeZone: zone ?? TimeZone(secondsFromGMT: 0)!, instant: endsAt.addingTimeInterval(-1)).localDay
+    }
+}

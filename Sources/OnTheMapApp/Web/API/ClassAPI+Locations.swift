@@ -101,7 +101,49 @@ extension ClassAPI {
         case .success(let valid): draft = valid
         case .failure(let refusal): return refusal.answer
         }
+        if let until = body.until {
+            return await storeTrip(draft, until: until, objectId: objectId, session: authenticated)
+        }
         return await store(draft, objectId: objectId, session: authenticated)
+    }
+
+    /// A write with `until`: the checked place becomes the account's trip, shown instead of its
+    /// home pin (which stays as it is) until the end of that day in the place's zone, as `!post
+    /// <place> until <date>` does. Answers the contract's `updatedAt` and the trip as kept.
+    func storeTrip(_ draft: PinDraft, until: String, objectId: String?, session: DirectorySession) async -> Response {
+        do {
+            guard let home = try await directory.location(ofAccount: session.accountKey) else {
+                return APIAnswer.codeError(
+                    .badRequest,
+                    "A trip shows instead of your home pin, and you have none yet: post your home place first (without until)."
+                )
+            }
+            if let objectId, objectId != home.objectId {
+                return APIAnswer.codeError(.forbidden, "A trip is kept with your own pin: send it to that pin.")
+            }
+            guard let zone = await services.timeZones.finder?.timeZone(near: draft.coordinate).timeZone else {
+                return APIAnswer.codeError(
+                    .badRequest,
+                    "The time zone of \(draft.mapString) is not known, so the end of the trip's last day there cannot be told; try its nearest city."
+                )
+            }
+            let end = try TripEndDateParser.parse(until, now: services.now(), in: zone)
+            let trip = Trip(mapString: draft.mapString, coordinate: draft.coordinate, endsAt: end.endsAt)
+            let saved = try await directory.setTrip(trip, ofAccount: session.accountKey, session: session)
+            await services.pinSavedOutsideIRC(saved)
+            return APIAnswer.json([
+                "updatedAt": APIAnswer.milliseconds(saved.updatedAt),
+                "trip": ["mapString": trip.mapString, "until": end.lastDay.isoText] as [String: Any],
+            ])
+        } catch let error as TripEndDateError {
+            return APIAnswer.codeError(.badRequest, error.description)
+        } catch ServiceError.rejectedInput(let reason) {
+            return APIAnswer.codeError(.badRequest, reason)
+        } catch ServiceError.sessionExpired {
+            return APIAnswer.codeError(.unauthorized, "The session has expired; log in again.")
+        } catch {
+            return unavailable(error, prefixed: false)
+        }
     }
 
     /// A refused write: its answer.

@@ -44,7 +44,7 @@ struct MapDocumentWriter: Sendable {
             position += 1
             guard store.coordinate(at: slot).isValid else { continue }
             if wrotePin { writer.raw(",") }
-            writer.pin(slot, of: store, version: &version)
+            writer.pin(slot, of: pins, version: &version)
             wrotePin = true
         }
         next = position

@@ -85,10 +85,13 @@ struct MapJSONWriter: Sendable {
         raw("Z\"")
     }
 
-    /// The pin in `slot` of `store` as the page shows it (``MapLocationsDocument/Pin``), keys in
-    /// sorted order; adds what the document's version covers to `version`.
-    mutating func pin(_ slot: Int, of store: PinStore, version: inout MapVersion) {
-        let coordinate = store.coordinate(at: slot)
+    /// The pin in `slot` of `pins` as the page shows it (``MapLocationsDocument/Pin``: where it
+    /// shows at `pins.now`, its trip's place while one lasts), keys in sorted order; adds what the
+    /// document's version covers to `version`.
+    mutating func pin(_ slot: Int, of pins: MapPinFeed.Pins, version: inout MapVersion) {
+        let store = pins.store
+        let trip = pins.trips[Int32(slot)]
+        let coordinate = trip?.trip.coordinate ?? store.coordinate(at: slot)
         let updatedAt = store.updatedAt(at: slot)
         let link = store.string(.mediaURL, at: slot)
         raw("{\"id\":")
@@ -109,9 +112,24 @@ struct MapJSONWriter: Sendable {
         fullName(slot, of: store, version: &version)
         raw(",\"place\":")
         version.add("|")
-        store.withUTF8(.mapString, at: slot) {
-            string($0)
-            version.add($0)
+        if let trip {
+            string(trip.trip.mapString)
+            version.add(trip.trip.mapString)
+        } else {
+            store.withUTF8(.mapString, at: slot) {
+                string($0)
+                version.add($0)
+            }
+        }
+        if let zone = trip.map({ MapPinZones.text(of: $0.zone) }) ?? pins.zones.text(of: slot) {
+            raw(",\"timeZone\":")
+            string(zone)
+            version.add("|\(zone)")
+        }
+        if let trip {
+            raw(",\"until\":")
+            string(trip.lastDay.isoText)
+            version.add("|until \(trip.lastDay.isoText)")
         }
         raw(",\"updatedAt\":")
         date(updatedAt)

@@ -19,6 +19,13 @@ public struct MapLocationsDocument: Sendable, Codable, Equatable {
         public var latitude: Double
         public var longitude: Double
         public var updatedAt: Date
+        /// The zone of the place the pin shows: an IANA name ("Europe/Lisbon"), "several" for a
+        /// country whose towns keep different times, absent when not known. The page shows the
+        /// student's local time by it.
+        public var timeZone: String?
+        /// While the student is on a trip, the trip's last day there ("2026-12-24"); `place` and
+        /// the coordinates are then the trip's.
+        public var until: String?
     }
 
     /// Changes whenever a pin is added, moved or updated: the page redraws only then.
@@ -28,12 +35,15 @@ public struct MapLocationsDocument: Sendable, Codable, Equatable {
     /// What to send as `since` next time to get only what changed (nil: the page cannot).
     public var cursor: String?
 
-    /// The JSON of every pin with a valid coordinate, in the order given (newest update first), and
-    /// the cursor to ask for changes from, in one buffer (pins with the same objectId count once).
-    public static func json(locations: [StudentLocation], cursor: String? = nil) -> ByteBuffer {
+    /// The JSON of every pin with a valid coordinate, in the order given (newest update first), as
+    /// they show at `now` (time zones are not looked up here: ``MapPinFeed`` does), and the cursor
+    /// to ask for changes from, in one buffer (pins with the same objectId count once).
+    public static func json(locations: [StudentLocation], cursor: String? = nil, now: Date = Date()) -> ByteBuffer {
         let store = PinStore(locations)
         let slots = locations.compactMap { store.slot(of: $0.objectId) }.map { Int32($0) }
-        var writer = MapDocumentWriter(pins: .init(store: store, slots: slots), shape: .document(cursor: cursor))
+        var writer = MapDocumentWriter(
+            pins: .init(store: store, slots: slots, now: now, trips: MapPinFeed.ShownTrip.lasting(in: store, at: now)),
+            shape: .document(cursor: cursor))
         return writer.whole()
     }
 
@@ -71,12 +81,12 @@ public struct MapLocationsChanges: Sendable, Codable, Equatable {
     /// The JSON of what changed after `since`: the pins added, moved or updated (newest update
     /// first) and the ids of those removed, in one buffer.
     public static func json(
-        since: String, cursor: String, count: Int, changed: [StudentLocation], removed: [String]
+        since: String, cursor: String, count: Int, changed: [StudentLocation], removed: [String], now: Date = Date()
     ) -> ByteBuffer {
         let store = PinStore(changed)
         let slots = changed.compactMap { store.slot(of: $0.objectId) }.map { Int32($0) }
         var writer = MapDocumentWriter(
-            pins: .init(store: store, slots: slots),
+            pins: .init(store: store, slots: slots, now: now, trips: MapPinFeed.ShownTrip.lasting(in: store, at: now)),
             shape: .changes(since: since, cursor: cursor, count: count, removed: removed))
         return writer.whole()
     }

@@ -10,16 +10,53 @@ import OnTheMapService
 /// the store's revisions say what changed after a cursor. Read through a `load` closure (a list of
 /// pins), the feed keeps its own store of the `limit` newest and applies each list to it.
 ///
-/// A cursor is `<epoch>-<revision>` (the epoch is this feed's, so a cursor from before a restart is
-/// told apart); a cursor older than the oldest removal the store remembers, or from another epoch,
-/// gets every pin again.
+/// A pin shows where its student is now: the place of a trip while the trip lasts, else the home
+/// pin; with it go the zone of that place (``MapPinZones``) and, for a trip, its last day.
+///
+/// A cursor is `<epoch>-<revision>-<seconds>` (the epoch is this feed's, so a cursor from before a
+/// restart is told apart; the seconds are when it was given out, so that a trip that ended since
+/// comes back as a change); a cursor older than the oldest removal the store remembers, or from
+/// another epoch, gets every pin again.
 public actor MapPinFeed {
     public typealias Load = @Sendable () async throws -> [StudentLocation]
 
-    /// Pins to write: slots of `store`, in order.
+    /// Pins to write: slots of `store`, in order, as they show at `now`.
     public struct Pins: Sendable {
         public let store: PinStore
         public let slots: [Int32]
+        /// The instant the pins show at (a trip shows until it ends).
+        let now: Date
+        let zones: MapPinZones
+        /// The trips that last at `now`, by slot.
+        let trips: [Int32: ShownTrip]
+
+        init(
+            store: PinStore, slots: [Int32], now: Date, zones: MapPinZones = MapPinZones(),
+            trips: [Int32: ShownTrip] = [:]
+        ) {
+            self.store = store
+            self.slots = slots
+            self.now = now
+            self.zones = zones
+            self.trips = trips
+        }
+    }
+
+    /// A trip that lasts: where the pin shows, the zone there and its last day there.
+    struct ShownTrip: Sendable {
+        let trip: Trip
+        let zone: PlaceTimeZone
+        let lastDay: LocalDay
+
+        /// The trips of `store` that last at `now`, by slot, with no zone looked up (last days in UTC).
+        static func lasting(in store: PinStore, at now: Date) -> [Int32: ShownTrip] {
+            var trips: [Int32: ShownTrip] = [:]
+            for (objectId, trip) in store.trips where trip.isActive(at: now) {
+                guard let slot = store.slot(of: objectId) else { continue }
+                trips[Int32(slot)] = ShownTrip(trip: trip, zone: .unknown, lastDay: trip.lastDay(in: nil))
+            }
+            return trips
+        }
     }
 
     /// What changed after a cursor.
@@ -40,6 +77,10 @@ public actor MapPinFeed {
 
     private let source: Source
     private let maxAge: Duration
+    private let timeZones: PinTimeZones
+    private let now: @Sendable () -> Date
+    private var zones = MapPinZones()
+    private var findingZones: Task<Void, Never>?
     private let clock = ContinuousClock()
     private let epoch = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16)
     private var readAt: ContinuousClock.Instant?
@@ -48,16 +89,27 @@ public actor MapPinFeed {
     private var mirror = PinStore()
 
     /// Reads through `load` (every pin), at most once per `maxAge`; keeps the `limit` newest.
-    public init(limit: Int = .max, maxAge: Duration = .seconds(5), load: @escaping Load) {
+    /// `timeZones` finds each pin's zone; `now` is the clock trips end by.
+    public init(
+        limit: Int = .max, maxAge: Duration = .seconds(5), timeZones: PinTimeZones = PinTimeZones(finder: nil),
+        now: @escaping @Sendable () -> Date = { Date() }, load: @escaping Load
+    ) {
         self.source = .load(load, limit: max(1, limit))
         self.maxAge = maxAge
+        self.timeZones = timeZones
+        self.now = now
     }
 
     /// Every pin of `classMap`, brought up to date (its change feed, or the newest page of a
     /// directory without one) at most once per `maxAge`.
-    public init(classMap: ClassMap, maxAge: Duration = .seconds(5)) {
+    public init(
+        classMap: ClassMap, maxAge: Duration = .seconds(5), timeZones: PinTimeZones = PinTimeZones(finder: nil),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.source = .classMap(classMap)
         self.maxAge = maxAge
+        self.timeZones = timeZones
+        self.now = now
     }
 
     /// Every pin (at most `limit`), newest update first, each made whole. Throws the directory's
@@ -70,32 +122,78 @@ public actor MapPinFeed {
     /// Every pin, newest update first, and the cursor to ask for changes from.
     public func everything() async throws -> (pins: Pins, cursor: String) {
         let store = try await read()
-        return (Pins(store: store, slots: store.newestFirst(store.liveSlots)), cursor(of: store))
+        let now = now()
+        return (await shown(store.newestFirst(store.liveSlots), of: store, at: now), cursor(of: store, at: now))
     }
 
     /// What changed after `since`; throws ``BadCursor`` for text this feed never gave out.
     public func changes(since: String) async throws -> Changes {
-        guard let (cursorEpoch, position) = Self.parse(since) else { throw BadCursor() }
+        guard let (cursorEpoch, position, seconds) = Self.parse(since) else { throw BadCursor() }
         let store = try await read()
+        let now = now()
         guard cursorEpoch == epoch, position >= store.forgottenUpTo, position <= store.revision else {
             if cursorEpoch == epoch && position > store.revision { throw BadCursor() }
-            return .everything(Pins(store: store, slots: store.newestFirst(store.liveSlots)), cursor: cursor(of: store))
+            let every = await shown(store.newestFirst(store.liveSlots), of: store, at: now)
+            return .everything(every, cursor: cursor(of: store, at: now))
         }
-        let changed = position == store.revision ? [] : store.slots(changedAfter: position)
+        // Changed pins, and those whose trip ended since the cursor was given out (home again).
+        let given = Date(timeIntervalSince1970: TimeInterval(seconds))
+        var changed = Set(position == store.revision ? [] : store.slots(changedAfter: position))
+        for (objectId, trip) in store.trips where trip.endsAt > given && trip.endsAt <= now {
+            if let slot = store.slot(of: objectId) { changed.insert(Int32(slot)) }
+        }
         let removed = position == store.revision ? [] : store.removedObjectIds(after: position)
-        return .changed(Pins(store: store, slots: changed), removed: removed, cursor: cursor(of: store))
+        let pins = await shown(store.newestFirst(Array(changed)), of: store, at: now)
+        return .changed(pins, removed: removed, cursor: cursor(of: store, at: now))
     }
 
-    private func cursor(of store: PinStore) -> String { "\(epoch)-\(store.revision)" }
+    private func cursor(of store: PinStore, at now: Date) -> String {
+        "\(epoch)-\(store.revision)-\(Int64(now.timeIntervalSince1970.rounded(.down)))"
+    }
 
-    /// `<epoch>-<revision>`: 8 hex digits, a dash, a number.
-    static func parse(_ text: String) -> (String, Int64)? {
+    /// `slots` of `store` as they show at `now`: every pin's zone, and the trips that last.
+    private func shown(_ slots: [Int32], of store: PinStore, at now: Date) async -> Pins {
+        var trips: [Int32: ShownTrip] = [:]
+        for (objectId, trip) in store.trips where trip.isActive(at: now) {
+            guard let slot = store.slot(of: objectId) else { continue }
+            let zone = await timeZones.timeZone(ofPinAt: trip.coordinate, named: trip.mapString)
+            let near = await timeZones.finder?.timeZone(near: trip.coordinate).timeZone
+            trips[Int32(slot)] = ShownTrip(trip: trip, zone: zone, lastDay: trip.lastDay(in: near))
+        }
+        return Pins(store: store, slots: slots, now: now, zones: await zones(for: store), trips: trips)
+    }
+
+    /// The zones of every pin of `store`, finding those of pins new or changed since the last time
+    /// (one search at a time: a page that asks meanwhile waits for it rather than repeating it).
+    private func zones(for store: PinStore) async -> MapPinZones {
+        while let findingZones { await findingZones.value }
+        let missing = zones.slotsToFind(in: store)
+        guard !missing.isEmpty else { return zones }
+        let timeZones = timeZones
+        findingZones = Task {
+            var found: [PlaceTimeZone] = []
+            found.reserveCapacity(missing.count)
+            for slot in missing {
+                let place = Int(slot)
+                found.append(
+                    await timeZones.timeZone(
+                        ofPinAt: store.coordinate(at: place), named: store.string(.mapString, at: place)))
+            }
+            zones.record(found, at: missing, of: store)
+            findingZones = nil
+        }
+        while let findingZones { await findingZones.value }
+        return zones
+    }
+
+    /// `<epoch>-<revision>-<seconds>`: 8 hex digits, a dash, a number, a dash, a number.
+    static func parse(_ text: String) -> (String, Int64, Int64)? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 8, parts[0].allSatisfy(\.isHexDigit),
-            parts[0].lowercased() == parts[0], let position = Int64(parts[1]), position >= 0,
-            parts[1].allSatisfy(\.isASCII)
+        guard parts.count == 3, parts[0].count == 8, parts[0].allSatisfy(\.isHexDigit),
+            parts[0].lowercased() == parts[0], parts[1...].allSatisfy({ $0.allSatisfy(\.isASCII) }),
+            let position = Int64(parts[1]), position >= 0, let seconds = Int64(parts[2]), seconds >= 0
         else { return nil }
-        return (String(parts[0]), position)
+        return (String(parts[0]), position, seconds)
     }
 
     /// The store as of now, its source brought up to date first when `maxAge` has passed.

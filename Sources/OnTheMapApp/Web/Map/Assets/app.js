@@ -157,7 +157,7 @@
         node = el('g', { 'class': 'pin', 'data-id': p.id, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
         el('line', { 'class': 'stem', x1: 0, y1: 0, x2: 0, y2: -10 }, node);
         el('circle', { 'class': 'head', cx: 0, cy: -14, r: 6 }, node);
-        el('title', {}, node).textContent = p.name + ' — ' + p.place;
+        el('title', {}, node).textContent = p.name + ' — ' + placeText(p);
         node.addEventListener('pointerenter', function (e) { if (e.pointerType === 'mouse') showPopup(ids, mx, my); });
       } else {
         node = el('g', { 'class': 'cluster', 'data-count': String(group.length), transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
@@ -223,6 +223,47 @@
     return node;
   }
 
+  // ---- local time ----
+  var MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+  // "Tue 21:14" now in a pin's zone (an IANA name, read with the browser's own time zone data),
+  // "several time zones" for a country whose towns keep different times, '' when not known.
+  function localTime(zone) {
+    if (!zone) return '';
+    if (zone === 'several') return 'several time zones';
+    try {
+      return new Intl.DateTimeFormat('en-GB', {
+        timeZone: zone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23'
+      }).format(new Date()).replace(',', '');
+    } catch (e) { return ''; }
+  }
+
+  // An element that shows the local time of `zone` and keeps it current (see the minute timer).
+  function localTimeNode(tag, zone, prefix) {
+    var node = document.createElement(tag);
+    node.className = 'local';
+    if (zone) {
+      node.setAttribute('data-zone', zone);
+      node.setAttribute('data-prefix', prefix);
+      var text = localTime(zone);
+      node.textContent = text ? prefix + text : '';
+    }
+    return node;
+  }
+
+  function refreshLocalTimes() {
+    Array.prototype.forEach.call(document.querySelectorAll('.local[data-zone]'), function (node) {
+      var text = localTime(node.getAttribute('data-zone'));
+      node.textContent = text ? node.getAttribute('data-prefix') + text : '';
+    });
+  }
+
+  // "Tokyo until 24 Dec" for a pin on a trip (`until` is the trip's last day, "2026-12-24").
+  function placeText(p) {
+    var day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(p.until || '');
+    return day ? p.place + ' until ' + Number(day[3]) + ' ' + MONTHS[Number(day[2]) - 1] : p.place;
+  }
+
   function showPopup(ids, mx, my) {
     var chosen = pins.filter(function (p) { return ids.indexOf(p.id) >= 0; });
     if (!chosen.length) { hidePopup(); return; }
@@ -236,9 +277,10 @@
       name.textContent = p.name;
       var place = document.createElement('span');
       place.className = 'place';
-      place.textContent = p.place;
+      place.textContent = placeText(p);
       li.appendChild(name);
       li.appendChild(place);
+      if (p.timeZone) li.appendChild(localTimeNode('span', p.timeZone, 'Local time: '));
       li.appendChild(linkNode(p));
       popupList.appendChild(li);
     });
@@ -295,7 +337,8 @@
       name.appendChild(show);
       var place = document.createElement('td');
       place.className = 'place';
-      place.textContent = p.place;
+      place.textContent = placeText(p);
+      var local = localTimeNode('td', p.timeZone, '');
       var link = document.createElement('td');
       link.className = 'link';
       link.appendChild(linkNode(p));
@@ -307,7 +350,7 @@
       time.title = date.toString();
       time.textContent = ago(date);
       when.appendChild(time);
-      [name, place, link, when].forEach(function (c) { tr.appendChild(c); });
+      [name, place, local, link, when].forEach(function (c) { tr.appendChild(c); });
       rows.appendChild(tr);
     });
   }
@@ -536,4 +579,5 @@
   load();
   var every = Math.max(2, parseInt(app.getAttribute('data-poll-seconds'), 10) || 15) * 1000;
   setInterval(function () { if (!document.hidden) load(); }, every);
+  setInterval(function () { if (!document.hidden) refreshLocalTimes(); }, 20000);
 })();

@@ -17,6 +17,7 @@
   var student = null; // { key, firstName, lastName }
   var chosen = null;  // { name, latitude, longitude }
   var existing = null; // the student's pin already on the map, if any
+  var MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
   // ---- talking to the API ----
   function Failure(message, status) { this.message = message; this.status = status; }
@@ -140,6 +141,7 @@
   $('post-open').addEventListener('click', function () {
     chosen = null;
     $('place').value = '';
+    $('until').value = '';
     $('link').value = '';
     say('place-error', '');
     clearChoices();
@@ -198,10 +200,38 @@
 
   $('place-confirm').addEventListener('click', function () {
     if (!chosen) return;
+    if ($('until').value) { postTrip($('until').value); return; }
     $('link-place').textContent = chosen.name;
     say('link-error', '');
     show('link-form');
   });
+
+  // ---- a trip: the chosen place shows instead of the home pin until the end of that day ----
+  function postTrip(until) {
+    say('place-error', '');
+    call('GET', 'v1/StudentLocation?limit=1&uniqueKey=' + encodeURIComponent(student.key)).then(function (answer) {
+      if (answer.status !== 200) throw refusal(answer, 'Your pin could not be looked up.');
+      var home = (answer.body.results || [])[0];
+      if (!home) {
+        throw new Failure('A trip shows instead of your home pin, and you have none yet: '
+          + 'put your home on the map first (leave Until empty).');
+      }
+      return call('PUT', 'v1/StudentLocation/' + encodeURIComponent(home.objectId), {
+        uniqueKey: student.key, firstName: student.firstName, lastName: student.lastName,
+        mapString: chosen.name, mediaURL: home.mediaURL,
+        latitude: chosen.latitude, longitude: chosen.longitude, until: until
+      });
+    }).then(function (answer) {
+      if (answer.status !== 200) throw refusal(answer, 'Your trip was refused.');
+      var trip = answer.body.trip || {};
+      var day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(trip.until || '');
+      var shown = day ? Number(day[3]) + ' ' + MONTHS[Number(day[2]) - 1] : until;
+      say('done-text', 'You are in ' + (trip.mapString || chosen.name) + ' until ' + shown
+        + '; your home pin comes back after that.');
+      show('done');
+      window.OnTheMap.reload();
+    }).catch(fail('place-error'));
+  }
 
   // ---- your link, then submit ----
   function isWebLink(text) { return /^https?:\/\/[^\s/?#]+\.[^\s]*$/i.test(text); }
