@@ -107,6 +107,24 @@ import Testing
         #expect(answer.first?.contains("until \(day.shortText) — ") == true)
     }
 
+    /// What is kept says the trip: `!mydata` has a line for it (and how to end it), the export
+    /// carries its place and end.
+    @Test func myDataAndTheExportSayATripIsKept() async throws {
+        let fixture = try await Self.janeAndBob()
+        let (_, iso) = Self.lisbonDay(2, from: fixture.now)
+        _ = await fixture.dm("!post Lisbon until \(iso)", as: "jane")
+        let pin = try await Self.janesPin(fixture)
+        let trip = try #require(pin.trip)
+        let lines = await fixture.dm("!mydata", as: "jane")
+        let tripLine = try #require(lines.first { $0.hasPrefix("Trip: ") }, "\(lines)")
+        #expect(tripLine.hasPrefix("Trip: \(trip.mapString) ("), "\(tripLine)")
+        #expect(tripLine.contains(", until ") && tripLine.hasSuffix("; !unpost trip ends it."), "\(tripLine)")
+        let export = try #require(
+            try await StudentDataExport.make(.key(pin.uniqueKey), accounts: fixture.sqlite, store: nil))
+        #expect(export.pin?.trip?.mapString == trip.mapString && export.pin?.trip?.endsAt == trip.endsAt)
+        #expect(export.pin?.mapString == "Seattle, WA")
+    }
+
     /// `!unpost trip` ends the trip at once (the home pin shows again); without a trip it says so.
     @Test func unpostTripEndsItEarly() async throws {
         let fixture = try await Self.janeAndBob()

@@ -128,6 +128,12 @@ public struct PrivacyPlugin: BackgroundPlugin {
                 "Pin: \(Formatting.place(pin.mapString)) "
                     + "(\(Formatting.coordinate(pin.coordinate))), kept at \(kept.rawValue) level, posted \(Self.time(pin.createdAt)), "
                     + "last changed \(Self.time(pin.updatedAt)); your level: \(precision).")
+            if let trip = pin.trip {
+                let end = trip.isActive(at: services.now()) ? "until" : "ended"
+                lines.append(
+                    "Trip: \(Formatting.place(trip.mapString)) (\(Formatting.coordinate(trip.coordinate))), \(end) \(Self.time(trip.endsAt))"
+                        + (trip.isActive(at: services.now()) ? "; \(call.prefix)unpost trip ends it." : "."))
+            }
         } else {
             lines.append("Pin: none; your level: \(precision).")
         }

@@ -24,6 +24,16 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
         public var longitude: Double
         public var createdAt: Date
         public var updatedAt: Date
+        /// The trip kept with the pin (`!post <place> until <date>`), ended or not, if any.
+        public var trip: TripPlace?
+    }
+
+    /// A trip: the place shown instead of the home pin until `endsAt`.
+    public struct TripPlace: Codable, Sendable, Equatable {
+        public var mapString: String
+        public var latitude: Double
+        public var longitude: Double
+        public var endsAt: Date
     }
 
     public struct Session: Codable, Sendable, Equatable {
@@ -91,7 +101,12 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
                 Pin(
                     objectId: $0.objectId, mapString: $0.mapString, mediaURL: $0.mediaURL,
                     latitude: $0.coordinate.latitude, longitude: $0.coordinate.longitude, createdAt: $0.createdAt,
-                    updatedAt: $0.updatedAt)
+                    updatedAt: $0.updatedAt,
+                    trip: $0.trip.map {
+                        TripPlace(
+                            mapString: $0.mapString, latitude: $0.coordinate.latitude,
+                            longitude: $0.coordinate.longitude, endsAt: $0.endsAt)
+                    })
             },
             sessions: record.sessions.map { Session(createdAt: $0.createdAt, expiresAt: $0.expiresAt) },
             trustedHosts: [], keptSessions: [], unitChoices: [], openPosts: [], chosenPrecision: nil,
