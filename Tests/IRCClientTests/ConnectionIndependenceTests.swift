@@ -158,6 +158,37 @@ struct ConnectionIndependenceTests {
     /// `shutdown` called from another task must return even when `run()` ends between its check and
     /// its wait. Each round stops the client just as a refused connection
     /// ends and the reconnect wait begins (a hang here ends at the suite's time limit).
+    /// A shutdown gives the lines still queued behind the flood gate the drain time to go out and
+    /// sends QUIT once the last of them is written; with a drain too short it sends QUIT when the
+    /// time is up, the rest unsent.
+    @Test func aShutdownSendsQuitOnceTheQueuedLinesAreWrittenOrTheDrainTimeIsUp() async throws {
+        let server = try await Self.registeringServer()
+        for (connection, drain) in [(1, Duration.seconds(20)), (2, .milliseconds(300))] {
+            var configuration = testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot")
+            configuration.flood = .init(burst: 1, linesPerSecond: 4)
+            configuration.shutdownDrainTimeout = drain
+            let recorder = await EventRecorder.start(configuration)
+            try await recorder.waitFor("registered") { if case .registered = $0 { true } else { false } }
+            for index in 1...6 { await recorder.client.sendPrivmsg(to: "#class", text: "line \(index)") }
+            let started = ContinuousClock.now
+            await recorder.stop()
+            let took = started.duration(to: .now)
+            let lines = server.receivedLines(connection: connection)
+            let sent = lines.filter { $0.hasPrefix("PRIVMSG") }
+            let quit = try #require(lines.firstIndex { $0.hasPrefix("QUIT") })
+            #expect(lines.lastIndex { $0.hasPrefix("PRIVMSG") }.map { $0 < quit } ?? true)
+            if connection == 1 {
+                #expect(sent.count == 6, "every queued line went out before QUIT")
+                // About 1.5 s of flood pacing and the 1 s wait for the server to close: the drain ended
+                // with the last line's write receipt, not at its 20 s limit.
+                #expect(took < .seconds(15))
+            } else {
+                #expect(sent.count < 6, "the drain ended before the queue did")
+            }
+        }
+        await server.stop()
+    }
+
     @Test func shutdownReturnsWhenRunEndsAtTheSameMoment() async throws {
         let server = try await RefuseAtOnce.startServer()
         let configuration = testConfiguration(

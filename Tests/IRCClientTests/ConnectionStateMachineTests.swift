@@ -29,14 +29,14 @@ struct ConnectionStateMachineTests {
     }
 
     static func machine(_ configuration: IRCClientConfiguration = configuration()) -> ConnectionStateMachine {
-        ConnectionStateMachine(configuration: configuration, logger: Logger(label: "test"))
+        ConnectionStateMachine(configuration: configuration)
     }
 
     /// The actions in words ("write NICK bot", "queue JOIN #class", "emit registered(nick: \"bot\")"…),
-    /// without the `message` event every line causes.
-    static func described(_ actions: [ConnectionAction]) -> [String] {
+    /// without the `message` event every line causes and without the lines for the log (see ``logged(_:)``).
+    static func described(_ actions: [some ConnectionActionConvertible]) -> [String] {
         actions.compactMap { action in
-            switch action {
+            switch action.connectionAction {
             case .write(let message): "write \(message.serialized())"
             case .enqueue(let message): "queue \(message.serialized())"
             case .emit(.message): nil
@@ -49,7 +49,16 @@ struct ConnectionStateMachineTests {
             case .rememberSTSPolicy(let seconds): "remember STS for \(seconds) s"
             case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
             case .answerRequest(let waiters, let outcome): "answer request \(waiters) \(outcome)"
+            case .log: nil
             }
+        }
+    }
+
+    /// The lines for the log among `actions`, as "level text".
+    static func logged(_ actions: [some ConnectionActionConvertible]) -> [String] {
+        actions.compactMap { action in
+            guard case .log(let level, let text) = action.connectionAction else { return nil }
+            return "\(level) \(text)"
         }
     }
 
@@ -224,7 +233,7 @@ struct ConnectionStateMachineTests {
     @Test func scramFollowsTheRFC7677ExampleThroughTheMachine() {
         let sasl = IRCClientConfiguration.SASL(mechanisms: .automatic, username: "user", password: "pencil")
         var machine = ConnectionStateMachine(
-            configuration: Self.configuration(sasl: sasl), logger: Logger(label: "test"),
+            configuration: Self.configuration(sasl: sasl),
             makeSCRAMNonce: { "rOprNGfwEbeRWgbNEkqO" })
         _ = machine.connected(at: Self.at(0))
         _ = Self.receive(":srv CAP * LS :sasl=PLAIN,SCRAM-SHA-256", into: &machine)
@@ -404,6 +413,8 @@ struct ConnectionStateMachineTests {
         #expect(machine.botMode == BotMode(mode: "B", isSet: true))
         _ = Self.receive(":srv MODE bot :-B", into: &machine)
         #expect(machine.botMode == BotMode(mode: "B", isSet: false))
+        _ = machine.connectionClosed(reason: "reset", at: Self.at(99))
+        #expect(machine.botMode == nil)
         _ = machine.connected(at: Self.at(100))
         #expect(machine.botMode == nil)
 
@@ -414,19 +425,18 @@ struct ConnectionStateMachineTests {
 
     /// Standard replies from the server are logged with their command, code, context and text.
     @Test func standardRepliesAreLoggedWithTheirCodeAndText() {
-        let record = LogRecord()
-        var machine = ConnectionStateMachine(configuration: Self.configuration(), logger: record.logger())
-        _ = machine.connected(at: Self.at(0))
-        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine)
-        _ = Self.receive(
+        var machine = Self.registered()
+        let logged = [
             ":srv FAIL JOIN CHANNEL_NAME_TOO_LONG #aaaa :Channel name is too long",
             ":srv WARN REHASH CERTS_EXPIRED :Certificate expired",
-            ":srv NOTE * OPER_MESSAGE :The server is restarting soon", into: &machine)
+            ":srv NOTE * OPER_MESSAGE :The server is restarting soon",
+        ].flatMap { Self.logged(machine.lineReceived($0, at: Self.at(1))) }
         #expect(
-            record.contains(
-                "warning irc.example says FAIL JOIN CHANNEL_NAME_TOO_LONG (#aaaa): Channel name is too long"))
-        #expect(record.contains("warning irc.example says WARN REHASH CERTS_EXPIRED: Certificate expired"))
-        #expect(record.contains("info irc.example says NOTE * OPER_MESSAGE: The server is restarting soon"))
+            logged == [
+                "warning irc.example says FAIL JOIN CHANNEL_NAME_TOO_LONG (#aaaa): Channel name is too long",
+                "warning irc.example says WARN REHASH CERTS_EXPIRED: Certificate expired",
+                "info irc.example says NOTE * OPER_MESSAGE: The server is restarting soon",
+            ])
     }
 
     @Test func aRefusedJoinIsRetriedLaterAndAPartedChannelIsNot() {

@@ -76,6 +76,8 @@ extension IRCClient {
         }
         let registeredFor = machine.registeredAt.map { $0.duration(to: clock.now) }
         channel = nil
+        // A shutdown waiting for queued lines to leave stops waiting: they will not leave on this connection.
+        endShutdownDrain()
         writerWake?.finish()
         writerWake = nil
         perform(machine.connectionClosed(reason: reason, at: clock.now))

@@ -1,36 +1,38 @@
 import Foundation
 
-/// Strict Transport Security in the shell: which endpoint a connection uses, and the policies kept.
+/// Strict Transport Security in the shell: reading and writing the kept policies; the choice of
+/// endpoint is ``STSEndpointChoice``.
 extension IRCClient {
-    /// How a connection is made.
-    struct Endpoint: Sendable, Equatable {
-        var port: Int
-        var secure: Bool
-    }
+    typealias Endpoint = STSEndpointChoice.Endpoint
 
     /// TLS as configured; on a `tls: false` configuration, TLS to the port of an STS upgrade seen in
     /// this run or of an unexpired stored policy for the host, else plaintext. An expired policy is removed.
     func connectionEndpoint() async -> Endpoint {
-        if configuration.tls.enabled { return Endpoint(port: configuration.port, secure: true) }
-        if let stsUpgradePort { return Endpoint(port: stsUpgradePort, secure: true) }
-        await stsWrites?.value
+        let choice = STSEndpointChoice(
+            configuredPort: configuration.port, configuredTLS: configuration.tls.enabled, upgradePort: stsUpgradePort)
         let host = Self.stsKey(configuration.host)
-        let policy: STSPolicy?
-        if let stsStore { policy = await stsStore.stsPolicy(forHost: host) } else { policy = stsPolicy }
-        guard let policy else { return Endpoint(port: configuration.port, secure: false) }
-        if policy.expires > wallClock() {
-            logger.info("STS policy of \(configuration.host): connecting over TLS to port \(policy.port)")
-            return Endpoint(port: policy.port, secure: true)
+        var stored: STSPolicy?
+        if choice.needsStoredPolicy {
+            await stsWrites?.value
+            if let stsStore { stored = await stsStore.stsPolicy(forHost: host) } else { stored = stsPolicy }
         }
-        logger.info("The STS policy of \(configuration.host) expired; connecting as configured")
-        stsPolicy = nil
-        await stsStore?.setSTSPolicy(nil, forHost: host)
-        return Endpoint(port: configuration.port, secure: false)
+        let decision = choice.decide(stored: stored, now: wallClock())
+        switch decision {
+        case .asConfigured, .upgrade(_, fromStoredPolicy: false):
+            break
+        case .upgrade(let port, fromStoredPolicy: true):
+            logger.info("STS policy of \(configuration.host): connecting over TLS to port \(port)")
+        case .expired:
+            logger.info("The STS policy of \(configuration.host) expired; connecting as configured")
+            stsPolicy = nil
+            await stsStore?.setSTSPolicy(nil, forHost: host)
+        }
+        return decision.endpoint
     }
 
     /// Keeps (or, for 0 seconds, removes) the policy seen on the current TLS connection.
     func rememberSTSPolicy(seconds: Int) {
-        let policy = seconds > 0 ? STSPolicy(port: endpoint.port, expires: wallClock() + TimeInterval(seconds)) : nil
+        let policy = STSPolicy.kept(seconds: seconds, port: endpoint.port, at: wallClock())
         stsPolicy = policy
         if policy == nil { stsUpgradePort = nil }
         guard let stsStore else { return }

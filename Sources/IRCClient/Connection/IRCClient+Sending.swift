@@ -7,15 +7,15 @@ import NIOCore
 extension IRCClient {
     /// Sends a message. PONG, CAP, AUTHENTICATE and QUIT are written at once (priority lane); everything
     /// else goes through the flood-controlled queue and is sent once registered. NUL/CR/LF never leave.
+    /// (The lane is ``SendLane``'s.)
     public func send(_ message: IRCMessage) {
-        switch message.command.uppercased() {
-        case "PONG", "CAP", "AUTHENTICATE", "QUIT":
+        switch SendLane(for: message, caseMapping: machine.serverSupport.caseMapping) {
+        case .priority:
             guard channel != nil else { return }
             write(message)
-        case "PRIVMSG", "NOTICE":
-            let mapping = machine.serverSupport.caseMapping
-            enqueue(message, fairnessKey: message.parameters.first.map { mapping.lowercased($0) })
-        default:
+        case .reply(let fairnessKey):
+            enqueue(message, fairnessKey: fairnessKey)
+        case .control:
             enqueue(message)
         }
     }
@@ -74,7 +74,7 @@ extension IRCClient {
 
     /// Registers a waiter, performs what `request` (given the waiter's id) returns, and waits until
     /// the machine answers that waiter.
-    private func awaitAnswer(_ request: (Int) -> [ConnectionAction]) async -> RequestOutcome {
+    private func awaitAnswer(_ request: (Int) -> [RequestAction]) async -> RequestOutcome {
         await withCheckedContinuation { continuation in
             lastRequestWaiter += 1
             let id = lastRequestWaiter

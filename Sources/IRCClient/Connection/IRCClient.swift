@@ -50,6 +50,8 @@ public actor IRCClient {
     var receipts = WriteReceipts()
     var floodGate: FloodGate
     var writerWake: AsyncStream<Void>.Continuation?
+    /// The write receipt the shutdown waits for while queued lines drain (see ``shutdown(quitMessage:)``).
+    var shutdownDrainWaiter: Int?
 
     // The current connection.
     var channel: (any Channel)?
@@ -98,7 +100,7 @@ public actor IRCClient {
         nickSnapshot = NIOLockedValueBox(configuration.nick)
         publishedNick = configuration.nick
         (events, eventSink) = Self.makeEventStream(limit: configuration.eventBufferSize)
-        machine = ConnectionStateMachine(configuration: configuration, logger: logger)
+        machine = ConnectionStateMachine(configuration: configuration, logLevel: logger.logLevel)
         queue = SendQueue(capacity: configuration.sendQueueCapacity)
         floodGate = FloodGate(
             burst: configuration.flood.burst,
@@ -198,13 +200,13 @@ public actor IRCClient {
         backoffSleep?.cancel()
         if let channel {
             let id = connectionID
-            let deadline = clock.now + configuration.shutdownDrainTimeout
-            while machine.isRegistered, !queue.isEmpty, clock.now < deadline, id == connectionID {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
+            await drainQueue(connectionID: id, until: clock.now + configuration.shutdownDrainTimeout)
             if !queue.isEmpty {
                 let drain = ConnectionStateMachine.format(configuration.shutdownDrainTimeout)
                 logger.warning("Shutting down: \(queue.count) queued lines dropped, not sent within the \(drain) drain")
+                // Nothing follows the QUIT.
+                queue.removeAll()
+                receipts.queueEmptied()
             }
             if id == connectionID {
                 closeReason = "shutdown"
@@ -227,6 +229,36 @@ public actor IRCClient {
         }
     }
 
+    /// Waits until every line queued so far has been written (its write receipt), the connection
+    /// `id` ends, or `deadline` passes, whichever comes first. Nothing to wait for unless registered
+    /// (lines go out only then).
+    private func drainQueue(connectionID id: Int, until deadline: ContinuousClock.Instant) async {
+        guard machine.isRegistered, !queue.isEmpty else { return }
+        let ticket = receipts.lastTicket
+        let waiter = receipts.makeWaiterID()
+        let timer = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            self.endShutdownDrain(waiter)
+        }
+        _ = await withCheckedContinuation { continuation in
+            // The connection may have ended while this call waited to re-enter the actor.
+            if id == connectionID, channel != nil {
+                shutdownDrainWaiter = waiter
+                receipts.addWaiter(id: waiter, ticket: ticket, continuation)
+            } else {
+                continuation.resume(returning: receipts.isSettled(upTo: ticket))
+            }
+        }
+        shutdownDrainWaiter = nil
+        timer.cancel()
+    }
+
+    /// Stops waiting for the shutdown drain (its time is up, or the connection ended).
+    func endShutdownDrain(_ waiter: Int? = nil) {
+        guard let current = shutdownDrainWaiter, waiter == nil || waiter == current else { return }
+        receipts.cancelWaiter(current)
+    }
+
     private func sleepUnlessStopped(_ delay: Duration) async {
         let task = Task<Void, Never> { try? await Task.sleep(for: delay) }
         backoffSleep = task
@@ -241,9 +273,9 @@ public actor IRCClient {
     // MARK: Carrying out the machine's actions
 
     /// Does what the machine asked for, in order.
-    func perform(_ actions: [ConnectionAction]) {
+    func perform(_ actions: [some ConnectionActionConvertible]) {
         for action in actions {
-            switch action {
+            switch action.connectionAction {
             case .write(let message):
                 write(message)
             case .enqueue(let message):
@@ -269,6 +301,8 @@ public actor IRCClient {
                 for id in waiters { whoisWaiters.removeValue(forKey: id)?.resume(returning: reply) }
             case .answerRequest(let waiters, let outcome):
                 for id in waiters { requestWaiters.removeValue(forKey: id)?.resume(returning: outcome) }
+            case .log(let level, let text):
+                logger.log(level: level, "\(text)")
             }
         }
         if machine.currentNick != publishedNick {

@@ -1,16 +1,15 @@
 import IRCProtocol
-import Logging
 
 /// Registration on one connection: `PASS`, `CAP LS 302`, `NICK` and `USER`, capability negotiation
 /// (``CapabilityNegotiator``), SASL, and the fallback nicks tried until the server's 001.
 ///
-/// A pure state machine kept by ``ConnectionStateMachine``: it starts again on every connection
+/// A pure state machine kept by ``ConnectionStateMachine`` (what it has to say for the log is a
+/// ``ConnectionAction/log(_:_:)`` among its actions): it starts again on every connection
 /// (``begin(nick:secure:into:)``), except that a SASL failure is reported once and not retried on
 /// later connections, and that a required SASL login that failed stops the client for good
 /// (``fatalReason``). The SASL exchange itself is ``SASLAuthentication``.
 struct Registration: Sendable {
     let configuration: IRCClientConfiguration
-    let logger: Logger
     private(set) var capabilities = CapabilityNegotiator(saslMechanisms: nil)
     private(set) var capEndSent = false
     /// The SASL dialogue while one is under way on this connection.
@@ -31,9 +30,8 @@ struct Registration: Sendable {
     /// Why the client must stop (a required SASL login failed); never cleared.
     private(set) var fatalReason: String?
 
-    init(configuration: IRCClientConfiguration, logger: Logger, makeSCRAMNonce: @escaping @Sendable () -> String) {
+    init(configuration: IRCClientConfiguration, makeSCRAMNonce: @escaping @Sendable () -> String) {
         self.configuration = configuration
-        self.logger = logger
         self.makeSCRAMNonce = makeSCRAMNonce
         nicks = NickSequence(primary: configuration.nick, alternates: configuration.altNicks)
     }
@@ -42,7 +40,7 @@ struct Registration: Sendable {
     var enabledCapabilities: Set<String> { capabilities.enabled }
 
     /// A new connection (`secure` when TLS): the registration lines, with `nick` as the first nick.
-    mutating func begin(nick: String, secure: Bool, into actions: inout [ConnectionAction]) {
+    mutating func begin(nick: String, secure: Bool) -> [IRCMessage] {
         capEndSent = false
         sasl = nil
         account = nil
@@ -54,12 +52,14 @@ struct Registration: Sendable {
         }
         capabilities = CapabilityNegotiator(saslMechanisms: saslGivenUp ? nil : mechanisms)
         nicks = NickSequence(primary: configuration.nick, alternates: configuration.altNicks)
+        var lines: [IRCMessage] = []
         if let password = configuration.serverPassword, !password.isEmpty {
-            actions.append(.write(IRCMessage(command: "PASS", parameters: [password])))
+            lines.append(IRCMessage(command: "PASS", parameters: [password]))
         }
-        actions.append(.write(.cap("LS", "302")))
-        actions.append(.write(.nick(nick)))
-        actions.append(.write(.user(configuration.username, realName: configuration.realname)))
+        lines.append(.cap("LS", "302"))
+        lines.append(.nick(nick))
+        lines.append(.user(configuration.username, realName: configuration.realname))
+        return lines
     }
 
     /// Handles a message of the registration dialogue: CAP, AUTHENTICATE, the SASL numerics (900,
@@ -74,9 +74,11 @@ struct Registration: Sendable {
                 capEndSent && configuration.sasl != nil && account == nil && sasl == nil && !credentialsRefused
             let capabilityActions = capabilities.handle(message)
             if capEndSent, capabilityActions.contains(.startSASL) {
-                logger.info("The server offers SASL again: logging in")
+                actions.append(.log(.info, "The server offers SASL again: logging in"))
             }
-            if let notice = capabilities.takeLimitNotice() { logger.warning("\(configuration.host) \(notice)") }
+            if let notice = capabilities.takeLimitNotice() {
+                actions.append(.log(.warning, "\(configuration.host) \(notice)"))
+            }
             if !saslGivenUp, capabilities.saslOffered == false, let reason = saslUnavailable {
                 saslFailed(reason, into: &actions)
                 if fatalReason != nil { return }
@@ -110,11 +112,11 @@ struct Registration: Sendable {
             if sasl != nil { saslFailed("\(message.command) \(parameters.last ?? "")", into: &actions) }
         case "908":
             let list = parameters.count >= 2 ? parameters[1] : ""
-            logger.info("Server SASL mechanisms: \(list)")
+            actions.append(.log(.info, "Server SASL mechanisms: \(list)"))
             sasl?.serverListed(list)
         case "421":
             guard parameters.count >= 2, parameters[1].uppercased() == "CAP" else { return }
-            logger.info("The server does not support CAP")
+            actions.append(.log(.info, "The server does not support CAP"))
             capabilities.finish()
             capEndSent = true
             if configuration.sasl != nil, !saslGivenUp {
@@ -142,7 +144,7 @@ struct Registration: Sendable {
     ) -> String {
         let refused = message.parameters.count >= 2 ? message.parameters[1] : current
         let next = nicks.next(afterErroneous: message.command == "432")
-        logger.info("Nick \(refused) refused (\(message.command)); trying \(next)")
+        actions.append(.log(.info, "Nick \(refused) refused (\(message.command)); trying \(next)"))
         actions.append(.write(.nick(next)))
         return next
     }
@@ -208,7 +210,7 @@ struct Registration: Sendable {
         case .send(let messages):
             if let exchange = sasl, exchange.awaitsFirstChallenge, let mechanism = exchange.current {
                 // The AUTHENTICATE lines are redacted in the trace; the mechanism is not a secret.
-                logger.info("Authenticating with SASL \(mechanism.rawValue)")
+                actions.append(.log(.info, "Authenticating with SASL \(mechanism.rawValue)"))
             }
             for message in messages { actions.append(.write(message)) }
         case .wait:
@@ -227,12 +229,12 @@ struct Registration: Sendable {
         sasl = nil
         guard !saslGivenUp else { return }
         saslGivenUp = true
-        logger.error("SASL authentication failed: \(reason)")
+        actions.append(.log(.error, "SASL authentication failed: \(reason)"))
         actions.append(.emit(.saslFailed(reason: reason)))
         if configuration.sasl?.required == true {
             let fatal = "SASL authentication failed and is required: \(reason)"
             fatalReason = fatal
-            logger.warning("Dropping the connection: \(fatal)")
+            actions.append(.log(.warning, "Dropping the connection: \(fatal)"))
             actions.append(.write(.quit(configuration.quitMessage)))
             actions.append(.closeConnection(reason: fatal))
         } else if capabilities.pending.isEmpty {

@@ -58,7 +58,7 @@ struct WriteReceipts {
         }
     }
 
-    /// Resumes the waiter with `false` (its task was cancelled).
+    /// Resumes the waiter with `false` (its task was cancelled, or it stopped waiting).
     mutating func cancelWaiter(_ id: Int) {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
         waiters.remove(at: index).continuation.resume(returning: false)

@@ -8,9 +8,8 @@ extension ConnectionStateMachine {
     /// learns what the server answers (see ``PendingRequests``).
     mutating func joinRequested(
         _ channel: String, key: String?, waiter: Int, at now: ContinuousClock.Instant
-    ) -> [ConnectionAction] {
+    ) -> [RequestAction] {
         channels.want(.init(channel, key: key))
-        guard isRegistered else { return [.answerRequest(waiters: [waiter], outcome: .noAnswer)] }
         return request(.join(channel, key: key), about: channel, waiter: waiter, at: now)
     }
 
@@ -18,25 +17,29 @@ extension ConnectionStateMachine {
     /// answers.
     mutating func partRequested(
         _ channel: String, reason: String?, waiter: Int, at now: ContinuousClock.Instant
-    ) -> [ConnectionAction] {
+    ) -> [RequestAction] {
         channels.forget(channel)
-        guard isRegistered else { return [.answerRequest(waiters: [waiter], outcome: .noAnswer)] }
         return request(.part(channel, reason: reason), about: channel, waiter: waiter, at: now)
     }
 
-    /// Queues `message` (labeled where the server answers labels) and waits for its answer.
+    /// Queues `message` (labeled where the server answers labels) and waits for its answer; answered
+    /// `.noAnswer` at once when the client is not registered.
     private mutating func request(
         _ message: IRCMessage, about target: String, waiter: Int, at now: ContinuousClock.Instant
-    ) -> [ConnectionAction] {
+    ) -> [RequestAction] {
+        guard case .registered(let link, var registered) = phase else {
+            return [.answerRequest(waiter: waiter, outcome: .noAnswer)]
+        }
         var message = message
         let label = labelsQueries ? responseLabels.next() : nil
         if let label { message.tags["label"] = label }
-        var actions: [ConnectionAction] = []
-        if let dropped = pendingRequests.add(
+        var actions: [RequestAction] = []
+        if let dropped = registered.pendingRequests.add(
             message.command, target: target, label: label, waiter: waiter, deadline: now + configuration.requestTimeout)
         {
-            actions.append(.answerRequest(waiters: [dropped], outcome: .noAnswer))
+            actions.append(.answerRequest(waiter: dropped, outcome: .noAnswer))
         }
+        phase = .registered(link, registered)
         actions.append(.enqueue(message))
         return actions
     }
@@ -44,12 +47,13 @@ extension ConnectionStateMachine {
     /// Ends the command sent on someone's behalf that `message` answers, if any. A `FAIL JOIN` also
     /// stops the client wanting that channel: it would be refused again after every reconnect.
     mutating func requestAnswered(
-        by message: IRCMessage, label: String?, ownNick: String, into actions: inout [ConnectionAction]
+        by message: IRCMessage, label: String?, ownNick: String, in registered: inout Registered,
+        into actions: inout [ConnectionAction]
     ) {
-        guard !pendingRequests.isEmpty else { return }
+        guard !registered.pendingRequests.isEmpty else { return }
         let support = identityTracker.serverSupport
         guard
-            let answered = pendingRequests.handle(
+            let answered = registered.pendingRequests.handle(
                 message, label: label, isOwnNick: { support.namesEqual($0, ownNick) })
         else { return }
         if case .refused(_, _, true) = answered.outcome, answered.command == "JOIN" {

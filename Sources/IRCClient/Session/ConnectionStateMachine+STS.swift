@@ -5,34 +5,33 @@ extension ConnectionStateMachine {
     /// Acts on an `sts` capability in `message`, once per connection; true when the connection is
     /// being left for a TLS one (nothing more is done on it).
     mutating func stsAdvertised(in message: IRCMessage, into actions: inout [ConnectionAction]) -> Bool {
-        guard !stsSeen, message.parameters.count >= 3 else { return false }
+        guard let link = phase.link, !link.stsSeen, message.parameters.count >= 3 else { return false }
         let subcommand = message.parameters[1].uppercased()
         guard subcommand == "LS" || subcommand == "NEW", let list = message.parameters.last else { return false }
         guard let token = list.split(separator: " ").first(where: { $0 == "sts" || $0.hasPrefix("sts=") }) else {
             return false
         }
-        stsSeen = true
+        _ = phase.updateLink { $0.stsSeen = true }
         let value = token.hasPrefix("sts=") ? String(token.dropFirst(4)) : ""
-        switch STSAdvertisement.parse(value, secure: isSecure) {
+        switch STSAdvertisement.parse(value, secure: link.secure) {
         case .ignored(let reason):
-            logger.warning("Ignoring \(reason) from \(configuration.host)")
+            log(.warning, "Ignoring \(reason) from \(configuration.host)", into: &actions)
             return false
         case .keep(let seconds):
             if seconds == 0 {
-                logger.info("\(configuration.host) removed its STS policy")
+                log(.info, "\(configuration.host) removed its STS policy", into: &actions)
             } else {
-                logger.info("\(configuration.host) has an STS policy: TLS only, for \(seconds) s")
+                log(.info, "\(configuration.host) has an STS policy: TLS only, for \(seconds) s", into: &actions)
             }
             actions.append(.rememberSTSPolicy(seconds: seconds))
             return false
         case .upgrade(let port):
             let reason = "STS: \(configuration.host) requires TLS; reconnecting over TLS to port \(port)"
-            logger.info("\(reason)")
+            log(.info, reason, into: &actions)
             actions.append(.upgradeToTLS(port: port))
             actions.append(.write(.quit("Reconnecting over TLS")))
             actions.append(.closeConnection(reason: reason))
             return true
         }
     }
-
 }

@@ -1,0 +1,235 @@
+import IRCProtocol
+
+/// What the machine does with each line from the server.
+extension ConnectionStateMachine {
+    /// One inbound line being handled.
+    struct Inbound {
+        var message: IRCMessage
+        /// The label of the client's query it answers, if any.
+        var label: String?
+        /// The client's nick before the line (a NICK line changes it).
+        var ownNickBefore: String
+        var now: ContinuousClock.Instant
+    }
+
+    /// Acts on one inbound line. `registered` is the registered phase's data (nil before 001),
+    /// changed here and put back by the caller.
+    mutating func dispatch(
+        _ inbound: Inbound, registered: inout ConnectionPhase.Registered?, into actions: inout [ConnectionAction]
+    ) {
+        let message = inbound.message
+        let parameters = message.parameters
+        switch message.command {
+        case "PRIVMSG", "NOTICE":
+            deliverUserMessage(message, into: &actions)
+        case "PING":
+            actions.append(.write(IRCMessage(command: "PONG", parameters: parameters.isEmpty ? [""] : parameters)))
+        case "CAP":
+            // An STS upgrade leaves this connection before anything else is negotiated on it.
+            if stsAdvertised(in: message, into: &actions) { return }
+            registration.handle(message, into: &actions)
+        case "AUTHENTICATE", "421", "900", "902", "903", "904", "905", "906", "907", "908":
+            registration.handle(message, into: &actions)
+        case "001":
+            welcome(as: parameters.first ?? currentNick, at: inbound.now, registered: &registered, into: &actions)
+        case "005":
+            var support = identityTracker.serverSupport
+            support.apply(message)
+            identityTracker.updateServerSupport(support)
+            channels.setCaseMapping(support.caseMapping)
+            guard registered != nil else { return }
+            registered!.setServerSupport(support)
+            askForBotMode(in: &registered!, into: &actions)
+        case "MODE", "221":
+            if registered != nil { ownModesChanged(message, in: &registered!) }
+        case "FAIL", "WARN", "NOTE":
+            standardReply(message, into: &actions)
+        case "730", "731", "734", "600", "601", "604", "605", "512":
+            if registered != nil { presenceReported(message, at: inbound.now, in: &registered!, into: &actions) }
+        case "311", "317", "330", "318", "401":
+            if registered != nil { whoisReplied(message, label: inbound.label, in: &registered!, into: &actions) }
+        case "303":
+            if registered != nil { isonReplied(message, at: inbound.now, in: &registered!, into: &actions) }
+        case "432", "433", "436", "437":
+            if registered != nil {
+                let refused = parameters.count >= 2 ? parameters[1] : currentNick
+                log(.debug, "Nick \(refused) is not available (\(message.command))", into: &actions)
+            } else {
+                currentNick = registration.nickRefused(message, current: currentNick, into: &actions)
+            }
+        case "NICK":
+            nickChanged(inbound, registered: &registered, into: &actions)
+        case "QUIT":
+            if registered != nil, let source = message.sourceNick, namesEqual(source, configuration.nick) {
+                regainNick(at: inbound.now, in: &registered!, into: &actions)
+            }
+        case "JOIN", "PART", "KICK", "471", "473", "474", "475", "477":
+            membershipChanged(message, ownNickBefore: inbound.ownNickBefore, at: inbound.now, into: &actions)
+        case "ERROR":
+            let reason = "server error: \(parameters.last ?? "")"
+            // After our QUIT the server's ERROR is its goodbye, not a fault.
+            log(isStopping ? .debug : .warning, reason, into: &actions)
+            // The server closes after ERROR; close from our side too in case it does not.
+            actions.append(.closeConnection(reason: reason))
+        default:
+            break
+        }
+    }
+
+    /// The server's 001: registering becomes registered (unless registration says the client must
+    /// not go on). A second 001 on one connection changes nothing.
+    private mutating func welcome(
+        as nick: String, at now: ContinuousClock.Instant, registered: inout ConnectionPhase.Registered?,
+        into actions: inout [ConnectionAction]
+    ) {
+        guard case .registering(let link, let registering) = phase else {
+            log(.debug, "Ignoring a second welcome (001) on one connection", into: &actions)
+            return
+        }
+        guard registration.welcome(into: &actions) else { return }
+        var welcomed = ConnectionPhase.Registered(at: now, support: identityTracker.serverSupport)
+        currentNick = nick
+        log(.info, "Registered on \(configuration.host) as \(nick)", into: &actions)
+        actions.append(.emit(.registered(nick: nick)))
+        // Lines queued before (or during) an outage go out after the reconnect only if the outage was
+        // short; lines already written to the lost socket are never sent again.
+        if let outageStart = registering.outageStart {
+            let outage = outageStart.duration(to: now)
+            if outage > configuration.reconnect.keepQueuedLinesFor {
+                actions.append(.discardQueuedLines(outage: outage))
+            }
+        }
+        // The JOINs go out before anything queued, so replies queued for a channel while the connection
+        // was down reach it after the rejoin (the server handles a client's lines in order).
+        for join in channels.joinsAfterRegistration { actions.append(.write(.join(join.name, key: join.key))) }
+        if !namesEqual(nick, configuration.nick) {
+            welcomed.nextNickRegain = now + configuration.retry.nickRegainInterval
+        }
+        actions.append(.startSending)
+        askForBotMode(in: &welcomed, into: &actions)
+        phase = .registered(link, welcomed)
+        registered = welcomed
+    }
+
+    /// A standard reply (`FAIL`/`WARN`/`NOTE <command> <code> [context…] :text`): logged with its
+    /// command, code, context and text (a FAIL and a WARN as warnings, a NOTE as information).
+    private func standardReply(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
+        let parameters = message.parameters
+        guard parameters.count >= 3 else { return }
+        let context = parameters.dropFirst(2).dropLast().joined(separator: " ")
+        // The text may quote what was sent: no credentials or secret links reach the log.
+        let said = parameters[parameters.count - 1]
+        let text = LogRedaction.isSensitive(said) ? "<redacted>" : LogRedaction.redactingSecrets(said) ?? said
+        let line =
+            "\(configuration.host) says \(message.command) \(parameters[0]) \(parameters[1])"
+            + (context.isEmpty ? "" : " (\(LogRedaction.redactingSecrets(context) ?? context))") + ": \(text)"
+        log(message.command == "NOTE" ? .info : .warning, TextSanitizer.singleLine(line), into: &actions)
+    }
+
+    /// Once registered on a server that names a bot mode (usually in the 005 lines after 001):
+    /// sets it on the client, once per connection.
+    private func askForBotMode(in registered: inout ConnectionPhase.Registered, into actions: inout [ConnectionAction])
+    {
+        guard registered.botMode == nil, let mode = identityTracker.serverSupport.botMode else { return }
+        registered.botMode = BotMode(mode: mode, isSet: false)
+        actions.append(.enqueue(IRCMessage(command: "MODE", parameters: [currentNick, "+\(mode)"])))
+    }
+
+    /// The client's own user modes changed (`MODE <own nick> +B`) or were listed (221): follows
+    /// the bot mode.
+    private func ownModesChanged(_ message: IRCMessage, in registered: inout ConnectionPhase.Registered) {
+        guard var state = registered.botMode, message.parameters.count >= 2,
+            namesEqual(message.parameters[0], currentNick)
+        else { return }
+        if message.command == "221" {
+            state.isSet = message.parameters[1].contains(state.mode)
+        } else {
+            var adding = true
+            for character in message.parameters[1] {
+                switch character {
+                case "+": adding = true
+                case "-": adding = false
+                case state.mode: state.isSet = adding
+                default: break
+                }
+            }
+        }
+        registered.botMode = state
+    }
+
+    private mutating func nickChanged(
+        _ inbound: Inbound, registered: inout ConnectionPhase.Registered?, into actions: inout [ConnectionAction]
+    ) {
+        guard let source = inbound.message.sourceNick, let newNick = inbound.message.parameters.first else { return }
+        if namesEqual(source, inbound.ownNickBefore) {
+            currentNick = newNick
+            log(.info, "Nick changed from \(source) to \(newNick)", into: &actions)
+            actions.append(.emit(.nickChanged(from: source, to: newNick)))
+            if namesEqual(newNick, configuration.nick) { registered?.nextNickRegain = nil }
+        } else if registered != nil, namesEqual(source, configuration.nick) {
+            regainNick(at: inbound.now, in: &registered!, into: &actions)
+        }
+    }
+
+    /// The client's own JOIN, PART or KICK, or a refused JOIN.
+    private mutating func membershipChanged(
+        _ message: IRCMessage, ownNickBefore: String, at now: ContinuousClock.Instant,
+        into actions: inout [ConnectionAction]
+    ) {
+        let parameters = message.parameters
+        switch message.command {
+        case "JOIN":
+            guard let source = message.sourceNick, let channel = parameters.first, namesEqual(source, ownNickBefore)
+            else { return }
+            channels.joined(channel)
+            log(.info, "Joined \(channel)", into: &actions)
+            actions.append(.emit(.joined(channel: channel)))
+            actions.append(.enqueue(identityTracker.whoRequest(for: channel)))
+        case "PART":
+            guard let source = message.sourceNick, let channel = parameters.first, namesEqual(source, ownNickBefore)
+            else { return }
+            actions.append(.emit(.parted(channel: channel)))
+        case "KICK":
+            guard parameters.count >= 2, namesEqual(parameters[1], ownNickBefore) else { return }
+            let channel = parameters[0]
+            let kicker = message.sourceNick ?? ""
+            let reason = parameters.count >= 3 ? parameters[2] : ""
+            log(.warning, "Kicked from \(channel) by \(kicker): \(reason)", into: &actions)
+            actions.append(.emit(.kicked(channel: channel, by: kicker, reason: reason)))
+            channels.retry(channel, at: now + configuration.retry.rejoinAfterKick)
+        default:
+            // 471, 473, 474, 475, 477: a JOIN refused.
+            guard parameters.count >= 2 else { return }
+            let channel = parameters[1]
+            let reason = parameters.last ?? ""
+            log(.warning, "Cannot join \(channel) (\(message.command)): \(reason); retrying later", into: &actions)
+            actions.append(.emit(.joinRefused(channel: channel, code: message.command, reason: reason)))
+            channels.retry(channel, at: now + configuration.retry.rejoinAfterRefusal)
+        }
+    }
+
+    private func deliverUserMessage(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
+        guard message.parameters.count >= 2, let source = message.sourceIdentity, !source.nick.isEmpty,
+            source.user != nil || source.host != nil || !source.looksLikeServer
+        else { return }
+        let target = message.parameters[0]
+        let text = message.parameters[message.parameters.count - 1]
+        let tracked = identityTracker.identity(ofNick: source.nick)
+        let sender = UserIdentity(
+            nick: source.nick,
+            user: source.user ?? tracked?.user,
+            host: source.host ?? tracked?.host,
+            account: message.tags["account"] ?? tracked?.account
+        )
+        let support = identityTracker.serverSupport
+        let isPrivate = !support.isChannel(target.drop { support.prefixSymbols.contains($0) })
+        let userMessage = IRCUserMessage(
+            sender: sender, target: target, text: text, isPrivate: isPrivate, message: message)
+        log(
+            .debug,
+            "\(message.command) from \(sender) to \(target): "
+                + (LogRedaction.isSensitive(text) ? "<redacted>" : (LogRedaction.redactingSecrets(text) ?? text)),
+            into: &actions)
+        actions.append(.emit(message.command == "PRIVMSG" ? .privmsg(userMessage) : .notice(userMessage)))
+    }
+}
