@@ -118,7 +118,10 @@ public final class ClassServices: Sendable {
         self.placeResolver = PlaceResolver(geocoder: geocoder)
         self.coarsener = first?.coarsener ?? PinCoarsener(finder: placeLevels ?? (geocoder as? any PlaceLevelFinder))
         self.precisionChoices = first?.precisionChoices ?? PrecisionChoices(store: stateStore)
-        self.timeZones = first?.timeZones ?? PinTimeZones(finder: geocoder as? any TimeZoneFinder)
+        // Zones come from the offline gazetteer: the geocoder's, else the one pins are coarsened to.
+        self.timeZones =
+            first?.timeZones
+            ?? PinTimeZones(finder: (geocoder as? any TimeZoneFinder) ?? (placeLevels as? any TimeZoneFinder))
         self.currentSettings = NIOLockedValueBox(settings)
         self.now = now
         self.classMap =

@@ -73,7 +73,10 @@ struct RunCommand: AsyncParsableCommand {
             let webMap = WebMap(
                 feed: MapPinFeed(
                     classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory),
-                    timeZones: PinTimeZones(finder: stack.geocoder as? any TimeZoneFinder)),
+                    timeZones: bot.control?.services.timeZones
+                        ?? PinTimeZones(
+                            finder: (stack.geocoder as? any TimeZoneFinder)
+                                ?? (stack.placeLevels as? any TimeZoneFinder))),
                 geocoder: stack.geocoder, assets: assets, access: Self.mapAccess(config, stack),
                 scenes: api == nil
                     ? nil

@@ -41,7 +41,7 @@ extension PostPlugin {
         }
         // The date is read in the trip place's own zone: "24 Dec" ends at midnight in Lisbon.
         var zone = place.timeZone?.timeZone
-        if zone == nil, let finder = services.geocoder as? any TimeZoneFinder {
+        if zone == nil, let finder = services.timeZones.finder {
             zone = await finder.timeZone(near: place.coordinate).timeZone
         }
         guard let zone else {

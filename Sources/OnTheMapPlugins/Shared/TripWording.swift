@@ -7,7 +7,7 @@ enum TripWording {
     /// The last day of `trip` in its place's zone (the day before the one its end starts), as the
     /// gazetteer finds the zone near the trip's point; in UTC when no single zone is known.
     static func lastDay(of trip: Trip, services: ClassServices) async -> LocalDay {
-        trip.lastDay(in: await (services.geocoder as? any TimeZoneFinder)?.timeZone(near: trip.coordinate).timeZone)
+        trip.lastDay(in: await services.timeZones.finder?.timeZone(near: trip.coordinate).timeZone)
     }
 
     /// "Jane Doe is in Lisbon until 24 Dec".
