@@ -204,4 +204,40 @@ import Testing
         let exact = try await CLI.run(["pins", "coarsen", "--config", config, "--precision", "exact"])
         #expect(exact.status != 0 && exact.output.contains("would change nothing"), "\(exact.output)")
     }
+
+    /// Trips are kept no finer than pins: a lasting trip at a street is re-stored at the level with
+    /// its end unchanged; an ended one finer than the level is erased.
+    @Test func coarsenReStoresLastingTripsAndErasesEndedOnes() async throws {
+        let folder = try TemporaryDirectory(prefix: "pins-coarsen-trips")
+        let (config, database) = try CLI.makeConfig(in: folder)
+        let file = folder.file("streets.csv")
+        try Self.streets.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await CLI.run(["pins", "import", "--config", config, "--precision", "exact", file]).status == 0)
+        let street = Coordinate(latitude: 51.5238, longitude: -0.1586)
+        let lasting = Trip(
+            mapString: "221B Baker Street, London", coordinate: street, endsAt: Date().addingTimeInterval(3 * 86_400))
+        // The ended trip is saved by a directory whose clock is ten days behind.
+        let tenDaysAgo = Date().addingTimeInterval(-10 * 86_400)
+        let ended = Trip(
+            mapString: "5 Rue de Rivoli, Paris", coordinate: Coordinate(latitude: 48.8556, longitude: 2.3592),
+            endsAt: tenDaysAgo.addingTimeInterval(86_400))
+        let now = try SQLiteStudentDirectory(path: database)
+        _ = try await now.setTrip(lasting, ofAccount: "k1", session: nil)
+        try now.close()
+        let past = try SQLiteStudentDirectory(path: database, options: LocalDirectoryOptions(clock: { tenDaysAgo }))
+        _ = try await past.setTrip(ended, ofAccount: "k2", session: nil)
+        try past.close()
+
+        let dryRun = try await CLI.run(["pins", "coarsen", "--config", config, "--precision", "region", "--dry-run"])
+        #expect(dryRun.output.contains("1 ended trips finer than that would be erased"), "\(dryRun.output)")
+        let coarsened = try await CLI.run(["pins", "coarsen", "--config", config, "--precision", "region"])
+        #expect(coarsened.status == 0, "\(coarsened.output)")
+        let after = try await Self.pins(database)
+        let trip = try #require(after["k1"]?.trip)
+        #expect(abs(trip.endsAt.timeIntervalSince(lasting.endsAt)) < 0.001, "its end, to the millisecond kept")
+        #expect(!trip.mapString.contains("Baker") && trip.coordinate != street, "\(trip)")
+        #expect(after["k1"]?.mapString == "California, United States", "the home pin too")
+        #expect(after["k2"]?.trip == nil, "the ended trip is erased")
+        #expect(after["k2"]?.mapString.hasSuffix("United Kingdom") == true)
+    }
 }

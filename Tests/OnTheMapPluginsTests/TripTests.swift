@@ -125,6 +125,27 @@ import Testing
         #expect(export.pin?.mapString == "Seattle, WA")
     }
 
+    /// A coarser `!privacy` takes the trip along: a lasting trip is re-stored at that level (its
+    /// end kept) and shown so; an ended one finer than the level is erased.
+    @Test func aCoarserPrivacyLevelCoarsensTheTripToo() async throws {
+        let fixture = try await Self.janeAndBob()
+        let (_, iso) = Self.lisbonDay(2, from: fixture.now)
+        _ = await fixture.dm("!post Lisbon until \(iso)", as: "jane")
+        let before = try #require(try await Self.janesPin(fixture).trip)
+        _ = await fixture.dm("!privacy country", as: "jane")
+        let after = try #require(try await Self.janesPin(fixture).trip)
+        #expect(after.mapString == "Portugal" && after.endsAt == before.endsAt, "\(after)")
+        let shown = await fixture.dm("!where jane doe", as: "carol")
+        #expect(shown.first?.hasPrefix("Jane Doe is in Portugal until ") == true, "\(shown)")
+
+        let other = try await Self.janeAndBob()
+        _ = await other.dm("!post Lisbon until \(iso)", as: "jane")
+        other.advance(
+            seconds: try #require(try await Self.janesPin(other).trip).endsAt.timeIntervalSince(other.now) + 1)
+        let answer = await other.dm("!privacy country", as: "jane")
+        #expect(try await Self.janesPin(other).trip == nil, "the ended trip is erased: \(answer)")
+    }
+
     /// `!unpost trip` ends the trip at once (the home pin shows again); without a trip it says so.
     @Test func unpostTripEndsItEarly() async throws {
         let fixture = try await Self.janeAndBob()

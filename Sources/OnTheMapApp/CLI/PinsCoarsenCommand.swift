@@ -26,19 +26,38 @@ extension PinsCommand {
             let pins = try await map.all()
             let coarsener = PinCoarsener(finder: stack.placeLevels)
             var finer: [PinImportRecord] = []
-            for pin in pins where await coarsener.precision(of: pin) < precision {
-                finer.append(PinImportRecord(draft: pin.draft, createdAt: pin.createdAt, updatedAt: pin.updatedAt))
+            // Trips are kept no finer than home pins: a lasting one is coarsened with its pin, one
+            // that has ended is erased (it shows nowhere and cannot be saved again).
+            var endedTrips: [String] = []
+            let now = Date()
+            for pin in pins {
+                var record = PinImportRecord(draft: pin.draft, createdAt: pin.createdAt, updatedAt: pin.updatedAt)
+                var changes = await coarsener.precision(of: pin) < precision
+                if let trip = pin.trip,
+                    await coarsener.precision(of: trip.coordinate, named: trip.mapString) < precision
+                {
+                    if trip.isActive(at: now) {
+                        record.draft.trip = trip
+                        changes = true
+                    } else {
+                        endedTrips.append(pin.uniqueKey)
+                    }
+                }
+                if changes { finer.append(record) }
             }
             guard !dryRun else {
                 await stack.shutdown()
                 print(
-                    "\(finer.count) of \(pins.count) pins are finer than \(precision.rawValue) level and would be re-stored."
+                    "\(finer.count) of \(pins.count) pins are finer than \(precision.rawValue) level and would be re-stored"
+                        + (endedTrips.isEmpty
+                            ? "." : "; \(endedTrips.count) ended trips finer than that would be erased.")
                 )
                 return
             }
             do {
                 let records = try await PinsCommand.coarsened(finer, to: precision, stack: stack)
                 if !records.isEmpty { _ = try await directory.importLocations(records) }
+                for accountKey in endedTrips { _ = try await directory.endTrip(ofAccount: accountKey, session: nil) }
             } catch {
                 await stack.shutdown()
                 throw ValidationError("nothing was changed: \(ServiceErrorText.describe(error))")
@@ -62,7 +81,9 @@ extension PinsCommand {
         for var record in records {
             let chosen = try await choices.chosen(by: record.draft.uniqueKey)
             let target = max(level, chosen ?? level)
+            let trip = record.draft.trip
             record.draft = await coarsener.coarsen(record.draft, to: target).draft
+            if let trip { record.draft.trip = await coarsener.coarsen(trip, to: target) }
             result.append(record)
         }
         return result

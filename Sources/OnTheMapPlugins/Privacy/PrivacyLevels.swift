@@ -34,6 +34,7 @@ enum PrivacyLevels {
             return
         }
         let current = await services.coarsener.precision(of: pin)
+        try await keepTripNoFiner(than: level, pin: pin, session: bound.session, services)
         guard level > current else {
             await call.reply(
                 level == current
@@ -51,6 +52,31 @@ enum PrivacyLevels {
         await call.reply(
             "OK: your pin is now kept at \(describe(coarse.precision)): others see \(Formatting.place(saved.mapString)); the finer place is no longer stored."
         )
+    }
+
+    /// Keeps the trip of `pin` no finer than `level`, as its home pin: a lasting one finer than
+    /// that is re-stored at the level (its end kept), an ended one is erased (it shows nowhere and
+    /// cannot be saved again).
+    static func keepTripNoFiner(
+        than level: PinPrecision, pin: StudentLocation, session: DirectorySession, _ services: ClassServices
+    ) async throws {
+        guard let trip = pin.trip,
+            await services.coarsener.precision(of: trip.coordinate, named: trip.mapString) < level
+        else { return }
+        let saved: StudentLocation?
+        if trip.isActive(at: services.now()) {
+            var kept = pin.draft
+            kept.trip = await services.coarsener.coarsen(trip, to: level)
+            saved = try await services.call {
+                try await services.directory.updateLocation(objectId: pin.objectId, with: kept, session: session)
+            }
+        } else {
+            _ = try await services.call {
+                try await services.directory.endTrip(ofAccount: pin.uniqueKey, session: session)
+            }
+            saved = try await services.call { try await services.directory.location(ofAccount: pin.uniqueKey) }
+        }
+        if let saved { await services.classMap.record(saved) }
     }
 
     /// Three lines: what others see of the asker (or the class's rule), who may look, how to change it.

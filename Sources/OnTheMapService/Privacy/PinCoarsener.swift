@@ -60,6 +60,19 @@ public struct PinCoarsener: Sendable {
         return (coarse, place.kind.precision)
     }
 
+    /// A stored trip no more precise than `level`: its place as a pin's would be coarsened (a trip
+    /// kept at that level or coarser is left as it is), its end unchanged.
+    public func coarsen(_ trip: Trip, to level: PinPrecision) async -> Trip {
+        let kept = await precision(of: trip.coordinate, named: trip.mapString)
+        guard level != .exact, kept < level else { return trip }
+        let place = await coarsen(
+            PlaceCandidate(
+                displayName: trip.mapString, adminArea: nil, country: nil, countryCode: nil,
+                coordinate: trip.coordinate, kind: kept.kind, population: 0),
+            to: level)
+        return Trip(mapString: place.displayName, coordinate: place.coordinate, endsAt: trip.endsAt)
+    }
+
     /// The level of a stored pin from its point and place text (`.exact` without a finder).
     public func precision(of coordinate: Coordinate, named name: String) async -> PinPrecision {
         await finder?.precision(of: coordinate, named: name) ?? .exact
