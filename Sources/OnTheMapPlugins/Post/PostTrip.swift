@@ -39,21 +39,17 @@ extension PostPlugin {
         case .notFound:
             throw UserFacingError(PlaceWording.notFound(typed, example: example))
         }
-        // The date is read in the trip place's own zone: "24 Dec" ends at midnight in Lisbon.
-        var zone = place.timeZone?.timeZone
-        if zone == nil, let finder = services.timeZones.finder {
-            zone = await finder.timeZone(near: place.coordinate).timeZone
-        }
-        guard let zone else {
-            throw UserFacingError(
-                "I don't know which time zone \(PlaceWording.place(place)) keeps, so I can't tell when your trip's last day ends there; try its nearest city."
-            )
-        }
         let end: TripEnd
         do {
-            end = try TripEndDateParser.parse(until, now: services.now(), in: zone)
+            end = try await services.tripEnd(until: until, at: place.coordinate, knownZone: place.timeZone?.timeZone)
         } catch {
-            throw UserFacingError(error.description)
+            switch error {
+            case .noTimeZone:
+                throw UserFacingError(
+                    "I don't know which time zone \(PlaceWording.place(place)) keeps, so I can't tell when your trip's last day ends there; try its nearest city."
+                )
+            case .date(let refusal): throw UserFacingError(refusal.description)
+            }
         }
         guard try await services.call({ try await services.directory.location(ofAccount: accountKey) }) != nil
         else {

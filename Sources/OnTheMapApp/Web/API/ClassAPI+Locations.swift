@@ -121,13 +121,19 @@ extension ClassAPI {
             if let objectId, objectId != home.objectId {
                 return APIAnswer.codeError(.forbidden, "A trip is kept with your own pin: send it to that pin.")
             }
-            guard let zone = await services.timeZones.finder?.timeZone(near: draft.coordinate).timeZone else {
-                return APIAnswer.codeError(
-                    .badRequest,
-                    "The time zone of \(draft.mapString) is not known, so the end of the trip's last day there cannot be told; try its nearest city."
-                )
+            let end: TripEnd
+            do {
+                end = try await services.tripEnd(until: until, at: draft.coordinate)
+            } catch {
+                switch error {
+                case .noTimeZone:
+                    return APIAnswer.codeError(
+                        .badRequest,
+                        "The time zone of \(draft.mapString) is not known, so the end of the trip's last day there cannot be told; try its nearest city."
+                    )
+                case .date(let refusal): return APIAnswer.codeError(.badRequest, refusal.description)
+                }
             }
-            let end = try TripEndDateParser.parse(until, now: services.now(), in: zone)
             let trip = Trip(mapString: draft.mapString, coordinate: draft.coordinate, endsAt: end.endsAt)
             let saved = try await directory.setTrip(trip, ofAccount: session.accountKey, session: session)
             await services.pinSavedOutsideIRC(saved)
@@ -135,8 +141,6 @@ extension ClassAPI {
                 "updatedAt": APIAnswer.milliseconds(saved.updatedAt),
                 "trip": ["mapString": trip.mapString, "until": end.lastDay.isoText] as [String: Any],
             ])
-        } catch let error as TripEndDateError {
-            return APIAnswer.codeError(.badRequest, error.description)
         } catch ServiceError.rejectedInput(let reason) {
             return APIAnswer.codeError(.badRequest, reason)
         } catch ServiceError.sessionExpired {

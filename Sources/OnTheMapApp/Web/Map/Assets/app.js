@@ -258,10 +258,16 @@
     });
   }
 
+  // "24 Dec" for a day written "2026-12-24"; '' for anything else.
+  function dayText(iso) {
+    var day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso || '');
+    return day ? Number(day[3]) + ' ' + MONTHS[Number(day[2]) - 1] : '';
+  }
+
   // "Tokyo until 24 Dec" for a pin on a trip (`until` is the trip's last day, "2026-12-24").
   function placeText(p) {
-    var day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(p.until || '');
-    return day ? p.place + ' until ' + Number(day[3]) + ' ' + MONTHS[Number(day[2]) - 1] : p.place;
+    var until = dayText(p.until);
+    return until ? p.place + ' until ' + until : p.place;
   }
 
   function showPopup(ids, mx, my) {
@@ -568,6 +574,7 @@
   // What the page's other scripts (posting.js) may ask of the map.
   window.OnTheMap = {
     reload: load,
+    dayText: dayText,
     setStatus: setStatus,
     showPlace: function (lat, lon, label) {
       focus = { lat: lat, lon: lon, label: label };

@@ -17,7 +17,6 @@
   var student = null; // { key, firstName, lastName }
   var chosen = null;  // { name, latitude, longitude }
   var existing = null; // the student's pin already on the map, if any
-  var MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
   // ---- talking to the API ----
   function Failure(message, status) { this.message = message; this.status = status; }
@@ -224,8 +223,7 @@
     }).then(function (answer) {
       if (answer.status !== 200) throw refusal(answer, 'Your trip was refused.');
       var trip = answer.body.trip || {};
-      var day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(trip.until || '');
-      var shown = day ? Number(day[3]) + ' ' + MONTHS[Number(day[2]) - 1] : until;
+      var shown = window.OnTheMap.dayText(trip.until) || until;
       say('done-text', 'You are in ' + (trip.mapString || chosen.name) + ' until ' + shown
         + '; your home pin comes back after that.');
       show('done');
