@@ -57,6 +57,9 @@ public struct ClassSettings: Sendable {
 /// ledger and kept sessions.
 public final class ClassServices: Sendable {
     public let directory: any StudentDirectory
+    /// The directory's trips (`!post … until`, `!unpost trip`, the served API's `until`), when it
+    /// keeps them; nil for one that keeps one pin per student (the Udacity-compatible API).
+    public let trips: (any TripDirectory)?
     /// The directory's own accounts (`!register`), when the backend keeps them.
     public let accounts: (any AccountDirectory)?
     /// Where announced pins, trusted logins, sessions, open posts and unit choices are remembered
@@ -71,8 +74,8 @@ public final class ClassServices: Sendable {
     public let coarsener: PinCoarsener
     /// Each student's choice of precision (`!privacy`).
     public let precisionChoices: PrecisionChoices
-    /// The time zones of pins and places (`!time`, `!awake`, `!overlap`): the geocoder's, when it
-    /// is the offline gazetteer; every zone is unknown otherwise.
+    /// The time zones of pins and places (`!time`, `!awake`, `!overlap`): the offline gazetteer's
+    /// (`places`), whatever geocoder finds places; every zone is unknown without it.
     public let timeZones: PinTimeZones
     /// The shared settings in force (a config reload may change them).
     public var settings: ClassSettings { currentSettings.withLockedValue { $0 } }
@@ -103,25 +106,26 @@ public final class ClassServices: Sendable {
     /// Retention runs once per bot, whichever network's privacy plugin starts it.
     public let retentionStarted: NIOLockedValueBox<Bool>
 
+    /// `trips`: the directory's trips, nil when it keeps none. `places`: the offline gazetteer's
+    /// levels and zones, which pins are coarsened to and local times read from (nil: pins are kept
+    /// as found and every zone is unknown).
     public init(
-        directory: any StudentDirectory, accounts: (any AccountDirectory)? = nil,
+        directory: any StudentDirectory, trips: (any TripDirectory)?, accounts: (any AccountDirectory)? = nil,
         stateStore: (any BotStateStore)? = nil, pinChanges: (any PinChangeNotifying)? = nil,
-        geocoder: any Geocoder, placeLevels: (any PlaceLevelFinder)? = nil, settings: ClassSettings = ClassSettings(),
+        geocoder: any Geocoder, places: (any PlaceFacts)?, settings: ClassSettings = ClassSettings(),
         loginThrottlePolicy: LoginThrottle.Policy = .init(), now: @escaping @Sendable () -> Date = { Date() },
         sharing first: ClassServices? = nil
     ) {
         self.directory = directory
+        self.trips = trips
         self.accounts = accounts
         self.stateStore = stateStore
         self.pinChanges = pinChanges
         self.geocoder = geocoder
         self.placeResolver = PlaceResolver(geocoder: geocoder)
-        self.coarsener = first?.coarsener ?? PinCoarsener(finder: placeLevels ?? (geocoder as? any PlaceLevelFinder))
+        self.coarsener = first?.coarsener ?? PinCoarsener(finder: places)
         self.precisionChoices = first?.precisionChoices ?? PrecisionChoices(store: stateStore)
-        // Zones come from the offline gazetteer: the geocoder's, else the one pins are coarsened to.
-        self.timeZones =
-            first?.timeZones
-            ?? PinTimeZones(finder: (geocoder as? any TimeZoneFinder) ?? (placeLevels as? any TimeZoneFinder))
+        self.timeZones = first?.timeZones ?? PinTimeZones(finder: places)
         self.currentSettings = NIOLockedValueBox(settings)
         self.now = now
         self.classMap =

@@ -11,7 +11,9 @@ import PostgresNIO
 /// brings the schema up to date (under an advisory lock, so instances starting together do not
 /// race); ``shutdown()`` stops it. Logins, sessions and accounts follow ``AccountPolicy``, as in the
 /// SQLite directory (the SQL it needs is ``PostgresStore``'s).
-public final class PostgresStudentDirectory: AccountDirectory, PinChangeNotifying, BotStateStore, Sendable {
+public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, PinChangeNotifying, BotStateStore,
+    Sendable
+{
     public let backendName = "postgres"
     public var signUpURL: String? { options.signUpURL }
     /// The server, for logs (without the password).

@@ -13,7 +13,7 @@ import OnTheMapService
 ///
 /// Logins, sessions and accounts follow ``AccountPolicy`` (the SQL it needs is ``SQLiteStore``'s);
 /// the pin and profile methods check their session with it.
-public final class SQLiteStudentDirectory: AccountDirectory, BotStateStore, Sendable {
+public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotStateStore, Sendable {
     public let backendName = "sqlite"
     public var signUpURL: String? { options.signUpURL }
 

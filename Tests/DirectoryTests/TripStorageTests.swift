@@ -289,7 +289,7 @@ import Testing
         let trip = Trip(
             mapString: "Lisbon", coordinate: Self.lisbon,
             endsAt: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 3600).rounded()))
-        func check(_ directory: any AccountDirectory) async throws {
+        func check(_ directory: any AccountDirectory & TripDirectory) async throws {
             let pin = try #require(try await directory.location(ofAccount: "old-key"))
             #expect(pin.mapString == "Oldtown" && pin.coordinate == Coordinate(latitude: 10, longitude: 20))
             #expect(pin.createdAt == created && pin.trip == nil)

@@ -108,7 +108,7 @@ import Testing
             // A public class: these rows are about what an outage answers, asked by anyone (who may
             // ask is the class visibility's tests' business).
             let services = ClassServices(
-                directory: directory, geocoder: geocoder,
+                directory: directory, trips: nil, geocoder: geocoder, places: nil,
                 settings: ClassSettings(announceChannels: ["#class"], privacy: PrivacyPolicy(visibility: .public)))
             // (Each line is said two minutes after the last, past every command's cooldown.)
             let plugins = ClassPlugins.make(enabled: ClassPlugins.names, services: services)

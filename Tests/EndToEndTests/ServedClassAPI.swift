@@ -36,7 +36,7 @@ final class SeedClock: @unchecked Sendable {
 /// `apiServed: false` the listener serves the web map alone (`service.api.enabled: false`).
 struct ServedClassAPI: Sendable {
     let baseURL: String
-    let directory: any AccountDirectory
+    let directory: any AccountDirectory & TripDirectory
     /// The directory's state store (where sign-in links are kept).
     let state: any BotStateStore
     let services: ClassServices
@@ -84,7 +84,8 @@ struct ServedClassAPI: Sendable {
     }
 
     private static func serve(
-        _ directory: any AccountDirectory, state: any BotStateStore, clock: SeedClock, settings: ClassAPI.Settings,
+        _ directory: any AccountDirectory & TripDirectory, state: any BotStateStore, clock: SeedClock,
+        settings: ClassAPI.Settings,
         tls: TLSConfiguration?, apiServed: Bool, _ body: (ServedClassAPI) async throws -> Void
     ) async throws {
         let adaAccount = try await directory.addAccount(
@@ -106,7 +107,8 @@ struct ServedClassAPI: Sendable {
         // The contract's round trips (what an app saves comes back as saved) need a class that keeps
         // pins as sent: exact precision. The class default (city) is checked by the precision tests.
         let services = ClassServices(
-            directory: directory, accounts: directory, stateStore: state, geocoder: try sharedGazetteer(),
+            directory: directory, trips: directory, accounts: directory, stateStore: state,
+            geocoder: try sharedGazetteer(), places: try sharedGazetteer(),
             settings: ClassSettings(privacy: PrivacyPolicy(defaultPrecision: .exact)))
         var logger = Logger(label: "served-api")
         logger.logLevel = .critical

@@ -92,7 +92,7 @@ struct WholeClass {
                     signUpURL: nil, passwordHasher: PasswordHasher(uncheckedRounds: 1_000), clock: { clock.next() }))
             defer { try? sqlite.close() }
             try await fill(sqlite, with: pins)
-            try await body(make(directory: sqlite))
+            try await body(make(directory: sqlite, trips: sqlite))
         case .postgres:
             try await PostgresCluster.withRunning { cluster in
                 let clock = StepClock(start)
@@ -103,7 +103,7 @@ struct WholeClass {
                     operationTimeout: .seconds(20))
                 do {
                     try await fill(postgres, with: pins)
-                    try await body(make(directory: postgres))
+                    try await body(make(directory: postgres, trips: postgres))
                 } catch {
                     await postgres.shutdown()
                     throw error
@@ -124,7 +124,7 @@ struct WholeClass {
             let udacity = try UdacityStudentDirectory(
                 configuration: .init(baseURL: try await server.start().absoluteString), logger: quiet)
             do {
-                try await body(make(directory: udacity))
+                try await body(make(directory: udacity, trips: nil))
                 // Paged through a server that answers 40 pins at most, whatever the bot asks.
                 let skips = await server.requests().filter { $0.path.hasSuffix("/StudentLocation") }
                     .compactMap { $0.query["skip"] }
@@ -139,10 +139,10 @@ struct WholeClass {
         }
     }
 
-    static func make(directory: any StudentDirectory) -> WholeClass {
+    static func make(directory: any StudentDirectory, trips: (any TripDirectory)?) -> WholeClass {
         // A public class: a whole class's answers are checked, asked by a student who never logs in.
         let services = ClassServices(
-            directory: directory, geocoder: WholeClassTests.geocoder,
+            directory: directory, trips: trips, geocoder: WholeClassTests.geocoder, places: WholeClassTests.geocoder,
             settings: ClassSettings(privacy: PrivacyPolicy(visibility: .public)))
         return WholeClass(
             bot: TestBot(

@@ -33,7 +33,8 @@ import Testing
                 signUpURL: config.service.signupURL, passwordHasher: PasswordHasher(uncheckedRounds: 1_000)))
         _ = try await DemoClass.seed(into: sqlite, geocoder: geocoder)
         let services = ClassServices(
-            directory: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: geocoder,
+            directory: sqlite, trips: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: geocoder,
+            places: geocoder,
             settings: PluginAssembly.settings(for: config))
         return TestBot(plugins: PluginAssembly.plugins(config: config, services: services), gate: services.logins)
     }
@@ -102,7 +103,9 @@ import Testing
             let clientLog = LogRecorder()
             let client = IRCClient(configuration: IRCClientConfiguration(config.irc), logger: clientLog.logger())
             let running = Task { await client.run() }
-            control.attach(client: client) { HealthReport.Backend(name: "local", reachable: true, error: nil) }
+            control.attach(client: client, capabilities: .declared(for: .local)) {
+                HealthReport.Backend(name: "local", reachable: true, error: nil)
+            }
             let deadline = ContinuousClock.now + .seconds(60)
             while await !client.joinedChannels.contains("#class"), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))

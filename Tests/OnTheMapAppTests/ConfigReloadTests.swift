@@ -84,7 +84,7 @@ import Testing
     @Test func ownerCommandsRefuseBadArguments() async throws {
         let folder = try TemporaryDirectory(prefix: "owner-args")
         let directory = try SQLiteStudentDirectory(path: folder.file("class.sqlite"))
-        let services = ClassServices(directory: directory, geocoder: NoGeocoder())
+        let services = ClassServices(directory: directory, trips: directory, geocoder: NoGeocoder(), places: nil)
         let control = BotControl(config: Self.base, configPath: nil, services: services, logger: .init(label: "t"))
         var settings = CommandRouter.Settings.unlimited
         settings.owners = OwnerList([.account("teacher")])

@@ -19,7 +19,8 @@ import Testing
         let map = WebMap(
             feed: MapPinFeed(maxAge: .zero, load: { MapFixtures.pins }), geocoder: CommandExampleTests.geocoder,
             // The layers are checked over pins anyone may read (a class map's sign-in has its own tests).
-            assets: try WebMap.Assets.bundled(), access: .anyone, logger: .init(label: "test.webmap"))
+            assets: try WebMap.Assets.bundled(), access: .anyone,
+            placeLabels: MapPlaceLabels(CommandExampleTests.geocoder), logger: .init(label: "test.webmap"))
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let server = WebMapServer(
             host: "127.0.0.1", port: 0, webMap: map, onBound: { portContinuation.yield($0) },

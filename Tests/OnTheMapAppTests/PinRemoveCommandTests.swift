@@ -44,7 +44,7 @@ import Testing
         }
         // A public class: `!where` here only shows what is left on the map.
         let services = ClassServices(
-            directory: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: NoGeocoder(),
+            directory: sqlite, trips: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: NoGeocoder(), places: nil,
             settings: ClassSettings(privacy: PrivacyPolicy(visibility: .public)))
         var config = BotConfiguration()
         config.irc.nick = "MapBot"

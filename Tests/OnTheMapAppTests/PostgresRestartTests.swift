@@ -26,6 +26,19 @@ import Testing
         func send(_ line: OutgoingText) async { lines.withLockedValue { $0.append(line) } }
         func currentNick() async -> String { nick }
         var all: [OutgoingText] { lines.withLockedValue { $0 } }
+        func identity(ofNick nick: String) async -> UserIdentity? { nil }
+
+        // An instance without IRC has no network to ask: lines go out at once, nobody is looked up or watched.
+        func send(lines: [OutgoingText]) async {
+            for line in lines { await send(line) }
+        }
+        func waitUntilSent() async -> Bool { true }
+        func hasNothingQueued() async -> Bool { true }
+        func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }
+        func watchPresence(ofNick nick: String) async -> Bool { false }
+        func unwatchPresence(ofNick nick: String) async {}
+        func sharesChannel(withNick nick: String) async -> Bool { false }
+        func accountTracking() async -> AccountTracking { .none }
     }
 
     /// One bot instance without IRC: its config's service stack and plugins on a real router.

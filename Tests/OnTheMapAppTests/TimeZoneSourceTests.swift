@@ -19,7 +19,7 @@ import Testing
                 """)
         let stack = try await ServiceStack.make(config: config, logger: .init(label: "test"))
         let services = ClassServices(
-            directory: stack.directory, geocoder: stack.geocoder, placeLevels: stack.placeLevels)
+            directory: stack.directory, trips: stack.trips, geocoder: stack.geocoder, places: stack.placeLevels)
         #expect(!(stack.geocoder is any TimeZoneFinder), "the geocoder itself knows no zones")
         let london = Coordinate(latitude: 51.5074, longitude: -0.1278)
         #expect(await services.timeZones.timeZone(ofPinAt: london, named: "London") == .zone("Europe/London"))

@@ -17,8 +17,8 @@ import Testing
         var places: [Place]
     }
 
-    static func gazetteerMap(_ geocoder: any Geocoder = CommandExampleTests.geocoder) throws -> WebMap {
-        try MapFixtures.webMap(geocoder: geocoder)
+    static func gazetteerMap(_ labels: MapPlaceLabels = MapPlaceLabels(CommandExampleTests.geocoder)) throws -> WebMap {
+        try MapFixtures.webMap(geocoder: CommandExampleTests.geocoder, placeLabels: labels)
     }
 
     @Test func zoomedOnPortugalTheLargestCitiesComeFirstAndMayBeCached() async throws {
@@ -78,11 +78,11 @@ import Testing
         }
     }
 
-    /// The bot's gazetteer loads in the background: the answer waits for it. Any other geocoder
-    /// (Nominatim) has no gazetteer, and the map gets no labels.
-    @Test func labelsComeFromALoadingGazetteerAndNoneFromOtherGeocoders() async throws {
-        let loading = BackgroundLoadedGeocoder { CommandExampleTests.geocoder }
-        try await MapFixtures.withMap(try Self.gazetteerMap(loading)) { client in
+    /// The bot's gazetteer loads in the background: the answer waits for it. A map given no
+    /// gazetteer has no labels.
+    @Test func labelsComeFromALoadingGazetteerAndNoneWithoutOne() async throws {
+        let loading = BackgroundLoadedGazetteer { CommandExampleTests.geocoder }
+        try await MapFixtures.withMap(try Self.gazetteerMap(MapPlaceLabels(loading))) { client in
             try await client.execute(uri: "/map/places.json?bbox=-10,36.8,-6.1,42.2&limit=1", method: .get) {
                 let places = try JSONDecoder().decode(Places.self, from: Data(buffer: $0.body)).places
                 #expect(places.map(\.name) == ["Lisbon"])

@@ -61,7 +61,7 @@ enum MapFixtures {
 
     static func webMap(
         pins: [StudentLocation] = MapFixtures.pins,
-        geocoder: any Geocoder = FixedGeocoder(places: [:]),
+        geocoder: any Geocoder = FixedGeocoder(places: [:]), placeLabels: MapPlaceLabels = .none,
         load: MapPinFeed.Load? = nil, access: MapAccess = .anyone,
         timeZones: PinTimeZones = PinTimeZones(finder: nil), now: @escaping @Sendable () -> Date = { MapFixtures.base }
     ) throws -> WebMap {
@@ -70,7 +70,7 @@ enum MapFixtures {
         // document, not who may read them (the class map's rules have their own tests).
         return WebMap(
             feed: feed, geocoder: geocoder, assets: try WebMap.Assets.bundled(), access: access,
-            logger: .init(label: "test"))
+            placeLabels: placeLabels, logger: .init(label: "test"))
     }
 
     static func withMap(
@@ -351,7 +351,7 @@ enum MapFixtures {
         // A public class: the links themselves are checked here (a class map's private !map adds a
         // sign-in link, see ClassVisibilityTests).
         let services = ClassServices(
-            directory: directory, geocoder: FixedGeocoder(places: [:]),
+            directory: directory, trips: directory, geocoder: FixedGeocoder(places: [:]), places: nil,
             settings: ClassSettings(webMapURL: "http://map.class.example/", privacy: PrivacyPolicy(visibility: .public))
         )
         let bot = TestBot(plugins: [MapPlugin(services: services)])

@@ -145,8 +145,8 @@ import Testing
         let notifications = NotifyingStub()
         // Polls only once an hour: only the notification can explain a quick announcement.
         let services = ClassServices(
-            directory: base.directory, stateStore: base.sqlite, pinChanges: notifications,
-            geocoder: SharedGazetteer.geocoder,
+            directory: base.directory, trips: base.directory, stateStore: base.sqlite, pinChanges: notifications,
+            geocoder: SharedGazetteer.geocoder, places: SharedGazetteer.geocoder,
             settings: ClassSettings(announceChannels: ["#class"]))
         let bot = TestBot(plugins: [AnnouncePlugin(services: services, settings: .init(pollInterval: .seconds(3600)))])
         let running = Task { await bot.router.runBackgroundPlugins() }

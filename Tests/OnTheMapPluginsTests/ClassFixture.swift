@@ -31,7 +31,7 @@ final class TestWallClock: Sendable {
 }
 
 /// A directory in front of the SQLite one that can be made to fail like an unreachable backend.
-final class SwitchableDirectory: StudentDirectory {
+final class SwitchableDirectory: StudentDirectory, TripDirectory {
     let base: SQLiteStudentDirectory
     private let fault = NIOLockedValueBox<ServiceError?>(nil)
     private let injected = NIOLockedValueBox<[StudentLocation]>([])
@@ -89,19 +89,14 @@ final class SwitchableDirectory: StudentDirectory {
         try check()
         try await base.checkHealth()
     }
-    /// Whether trips are refused as a directory without them (the Udacity API) refuses them.
-    private let tripsRefused = NIOLockedValueBox(false)
-    func refuseTrips() { tripsRefused.withLockedValue { $0 = true } }
     func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
         -> StudentLocation
     {
         try check()
-        if tripsRefused.withLockedValue({ $0 }) { throw ServiceError.tripsUnavailable }
         return try await base.setTrip(trip, ofAccount: uniqueKey, session: session)
     }
     func endTrip(ofAccount uniqueKey: String, session: DirectorySession?) async throws -> Trip? {
         try check()
-        if tripsRefused.withLockedValue({ $0 }) { throw ServiceError.tripsUnavailable }
         return try await base.endTrip(ofAccount: uniqueKey, session: session)
     }
 }
@@ -130,7 +125,7 @@ struct ClassFixture {
         visibility: PrivacyPolicy.Visibility = .public,
         signUpURL: String? = "https://signup.example/join", folder: TemporaryDirectory? = nil,
         plugins: [String] = ClassPlugins.names, replacing: (ClassServices) -> [any Plugin] = { _ in [] },
-        userLimits: Bool = false, logger: Logger? = nil,
+        userLimits: Bool = false, trips: Bool = true, logger: Logger? = nil,
         passwordHasher: PasswordHasher = PasswordHasher(uncheckedRounds: 1_000),
         loginThrottlePolicy: LoginThrottle.Policy = .init()
     ) throws {
@@ -144,7 +139,8 @@ struct ClassFixture {
         var settings = settings
         settings.privacy.visibility = visibility
         let services = ClassServices(
-            directory: directory, accounts: sqlite, stateStore: sqlite, geocoder: SharedGazetteer.geocoder,
+            directory: directory, trips: trips ? directory : nil, accounts: sqlite, stateStore: sqlite,
+            geocoder: SharedGazetteer.geocoder, places: SharedGazetteer.geocoder,
             settings: settings, loginThrottlePolicy: loginThrottlePolicy, now: now)
         self.folder = folder
         self.sqlite = sqlite

@@ -270,8 +270,8 @@ import Testing
         _ = try await Self.janeWithEverything(fixture)
         // A second network sharing the first one's class map and throttle, with its own sessions.
         let lab = ClassServices(
-            directory: fixture.directory, accounts: fixture.sqlite, stateStore: fixture.sqlite,
-            geocoder: SharedGazetteer.geocoder,
+            directory: fixture.directory, trips: fixture.directory, accounts: fixture.sqlite,
+            stateStore: fixture.sqlite, geocoder: SharedGazetteer.geocoder, places: SharedGazetteer.geocoder,
             settings: ClassSettings(instanceName: "lab@irc.lab.example:6697/", networkName: "lab"),
             now: fixture.bot.now,
             sharing: fixture.services)
@@ -301,7 +301,8 @@ import Testing
         let fixture = try ClassFixture()
         try await fixture.addStudent("jane@class.test", "Jane", "Doe")
         let remote = ClassServices(
-            directory: fixture.directory, geocoder: SharedGazetteer.geocoder, now: fixture.bot.now)
+            directory: fixture.directory, trips: fixture.directory, geocoder: SharedGazetteer.geocoder,
+            places: SharedGazetteer.geocoder, now: fixture.bot.now)
         let bot = TestBot(
             plugins: ClassPlugins.make(enabled: ClassPlugins.names, services: remote) + [CorePlugin()],
             gate: remote.logins, clock: fixture.bot.clock)

@@ -18,8 +18,8 @@ import Testing
     }
 
     /// Jane Doe (home pin in Seattle, logged in as "jane") and Bob Roe (pin in Madrid), with a fast announcer.
-    static func janeAndBob(folder: TemporaryDirectory? = nil) async throws -> ClassFixture {
-        let fixture = try ClassFixture(folder: folder, replacing: AnnounceTests.fastAnnouncer)
+    static func janeAndBob(folder: TemporaryDirectory? = nil, trips: Bool = true) async throws -> ClassFixture {
+        let fixture = try ClassFixture(folder: folder, replacing: AnnounceTests.fastAnnouncer, trips: trips)
         try await fixture.addPin(
             email: "jane@class.test", first: "Jane", last: "Doe", place: "Seattle, WA",
             at: try await SharedGazetteer.coordinate(of: "Seattle, WA"), link: "https://jane.example")
@@ -202,12 +202,12 @@ import Testing
         #expect(try await fixture.sqlite.location(ofAccount: sam.accountKey) == nil)
     }
 
-    /// A directory that keeps one pin per student (the Udacity API) refuses trips: its sentence.
+    /// A class whose directory keeps one pin per student (the Udacity API, assembled without trips)
+    /// says so plainly to `!post … until` and `!unpost trip`, and stores nothing.
     @Test func aDirectoryWithoutTripsSaysSo() async throws {
-        let fixture = try await Self.janeAndBob()
-        fixture.directory.refuseTrips()
+        let fixture = try await Self.janeAndBob(trips: false)
         let sentence =
-            "This class directory cannot do that: Trips are not available with this directory: it keeps one pin per student."
+            "This class directory (the Udacity-compatible API) keeps one pin per student, so it has no trips: your pin shows your home place."
         #expect(await fixture.dm("!post Lisbon until tomorrow", as: "jane") == [sentence])
         #expect(await fixture.dm("!unpost trip", as: "jane") == [sentence])
         #expect(try await Self.janesPin(fixture).trip == nil)

@@ -88,7 +88,8 @@ import Testing
         _ = try await sqlite.addAccount(
             email: "jane@class.test", password: ClassFixture.password, firstName: "Jane", lastName: "Doe")
         // Logins work, but no account directory is given: as with the Udacity-compatible API.
-        let services = ClassServices(directory: sqlite, geocoder: SharedGazetteer.geocoder)
+        let services = ClassServices(
+            directory: sqlite, trips: sqlite, geocoder: SharedGazetteer.geocoder, places: SharedGazetteer.geocoder)
         let bot = TestBot(
             plugins: ClassPlugins.make(enabled: ["login", "post"], services: services),
             gate: services.logins)

@@ -37,27 +37,3 @@ public enum ConnectionLookup: Sendable, Hashable {
     /// The connection's user@host, services account, and sign-on time when the network says.
     case found(user: String?, host: String?, account: String?, signedOnAt: Int?)
 }
-
-extension BotTransport {
-    /// One line after the other.
-    public func send(lines: [OutgoingText]) async {
-        for line in lines { await send(line) }
-    }
-
-    /// What the network says about a nick now (user, host, services account), when known.
-    public func identity(ofNick nick: String) async -> UserIdentity? { nil }
-
-    /// A transport that writes each line at once has nothing to wait for.
-    public func waitUntilSent() async -> Bool { true }
-
-    /// A transport that writes each line at once queues nothing.
-    public func hasNothingQueued() async -> Bool { true }
-
-    /// A transport without a network to ask.
-    public func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }
-    public func watchPresence(ofNick nick: String) async -> Bool { false }
-    public func unwatchPresence(ofNick nick: String) async {}
-    public func sharesChannel(withNick nick: String) async -> Bool { false }
-    /// A transport without a server vouches for no account.
-    public func accountTracking() async -> AccountTracking { .none }
-}

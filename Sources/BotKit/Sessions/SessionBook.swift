@@ -12,11 +12,6 @@ public protocol ExpiringLogin: Sendable {
     var endsWithConnection: Bool { get }
 }
 
-extension ExpiringLogin {
-    /// An account-bound session outlives its owner's connection unless its login says otherwise.
-    public var endsWithConnection: Bool { false }
-}
-
 /// A login session of one IRC user, and who it belongs to.
 public struct BoundSession<Login: ExpiringLogin>: Sendable {
     /// The login itself.

@@ -23,6 +23,17 @@ public final class RecordingTransport: BotTransport {
 
     public func currentNick() async -> String { state.withLockedValue { $0.nick } }
 
+    // A recorder has no network to ask: lines go out at once, nobody is looked up or watched.
+    public func send(lines: [OutgoingText]) async {
+        for line in lines { await send(line) }
+    }
+    public func waitUntilSent() async -> Bool { true }
+    public func hasNothingQueued() async -> Bool { true }
+    public func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }
+    public func watchPresence(ofNick nick: String) async -> Bool { false }
+    public func unwatchPresence(ofNick nick: String) async {}
+    public func sharesChannel(withNick nick: String) async -> Bool { false }
+
     /// Identities that `identity(ofNick:)` reports (set them with ``setIdentity(_:)``).
     private let identities = NIOLockedValueBox<[String: UserIdentity]>([:])
 

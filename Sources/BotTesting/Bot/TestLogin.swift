@@ -5,6 +5,8 @@ import Foundation
 public struct TestLogin: ExpiringLogin, Hashable {
     public var name: String
     public var expiresAt: Date
+    /// A test login outlives its owner's connection, like a password login.
+    public var endsWithConnection: Bool { false }
 
     /// A login of `name` that ends `seconds` from now.
     public init(_ name: String, expiresIn seconds: TimeInterval = 3600) {

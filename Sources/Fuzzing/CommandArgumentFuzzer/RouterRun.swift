@@ -20,7 +20,8 @@ enum RouterRun {
         let directory = MemoryDirectory()
         let transport = RecordingTransport()
         let services = ClassServices(
-            directory: directory, geocoder: ArgumentProperties.geocoder,
+            directory: directory, trips: nil, geocoder: ArgumentProperties.geocoder,
+            places: ArgumentProperties.geocoder,
             settings: ClassSettings(announceChannels: ["#class"]))
         let plugins = ClassPlugins.make(
             enabled: ["login", "where", "near", "post", "list"], services: services)
@@ -72,6 +73,19 @@ final class RecordingTransport: BotTransport {
 
     func send(_ line: OutgoingText) async { lines.withLockedValue { $0.append(line) } }
     func currentNick() async -> String { RouterRun.botNick }
+    func identity(ofNick nick: String) async -> UserIdentity? { nil }
+
+    // A recorder has no network to ask: lines go out at once, nobody is looked up or watched.
+    func send(lines: [OutgoingText]) async {
+        for line in lines { await send(line) }
+    }
+    func waitUntilSent() async -> Bool { true }
+    func hasNothingQueued() async -> Bool { true }
+    func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }
+    func watchPresence(ofNick nick: String) async -> Bool { false }
+    func unwatchPresence(ofNick nick: String) async {}
+    func sharesChannel(withNick nick: String) async -> Bool { false }
+    func accountTracking() async -> AccountTracking { .none }
 }
 
 /// An in-memory class directory for the fuzzer: two classmates' pins, the student's login, and

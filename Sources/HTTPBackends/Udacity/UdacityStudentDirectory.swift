@@ -211,18 +211,6 @@ public final class UdacityStudentDirectory: StudentDirectory {
             coordinate: draft.coordinate, createdAt: createdAt, updatedAt: updatedAt)
     }
 
-    /// The API keeps one pin per student: ``ServiceError/tripsUnavailable``, before any request.
-    public func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
-        -> StudentLocation
-    {
-        throw ServiceError.tripsUnavailable
-    }
-
-    /// The API keeps one pin per student: ``ServiceError/tripsUnavailable``, before any request.
-    public func endTrip(ofAccount uniqueKey: String, session: DirectorySession?) async throws -> Trip? {
-        throw ServiceError.tripsUnavailable
-    }
-
     public func checkHealth() async throws {
         let reply = try await send("GET", path: "/StudentLocation?limit=1")
         guard reply.isSuccess else { throw Self.failure(for: reply) }

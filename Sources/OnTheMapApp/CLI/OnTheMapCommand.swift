@@ -121,6 +121,7 @@ struct CheckConfigCommand: AsyncParsableCommand {
         print(
             "  backend: \(config.service.backend.rawValue); geocoder: \(config.geocoder.kind.rawValue); units: \(NearPlugin.Settings(section: config.plugins.sections["near"]).units.rawValue)"
         )
+        print("  the directory \(DirectoryCapabilities.declared(for: config.service.backend).sentence)")
         print("  plugins: \(config.plugins.enabled.joined(separator: ", "))")
         if config.web.enabled { print("  web map: \(config.web.listen), linked as \(config.web.publicURL)") }
         if config.operatorListener.enabled { print("  /healthz and /metrics: \(config.operatorListener.listen)") }

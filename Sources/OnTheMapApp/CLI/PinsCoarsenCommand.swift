@@ -57,7 +57,9 @@ extension PinsCommand {
             do {
                 let records = try await PinsCommand.coarsened(finer, to: precision, stack: stack)
                 if !records.isEmpty { _ = try await directory.importLocations(records) }
-                for accountKey in endedTrips { _ = try await directory.endTrip(ofAccount: accountKey, session: nil) }
+                if let trips = stack.trips {
+                    for accountKey in endedTrips { _ = try await trips.endTrip(ofAccount: accountKey, session: nil) }
+                }
             } catch {
                 await stack.shutdown()
                 throw ValidationError("nothing was changed: \(ServiceErrorText.describe(error))")

@@ -73,16 +73,14 @@ struct RunCommand: AsyncParsableCommand {
             let webMap = WebMap(
                 feed: MapPinFeed(
                     classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory),
-                    timeZones: bot.control?.services.timeZones
-                        ?? PinTimeZones(
-                            finder: (stack.geocoder as? any TimeZoneFinder)
-                                ?? (stack.placeLevels as? any TimeZoneFinder))),
+                    timeZones: bot.control?.services.timeZones ?? PinTimeZones(finder: stack.placeLevels)),
                 geocoder: stack.geocoder, assets: assets, access: Self.mapAccess(config, stack),
                 scenes: api == nil
                     ? nil
                     : WebMap.StudentScenes(
                         signupURL: config.service.signupURL,
                         passwords: LoginPlugin.Settings(section: config.plugins.sections["login"]).passwords),
+                placeLabels: stack.placeLevels.map { MapPlaceLabels($0) } ?? MapPlaceLabels.none,
                 tiles: config.web.tileLayer, logger: logger.withLabel("onthemap.web.map"))
             let tls = try Self.webTLS(for: config, logger: logger)
             services.append(

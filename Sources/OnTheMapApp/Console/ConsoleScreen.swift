@@ -84,4 +84,16 @@ struct ConsoleTransport: BotTransport {
     func identity(ofNick nick: String) async -> UserIdentity? {
         ConsoleInterpreter.sender(nick: nick)
     }
+
+    // A console has no network to ask: lines go out at once, nobody is looked up or watched.
+    func send(lines: [OutgoingText]) async {
+        for line in lines { await send(line) }
+    }
+    func waitUntilSent() async -> Bool { true }
+    func hasNothingQueued() async -> Bool { true }
+    func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }
+    func watchPresence(ofNick nick: String) async -> Bool { false }
+    func unwatchPresence(ofNick nick: String) async {}
+    func sharesChannel(withNick nick: String) async -> Bool { false }
+    func accountTracking() async -> AccountTracking { .none }
 }

@@ -17,6 +17,8 @@ public final class BotControl: Sendable {
         var client: IRCClient?
         var router: CommandRouter?
         var checkBackend: (@Sendable () async -> HealthReport.Backend)?
+        /// What the directory keeps beyond pins, as the stack found it.
+        var capabilities: DirectoryCapabilities?
         /// The config in force (reloads apply to it).
         var current: BotConfiguration
         /// The class plugins running now, by name (a reload keeps those whose section is unchanged,
@@ -72,10 +74,15 @@ public final class BotControl: Sendable {
         }
     }
 
-    /// Remembers the IRC connection and how to ask the backend whether it answers.
-    func attach(client: IRCClient, checkBackend: @escaping @Sendable () async -> HealthReport.Backend) {
+    /// Remembers the IRC connection, how to ask the backend whether it answers, and what the
+    /// directory keeps beyond pins (for `!status`).
+    func attach(
+        client: IRCClient, capabilities: DirectoryCapabilities,
+        checkBackend: @escaping @Sendable () async -> HealthReport.Backend
+    ) {
         state.withLockedValue { s in
             s.client = client
+            s.capabilities = capabilities
             s.checkBackend = checkBackend
         }
     }
@@ -199,7 +206,7 @@ public final class BotControl: Sendable {
     /// several networks, one line for each.
     func statusLines() async -> [String] {
         let controls = group.controls
-        let checkBackend = state.withLockedValue { $0.checkBackend }
+        let (checkBackend, capabilities) = state.withLockedValue { ($0.checkBackend, $0.capabilities) }
         let uptime = Self.describe(startedAt.duration(to: .now))
         var lines: [String] = []
         if controls.count > 1 {
@@ -214,7 +221,8 @@ public final class BotControl: Sendable {
             let backend = await checkBackend()
             lines.append(
                 "Backend \(backend.name): "
-                    + (backend.reachable ? "answers." : "NOT answering (\(backend.error ?? "no answer"))."))
+                    + (backend.reachable ? "answers" : "NOT answering (\(backend.error ?? "no answer"))")
+                    + (capabilities.map { "; \($0.sentence)." } ?? "."))
         }
         for control in controls {
             if let warning = await control.accountTrackingWarning() {

@@ -76,7 +76,7 @@ public enum BotAssembly {
                 network.name, config: config, configPath: configPath, stack: stack, sharing: first, group: group,
                 transport: IRCBotTransport(client: client), logger: networkLogger)
             first = first ?? control.services
-            control.attach(client: client, checkBackend: probeBackend)
+            control.attach(client: client, capabilities: stack.capabilities, checkBackend: probeBackend)
             networks.append(
                 BotService.Network(
                     name: network.name, client: client, router: router, control: control,

@@ -5,7 +5,9 @@ import OnTheMapService
 /// Wraps a directory to count backend errors by operation and kind
 /// (`onthemap_backend_errors_total{operation, kind}`) and to tell `watch` whether the directory
 /// can be used: every failure, and every success of a call that writes (a read alone does not
-/// prove that a locked file can be written again).
+/// prove that a locked file can be written again). Its capabilities beyond pins are wrapped apart
+/// (``InstrumentedTrips``): each protocol it forwards has no requirement with a default body, so
+/// a method it did not forward would not compile.
 struct InstrumentedDirectory: StudentDirectory {
     let base: any StudentDirectory
     let watch: DirectoryFaultWatch
@@ -16,6 +18,13 @@ struct InstrumentedDirectory: StudentDirectory {
     private func measured<T>(_ operation: String, writes: Bool = false, _ body: () async throws -> T)
         async throws -> T
     {
+        try await Self.measured(operation, writes: writes, watch: watch, body)
+    }
+
+    /// Runs `body`, counting its failure by `operation` and telling `watch` how it went.
+    static func measured<T>(
+        _ operation: String, writes: Bool = false, watch: DirectoryFaultWatch, _ body: () async throws -> T
+    ) async throws -> T {
         do {
             let result = try await body()
             if writes { watch.worked() }
@@ -85,5 +94,25 @@ struct InstrumentedDirectory: StudentDirectory {
 
     func checkHealth() async throws {
         try await measured("health", writes: true) { try await base.checkHealth() }
+    }
+}
+
+/// The trips of an instrumented directory: counted and watched like its pins.
+struct InstrumentedTrips: TripDirectory {
+    let base: any TripDirectory
+    let watch: DirectoryFaultWatch
+
+    func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
+        -> StudentLocation
+    {
+        try await InstrumentedDirectory.measured("trip", writes: true, watch: watch) {
+            try await base.setTrip(trip, ofAccount: uniqueKey, session: session)
+        }
+    }
+
+    func endTrip(ofAccount uniqueKey: String, session: DirectorySession?) async throws -> Trip? {
+        try await InstrumentedDirectory.measured("end_trip", writes: true, watch: watch) {
+            try await base.endTrip(ofAccount: uniqueKey, session: session)
+        }
     }
 }

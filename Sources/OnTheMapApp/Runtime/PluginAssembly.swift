@@ -52,8 +52,8 @@ public enum PluginAssembly {
         config: BotConfiguration, stack: ServiceStack, network: String? = nil, sharing first: ClassServices? = nil
     ) -> ClassServices {
         ClassServices(
-            directory: stack.directory, accounts: stack.accounts, stateStore: stack.state,
-            pinChanges: stack.pinChanges, geocoder: stack.geocoder, placeLevels: stack.placeLevels,
+            directory: stack.directory, trips: stack.trips, accounts: stack.accounts, stateStore: stack.state,
+            pinChanges: stack.pinChanges, geocoder: stack.geocoder, places: stack.placeLevels,
             settings: settings(for: config, network: network),
             sharing: first)
     }

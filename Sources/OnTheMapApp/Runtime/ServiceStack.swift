@@ -13,6 +13,8 @@ import SQLiteDirectory
 /// The service layer a config asks for: the directory backend and the geocoder.
 public struct ServiceStack: Sendable {
     public let directory: any StudentDirectory
+    /// Set for the local and PostgreSQL backends, which keep trips beside pins.
+    public let trips: (any TripDirectory)?
     /// Set for the local and PostgreSQL backends, which keep their own accounts.
     public let accounts: (any AccountDirectory)?
     /// Persistent bot memory (what was announced), when the backend has it.
@@ -20,9 +22,14 @@ public struct ServiceStack: Sendable {
     /// Instant news of pins saved by other instances (PostgreSQL).
     public let pinChanges: (any PinChangeNotifying)?
     public let geocoder: any Geocoder
-    /// The offline gazetteer's places by level, which pins are coarsened with (whatever the
-    /// geocoder); nil when the stack was made without a geocoder.
-    public let placeLevels: (any PlaceLevelFinder)?
+    /// The offline gazetteer's places by level and their time zones, which pins are coarsened with
+    /// and local times read from (whatever the geocoder); nil when the stack was made without it.
+    public let placeLevels: BackgroundLoadedGazetteer?
+    /// What the directory keeps beyond pins, as found when it was opened.
+    public var capabilities: DirectoryCapabilities {
+        DirectoryCapabilities(
+            accounts: accounts != nil, trips: trips != nil, botState: state != nil, instantChanges: pinChanges != nil)
+    }
     /// Whether the directory can be read and written, from the outcome of its calls.
     let faultWatch: DirectoryFaultWatch
     private let closers: [@Sendable () async -> Void]
@@ -42,16 +49,15 @@ public struct ServiceStack: Sendable {
         let service = config.service
         let options = LocalDirectoryOptions(signUpURL: service.signupURL.isEmpty ? nil : service.signupURL)
         var closers: [@Sendable () async -> Void] = []
-        let (directory, accounts, state, pinChanges) = try await makeDirectory(
-            service, options: options, logger: logger, closers: &closers)
+        let (directory, roles) = try await makeDirectory(service, options: options, logger: logger, closers: &closers)
         let geocoder: any Geocoder
-        var placeLevels: (any PlaceLevelFinder)?
+        var placeLevels: BackgroundLoadedGazetteer?
         switch config.geocoder.kind {
         case _ where !loadGeocoder:
             geocoder = NoGeocoder()
         case .gazetteer:
             // Loads on another core while the bot connects; a broken bundle is still reported at start.
-            let background = BackgroundLoadedGeocoder { try GazetteerGeocoder.loadBundled() }
+            let background = BackgroundLoadedGazetteer { try GazetteerGeocoder.loadBundled() }
             if loadGazetteerInBackground {
                 let gazetteerLogger = logger
                 Task {
@@ -77,28 +83,31 @@ public struct ServiceStack: Sendable {
         }
         if placeLevels == nil, loadPlaceLevels ?? loadGeocoder {
             // Pins are coarsened to the gazetteer's places whichever geocoder resolves them.
-            placeLevels = BackgroundLoadedGeocoder { try GazetteerGeocoder.loadBundled() }
+            placeLevels = BackgroundLoadedGazetteer { try GazetteerGeocoder.loadBundled() }
         }
         let faultWatch = DirectoryFaultWatch(
             backendName: directory.backendName, logger: logger.withLabel("onthemap.directory"))
         return ServiceStack(
-            directory: InstrumentedDirectory(base: directory, watch: faultWatch), accounts: accounts, state: state,
-            pinChanges: pinChanges, geocoder: geocoder, placeLevels: placeLevels, faultWatch: faultWatch,
-            closers: closers)
+            directory: InstrumentedDirectory(base: directory, watch: faultWatch),
+            trips: roles.trips.map { InstrumentedTrips(base: $0, watch: faultWatch) }, accounts: roles.accounts,
+            state: roles.state, pinChanges: roles.pinChanges, geocoder: geocoder, placeLevels: placeLevels,
+            faultWatch: faultWatch, closers: closers)
     }
 
-    /// The directory of `service.backend` and the roles it plays (accounts, bot state, change
-    /// notifications); what must be closed at shutdown goes to `closers`.
+    /// The roles a directory plays besides keeping pins, each typed: found once, here.
+    private struct DirectoryRoles {
+        var trips: (any TripDirectory)?
+        var accounts: (any AccountDirectory)?
+        var state: (any BotStateStore)?
+        var pinChanges: (any PinChangeNotifying)?
+    }
+
+    /// The directory of `service.backend` and the roles it plays (trips, accounts, bot state,
+    /// change notifications); what must be closed at shutdown goes to `closers`.
     private static func makeDirectory(
         _ service: BotConfiguration.ServiceSection, options: LocalDirectoryOptions, logger: Logger,
         closers: inout [@Sendable () async -> Void]
-    ) async throws -> (
-        any StudentDirectory, (any AccountDirectory)?, (any BotStateStore)?, (any PinChangeNotifying)?
-    ) {
-        let directory: any StudentDirectory
-        let accounts: (any AccountDirectory)?
-        let state: (any BotStateStore)?
-        let pinChanges: (any PinChangeNotifying)?
+    ) async throws -> (any StudentDirectory, DirectoryRoles) {
         switch service.backend {
         case .local:
             let folder = URL(fileURLWithPath: service.database).deletingLastPathComponent().path
@@ -109,13 +118,15 @@ public struct ServiceStack: Sendable {
                     "the database file could be read by other users; it is now readable by its owner only (0600)",
                     metadata: ["file": "\(file)"])
             }
-            (directory, accounts, state, pinChanges) = (sqlite, sqlite, sqlite, nil)
+            return (sqlite, DirectoryRoles(trips: sqlite, accounts: sqlite, state: sqlite, pinChanges: nil))
         case .postgres:
             #if postgres
                 let postgres = try await PostgresStudentDirectory.connect(
                     url: service.postgresURL, options: options, logger: logger.withLabel("onthemap.postgres"))
-                (directory, accounts, state, pinChanges) = (postgres, postgres, postgres, postgres)
                 closers.append { await postgres.shutdown() }
+                return (
+                    postgres, DirectoryRoles(trips: postgres, accounts: postgres, state: postgres, pinChanges: postgres)
+                )
             #else
                 throw BuildFeatures.Missing(feature: .postgres)
             #endif
@@ -127,13 +138,12 @@ public struct ServiceStack: Sendable {
                         signUpURL: service.signupURL.isEmpty
                             ? UdacityStudentDirectory.Configuration.defaultSignUpURL : service.signupURL),
                     logger: logger.withLabel("onthemap.udacity"))
-                (directory, accounts, state, pinChanges) = (udacity, nil, nil, nil)
                 closers.append { await udacity.shutdown() }
+                return (udacity, DirectoryRoles())
             #else
                 throw BuildFeatures.Missing(feature: .udacity)
             #endif
         }
-        return (directory, accounts, state, pinChanges)
     }
 }
 

@@ -20,8 +20,19 @@ extension PostPlugin {
         return (place, until)
     }
 
+    /// What a student hears on a directory that keeps one pin per student.
+    static let noTrips =
+        "This class directory (the Udacity-compatible API) keeps one pin per student, so it has no trips: your pin shows your home place."
+
+    /// The directory's trips, or the sentence that says it has none.
+    func tripDirectory() throws -> any TripDirectory {
+        guard let trips = services.trips else { throw UserFacingError(Self.noTrips) }
+        return trips
+    }
+
     /// Saves a trip to `typedPlace` ending with the day `until` names there, and says so.
     func postTrip(place typedPlace: String, until: String, bound: StudentSession, call: Invocation) async throws {
+        let trips = try tripDirectory()
         let prefix = call.prefix
         let example = "\(prefix)post Lisbon until 24 Dec"
         let accountKey = bound.profile.accountKey
@@ -68,7 +79,7 @@ extension PostPlugin {
         }
         let trip = Trip(mapString: mapString, coordinate: shown.coordinate, endsAt: end.endsAt)
         let saved = try await services.call {
-            try await services.directory.setTrip(trip, ofAccount: accountKey, session: bound.session)
+            try await trips.setTrip(trip, ofAccount: accountKey, session: bound.session)
         }
         await services.classMap.record(saved)
         await call.reply(
@@ -90,9 +101,10 @@ extension PostPlugin {
     /// `!unpost trip`: ends the student's trip now; their home pin shows again.
     func endTrip(_ call: Invocation) async throws {
         guard let bound = services.session(of: call) else { return }
+        let trips = try tripDirectory()
         let accountKey = bound.profile.accountKey
         let ended = try await services.call {
-            try await services.directory.endTrip(ofAccount: accountKey, session: bound.session)
+            try await trips.endTrip(ofAccount: accountKey, session: bound.session)
         }
         let pin = try await services.call { try await services.directory.location(ofAccount: accountKey) }
         guard let pin else {

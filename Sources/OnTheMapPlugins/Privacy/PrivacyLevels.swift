@@ -60,7 +60,7 @@ enum PrivacyLevels {
     static func keepTripNoFiner(
         than level: PinPrecision, pin: StudentLocation, session: DirectorySession, _ services: ClassServices
     ) async throws {
-        guard let trip = pin.trip,
+        guard let trip = pin.trip, let trips = services.trips,
             await services.coarsener.precision(of: trip.coordinate, named: trip.mapString) < level
         else { return }
         let saved: StudentLocation?
@@ -72,7 +72,7 @@ enum PrivacyLevels {
             }
         } else {
             _ = try await services.call {
-                try await services.directory.endTrip(ofAccount: pin.uniqueKey, session: session)
+                try await trips.endTrip(ofAccount: pin.uniqueKey, session: session)
             }
             saved = try await services.call { try await services.directory.location(ofAccount: pin.uniqueKey) }
         }

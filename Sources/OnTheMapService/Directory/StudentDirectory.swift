@@ -29,34 +29,6 @@ public protocol StudentDirectory: Sendable {
         -> StudentLocation
     /// Checks the backend can be reached (for health). Throws a `ServiceError` otherwise.
     func checkHealth() async throws
-    /// Sets the trip of the pin of account `uniqueKey`, replacing any trip it has, and returns the
-    /// pin as saved. Saved like a pin (a new change-feed revision, listeners notified, the update
-    /// time now), so every reader of ``locationChanges(after:limit:)`` gets the trip. With a
-    /// session, it must be live (`.sessionExpired`) and the account's own (`.rejectedInput`).
-    /// Throws `.rejectedInput` for an invalid trip (see `DirectoryInput.validateTrip(_:now:)`),
-    /// `.notFound` when the account has no pin, and ``ServiceError/tripsUnavailable`` on a
-    /// directory without trips.
-    func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
-        -> StudentLocation
-    /// Ends the trip of the pin of account `uniqueKey` (one that has lapsed too: its data leaves the
-    /// pin) and returns it; nil when the account has no pin or its pin no trip (nothing changes).
-    /// Saved like a pin (a new revision, listeners notified) but keeping the pin's update time, so
-    /// no copy of the trip is kept as a replaced version. Session rules as for ``setTrip(_:ofAccount:session:)``.
-    func endTrip(ofAccount uniqueKey: String, session: DirectorySession?) async throws -> Trip?
-}
-
-extension StudentDirectory {
-    /// A directory without trips refuses: ``ServiceError/tripsUnavailable``.
-    public func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
-        -> StudentLocation
-    {
-        throw ServiceError.tripsUnavailable
-    }
-
-    /// A directory without trips refuses: ``ServiceError/tripsUnavailable``.
-    public func endTrip(ofAccount uniqueKey: String, session: DirectorySession?) async throws -> Trip? {
-        throw ServiceError.tripsUnavailable
-    }
 }
 
 extension StudentDirectory {

@@ -24,10 +24,10 @@ public enum ServiceError: Error, Sendable, Equatable {
 }
 
 extension ServiceError {
-    /// What a directory without trips (the Udacity API, which keeps one pin per student) answers
-    /// to setting or ending one.
+    /// What a directory without trips (the Udacity-compatible API, which keeps one pin per student)
+    /// answers to a pin that carries one.
     public static let tripsUnavailable = ServiceError.unsupported(
-        "Trips are not available with this directory: it keeps one pin per student.")
+        "This class directory (the Udacity-compatible API) keeps one pin per student: it has no trips.")
 
     /// What setting a trip answers when the account has no pin: a trip shows instead of a home pin.
     public static let tripNeedsPin = ServiceError.notFound("This account has no pin, and a trip needs one.")

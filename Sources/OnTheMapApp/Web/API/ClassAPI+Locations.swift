@@ -111,6 +111,11 @@ extension ClassAPI {
     /// home pin (which stays as it is) until the end of that day in the place's zone, as `!post
     /// <place> until <date>` does. Answers the contract's `updatedAt` and the trip as kept.
     func storeTrip(_ draft: PinDraft, until: String, objectId: String?, session: DirectorySession) async -> Response {
+        guard let trips = services.trips else {
+            return APIAnswer.codeError(
+                .badRequest,
+                "This class directory keeps one pin per student, so it has no trips: send the pin without until.")
+        }
         do {
             guard let home = try await directory.location(ofAccount: session.accountKey) else {
                 return APIAnswer.codeError(
@@ -135,7 +140,7 @@ extension ClassAPI {
                 }
             }
             let trip = Trip(mapString: draft.mapString, coordinate: draft.coordinate, endsAt: end.endsAt)
-            let saved = try await directory.setTrip(trip, ofAccount: session.accountKey, session: session)
+            let saved = try await trips.setTrip(trip, ofAccount: session.accountKey, session: session)
             await services.pinSavedOutsideIRC(saved)
             return APIAnswer.json([
                 "updatedAt": APIAnswer.milliseconds(saved.updatedAt),

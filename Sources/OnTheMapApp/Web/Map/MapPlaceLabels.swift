@@ -2,9 +2,8 @@ import Foundation
 import Hummingbird
 import OnTheMapService
 
-/// Where the class map's city labels come from: the offline gazetteer, when the bot has it loaded
-/// (`geocoder.kind: gazetteer`). With Nominatim the bot holds no gazetteer, and the map shows no
-/// labels rather than load one for them (it would add the gazetteer's memory to the bot).
+/// Where the class map's city labels come from: the offline gazetteer the bot loads whatever its
+/// geocoder (pins are coarsened to its places), or none.
 public struct MapPlaceLabels: Sendable {
     let gazetteer: @Sendable () async -> GazetteerGeocoder?
 
@@ -16,16 +15,15 @@ public struct MapPlaceLabels: Sendable {
     /// No labels.
     public static let none = MapPlaceLabels { nil }
 
-    /// The gazetteer `geocoder` is, or is loading in the background; none for any other geocoder.
-    public static func from(_ geocoder: any Geocoder) -> MapPlaceLabels {
-        switch geocoder {
-        case let gazetteer as GazetteerGeocoder:
-            return MapPlaceLabels { gazetteer }
-        case let background as BackgroundLoadedGeocoder:
-            return MapPlaceLabels { (try? await background.loaded()) as? GazetteerGeocoder }
-        default:
-            return .none
-        }
+    /// The labels of a loaded gazetteer.
+    public init(_ gazetteer: GazetteerGeocoder) {
+        self.init { gazetteer }
+    }
+
+    /// The labels of the gazetteer loading in the background (an answer waits for it; none when it
+    /// cannot be loaded).
+    public init(_ loading: BackgroundLoadedGazetteer) {
+        self.init { try? await loading.loaded() }
     }
 
     /// The most labels one answer carries, and how many when the page does not say.

@@ -107,7 +107,7 @@ public struct WebMap: Sendable {
 
     /// `pollSeconds`: how often an open page asks for new pins; `scenes`: offer log-in and posting
     /// (only when the v1 API is served on the same listener); `placeLabels`: where city labels come
-    /// from (by default the gazetteer `geocoder` is, if it is one); `tiles`: an XYZ tile service the
+    /// from (none by default); `tiles`: an XYZ tile service the
     /// page draws while it can reach it (`web.tiles`; nil: the offline map only); `access`: who may
     /// read the pins (`web.visibility`), and how a browser signs in.
     public init(
@@ -120,7 +120,7 @@ public struct WebMap: Sendable {
         self.assets = assets
         self.pollSeconds = max(2, pollSeconds)
         self.scenes = scenes
-        self.placeLabels = placeLabels ?? .from(geocoder)
+        self.placeLabels = placeLabels ?? .none
         self.tileLayer = tiles
         self.access = access
         self.securityHeaders = Self.securityHeaders(imageOrigin: tiles?.origin)
