@@ -19,6 +19,8 @@ public struct ServiceStack: Sendable {
     public let state: (any BotStateStore)?
     /// Instant news of pins saved by other instances (PostgreSQL).
     public let pinChanges: (any PinChangeNotifying)?
+    /// The accounts erased or unlinked by any process on the directory (SQLite, PostgreSQL).
+    public let accountEvents: (any AccountEventFeed)?
     public let geocoder: any Geocoder
     /// The offline gazetteer's places by level, which pins are coarsened with (whatever the
     /// geocoder); nil when the stack was made without a geocoder.
@@ -42,7 +44,7 @@ public struct ServiceStack: Sendable {
         let service = config.service
         let options = LocalDirectoryOptions(signUpURL: service.signupURL.isEmpty ? nil : service.signupURL)
         var closers: [@Sendable () async -> Void] = []
-        let (directory, accounts, state, pinChanges) = try await makeDirectory(
+        let (directory, accounts, state, pinChanges, accountEvents) = try await makeDirectory(
             service, options: options, logger: logger, closers: &closers)
         let geocoder: any Geocoder
         var placeLevels: (any PlaceLevelFinder)?
@@ -83,7 +85,7 @@ public struct ServiceStack: Sendable {
             backendName: directory.backendName, logger: logger.withLabel("onthemap.directory"))
         return ServiceStack(
             directory: InstrumentedDirectory(base: directory, watch: faultWatch), accounts: accounts, state: state,
-            pinChanges: pinChanges, geocoder: geocoder, placeLevels: placeLevels, faultWatch: faultWatch,
+            pinChanges: pinChanges, accountEvents: accountEvents, geocoder: geocoder, placeLevels: placeLevels, faultWatch: faultWatch,
             closers: closers)
     }
 
@@ -93,12 +95,14 @@ public struct ServiceStack: Sendable {
         _ service: BotConfiguration.ServiceSection, options: LocalDirectoryOptions, logger: Logger,
         closers: inout [@Sendable () async -> Void]
     ) async throws -> (
-        any StudentDirectory, (any AccountDirectory)?, (any BotStateStore)?, (any PinChangeNotifying)?
+        any StudentDirectory, (any AccountDirectory)?, (any BotStateStore)?, (any PinChangeNotifying)?,
+        (any AccountEventFeed)?
     ) {
         let directory: any StudentDirectory
         let accounts: (any AccountDirectory)?
         let state: (any BotStateStore)?
         let pinChanges: (any PinChangeNotifying)?
+        var accountEvents: (any AccountEventFeed)?
         switch service.backend {
         case .local:
             let folder = URL(fileURLWithPath: service.database).deletingLastPathComponent().path
@@ -110,11 +114,13 @@ public struct ServiceStack: Sendable {
                     metadata: ["file": "\(file)"])
             }
             (directory, accounts, state, pinChanges) = (sqlite, sqlite, sqlite, nil)
+            accountEvents = sqlite
         case .postgres:
             #if postgres
                 let postgres = try await PostgresStudentDirectory.connect(
                     url: service.postgresURL, options: options, logger: logger.withLabel("onthemap.postgres"))
                 (directory, accounts, state, pinChanges) = (postgres, postgres, postgres, postgres)
+                accountEvents = postgres
                 closers.append { await postgres.shutdown() }
             #else
                 throw BuildFeatures.Missing(feature: .postgres)
@@ -133,7 +139,7 @@ public struct ServiceStack: Sendable {
                 throw BuildFeatures.Missing(feature: .udacity)
             #endif
         }
-        return (directory, accounts, state, pinChanges)
+        return (directory, accounts, state, pinChanges, accountEvents)
     }
 }
 
