@@ -124,8 +124,9 @@ extension ClassServices {
     func forgetErasedStudent(accountKey: String) async {
         let ended = await sessions.unbindAll { $0.session.accountKey == accountKey }
         if !ended.isEmpty { await sessionArchive.save() }
+        let caseMapping = await sessions.currentCaseMapping
         let student = StudentReference(
-            accountKey: accountKey, sender: nil, caseMapping: await sessions.currentCaseMapping,
+            accountKey: accountKey, sender: nil, caseMapping: caseMapping,
             identities: ended.map { SessionArchive.identity(owner: $0.owner, nick: $0.nick) })
         _ = await eraseKept(about: student)
         for owner in Set(ended.map(\.owner)) { await loggedOut(owner) }
@@ -135,7 +136,7 @@ extension ClassServices {
     /// login `matches` (an unlinked link): those the link made and those a `!login` made while the
     /// student was identified to it. Returns the ended ones.
     @discardableResult
-    public func endSessions(boundTo foldedAccount: String, where matches: (StudentLogin) -> Bool) async
+    public func endSessions(boundTo foldedAccount: String, where matches: @Sendable (StudentLogin) -> Bool) async
         -> [StudentSession]
     {
         let ended = await sessions.unbindAll(boundTo: foldedAccount, where: matches)
