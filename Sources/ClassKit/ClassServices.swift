@@ -140,7 +140,7 @@ public final class ClassServices: Sendable {
         let networks = first?.networks ?? ClassNetworks()
         let watch = first?.accountEvents ?? feed.map { AccountEventWatch(feed: $0, networks: networks) }
         self.accountEvents = watch
-        let catchUp: (@Sendable () async -> Void)? = watch.map { watch in { await watch.catchUp() } }
+        let catchUp = Self.catchUp(watch)
         self.logins = LoginGate(catchUp: catchUp)
         self.sessionArchive = SessionArchive(
             accounts: accounts, store: stateStore, instance: settings.instanceName, now: now, beforeWrite: catchUp)
@@ -190,8 +190,12 @@ public final class ClassServices: Sendable {
 
     /// The write hook of state kept about students: brings the memory up to date with the
     /// accounts erased elsewhere first (see ``AccountEventWatch``); nil without account events.
-    public var beforeKeptWrite: (@Sendable () async -> Void)? {
-        accountEvents.map { watch in { await watch.catchUp() } }
+    public var beforeKeptWrite: (@Sendable () async -> Void)? { Self.catchUp(accountEvents) }
+
+    private static func catchUp(_ watch: AccountEventWatch?) -> (@Sendable () async -> Void)? {
+        guard let watch else { return nil }
+        let catchUp: @Sendable () async -> Void = { await watch.catchUp() }
+        return catchUp
     }
 
     /// What this network's plugins keep about `student`.

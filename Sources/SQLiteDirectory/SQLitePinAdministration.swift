@@ -160,7 +160,7 @@ extension SQLiteStudentDirectory: AccountEventFeed {
             try Row.fetchAll(
                 db, sql: "SELECT * FROM account_events WHERE revision > ? ORDER BY revision LIMIT ?",
                 arguments: [revision, max(1, min(limit, 10_000))]
-            ).compactMap { row in
+            ).compactMap { row -> AccountEvent? in
                 guard let kind = AccountEvent.Kind(rawValue: row["kind"]) else { return nil }
                 return AccountEvent(
                     revision: row["revision"], kind: kind, accountDigest: row["account_digest"],
