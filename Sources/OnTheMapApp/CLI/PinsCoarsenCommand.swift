@@ -90,9 +90,9 @@ extension PinsCommand {
         return level
     }
 
-    /// `records` made no more precise than `level`, or than their students' levels under `policy`
-    /// when coarser: the level a student chose (read from the directory's state store) held to
-    /// `privacy.finest`, or `privacy.default` for a student who chose none.
+    /// `records` made no more precise than `level` (the operator's, `privacy.default` when not
+    /// given), or than the level their students chose (read from the directory's state store, held
+    /// to `privacy.finest`) when coarser.
     static func coarsened(
         _ records: [PinImportRecord], to level: PinPrecision, policy: PrivacyPolicy, stack: ServiceStack
     ) async throws -> [PinImportRecord] {
@@ -102,7 +102,7 @@ extension PinsCommand {
         result.reserveCapacity(records.count)
         for var record in records {
             let chosen = try await choices.chosen(by: record.draft.uniqueKey)
-            let target = max(level, policy.allowed(chosen))
+            let target = max(level, chosen.map { policy.allowed($0) } ?? level)
             let trip = record.draft.trip
             record.draft = await coarsener.coarsen(record.draft, to: target).draft
             if let trip { record.draft.trip = await coarsener.coarsen(trip, to: target) }
