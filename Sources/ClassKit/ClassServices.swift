@@ -110,7 +110,8 @@ public final class ClassServices: Sendable {
     public init(
         directory: any StudentDirectory, accounts: (any AccountDirectory)? = nil,
         stateStore: (any BotStateStore)? = nil, pinChanges: (any PinChangeNotifying)? = nil,
-        accountEvents feed: (any AccountEventFeed)? = nil, geocoder: any Geocoder, placeLevels: (any PlaceLevelFinder)? = nil, settings: ClassSettings = ClassSettings(),
+        accountEvents feed: (any AccountEventFeed)? = nil, geocoder: any Geocoder,
+        placeLevels: (any PlaceLevelFinder)? = nil, settings: ClassSettings = ClassSettings(),
         loginThrottlePolicy: LoginThrottle.Policy = .init(), now: @escaping @Sendable () -> Date = { Date() },
         sharing first: ClassServices? = nil
     ) {

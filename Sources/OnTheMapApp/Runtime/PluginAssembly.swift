@@ -53,7 +53,8 @@ public enum PluginAssembly {
     ) -> ClassServices {
         ClassServices(
             directory: stack.directory, accounts: stack.accounts, stateStore: stack.state,
-            pinChanges: stack.pinChanges, accountEvents: stack.accountEvents, geocoder: stack.geocoder, placeLevels: stack.placeLevels,
+            pinChanges: stack.pinChanges, accountEvents: stack.accountEvents, geocoder: stack.geocoder,
+            placeLevels: stack.placeLevels,
             settings: settings(for: config, network: network),
             sharing: first)
     }

@@ -85,7 +85,8 @@ public struct ServiceStack: Sendable {
             backendName: directory.backendName, logger: logger.withLabel("onthemap.directory"))
         return ServiceStack(
             directory: InstrumentedDirectory(base: directory, watch: faultWatch), accounts: accounts, state: state,
-            pinChanges: pinChanges, accountEvents: accountEvents, geocoder: geocoder, placeLevels: placeLevels, faultWatch: faultWatch,
+            pinChanges: pinChanges, accountEvents: accountEvents, geocoder: geocoder, placeLevels: placeLevels,
+            faultWatch: faultWatch,
             closers: closers)
     }
 
