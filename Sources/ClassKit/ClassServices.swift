@@ -67,6 +67,9 @@ public final class ClassServices: Sendable {
     public let stateStore: (any BotStateStore)?
     /// Instant news of pins saved elsewhere (PostgreSQL), when the backend has it.
     public let pinChanges: (any PinChangeNotifying)?
+    /// Follows the accounts erased or unlinked by other processes (the operator's tools, other
+    /// instances), when the backend keeps accounts: one per bot, shared by every network.
+    public let accountEvents: AccountEventWatch?
     public let geocoder: any Geocoder
     /// Tells places from what is not one, and offers rather than assumes inexact matches.
     public let placeResolver: PlaceResolver
@@ -103,6 +106,7 @@ public final class ClassServices: Sendable {
     /// The services of every network of this bot (this one's and those sharing it).
     private let networks: ClassNetworks
     private let studentKeepers = NIOLockedValueBox<[StudentKeeper]>([])
+    private let studentKeyListers = NIOLockedValueBox<[String: @Sendable () async -> Set<String>]>([:])
     /// Retention runs once per bot, whichever network's privacy plugin starts it.
     public let retentionStarted: NIOLockedValueBox<Bool>
 
@@ -112,7 +116,8 @@ public final class ClassServices: Sendable {
     public init(
         directory: any StudentDirectory, trips: (any TripDirectory)?, accounts: (any AccountDirectory)? = nil,
         stateStore: (any BotStateStore)? = nil, pinChanges: (any PinChangeNotifying)? = nil,
-        geocoder: any Geocoder, places: (any PlaceFacts)?, settings: ClassSettings = ClassSettings(),
+        accountEvents feed: (any AccountEventFeed)? = nil, geocoder: any Geocoder, places: (any PlaceFacts)?,
+        settings: ClassSettings = ClassSettings(),
         loginThrottlePolicy: LoginThrottle.Policy = .init(), now: @escaping @Sendable () -> Date = { Date() },
         sharing first: ClassServices? = nil
     ) {
@@ -137,10 +142,14 @@ public final class ClassServices: Sendable {
         self.registrations = first?.registrations ?? RegistrationAllowance(now: now)
         self.savedPinListeners = first?.savedPinListeners ?? PinWakeups()
         self.keptStateInstance = settings.instanceName
-        self.logins = LoginGate()
+        let networks = first?.networks ?? ClassNetworks()
+        let watch = first?.accountEvents ?? feed.map { AccountEventWatch(feed: $0, networks: networks) }
+        self.accountEvents = watch
+        let catchUp = Self.catchUp(watch)
+        self.logins = LoginGate(catchUp: catchUp)
         self.sessionArchive = SessionArchive(
-            accounts: accounts, store: stateStore, instance: settings.instanceName, now: now)
-        self.networks = first?.networks ?? ClassNetworks()
+            accounts: accounts, store: stateStore, instance: settings.instanceName, now: now, beforeWrite: catchUp)
+        self.networks = networks
         self.retentionStarted = first?.retentionStarted ?? NIOLockedValueBox(false)
         networks.add(self)
     }
@@ -171,6 +180,27 @@ public final class ClassServices: Sendable {
                 keepers.append(keeper)
             }
         }
+    }
+
+    /// Registers how the plugin called `plugin` lists the account keys it keeps something about
+    /// (so that an erasure made elsewhere, known by a digest of the key, finds them).
+    public func keepsAccounts(plugin: String, list: @escaping @Sendable () async -> Set<String>) {
+        studentKeyListers.withLockedValue { $0[plugin] = list }
+    }
+
+    /// The listers of ``keepsAccounts(plugin:list:)``.
+    func accountKeyListers() -> [@Sendable () async -> Set<String>] {
+        studentKeyListers.withLockedValue { Array($0.values) }
+    }
+
+    /// The write hook of state kept about students: brings the memory up to date with the
+    /// accounts erased elsewhere first (see ``AccountEventWatch``); nil without account events.
+    public var beforeKeptWrite: (@Sendable () async -> Void)? { Self.catchUp(accountEvents) }
+
+    private static func catchUp(_ watch: AccountEventWatch?) -> (@Sendable () async -> Void)? {
+        guard let watch else { return nil }
+        let catchUp: @Sendable () async -> Void = { await watch.catchUp() }
+        return catchUp
     }
 
     /// What this network's plugins keep about `student`.

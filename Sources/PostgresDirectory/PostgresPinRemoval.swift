@@ -119,6 +119,7 @@ extension PostgresStudentDirectory {
                 try await connection.query(
                     "DELETE FROM services_links WHERE account_key = \(accountKey)", logger: logger)
                 try await connection.query("DELETE FROM accounts WHERE account_key = \(accountKey)", logger: logger)
+                try await Self.appendAccountEvent(.erased, accountKey: accountKey, connection, logger: logger)
                 return record
             }
         }

@@ -175,6 +175,24 @@ extension PostgresStudentDirectory {
                 """,
             ]
         ),
+        // The account events running bots act on (see AccountEventFeed), kept an hour; the account
+        // is named by a digest of its key.
+        (
+            "v7",
+            [
+                """
+                CREATE TABLE account_events (
+                    revision BIGSERIAL PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    account_digest TEXT NOT NULL,
+                    network TEXT NOT NULL,
+                    folded_account TEXT NOT NULL,
+                    at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """,
+                "CREATE INDEX account_events_by_age ON account_events(at)",
+            ]
+        ),
     ]
 
     /// How long a replaced pin version stays in the change feed: a reader further behind (an

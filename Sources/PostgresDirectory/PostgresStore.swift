@@ -242,8 +242,18 @@ extension PostgresStore: AccountStorage {
             try await Self.servicesLinks(
                 client.query(
                     """
-                    DELETE FROM services_links WHERE account_key = \(accountKey) AND network = \(network)
-                    RETURNING account_key, network, services_account, folded_account, created_at
+                    WITH removed AS (
+                        DELETE FROM services_links WHERE account_key = \(accountKey) AND network = \(network)
+                        RETURNING account_key, network, services_account, folded_account, created_at),
+                    pruned AS (
+                        DELETE FROM account_events
+                        WHERE at < now() - make_interval(secs => \(AccountEvent.memory))),
+                    event AS (
+                        INSERT INTO account_events (kind, account_digest, network, folded_account)
+                        SELECT \(AccountEvent.Kind.unlinked.rawValue), \(AccountEvent.digest(accountKey: accountKey)),
+                            network, folded_account
+                        FROM removed)
+                    SELECT account_key, network, services_account, folded_account, created_at FROM removed
                     """, logger: logger)
             ).first
         }

@@ -33,6 +33,7 @@ extension SQLiteStudentDirectory {
             try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [accountKey])
             try db.execute(sql: "DELETE FROM services_links WHERE account_key = ?", arguments: [accountKey])
             try db.execute(sql: "DELETE FROM accounts WHERE account_key = ?", arguments: [accountKey])
+            try SQLiteStore.appendAccountEvent(db, .erased, accountKey: accountKey)
             return record
         }
     }
@@ -149,6 +150,33 @@ extension SQLiteStudentDirectory {
                 }
             }
             return outcome
+        }
+    }
+}
+
+extension SQLiteStudentDirectory: AccountEventFeed {
+    public func accountEvents(after revision: Int64, limit: Int) async throws -> [AccountEvent] {
+        try await store.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM account_events WHERE revision > ? ORDER BY revision LIMIT ?",
+                arguments: [revision, max(1, min(limit, 10_000))]
+            ).compactMap { row -> AccountEvent? in
+                guard let kind = AccountEvent.Kind(rawValue: row["kind"]) else { return nil }
+                return AccountEvent(
+                    revision: row["revision"], kind: kind, accountDigest: row["account_digest"],
+                    network: row["network"], foldedAccount: row["folded_account"],
+                    at: SQLiteStore.date(milliseconds: row["at"]))
+            }
+        }
+    }
+
+    public func latestAccountEventRevision() async throws -> Int64 {
+        try await store.read { db in
+            // The sequence outlives the rows: an hour without events still continues the count.
+            let kept = try Int64.fetchOne(db, sql: "SELECT MAX(revision) FROM account_events") ?? 0
+            let counted =
+                try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'account_events'") ?? 0
+            return max(kept, counted)
         }
     }
 }

@@ -109,6 +109,22 @@ struct SQLiteStore: Sendable {
             servicesLinks: try servicesLinks(db, accountKey: account.accountKey))
     }
 
+    /// Appends an account event (see `AccountEventFeed`) in the caller's transaction, and drops
+    /// the events older than `AccountEvent.memory`.
+    static func appendAccountEvent(
+        _ db: Database, _ kind: AccountEvent.Kind, accountKey: String, network: String = "", foldedAccount: String = ""
+    ) throws {
+        let now = milliseconds(Date())
+        try db.execute(
+            sql: "DELETE FROM account_events WHERE at < ?", arguments: [now - Int64(AccountEvent.memory * 1000)])
+        try db.execute(
+            sql: """
+                INSERT INTO account_events (kind, account_digest, network, folded_account, at)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+            arguments: [kind.rawValue, AccountEvent.digest(accountKey: accountKey), network, foldedAccount, now])
+    }
+
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
     static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 }
@@ -264,10 +280,12 @@ extension SQLiteStore: AccountStorage {
                 db, sql: "SELECT * FROM services_links WHERE account_key = ? AND network = ?",
                 arguments: [accountKey, network]
             ).map(Self.servicesLink)
-            if link != nil {
+            if let link {
                 try db.execute(
                     sql: "DELETE FROM services_links WHERE account_key = ? AND network = ?",
                     arguments: [accountKey, network])
+                try Self.appendAccountEvent(
+                    db, .unlinked, accountKey: accountKey, network: network, foldedAccount: link.foldedAccount)
             }
             return link
         }

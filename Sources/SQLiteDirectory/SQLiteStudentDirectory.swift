@@ -175,6 +175,22 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
                     ALTER TABLE student_locations ADD COLUMN trip_ends_at INTEGER;
                     """)
         }
+        migrator.registerMigration("v6") { db in
+            // The account events running bots act on (see AccountEventFeed), kept an hour; the
+            // account is named by a digest of its key.
+            try db.execute(
+                sql: """
+                    CREATE TABLE account_events (
+                        revision INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL,
+                        account_digest TEXT NOT NULL,
+                        network TEXT NOT NULL,
+                        folded_account TEXT NOT NULL,
+                        at INTEGER NOT NULL
+                    );
+                    CREATE INDEX account_events_by_age ON account_events(at);
+                    """)
+        }
         return migrator
     }
 

@@ -12,7 +12,7 @@ enum DirectoryKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     var testDescription: String { rawValue }
 }
 
-typealias LocalDirectory = AccountDirectory & TripDirectory & BotStateStore
+typealias LocalDirectory = AccountDirectory & TripDirectory & BotStateStore & AccountEventFeed
 
 /// A clock the tests move by hand (to expire sessions, to order pins).
 final class TestClock: @unchecked Sendable {

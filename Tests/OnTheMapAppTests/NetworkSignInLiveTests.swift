@@ -183,6 +183,58 @@ import Testing
         }
     }
 
+    /// A `!login` made while identified to a services account binds the session to that services
+    /// account (and links it); the operator's `accounts unlink`, run as a separate process while the
+    /// bot runs, ends that session at once: the student's next command finds them logged out, and
+    /// whoever signs in to that services account next is nobody.
+    @Test func accountsUnlinkEndsTheSessionsBoundToTheServicesAccount() async throws {
+        let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
+        try await Self.withServices(accounts: ["ada"]) { server in
+            let folder = try TemporaryDirectory(prefix: "network-unlink-live")
+            let config = try LiveBotSetup.writeConfig(
+                in: folder, port: server.tlsPort, caFile: server.certificate.certificatePath,
+                database: folder.file("class.sqlite"))
+            let roster = folder.file("roster.csv")
+            try """
+            email,first_name,last_name,password,irc_account
+            ada@class.test,Ada,Lovelace,ada-class-pass-1,
+            """.write(toFile: roster, atomically: true, encoding: .utf8)
+            let imported = try await runCommand(executable, ["accounts", "import", "--config", config, roster])
+            #expect(imported.contains("ada@class.test"), "\(imported)")
+            let watcher = try await Self.connect(server, nick: "watcher")
+            try await watcher.join("#class")
+            let process = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
+            defer { process.kill() }
+            do {
+                _ = try await watcher.waitForMessage(timeout: .seconds(30), "the bot's JOIN") {
+                    $0.command == "JOIN" && $0.sourceNick == "MapBot"
+                }
+                let ada = try await Self.connect(server, nick: "ada", sasl: "ada")
+                let welcome = try await Self.ask(ada, "!login ada@class.test ada-class-pass-1")
+                #expect(welcome.contains("Your services account ada is linked to this class account"), "\(welcome)")
+                #expect(try await Self.ask(ada, "!whoami").hasPrefix("You are logged in as Ada Lovelace"))
+
+                let unlinked = try await runCommand(
+                    executable, ["accounts", "unlink", "--config", config, "--email", "ada@class.test"])
+                #expect(unlinked.contains("Unlinked ada@class.test"), "\(unlinked)")
+                #expect(unlinked.contains("ends the sessions bound to ada"), "\(unlinked)")
+
+                let after = try await Self.ask(ada, "!whoami")
+                #expect(after.hasPrefix("You are not logged in."), "\(after)")
+                await ada.quit()
+                let next = try await Self.connect(server, nick: "adanext", sasl: "ada")
+                let nextWho = try await Self.ask(next, "!whoami")
+                #expect(nextWho.hasPrefix("You are not logged in."), "\(nextWho)")
+                await next.quit()
+                await watcher.quit()
+            } catch {
+                let log = (try? String(contentsOfFile: folder.file("bot.log"), encoding: .utf8)) ?? ""
+                Issue.record("bot log:\n\(log.suffix(3_000))")
+                throw error
+            }
+        }
+    }
+
     /// On a server that announces no account tracking (ngircd has no services), a bot with
     /// passwords off says at once that nobody can log in.
     @Test func passwordsOffWithoutAccountTrackingIsReported() async throws {

@@ -176,6 +176,51 @@ import Testing
         #expect(bad.output.contains("street"), "\(bad.output)")
     }
 
+    /// Both commands follow the config's privacy keys: without `--precision` an import keeps each pin
+    /// at `privacy.default` (or at its student's coarser choice) and `pins coarsen` re-stores at
+    /// `privacy.default`; a level finer than `privacy.finest` is refused with a sentence naming the
+    /// key, and changes nothing.
+    @Test func importAndCoarsenFollowPrivacyDefaultAndFinest() async throws {
+        let folder = try TemporaryDirectory(prefix: "pins-privacy-keys")
+        let (exactConfig, database) = try CLI.makeConfig(in: folder)
+        try (try String(contentsOfFile: exactConfig, encoding: .utf8) + "privacy:\n  default: exact\n")
+            .write(toFile: exactConfig, atomically: true, encoding: .utf8)
+        let config = folder.file("strict.yaml")
+        try "service:\n  backend: local\n  database: \(database)\nprivacy:\n  default: region\n  finest: city\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let file = folder.file("streets.csv")
+        try Self.streets.write(toFile: file, atomically: true, encoding: .utf8)
+        let state = try SQLiteStudentDirectory(path: database)
+        try await state.setState("precision/k2", "country")
+        try state.close()
+
+        // privacy.default: exact keeps the street of a student who chose nothing.
+        let exact = try await CLI.run(["pins", "import", "--config", exactConfig, file])
+        #expect(exact.status == 0, "\(exact.output)")
+        let before = try await Self.pins(database)
+        #expect(before["k1"]?.mapString.hasPrefix("1600 Amphitheatre") == true)
+        #expect(before["k2"]?.mapString == "United Kingdom", "the student chose country")
+
+        // Finer than privacy.finest: refused, naming the key; nothing changes.
+        let finerImport = try await CLI.run(["pins", "import", "--config", config, "--precision", "exact", file])
+        #expect(finerImport.status != 0)
+        #expect(finerImport.output.contains("privacy.finest is city"), "\(finerImport.output)")
+        let finerCoarsen = try await CLI.run(["pins", "coarsen", "--config", config, "--precision", "exact"])
+        #expect(finerCoarsen.status != 0)
+        #expect(finerCoarsen.output.contains("privacy.finest is city"), "\(finerCoarsen.output)")
+        #expect(try await Self.pins(database) == before)
+
+        // No level given: privacy.default (region).
+        let coarsened = try await CLI.run(["pins", "coarsen", "--config", config])
+        #expect(coarsened.status == 0, "\(coarsened.output)")
+        #expect(try await Self.pins(database)["k1"]?.mapString == "California, United States")
+        let imported = try await CLI.run(["pins", "import", "--config", config, file])
+        #expect(imported.status == 0, "\(imported.output)")
+        let after = try await Self.pins(database)
+        #expect(after["k1"]?.mapString == "California, United States", "kept at privacy.default")
+        #expect(after["k2"]?.mapString == "United Kingdom")
+    }
+
     @Test func coarsenReStoresOnlyThePinsFinerThanTheLevel() async throws {
         let folder = try TemporaryDirectory(prefix: "pins-coarsen")
         let (config, database) = try CLI.makeConfig(in: folder)

@@ -376,6 +376,20 @@ public actor SessionBook<Login: ExpiringLogin>: SessionRegistry {
         return gone
     }
 
+    /// Ends every session bound to the services account `account` (compared under the book's
+    /// casemapping) whose login `matches`, and returns the ended ones.
+    @discardableResult
+    public func unbindAll(boundTo account: String, where matches: (Login) -> Bool) -> [BoundSession<Login>] {
+        let owner = key(for: .account(account))
+        let gone = byAccount.filter { $0.key == owner && matches($0.value.login) }.map(\.value)
+        for bound in gone { remove(bound) }
+        if !gone.isEmpty { changed() }
+        return gone
+    }
+
+    /// The casemapping the book compares nicks and accounts under.
+    public var currentCaseMapping: CaseMapping { caseMapping }
+
     /// The nick `old` is now `new`: connection-bound sessions follow it, and every session
     /// remembers the new nick.
     public func nickChanged(from old: String, to new: String) {

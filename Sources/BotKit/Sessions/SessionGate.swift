@@ -27,8 +27,13 @@ public final class LoginGate<Login: ExpiringLogin>: SessionGate {
     /// The session each running command was admitted with, by command number.
     private let admitted = NIOLockedValueBox<[Int: BoundSession<Login>]>([:])
 
-    public init(book: SessionBook<Login> = SessionBook()) {
+    /// Run before a sender who holds a session is admitted: brings the book up to date with what
+    /// changed elsewhere (an account erased or unlinked by another process).
+    private let catchUp: (@Sendable () async -> Void)?
+
+    public init(book: SessionBook<Login> = SessionBook(), catchUp: (@Sendable () async -> Void)? = nil) {
         self.book = book
+        self.catchUp = catchUp
     }
 
     public var registry: any SessionRegistry { book }
@@ -37,6 +42,14 @@ public final class LoginGate<Login: ExpiringLogin>: SessionGate {
         _ id: Int, sender: UserIdentity, vouchedAccount: String?, caseMapping: CaseMapping, plugins: [any Plugin],
         transport: any BotTransport, context: PluginContext
     ) async -> Bool {
+        if let catchUp {
+            let holdsSession = await book.session(for: sender) != nil
+            if holdsSession {
+                await catchUp()
+            } else if await book.hasUnwatchedSession(for: sender) {
+                await catchUp()
+            }
+        }
         var session = await SessionKeeper(sessions: book, transport: transport).session(for: sender)
         for case let signIn as any ServicesAccountSignIn<Login> in plugins {
             session = await signIn.session(

@@ -42,9 +42,14 @@ public actor KeptState<Value: Codable & Sendable> {
     private var tail: Task<Bool, Never>?
     private var waiting: Task<Bool, Never>?
 
-    public init(key: String, store: (any BotStateStore)?) {
+    /// Run before each write is queued: brings the memory the value is made from up to date with
+    /// what changed elsewhere (a student erased by another process), so it is not written back.
+    private let beforeWrite: (@Sendable () async -> Void)?
+
+    public init(key: String, store: (any BotStateStore)?, beforeWrite: (@Sendable () async -> Void)? = nil) {
         self.key = key
         self.store = store
+        self.beforeWrite = beforeWrite
     }
 
     /// Reads what is stored; throws when the store cannot be read (then nothing is written).
@@ -66,6 +71,7 @@ public actor KeptState<Value: Codable & Sendable> {
     @discardableResult
     public func save(_ current: @escaping @Sendable () async -> Value) async -> Bool {
         guard let store, loaded else { return false }
+        if let beforeWrite { await beforeWrite() }
         if let waiting { return await waiting.value }
         let previous = tail
         let key = self.key

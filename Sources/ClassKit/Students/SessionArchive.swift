@@ -44,13 +44,15 @@ public actor SessionArchive {
     private let now: @Sendable () -> Date
     private var book: SessionBook<StudentLogin>?
 
-    /// `accounts` is the directory that keeps the sessions (nil: nothing is kept).
+    /// `accounts` is the directory that keeps the sessions (nil: nothing is kept); `beforeWrite`
+    /// runs before each write (see ``KeptState``).
     public init(
         accounts: (any AccountDirectory)?, store: (any BotStateStore)?, instance: String?,
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Date, beforeWrite: (@Sendable () async -> Void)? = nil
     ) {
         self.accounts = accounts
-        self.state = KeptState(key: Self.stateKey(instance: instance), store: accounts == nil ? nil : store)
+        self.state = KeptState(
+            key: Self.stateKey(instance: instance), store: accounts == nil ? nil : store, beforeWrite: beforeWrite)
         self.now = now
     }
 

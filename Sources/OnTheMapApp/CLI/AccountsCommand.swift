@@ -208,7 +208,7 @@ extension AccountsCommand {
     struct Unlink: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Removes an account's services account link on one IRC network; a running bot ends the sessions it made at their next command."
+                "Removes an account's services account link on one IRC network; every running bot on the directory ends the sessions bound to that services account before its next command."
         )
         @OptionGroup var options: ConfigOptions
         @Option(help: "The account's email.") var email: String
@@ -230,6 +230,9 @@ extension AccountsCommand {
                 }
                 print(
                     "Unlinked \(record.account.email) from the services account \(removed.servicesAccount) on \(network)."
+                )
+                print(
+                    "Every running bot on this directory ends the sessions bound to \(removed.servicesAccount) on \(network) before its next command, within seconds."
                 )
             } catch let error as ValidationError {
                 throw error
@@ -275,7 +278,7 @@ extension AccountsCommand {
             print(
                 "Erased \(account.email) (\(account.firstName) \(account.lastName)): \(parts.joined(separator: ", ")).")
             print(
-                "A running bot ends the student's IRC sessions when they are next used; its map drops the pin at its next read."
+                "Every running bot on this directory ends the student's IRC sessions and forgets their open post step and unit choice before its next command or write, within seconds; its map drops the pin at its next read."
             )
         }
     }

@@ -9,16 +9,23 @@ extension PinsCommand {
     struct Coarsen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Re-stores every pin finer than --precision at that level (its student's own level when coarser): "
+                "Re-stores every pin finer than --precision (privacy.default when not given; never finer than "
+                + "privacy.finest) at that level (its student's own level when coarser): "
                 + "the point and place text become the nearest populated place's (or its region's, its country's), "
                 + "and the finer ones are no longer stored. Running bots see the change like any update.")
         @OptionGroup var options: ConfigOptions
-        @Option(help: "city, region or country.") var precision: PinPrecision = .city
+        @Option(help: "city, region or country; privacy.default when not given.") var precision: PinPrecision?
         @Flag(help: "Only says how many pins would change.") var dryRun = false
 
         func run() async throws {
+            let policy = try options.loadForService().privacyPolicy
+            let precision = try PinsCommand.requestedLevel(
+                self.precision, policy: policy, nothing: "nothing was changed")
             guard precision != .exact else {
-                throw ValidationError("--precision exact would change nothing: choose city, region or country")
+                throw ValidationError(
+                    self.precision == nil
+                        ? "privacy.default is exact, so there is nothing to coarsen: give --precision city, region or country"
+                        : "--precision exact would change nothing: choose city, region or country")
             }
             let stack = try await PinsCommand.open(options, placeLevels: true)
             let directory = try await PinsCommand.writable(stack, doing: "re-store pins")
@@ -55,7 +62,7 @@ extension PinsCommand {
                 return
             }
             do {
-                let records = try await PinsCommand.coarsened(finer, to: precision, stack: stack)
+                let records = try await PinsCommand.coarsened(finer, to: precision, policy: policy, stack: stack)
                 if !records.isEmpty { _ = try await directory.importLocations(records) }
                 if let trips = stack.trips {
                     for accountKey in endedTrips { _ = try await trips.endTrip(ofAccount: accountKey, session: nil) }
@@ -71,18 +78,33 @@ extension PinsCommand {
         }
     }
 
-    /// `records` made no more precise than `level`, or than the level their students chose when
-    /// coarser (read from the directory's state store).
-    static func coarsened(_ records: [PinImportRecord], to level: PinPrecision, stack: ServiceStack) async throws
-        -> [PinImportRecord]
+    /// The level an operator's command works at: `requested`, or `privacy.default` when none was
+    /// given; refused (with `nothing` said) when finer than `privacy.finest`.
+    static func requestedLevel(_ requested: PinPrecision?, policy: PrivacyPolicy, nothing: String) throws
+        -> PinPrecision
     {
+        let level = requested ?? policy.defaultPrecision
+        guard level >= policy.finestPrecision else {
+            let source = requested == nil ? "privacy.default \(level.rawValue)" : "--precision \(level.rawValue)"
+            throw ValidationError(
+                "privacy.finest is \(policy.finestPrecision.rawValue): \(source) is finer than it allows; \(nothing)")
+        }
+        return level
+    }
+
+    /// `records` made no more precise than `level` (the operator's, `privacy.default` when not
+    /// given), or than the level their students chose (read from the directory's state store, held
+    /// to `privacy.finest`) when coarser.
+    static func coarsened(
+        _ records: [PinImportRecord], to level: PinPrecision, policy: PrivacyPolicy, stack: ServiceStack
+    ) async throws -> [PinImportRecord] {
         let coarsener = PinCoarsener(finder: stack.placeLevels)
         let choices = PrecisionChoices(store: stack.state)
         var result: [PinImportRecord] = []
         result.reserveCapacity(records.count)
         for var record in records {
             let chosen = try await choices.chosen(by: record.draft.uniqueKey)
-            let target = max(level, chosen ?? level)
+            let target = max(level, chosen.map { policy.allowed($0) } ?? level)
             let trip = record.draft.trip
             record.draft = await coarsener.coarsen(record.draft, to: target).draft
             if let trip { record.draft.trip = await coarsener.coarsen(trip, to: target) }

@@ -18,11 +18,13 @@ extension PinsCommand {
         @Flag(help: "Only checks the file and says what would be imported.") var dryRun = false
         @Option(
             help:
-                "How precisely the pins are kept: city (the nearest populated place: its name and point, never the street), region, country or exact (as in the file). A student who chose a coarser level keeps it."
+                "How precisely the pins are kept at most: city (the nearest populated place: its name and point, never the street), region, country or exact (as in the file); privacy.default when not given, and never finer than privacy.finest. A student's own !privacy level applies when coarser; a student who chose none is kept at privacy.default or coarser."
         )
-        var precision: PinPrecision = .city
+        var precision: PinPrecision?
 
         func run() async throws {
+            let policy = try options.loadForService().privacyPolicy
+            let level = try PinsCommand.requestedLevel(precision, policy: policy, nothing: "nothing was imported")
             let data: Data
             do {
                 data = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -52,12 +54,12 @@ extension PinsCommand {
                 if bad > 0 { throw ExitCode(1) }
                 return
             }
-            let stack = try await PinsCommand.open(options, placeLevels: precision != .exact)
+            let stack = try await PinsCommand.open(options, placeLevels: true)
             let directory = try await PinsCommand.writable(stack, doing: "import pins")
             let outcome: PinImportOutcome
             do {
                 let records = try await PinsCommand.coarsened(
-                    contents.records.map(\.record), to: precision, stack: stack)
+                    contents.records.map(\.record), to: level, policy: policy, stack: stack)
                 outcome = try await directory.importLocations(records)
             } catch {
                 await stack.shutdown()

@@ -18,9 +18,12 @@ extension BotControl {
 
     /// Restores what the bot kept across restarts, before it reads commands: the plugins' state
     /// (sessions, open posts, unit choices; see ``RestoringPlugin``) and the ignore list (entries
-    /// that lapsed while the bot was down are dropped).
+    /// that lapsed while the bot was down are dropped). The account events are followed from before
+    /// the read (see `AccountEventWatch`).
     func restoreKeptState() async {
         guard let router else { return }
+        // Account events from here on are acted on, even those made while the kept state is read.
+        await services.accountEvents?.start()
         await router.restorePlugins()
         do {
             if case .value(let kept) = try await keptIgnores.load() {

@@ -53,7 +53,8 @@ public enum PluginAssembly {
     ) -> ClassServices {
         ClassServices(
             directory: stack.directory, trips: stack.trips, accounts: stack.accounts, stateStore: stack.state,
-            pinChanges: stack.pinChanges, geocoder: stack.geocoder, places: stack.placeLevels,
+            pinChanges: stack.pinChanges, accountEvents: stack.accountEvents, geocoder: stack.geocoder,
+            places: stack.placeLevels,
             settings: settings(for: config, network: network),
             sharing: first)
     }

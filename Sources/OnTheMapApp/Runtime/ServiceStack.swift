@@ -21,6 +21,8 @@ public struct ServiceStack: Sendable {
     public let state: (any BotStateStore)?
     /// Instant news of pins saved by other instances (PostgreSQL).
     public let pinChanges: (any PinChangeNotifying)?
+    /// The accounts erased or unlinked by any process on the directory (SQLite, PostgreSQL).
+    public let accountEvents: (any AccountEventFeed)?
     public let geocoder: any Geocoder
     /// The offline gazetteer's places by level and their time zones, which pins are coarsened with
     /// and local times read from (whatever the geocoder); nil when the stack was made without it.
@@ -90,8 +92,8 @@ public struct ServiceStack: Sendable {
         return ServiceStack(
             directory: InstrumentedDirectory(base: directory, watch: faultWatch),
             trips: roles.trips.map { InstrumentedTrips(base: $0, watch: faultWatch) }, accounts: roles.accounts,
-            state: roles.state, pinChanges: roles.pinChanges, geocoder: geocoder, placeLevels: placeLevels,
-            faultWatch: faultWatch, closers: closers)
+            state: roles.state, pinChanges: roles.pinChanges, accountEvents: roles.accountEvents, geocoder: geocoder,
+            placeLevels: placeLevels, faultWatch: faultWatch, closers: closers)
     }
 
     /// The roles a directory plays besides keeping pins, each typed: found once, here.
@@ -100,6 +102,7 @@ public struct ServiceStack: Sendable {
         var accounts: (any AccountDirectory)?
         var state: (any BotStateStore)?
         var pinChanges: (any PinChangeNotifying)?
+        var accountEvents: (any AccountEventFeed)?
     }
 
     /// The directory of `service.backend` and the roles it plays (trips, accounts, bot state,
@@ -118,14 +121,19 @@ public struct ServiceStack: Sendable {
                     "the database file could be read by other users; it is now readable by its owner only (0600)",
                     metadata: ["file": "\(file)"])
             }
-            return (sqlite, DirectoryRoles(trips: sqlite, accounts: sqlite, state: sqlite, pinChanges: nil))
+            return (
+                sqlite,
+                DirectoryRoles(trips: sqlite, accounts: sqlite, state: sqlite, pinChanges: nil, accountEvents: sqlite)
+            )
         case .postgres:
             #if postgres
                 let postgres = try await PostgresStudentDirectory.connect(
                     url: service.postgresURL, options: options, logger: logger.withLabel("onthemap.postgres"))
                 closers.append { await postgres.shutdown() }
                 return (
-                    postgres, DirectoryRoles(trips: postgres, accounts: postgres, state: postgres, pinChanges: postgres)
+                    postgres, DirectoryRoles(
+                        trips: postgres, accounts: postgres, state: postgres, pinChanges: postgres,
+                        accountEvents: postgres)
                 )
             #else
                 throw BuildFeatures.Missing(feature: .postgres)

@@ -60,7 +60,7 @@ extension LoginPlugin: ServicesAccountSignIn {
     }
 
     /// `!unlink`: removes the link of the sender's class account on this network and ends every
-    /// session it made here.
+    /// session bound to that services account, in every running bot on the directory.
     static func unlink(_ call: Invocation, _ services: ClassServices) async throws {
         guard let accounts = services.accounts else {
             throw UserFacingError("This class directory has no services account links.")
@@ -79,16 +79,15 @@ extension LoginPlugin: ServicesAccountSignIn {
             await call.reply("Your class account has no services account linked on this network.")
             return
         }
-        let made = await services.sessions.unbindAll { $0.session.accountKey == key && $0.servicesAccount != nil }
-        for ended in made {
-            await services.loggedOut(ended.owner)
-            try? await services.directory.logOut(ended.session)
-        }
-        await services.sessionArchive.save()
+        // Every session bound to that services account ends here at once (those the link made and
+        // those a !login made while identified to it); other processes and networks follow the
+        // account event the unlink left.
+        let made = await services.endSessions(boundTo: removed.foldedAccount) { $0.session.accountKey == key }
+        await services.accountEvents?.catchUp()
         let name = Formatting.clean(removed.servicesAccount, maxBytes: 64)
         await call.reply(
             "Your services account \(name) is no longer linked to your class account"
-                + (made.isEmpty ? "." : ", and the logins it made have ended.")
+                + (made.isEmpty ? "." : ", and the logins bound to it have ended.")
                 + " Log in again with /msg \(call.botNick) \(call.prefix)login <email> <password> while identified to link it again."
         )
     }
@@ -174,9 +173,4 @@ extension LoginPlugin: ServicesAccountSignIn {
             return "Your services account \(name) could not be linked just now; log in again later to link it."
         }
     }
-}
-
-extension ClassServices {
-    /// The IRC network these plugins serve, as links name it.
-    var networkName: String { settings.networkName ?? ClassSettings.defaultNetworkName }
 }

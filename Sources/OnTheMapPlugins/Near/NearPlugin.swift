@@ -36,7 +36,7 @@ public struct NearPlugin: RestoringPlugin {
         self.services = services
         let units = UnitPreferences(
             defaultUnit: settings.units, store: services.stateStore, instance: services.keptStateInstance,
-            now: services.now)
+            now: services.now, beforeWrite: services.beforeKeptWrite)
         self.units = units
         services.keepsAboutStudents(
             plugin: "near",

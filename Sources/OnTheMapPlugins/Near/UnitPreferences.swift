@@ -36,10 +36,10 @@ public actor UnitPreferences {
 
     public init(
         defaultUnit: UnitSystem, store: (any BotStateStore)? = nil, instance: String? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, beforeWrite: (@Sendable () async -> Void)? = nil
     ) {
         self.defaultUnit = defaultUnit
-        self.kept = KeptState(key: Self.stateKey(instance: instance), store: store)
+        self.kept = KeptState(key: Self.stateKey(instance: instance), store: store, beforeWrite: beforeWrite)
         self.now = now
     }
 

@@ -53,11 +53,16 @@ public actor PostFlows {
 
     init(
         lifetime: Duration, now: @escaping @Sendable () -> Date, store: (any BotStateStore)? = nil,
-        instance: String? = nil
+        instance: String? = nil, beforeWrite: (@Sendable () async -> Void)? = nil
     ) {
         self.lifetime = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
         self.now = now
-        self.kept = KeptState(key: Self.stateKey(instance: instance), store: store)
+        self.kept = KeptState(key: Self.stateKey(instance: instance), store: store, beforeWrite: beforeWrite)
+    }
+
+    /// The accounts with a flow kept (expired or not).
+    func accountKeys() -> Set<String> {
+        Set(drafts.values.map(\.accountKey))
     }
 
     /// Reads back the flows kept before a restart (once), dropping those that expired meanwhile;

@@ -43,8 +43,9 @@ public struct PostPlugin: RestoringPlugin {
         self.services = services
         let flows = PostFlows(
             lifetime: settings.flowLifetime, now: services.now, store: services.stateStore,
-            instance: services.keptStateInstance)
+            instance: services.keptStateInstance, beforeWrite: services.beforeKeptWrite)
         self.flows = flows
+        services.keepsAccounts(plugin: "post") { await flows.accountKeys() }
         services.onLogout { owner in await flows.close(owner) }
         services.keepsAboutStudents(
             plugin: "post",

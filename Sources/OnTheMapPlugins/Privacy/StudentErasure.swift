@@ -17,9 +17,10 @@ import OnTheMapService
 /// 4. the directory flushes the erasure out of its files where it can (SQLite: a checkpoint that
 ///    truncates the write-ahead log; deleted content is already zeroed by `secure_delete`).
 ///
-/// Another process on the same PostgreSQL directory finds the account, its sessions and its pin
-/// gone at once (its class map reads the tombstone); a session it still holds in memory ends the
-/// next time it is used (the directory answers that it expired).
+/// Another process on the same directory finds the account, its sessions and its pin gone at once
+/// (its class map reads the tombstone); the erasure's account event (``AccountEventFeed``) has its
+/// ``AccountEventWatch`` end the student's sessions and drop what it keeps about them in memory
+/// before its next write or logged-in command.
 public struct StudentErasure: Sendable {
     /// The state-store keys kept for one account, one builder each: every key an erasure deletes.
     /// A part of the bot that keeps something per account adds its builder here.

@@ -1,0 +1,153 @@
+import BotKit
+import Foundation
+import IRCProtocol
+import NIOConcurrencyHelpers
+import OnTheMapService
+
+/// Brings the bot's memory up to date with the account events of its directory
+/// (``AccountEventFeed``): an account erased or unlinked by another process (the operator's
+/// `accounts forget` or `accounts unlink`, or another instance on a shared PostgreSQL directory).
+///
+/// One per bot, shared by every network's ``ClassServices``. It reads the events after the last it
+/// saw ``catchUp()``: before each write of state kept about students (``KeptState``), before a
+/// logged-in sender's command is admitted (``LoginGate``), and every few seconds as a backstop.
+/// For an erasure, every network's sessions of the account end (and their kept copies), and each
+/// plugin forgets what it keeps about the student; for an unlink, the sessions bound to that
+/// services account on its network end. Nothing is read from or written to the directory's
+/// accounts: the erasure there is done.
+public final class AccountEventWatch: Sendable {
+    private struct State {
+        /// The revision of the last event acted on; nil until the start of the feed is read.
+        var cursor: Int64?
+        /// The catch-up running now, which later callers wait for.
+        var running: Task<Void, Never>?
+        var timer: Task<Void, Never>?
+    }
+
+    private let feed: any AccountEventFeed
+    private let networks: ClassNetworks
+    private let state = NIOLockedValueBox(State())
+    /// How often the backstop reads the feed.
+    let interval: Duration
+
+    /// Set while events are applied: writes made by the erasure itself do not wait for it.
+    @TaskLocal static var applying = false
+
+    init(feed: any AccountEventFeed, networks: ClassNetworks, interval: Duration = .seconds(5)) {
+        self.feed = feed
+        self.networks = networks
+        self.interval = interval
+    }
+
+    deinit {
+        state.withLockedValue { $0.timer?.cancel() }
+    }
+
+    /// Notes where the feed stands now, so that only later events are acted on: run before what
+    /// was kept across a restart is read back. Later calls do nothing.
+    public func start() async {
+        guard state.withLockedValue({ $0.cursor == nil }) else { return }
+        guard let latest = try? await feed.latestAccountEventRevision() else { return }
+        state.withLockedValue { if $0.cursor == nil { $0.cursor = latest } }
+        startTimer()
+    }
+
+    /// Reads the events after the last one seen and acts on each; returns when the memory is up to
+    /// date (or the directory could not be read: the next call tries again).
+    public func catchUp() async {
+        guard !Self.applying else { return }
+        if state.withLockedValue({ $0.cursor == nil }) { await start() }
+        let task = state.withLockedValue { state -> Task<Void, Never> in
+            if let running = state.running { return running }
+            let task = Task { await self.readAndApply() }
+            state.running = task
+            return task
+        }
+        await task.value
+    }
+
+    private func readAndApply() async {
+        await Self.$applying.withValue(true) {
+            while let cursor = state.withLockedValue({ $0.cursor }),
+                let events = try? await feed.accountEvents(after: cursor, limit: 100), !events.isEmpty
+            {
+                for event in events { await apply(event) }
+                state.withLockedValue { $0.cursor = events.last?.revision ?? cursor }
+                if events.count < 100 { break }
+            }
+        }
+        state.withLockedValue { $0.running = nil }
+    }
+
+    private func startTimer() {
+        let interval = self.interval
+        state.withLockedValue { state in
+            guard state.timer == nil else { return }
+            state.timer = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    guard let self else { return }
+                    await self.catchUp()
+                }
+            }
+        }
+    }
+
+    private func apply(_ event: AccountEvent) async {
+        let matches: @Sendable (String) -> Bool = { AccountEvent.digest(accountKey: $0) == event.accountDigest }
+        switch event.kind {
+        case .erased:
+            for services in networks.all {
+                for accountKey in await services.knownAccountKeys() where matches(accountKey) {
+                    await services.forgetErasedStudent(accountKey: accountKey)
+                }
+            }
+        case .unlinked:
+            for services in networks.all where services.networkName == event.network {
+                await services.endSessions(boundTo: event.foldedAccount) { matches($0.session.accountKey) }
+            }
+        }
+    }
+}
+
+extension ClassServices {
+    /// The account keys this network's memory holds: its sessions' and those its plugins keep
+    /// something about.
+    func knownAccountKeys() async -> Set<String> {
+        var keys = Set(await sessions.snapshot().map(\.session.accountKey))
+        for lister in accountKeyListers() { keys.formUnion(await lister()) }
+        return keys
+    }
+
+    /// Forgets, in this network's memory only, a student erased elsewhere: their sessions end
+    /// (their kept copies too) and each plugin forgets what it keeps about them.
+    func forgetErasedStudent(accountKey: String) async {
+        let ended = await sessions.unbindAll { $0.session.accountKey == accountKey }
+        if !ended.isEmpty { await sessionArchive.save() }
+        let caseMapping = await sessions.currentCaseMapping
+        let student = StudentReference(
+            accountKey: accountKey, sender: nil, caseMapping: caseMapping,
+            identities: ended.map { SessionArchive.identity(owner: $0.owner, nick: $0.nick) })
+        _ = await eraseKept(about: student)
+        for owner in Set(ended.map(\.owner)) { await loggedOut(owner) }
+    }
+
+    /// Ends this network's sessions bound to the services account folded as `foldedAccount` whose
+    /// login `matches` (an unlinked link): those the link made and those a `!login` made while the
+    /// student was identified to it. Returns the ended ones.
+    @discardableResult
+    public func endSessions(boundTo foldedAccount: String, where matches: @Sendable (StudentLogin) -> Bool) async
+        -> [StudentSession]
+    {
+        let ended = await sessions.unbindAll(boundTo: foldedAccount, where: matches)
+        for bound in ended {
+            await loggedOut(bound.owner)
+            try? await directory.logOut(bound.session)
+        }
+        if !ended.isEmpty { await sessionArchive.save() }
+        return ended
+    }
+
+    /// The IRC network these services serve, as links and account events name it.
+    public var networkName: String { settings.networkName ?? ClassSettings.defaultNetworkName }
+}
