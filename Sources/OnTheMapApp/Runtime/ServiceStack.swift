@@ -131,7 +131,8 @@ public struct ServiceStack: Sendable {
                     url: service.postgresURL, options: options, logger: logger.withLabel("onthemap.postgres"))
                 closers.append { await postgres.shutdown() }
                 return (
-                    postgres, DirectoryRoles(
+                    postgres,
+                    DirectoryRoles(
                         trips: postgres, accounts: postgres, state: postgres, pinChanges: postgres,
                         accountEvents: postgres)
                 )
