@@ -76,6 +76,8 @@ final class JourneyNetwork: Sendable {
 
 /// Starts the shared ircd and services once for the whole suite.
 struct JourneyNetworkScope: SuiteTrait, TestScoping {
+    typealias TestScopeProvider = Self
+
     func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
@@ -87,6 +89,8 @@ struct JourneyNetworkScope: SuiteTrait, TestScoping {
 
 /// Starts one bot process on `store` for the journeys of a nested suite, and stops it after them.
 struct JourneyBotScope: SuiteTrait, TestScoping {
+    typealias TestScopeProvider = Self
+
     let store: JourneyStore
 
     func provideScope(
@@ -356,8 +360,8 @@ final class JourneyBot: Sendable {
 /// journey's walk; a password never appears in a failure message.
 struct JourneyPerson {
     let user: TestIRCUser
+    let nick: String
     let walk: JourneyWalk
-    var nick: String { user.nick }
     static let timeout: Duration = .seconds(30)
 
     /// `text` with any password replaced, for messages.

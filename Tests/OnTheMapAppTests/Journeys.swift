@@ -55,7 +55,7 @@ enum Journeys {
     static func helpCoverage() async throws {
         let bot = try #require(JourneyBot.current, "no bot was started for the journey")
         let walk = JourneyWalk()
-        let reader = JourneyPerson(user: try await bot.network.connect("reader"), walk: walk)
+        let reader = JourneyPerson(user: try await bot.network.connect("reader"), nick: "reader", walk: walk)
         defer { Task { await reader.user.quit() } }
         let help = try await reader.ask("!help", lines: 2)
         let first = try #require(help.first)
@@ -81,7 +81,7 @@ enum Journeys {
     static func connect(_ bot: JourneyBot, _ nick: String, sasl: String? = nil, walk: JourneyWalk) async throws
         -> JourneyPerson
     {
-        JourneyPerson(user: try await bot.network.connect(nick, sasl: sasl), walk: walk)
+        JourneyPerson(user: try await bot.network.connect(nick, sasl: sasl), nick: nick, walk: walk)
     }
 
     static func login(_ person: JourneyPerson, email: String, password: String, name: String) async throws {
@@ -179,9 +179,7 @@ enum Journeys {
         #expect(signIn.status == 200, "signing in with the link: \(signIn.status) \(signIn.text.prefix(300))")
         let pins = try await LiveBotSetup.curl(["-b", jar, bot.web + "/api/locations.json"])
         #expect(pins.status == 200, "the map's pins as Ada's browser: \(pins.status) \(pins.text.prefix(300))")
-        let names = (pins.json["pins"] as? [[String: Any]] ?? []).map { pin in
-            "\(pin["firstName"] ?? "") \(pin["lastName"] ?? "")"
-        }
+        let names = (pins.json["pins"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(names.contains("Ada Lovelace") && names.contains("Noor Haddad"), "the map's pins: \(pins.text.prefix(500))")
         let api = try await LiveBotSetup.curl(["-b", jar, bot.web + "/v1/StudentLocation?limit=10"])
         #expect(api.status == 200, "/v1/StudentLocation as Ada's browser: \(api.status)")
