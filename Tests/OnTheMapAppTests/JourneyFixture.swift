@@ -20,9 +20,13 @@ enum JourneyPeople {
     static let ada = (email: "ada@class.test", first: "Ada", last: "Lovelace", password: "ada-class-pass-27")
     static let erin = (email: "erin@class.test", first: "Erin", last: "Quixmoor", password: "erin-class-pass-27")
     static let noor = (email: "noor@class.test", first: "Noor", last: "Haddad", password: "noor-class-pass-27")
+    /// A student with a class password and a services account, who links them by logging in.
+    static let lin = (
+        email: "lin@class.test", first: "Lin", last: "Wei", password: "lin-class-pass-27", account: "lin"
+    )
     /// A student known by her services account only (imported by the operator while the bot runs).
     static let jane = (email: "jane@class.test", first: "Jane", last: "Doe", account: "jane")
-    static let servicesAccounts = [botAccount, ownerAccount, jane.account]
+    static let servicesAccounts = [botAccount, ownerAccount, jane.account, lin.account]
 }
 
 /// One InspIRCd with Atheme services, shared by every journey of the suite (both stores): the bot's
@@ -141,7 +145,8 @@ enum JourneyConfig {
             stack.append((indent, key))
             let path = stack.map(\.key).joined(separator: ".")
             if let value = changes[path] {
-                lines.append(String(repeating: " ", count: indent) + "\(key): \(value)   # changed for the journey tests")
+                lines.append(
+                    String(repeating: " ", count: indent) + "\(key): \(value)   # changed for the journey tests")
                 done.insert(path)
             } else {
                 lines.append(line)
@@ -309,9 +314,10 @@ final class JourneyBot: Sendable {
                 "\(JourneyPeople.ada.email),\(JourneyPeople.ada.first),\(JourneyPeople.ada.last),\(JourneyPeople.ada.password)",
                 "\(JourneyPeople.erin.email),\(JourneyPeople.erin.first),\(JourneyPeople.erin.last),\(JourneyPeople.erin.password)",
                 "\(JourneyPeople.noor.email),\(JourneyPeople.noor.first),\(JourneyPeople.noor.last),\(JourneyPeople.noor.password)",
+                "\(JourneyPeople.lin.email),\(JourneyPeople.lin.first),\(JourneyPeople.lin.last),\(JourneyPeople.lin.password)",
             ].joined(separator: "\n") + "\n").write(toFile: roster, atomically: true, encoding: .utf8)
         let imported = try await runCommand(executable, ["accounts", "import", "--config", config, roster])
-        #expect(imported.contains("3 added"), "accounts import: \(imported)")
+        #expect(imported.contains("4 added"), "accounts import: \(imported)")
         // The classmates the lookups find: a pin in Tokyo for Noor, one in Nairobi for a student of
         // last term (pins import, as the class map moved from elsewhere).
         let pins = folder.file("classmates.csv")
@@ -373,38 +379,40 @@ struct JourneyPerson {
         return words.prefix(2).joined(separator: " ") + " …"
     }
 
-    /// Sends `text` to the bot privately and returns the first `lines` lines of its answer.
-    func ask(_ text: String, lines: Int = 1) async throws -> [String] {
+    private static func isPrivateAnswer(_ message: IRCMessage, to nick: String) -> Bool {
+        (message.command == "PRIVMSG" || message.command == "NOTICE") && message.sourceNick == JourneyBot.nick
+            && message.parameters.first.map { CaseMapping.rfc1459.equals($0, nick) } == true
+    }
+
+    /// Sends `text` to the bot privately and returns its answer: exactly `lines` lines, or with
+    /// `lines` nil every line of it, told apart from what follows by a `!ping` sent after it (the
+    /// bot runs one person's commands in order and sends their answers in order).
+    func ask(_ text: String, lines: Int? = nil) async throws -> [String] {
         walk.record(text)
         let nick = self.nick
-        // A line left from an earlier answer is not taken for this one.
-        while let late = try? await user.waitForMessage(timeout: .zero, "a late line", where: { message in
-            (message.command == "PRIVMSG" || message.command == "NOTICE") && message.sourceNick == JourneyBot.nick
-                && message.parameters.first.map { CaseMapping.rfc1459.equals($0, nick) } == true
-        }) {
-            walk.note("\(nick) < (late) \(late.parameters.last ?? "")")
-        }
         walk.note("\(nick) > \(Self.shown(text))")
         try await user.privmsg(JourneyBot.nick, text)
+        if lines == nil { try await user.privmsg(JourneyBot.nick, "!ping") }
         var answer: [String] = []
-        for index in 0..<lines {
+        while lines.map({ answer.count < $0 }) ?? true {
+            let message: IRCMessage
             do {
-                let message = try await user.waitForMessage(timeout: Self.timeout, "the answer to \(Self.shown(text))") {
-                    (($0.command == "PRIVMSG" || $0.command == "NOTICE") && $0.sourceNick == JourneyBot.nick
-                        && $0.parameters.first.map { CaseMapping.rfc1459.equals($0, nick) } == true)
+                message = try await user.waitForMessage(timeout: Self.timeout, "the answer to \(Self.shown(text))") {
+                    Self.isPrivateAnswer($0, to: nick)
                 }
-                answer.append(message.parameters.last ?? "")
-                walk.note("\(nick) < \(message.parameters.last ?? "")")
             } catch {
-                throw JourneyError.noAnswer(
-                    "\(nick) sent \(Self.shown(text)) and got \(index) of \(lines) lines: \(answer)")
+                throw JourneyError.noAnswer("\(nick) sent \(Self.shown(text)) and got only \(answer)")
             }
+            let line = message.parameters.last ?? ""
+            if lines == nil && line == "pong" { break }
+            answer.append(line)
+            walk.note("\(nick) < \(line)")
         }
         return answer
     }
 
-    /// The one-line answer to `text`.
-    func say(_ text: String) async throws -> String { try await ask(text).first ?? "" }
+    /// The answer to `text`, which is one line.
+    func say(_ text: String) async throws -> String { try await ask(text, lines: 1).first ?? "" }
 
     /// Says `text` in `channel` and returns the bot's first line there.
     func sayInChannel(_ channel: String, _ text: String) async throws -> String {
@@ -414,6 +422,7 @@ struct JourneyPerson {
         let message = try await user.waitForMessage(timeout: Self.timeout, "the answer in \(channel) to \(text)") {
             $0.command == "PRIVMSG" && $0.sourceNick == JourneyBot.nick
                 && $0.parameters.first.map { CaseMapping.rfc1459.equals($0, channel) } == true
+                && ($0.parameters.last ?? "").hasPrefix("\(nick): ")
         }
         walk.note("\(nick) in \(channel) < \(message.parameters.last ?? "")")
         return message.parameters.last ?? ""

@@ -20,7 +20,7 @@ enum Journeys {
                     "forget",
                 ]
             case .stranger: ["where", "near", "time", "list", "awake", "overlap", "map", "whoami", "mydata"]
-            case .servicesAccountStudent: ["whoami", "unlink", "post"]
+            case .servicesAccountStudent: ["whoami", "unlink", "post", "login", "logout"]
             case .operatorWhileRunning: ["reload", "status", "refresh", "where", "login"]
             case .erasureWhileRunning: ["login", "post", "whoami", "mydata"]
             }
@@ -139,26 +139,32 @@ enum Journeys {
         let ownTime = try await ada.say("!time")
         #expect(ownTime.hasPrefix("It is ") && ownTime.contains("Lisbon"), "!time: \"\(ownTime)\"")
         let tokyoTime = try await ada.say("!time Tokyo")
-        #expect(tokyoTime.hasPrefix("It is ") && tokyoTime.contains("Tokyo") && tokyoTime.contains("UTC+9"), "\(tokyoTime)")
+        #expect(
+            tokyoTime.hasPrefix("It is ") && tokyoTime.contains("Tokyo") && tokyoTime.contains("UTC+9"), "\(tokyoTime)")
         let noorTime = try await ada.say("!time Noor Haddad")
         #expect(noorTime.contains("for Noor Haddad") && noorTime.contains("Tokyo"), "\(noorTime)")
-        let awake = try await ada.say("!awake")
-        #expect(awake.contains("daytime") || awake.contains("awake"), "!awake: \"\(awake)\"")
+        let awake = try await ada.ask("!awake")
+        #expect(awake.first?.hasPrefix("It is daytime") == true, "!awake: \(awake)")
+        #expect(
+            awake.contains { $0.hasPrefix("Noor Haddad") } && awake.contains { $0.hasPrefix("Wanjiru Kamau") },
+            "\(awake)")
         let overlap = try await ada.say("!overlap Noor Haddad")
         #expect(overlap.contains("your time") || overlap.contains("none today"), "!overlap: \"\(overlap)\"")
 
         // Lookups.
         let whereNoor = try await ada.say("!where Noor Haddad")
         #expect(whereNoor.contains("Noor Haddad — Tokyo"), "!where: \"\(whereNoor)\"")
-        let near = try await ada.say("!near")
-        #expect(near.contains("Lisbon"), "!near names the pin it starts from: \"\(near)\"")
-        let nearNairobi = try await ada.say("!near Nairobi")
-        #expect(nearNairobi.contains("Nairobi"), "!near Nairobi: \"\(nearNairobi)\"")
+        let near = try await ada.ask("!near")
+        #expect(near.first?.hasPrefix("Nearest to your pin (Lisbon, Portugal)") == true, "!near: \(near)")
+        #expect(near.contains { $0.hasPrefix("Wanjiru Kamau — ~") && $0.contains(" km") }, "!near: \(near)")
         #expect(try await ada.say("!units mi").hasPrefix("OK, I will show you distances in miles"))
-        let list = try await ada.say("!list")
-        #expect(list.contains("Ada Lovelace") || list.contains("posts"), "!list: \"\(list)\"")
-        let refresh = try await ada.say("!refresh")
-        #expect(refresh.contains("new"), "!refresh: \"\(refresh)\"")
+        let nearNairobi = try await ada.ask("!near Nairobi")
+        #expect(nearNairobi.first?.hasPrefix("Nearest to Nairobi") == true, "!near Nairobi: \(nearNairobi)")
+        #expect(nearNairobi.contains { $0.hasPrefix("Wanjiru Kamau — ~") && $0.contains(" mi") }, "\(nearNairobi)")
+        let list = try await ada.ask("!list")
+        #expect(list.joined(separator: "\n").contains("Ada Lovelace — Lisbon"), "!list: \(list)")
+        let refresh = try await ada.ask("!refresh")
+        #expect(refresh.joined().contains("new"), "!refresh: \(refresh)")
 
         // !map: in the channel the plain address; privately a sign-in link a browser opens.
         let channelMap = try await ada.sayInChannel("#class", "!map")
@@ -170,7 +176,9 @@ enum Journeys {
             "no sign-in link in \(map)")
         let token = String(link[link.range(of: "#")!.upperBound...])
         let jar = browser(bot, "ada")
-        let page = try await LiveBotSetup.curl(["-c", jar, "-b", jar, link.replacingOccurrences(of: "#" + token, with: "")])
+        let page = try await LiveBotSetup.curl([
+            "-c", jar, "-b", jar, link.replacingOccurrences(of: "#" + token, with: ""),
+        ])
         #expect(page.status == 200, "the sign-in page: \(page.status)")
         let signIn = try await LiveBotSetup.curl([
             "-c", jar, "-b", jar, "-X", "POST", "-H", "Content-Type: application/json",
@@ -180,7 +188,8 @@ enum Journeys {
         let pins = try await LiveBotSetup.curl(["-b", jar, bot.web + "/api/locations.json"])
         #expect(pins.status == 200, "the map's pins as Ada's browser: \(pins.status) \(pins.text.prefix(300))")
         let names = (pins.json["pins"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-        #expect(names.contains("Ada Lovelace") && names.contains("Noor Haddad"), "the map's pins: \(pins.text.prefix(500))")
+        #expect(
+            names.contains("Ada Lovelace") && names.contains("Noor Haddad"), "the map's pins: \(pins.text.prefix(500))")
         let api = try await LiveBotSetup.curl(["-b", jar, bot.web + "/v1/StudentLocation?limit=10"])
         #expect(api.status == 200, "/v1/StudentLocation as Ada's browser: \(api.status)")
         let used = try await LiveBotSetup.curl([
@@ -198,16 +207,16 @@ enum Journeys {
         // !privacy: three lines, then a coarser level re-stores the pin at once.
         let privacy = try await ada.ask("!privacy", lines: 3)
         #expect(privacy.joined().contains("city"), "\(privacy)")
-        let region = try await ada.say("!privacy region")
-        #expect(region.contains("region"), "!privacy region: \"\(region)\"")
+        let region = try await ada.ask("!privacy region")
+        #expect(region.joined().contains("region"), "!privacy region: \(region)")
         let whereRegion = try await ada.say("!where Ada Lovelace")
         #expect(whereRegion.contains("Portugal") && !whereRegion.contains("Lisbon, Lisbon"), "\(whereRegion)")
 
         // !unpost asks, then removes.
-        let unpostAsk = try await ada.say("!unpost")
-        #expect(unpostAsk.contains("!unpost confirm"), "!unpost: \"\(unpostAsk)\"")
-        let unposted = try await ada.say("!unpost confirm")
-        expectAvailable(unposted, "!unpost confirm")
+        let unpostAsk = try await ada.ask("!unpost")
+        #expect(unpostAsk.joined().contains("!unpost confirm"), "!unpost: \(unpostAsk)")
+        let unposted = try await ada.ask("!unpost confirm")
+        expectAvailable(unposted.joined(), "!unpost confirm")
         let gone = try await ada.say("!where Ada Lovelace")
         #expect(!gone.contains("Portugal"), "the pin is still found: \"\(gone)\"")
 
@@ -216,14 +225,14 @@ enum Journeys {
         try await login(ada, email: JourneyPeople.ada.email, password: JourneyPeople.ada.password, name: "Ada Lovelace")
 
         // !mydata lists what is kept.
-        let mydata = try await ada.say("!mydata")
-        #expect(mydata.contains(JourneyPeople.ada.email) || mydata.contains("Ada"), "!mydata: \"\(mydata)\"")
+        let mydata = try await ada.ask("!mydata")
+        #expect(mydata.joined(separator: "\n").contains(JourneyPeople.ada.email), "!mydata: \(mydata)")
 
         // !forget asks, !forget confirm erases, and the bot no longer knows Ada.
-        let forget = try await ada.say("!forget")
-        #expect(forget.hasPrefix("This erases for good"), "!forget: \"\(forget)\"")
-        let erased = try await ada.say("!forget confirm")
-        #expect(erased.hasPrefix("Erased:"), "!forget confirm: \"\(erased)\"")
+        let forget = try await ada.ask("!forget")
+        #expect(forget.first?.hasPrefix("This erases for good") == true, "!forget: \(forget)")
+        let erased = try await ada.ask("!forget confirm")
+        #expect(erased.first?.hasPrefix("Erased:") == true, "!forget confirm: \(erased)")
         #expect(try await ada.say("!whoami").hasPrefix("You are not logged in."))
         let again = try await ada.say("!login \(JourneyPeople.ada.email) \(JourneyPeople.ada.password)")
         #expect(!again.contains("Welcome"), "the erased account still logs in")
@@ -236,7 +245,8 @@ enum Journeys {
         defer { Task { await mallory.user.quit() } }
         #expect(try await mallory.say("!whoami").hasPrefix("You are not logged in."))
         for lookup in [
-            "!where Noor Haddad", "!near Tokyo", "!near", "!list", "!time Noor Haddad", "!awake", "!overlap Noor Haddad",
+            "!where Noor Haddad", "!near Tokyo", "!near", "!list", "!time Noor Haddad", "!awake",
+            "!overlap Noor Haddad",
         ] {
             let answer = try await mallory.say(lookup)
             let leaked = ["Wanjiru", "Nairobi", "noor.example"] + (lookup.contains("Noor") ? [] : ["Noor"])
@@ -253,7 +263,9 @@ enum Journeys {
         // The web: the page and its scripts are public, the pins are not.
         let page = try await LiveBotSetup.curl([bot.web + "/"])
         #expect(page.status == 200, "the map page: \(page.status)")
-        for path in ["/api/locations.json", "/v1/StudentLocation", "/v1/StudentLocation?limit=100", "/v1/users/noor-tokyo"] {
+        for path in [
+            "/api/locations.json", "/v1/StudentLocation", "/v1/StudentLocation?limit=100", "/v1/users/noor-tokyo",
+        ] {
             let answer = try await LiveBotSetup.curl([bot.web + path])
             #expect(answer.status == 401, "\(path) answered a stranger \(answer.status): \(answer.text.prefix(200))")
             #expect(!answer.text.contains("Noor"), "\(path) told a stranger: \(answer.text.prefix(200))")
@@ -300,6 +312,27 @@ enum Journeys {
         let afterOperator = try await jane.say("!whoami")
         #expect(
             afterOperator.hasPrefix("You are not logged in."), "!whoami after accounts unlink: \"\(afterOperator)\"")
+
+        // A student identified to services links the accounts by logging in with a password; the
+        // session that login made belongs to the services account, and !unlink ends it too.
+        let lin = try await connect(bot, "lin", sasl: JourneyPeople.lin.account, walk: walk)
+        defer { Task { await lin.user.quit() } }
+        let welcome = try await lin.say("!login \(JourneyPeople.lin.email) \(JourneyPeople.lin.password)")
+        #expect(welcome.contains("Your services account lin is linked"), "\(welcome)")
+        let linUnlinked = try await lin.say("!unlink")
+        #expect(linUnlinked.hasPrefix("Your services account lin is no longer linked"), "!unlink: \"\(linUnlinked)\"")
+        let linAfter = try await lin.say("!whoami")
+        #expect(linAfter.hasPrefix("You are not logged in."), "!whoami after !unlink of a !login link: \"\(linAfter)\"")
+        // The same by the operator: accounts unlink ends it at the next command.
+        _ = try await lin.say("!logout")
+        let again = try await lin.say("!login \(JourneyPeople.lin.email) \(JourneyPeople.lin.password)")
+        #expect(again.contains("Your services account lin is linked"), "\(again)")
+        let linOperator = try await bot.cli(["accounts", "unlink"], ["--email", JourneyPeople.lin.email])
+        #expect(linOperator.output.contains("Unlinked"), "accounts unlink: \(linOperator.output)")
+        let linAfterOperator = try await lin.say("!whoami")
+        #expect(
+            linAfterOperator.hasPrefix("You are not logged in."),
+            "!whoami after accounts unlink of a !login link: \"\(linAfterOperator)\"")
     }
 
     // MARK: - the operator
@@ -308,10 +341,11 @@ enum Journeys {
         // The owner, identified to services, steers the bot.
         let teacher = try await connect(bot, "teacher", sasl: JourneyPeople.ownerAccount, walk: walk)
         defer { Task { await teacher.user.quit() } }
-        let status = try await teacher.say("!status")
+        let status = try await teacher.ask("!status").joined(separator: "\n")
         #expect(status.contains("registered on 127.0.0.1:\(bot.network.port) over TLS as OnTheMapBot"), "\(status)")
-        let reload = try await teacher.say("!reload")
-        #expect(reload.hasPrefix("Reloaded "), "!reload: \"\(reload)\"")
+        #expect(status.contains("Backend \(bot.store == .sqlite ? "sqlite" : "postgres"): answers."), "\(status)")
+        let reload = try await teacher.ask("!reload")
+        #expect(reload.first?.hasPrefix("Reloaded ") == true, "!reload: \(reload)")
         let nobody = try await connect(bot, "nobody", walk: walk)
         defer { Task { await nobody.user.quit() } }
         #expect(try await nobody.say("!status") == "!status is for the bot's owners only.")
@@ -361,7 +395,8 @@ enum Journeys {
         // A student sees the pins as the config's privacy says: regions.
         let noor = try await connect(bot, "noor", walk: walk)
         defer { Task { await noor.user.quit() } }
-        try await login(noor, email: JourneyPeople.noor.email, password: JourneyPeople.noor.password, name: "Noor Haddad")
+        try await login(
+            noor, email: JourneyPeople.noor.email, password: JourneyPeople.noor.password, name: "Noor Haddad")
         _ = try await noor.say("!refresh")
         let grace = try await noor.say("!where Grace Hopper")
         #expect(
@@ -369,7 +404,8 @@ enum Journeys {
             "pins coarsen with privacy.default region left: \"\(grace)\"")
         let hedy = try await noor.say("!where Hedy Lamarr")
         #expect(
-            hedy.contains("Hedy Lamarr — Bavaria, Germany"), "pins import with privacy.default region stored: \"\(hedy)\"")
+            hedy.contains("Hedy Lamarr — Bavaria, Germany"),
+            "pins import with privacy.default region stored: \"\(hedy)\"")
         let alan = try await noor.say("!where Alan Turing")
         #expect(
             !alan.contains("Adlington") && !alan.contains("Wilmslow"),
@@ -377,7 +413,8 @@ enum Journeys {
 
         // A student's data, for a portability request.
         let export = try await bot.cli(["accounts", "export"], ["--email", JourneyPeople.noor.email])
-        #expect(export.status == 0 && export.output.contains(JourneyPeople.noor.email), "accounts export: \(export.output)")
+        #expect(
+            export.status == 0 && export.output.contains(JourneyPeople.noor.email), "accounts export: \(export.output)")
     }
 
     // MARK: - erasure while the bot runs
@@ -385,11 +422,12 @@ enum Journeys {
     static func erasureWhileRunning(_ bot: JourneyBot, _ walk: JourneyWalk) async throws {
         let erin = try await connect(bot, "erin", walk: walk)
         defer { Task { await erin.user.quit() } }
-        try await login(erin, email: JourneyPeople.erin.email, password: JourneyPeople.erin.password, name: "Erin Quixmoor")
+        try await login(
+            erin, email: JourneyPeople.erin.email, password: JourneyPeople.erin.password, name: "Erin Quixmoor")
         let opened = try await erin.ask("!post Oslo", lines: 2)
         #expect(opened[0].hasPrefix("Found Oslo"), "\(opened)")
-        let mydata = try await erin.say("!mydata")
-        #expect(!mydata.isEmpty)
+        let mydata = try await erin.ask("!mydata")
+        #expect(mydata.joined().contains("Oslo"), "!mydata shows the open post step: \(mydata)")
         let export = try await bot.cli(["accounts", "export"], ["--email", JourneyPeople.erin.email])
         let accountKey = try #require(
             ((try? JSONSerialization.jsonObject(with: Data(export.output.utf8))) as? [String: Any]).flatMap {
@@ -408,11 +446,14 @@ enum Journeys {
         // Another student's post makes the bot save its open posts: the erased one must not come back.
         let noor = try await connect(bot, "noor2", walk: walk)
         defer { Task { await noor.user.quit() } }
-        try await login(noor, email: JourneyPeople.noor.email, password: JourneyPeople.noor.password, name: "Noor Haddad")
+        try await login(
+            noor, email: JourneyPeople.noor.email, password: JourneyPeople.noor.password, name: "Noor Haddad")
         _ = try await noor.ask("!post Osaka", lines: 2)
         let stored = try await storedText(bot)
         for secret in [accountKey, JourneyPeople.erin.email, "Quixmoor"] {
-            #expect(!stored.contains(secret), "the database holds \(secret == accountKey ? "the account key" : secret) again")
+            #expect(
+                !stored.contains(secret),
+                "the database holds \(secret == accountKey ? "the account key" : secret) again")
         }
         let exportAfter = try await bot.cli(["accounts", "export"], ["--email", JourneyPeople.erin.email])
         #expect(!exportAfter.output.contains("Oslo"), "accounts export after forget: \(exportAfter.output.prefix(300))")
@@ -428,7 +469,8 @@ enum Journeys {
         case .postgres:
             var text = ""
             for table in ["accounts", "sessions", "student_locations", "bot_state"] {
-                text += try await runCommand("/usr/bin/psql", [bot.database, "-At", "-c", "SELECT t::text FROM \(table) t"])
+                text += try await runCommand(
+                    "/usr/bin/psql", [bot.database, "-At", "-c", "SELECT t::text FROM \(table) t"])
             }
             return text
         }
