@@ -69,7 +69,7 @@ enum Journeys {
         #expect(notWalked.isEmpty, "!help lists commands no journey walks: \(notWalked)")
     }
 
-    // MARK: - helpers
+    // MARK: - shared steps
 
     /// What a reply must not be on a backend whose docs say the command works there.
     static func expectAvailable(_ answer: String, _ what: String) {
