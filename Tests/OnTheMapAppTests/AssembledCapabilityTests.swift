@@ -13,6 +13,7 @@ import Testing
 /// database or server changed) keeps every capability of its directory: the stack's instrumented
 /// wrappers forward trips, the class services and plugins get them, and `!status` and
 /// `check-config` say the same thing the stack found. A wrapper that dropped a capability fails here.
+/// (The same on PostgreSQL, through the built executable, is `JourneyLiveTests.OnPostgreSQL`.)
 @Suite struct AssembledCapabilityTests {
     static let quiet = Logger(label: "capabilities", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -36,29 +37,6 @@ import Testing
         #expect(stack.capabilities == .declared(for: .local))
         #expect(stack.capabilities.trips)
         try await Self.walkTrips(config: config, stack: stack)
-    }
-
-    /// The same on PostgreSQL (the server `scripts/with-postgres.sh` starts).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["ONTHEMAP_TEST_POSTGRES_URL"] != nil))
-    func thePostgreSQLStackKeepsTripsThroughItsWrappers() async throws {
-        let server = try #require(ProcessInfo.processInfo.environment["ONTHEMAP_TEST_POSTGRES_URL"])
-        let name = "onthemap_capabilities_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        _ = try await runCommand("/usr/bin/psql", [server, "-q", "-c", "CREATE DATABASE \(name)"])
-        var components = try #require(URLComponents(string: server))
-        components.path = "/" + name
-        let config = try Self.exampleConfig([
-            "ONTHEMAP_SERVICE__BACKEND": "postgres", "ONTHEMAP_POSTGRES_URL": try #require(components.string),
-        ])
-        let stack = try await ServiceStack.make(config: config, logger: Self.quiet)
-        #expect(stack.capabilities == .declared(for: .postgres))
-        do {
-            try await Self.walkTrips(config: config, stack: stack)
-        } catch {
-            await stack.shutdown()
-            throw error
-        }
-        await stack.shutdown()
-        _ = try await runCommand("/usr/bin/psql", [server, "-q", "-c", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"])
     }
 
     /// The Udacity-compatible API keeps one pin per student: the stack finds no trips and no
