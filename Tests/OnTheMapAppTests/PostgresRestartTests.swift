@@ -5,7 +5,6 @@ import Foundation
 import IRCProtocol
 import Logging
 import OnTheMapApp
-import NIOConcurrencyHelpers
 import Testing
 
 /// Two bot instances (each its own service stack, plugins and announcer, from its own config)
@@ -17,36 +16,13 @@ import Testing
 @Suite(.serialized) struct PostgresRestartTests {
     static let quietLogger = Logger(label: "pg-restart", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// Keeps every line the bot sends (announcements arrive between commands).
-    final class KeptLines: BotTransport {
-        let nick: String
-        private let lines = NIOLockedValueBox<[OutgoingText]>([])
-
-        init(nick: String) { self.nick = nick }
-        func send(_ line: OutgoingText) async { lines.withLockedValue { $0.append(line) } }
-        func currentNick() async -> String { nick }
-        var all: [OutgoingText] { lines.withLockedValue { $0 } }
-        func identity(ofNick nick: String) async -> UserIdentity? { nil }
-
-        // An instance without IRC has no network to ask: lines go out at once, nobody is looked up or watched.
-        func send(lines: [OutgoingText]) async {
-            for line in lines { await send(line) }
-        }
-        func waitUntilSent() async -> Bool { true }
-        func hasNothingQueued() async -> Bool { true }
-        func lookUpConnection(ofNick nick: String) async -> ConnectionLookup { .notAsked }
-        func watchPresence(ofNick nick: String) async -> Bool { false }
-        func unwatchPresence(ofNick nick: String) async {}
-        func sharesChannel(withNick nick: String) async -> Bool { false }
-        func accountTracking() async -> AccountTracking { .none }
-    }
-
     /// One bot instance without IRC: its config's service stack and plugins on a real router.
     struct Instance {
         let channel: String
         let stack: ServiceStack
         let router: CommandRouter
-        let transport: KeptLines
+        /// Keeps every line the bot sends (announcements arrive between commands).
+        let transport: RecordingTransport
         let background: Task<Void, Never>
 
         static func start(nick: String, channel: String, postgresURL: String) async throws -> Instance {
@@ -64,7 +40,7 @@ import Testing
                       announce: {poll_seconds: 3600}
                     """)
             let stack = try await ServiceStack.make(config: config, logger: quietLogger)
-            let transport = KeptLines(nick: nick)
+            let transport = RecordingTransport(nick: nick)
             let services = PluginAssembly.services(config: config, stack: stack)
             let router = CommandRouter(
                 plugins: PluginAssembly.plugins(config: config, services: services),
@@ -83,19 +59,19 @@ import Testing
 
         /// Says `text` privately as `nick`; returns the answer and how long it took.
         func dm(_ text: String, as nick: String) async -> (text: String, took: Duration) {
-            let start = transport.all.count
+            let start = transport.sent.count
             let started = ContinuousClock.now
             let sender = UserIdentity(nick: nick, user: "~" + nick, host: nick + ".example")
             await router.handle(IRCUserMessage(sender: sender, origin: .privateMessage, text: text))
             await router.waitUntilIdle()
             let took = ContinuousClock.now - started
-            let answer = transport.all.dropFirst(start).filter { $0.target == nick }.map(\.text)
+            let answer = transport.sent.dropFirst(start).filter { $0.target == nick }.map(\.text)
             return (answer.joined(separator: "\n"), took)
         }
 
         /// The links of the pins announced in the channel, in order.
         var announcedLinks: [String] {
-            transport.all.filter { $0.target == channel }.compactMap { line in
+            transport.sent.filter { $0.target == channel }.compactMap { line in
                 guard line.text.hasPrefix("New pin: ") || line.text.hasPrefix("Moved pin: ") else { return nil }
                 return line.text.components(separatedBy: " — ").last
             }
@@ -107,7 +83,7 @@ import Testing
             while !announcedLinks.contains(link), ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            #expect(announcedLinks.contains(link), "\(channel): \(transport.all.map(\.text))")
+            #expect(announcedLinks.contains(link), "\(channel): \(transport.sent.map(\.text))")
         }
     }
 
