@@ -197,9 +197,13 @@ public final class ClassServices: Sendable {
     /// accounts erased elsewhere first (see ``AccountEventWatch``); nil without account events.
     public var beforeKeptWrite: (@Sendable () async -> Void)? { Self.catchUp(accountEvents) }
 
+    /// The longest a command or a write of kept state waits for the directory's account events
+    /// (read in milliseconds when the directory answers).
+    static let catchUpLimit: Duration = .seconds(1)
+
     private static func catchUp(_ watch: AccountEventWatch?) -> (@Sendable () async -> Void)? {
         guard let watch else { return nil }
-        let catchUp: @Sendable () async -> Void = { await watch.catchUp() }
+        let catchUp: @Sendable () async -> Void = { await watch.catchUp(waitingAtMost: catchUpLimit) }
         return catchUp
     }
 

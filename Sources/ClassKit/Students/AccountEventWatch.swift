@@ -22,6 +22,8 @@ public final class AccountEventWatch: Sendable {
         /// The catch-up running now, which later callers wait for.
         var running: Task<Void, Never>?
         var timer: Task<Void, Never>?
+        /// When the last read of the feed failed (the directory did not answer), until one succeeds.
+        var failedAt: ContinuousClock.Instant?
     }
 
     private let feed: any AccountEventFeed
@@ -57,20 +59,59 @@ public final class AccountEventWatch: Sendable {
     public func catchUp() async {
         guard !Self.applying else { return }
         if state.withLockedValue({ $0.cursor == nil }) { await start() }
-        let task = state.withLockedValue { state -> Task<Void, Never> in
+        await reading().value
+    }
+
+    /// Like ``catchUp()`` for a command or a write of kept state: it waits at most `limit` for the
+    /// directory, and not at all while its last read failed less than `quiet` ago, so an outage
+    /// holds up no command beyond the directory's own answer (an erasure cannot be committed while
+    /// the directory is down either). The read goes on; the backstop tries again.
+    public func catchUp(waitingAtMost limit: Duration, quiet: Duration = .seconds(30)) async {
+        guard !Self.applying else { return }
+        let failedAt = state.withLockedValue { $0.failedAt }
+        if let failedAt, failedAt.duration(to: .now) < quiet { return }
+        let read = Task { await self.catchUp() }
+        let finished = NIOLockedValueBox(false)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finish: @Sendable () -> Void = {
+                let first = finished.withLockedValue { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume() }
+            }
+            Task {
+                await read.value
+                finish()
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                finish()
+            }
+        }
+    }
+
+    /// The read running now, or a new one.
+    private func reading() -> Task<Void, Never> {
+        state.withLockedValue { state in
             if let running = state.running { return running }
             let task = Task { await self.readAndApply() }
             state.running = task
             return task
         }
-        await task.value
     }
 
     private func readAndApply() async {
         await Self.$applying.withValue(true) {
-            while let cursor = state.withLockedValue({ $0.cursor }),
-                let events = try? await feed.accountEvents(after: cursor, limit: 100), !events.isEmpty
-            {
+            while let cursor = state.withLockedValue({ $0.cursor }) {
+                let events: [AccountEvent]
+                do {
+                    events = try await feed.accountEvents(after: cursor, limit: 100)
+                } catch {
+                    state.withLockedValue { $0.failedAt = .now }
+                    break
+                }
+                state.withLockedValue { $0.failedAt = nil }
                 for event in events { await apply(event) }
                 state.withLockedValue { $0.cursor = events.last?.revision ?? cursor }
                 if events.count < 100 { break }
