@@ -85,7 +85,9 @@ import Testing
         let folder = try TemporaryDirectory(prefix: "owner-args")
         let directory = try SQLiteStudentDirectory(path: folder.file("class.sqlite"))
         let services = ClassServices(directory: directory, trips: directory, geocoder: NoGeocoder(), places: nil)
-        let control = BotControl(config: Self.base, configPath: nil, services: services, logger: .init(label: "t"))
+        let control = BotControl(
+            config: Self.base, configPath: nil, services: services, logger: .init(label: "t"),
+            logPseudonyms: .ephemeral())
         var settings = CommandRouter.Settings.unlimited
         settings.owners = OwnerList([.account("teacher")])
         let bot = TestBot(

@@ -74,11 +74,12 @@ import Testing
 
     @Test func theCommandBudgetOfAnAddressIsReadAndReachesTheRouter() throws {
         let defaults = try ConfigLoader.parse(yaml: Self.minimal)
-        #expect(BotAssembly.routerSettings(config: defaults).userLimits?.hostBudget.burst == 40)
+        #expect(
+            BotAssembly.routerSettings(config: defaults, pseudonyms: .ephemeral()).userLimits?.hostBudget.burst == 40)
         let school = try ConfigLoader.parse(
             yaml: Self.minimal + "\nplugins:\n  commands_per_host: {burst: 120, per_minute: 200}\n")
         #expect(school.plugins.commandsPerHost == .init(burst: 120, perMinute: 200))
-        let limits = BotAssembly.routerSettings(config: school).userLimits?.hostBudget
+        let limits = BotAssembly.routerSettings(config: school, pseudonyms: .ephemeral()).userLimits?.hostBudget
         #expect(limits?.burst == 120 && limits?.perMinute == 200)
         #expect(
             problems(Self.minimal + "\nplugins:\n  commands_per_host: {burst: 0, per_minute: lots}\n").map(\.key) == [

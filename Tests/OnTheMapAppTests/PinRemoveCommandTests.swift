@@ -48,7 +48,9 @@ import Testing
             settings: ClassSettings(privacy: PrivacyPolicy(visibility: .public)))
         var config = BotConfiguration()
         config.irc.nick = "MapBot"
-        let control = BotControl(config: config, configPath: nil, services: services, logger: .init(label: "t"))
+        let control = BotControl(
+            config: config, configPath: nil, services: services, logger: .init(label: "t"),
+            logPseudonyms: .ephemeral())
         var settings = CommandRouter.Settings.unlimited
         settings.owners = OwnerList([.account("teacher")])
         let plugins = ClassPlugins.make(enabled: ["login", "where", "list"], services: services)

@@ -47,19 +47,32 @@ public struct CommandReport: Sendable {
     public var duration: Duration
 }
 
+/// What the router's log line of a command says about the person who sent it and what they typed.
+/// Lines about abuse (a flood, a busy host, a secret said in a channel, an owner command refused)
+/// always carry the sender's `nick!user@host`: that is what an operator acts on.
+public enum CommandLogDetail: Sendable {
+    /// The sender's `nick!user@host` and the command's argument (places, links and names included).
+    case studentData
+    /// No argument, and the sender named by `pseudonym` (given the sender's `user@host`), or not at
+    /// all when nil. Owner commands still name the owner's `nick!user@host` and account.
+    case pseudonymous(pseudonym: (@Sendable (String) -> String)?)
+}
+
 /// The router's log lines and metrics of what its commands did: `onthemap_commands_total` (by
 /// command and outcome) and `onthemap_command_duration_seconds` (by command), with the router's
 /// dimensions (the network).
 final class CommandLog: CommandObserver {
     let logger: Logger
     let dimensions: [(String, String)]
+    let detail: CommandLogDetail
     /// Metric handles per command (and outcome), made on first use (a metrics factory looks labels
     /// up under a lock and validates them on every `Counter(label:)`).
     private let handles = NIOLockedValueBox<(counters: [String: Counter], timers: [String: Metrics.Timer])>(([:], [:]))
 
-    init(logger: Logger, dimensions: [(String, String)]) {
+    init(logger: Logger, dimensions: [(String, String)], detail: CommandLogDetail) {
         self.logger = logger
         self.dimensions = dimensions
+        self.detail = detail
     }
 
     func observe(_ event: CommandEvent) {
@@ -95,10 +108,20 @@ final class CommandLog: CommandObserver {
 
     private func record(_ report: CommandReport) {
         var metadata: Logger.Metadata = [
-            "command": "\(report.command)", "user": "\(report.sender.mask)",
-            "where": "\(report.origin.channelName ?? "private")",
+            "command": "\(report.command)", "where": "\(report.origin.channelName ?? "private")",
         ]
-        if let argument = report.loggableArgument { metadata["argument"] = "\(argument)" }
+        switch detail {
+        case .studentData:
+            metadata["user"] = "\(report.sender.mask)"
+            if let argument = report.loggableArgument { metadata["argument"] = "\(argument)" }
+        case .pseudonymous(let pseudonym):
+            if report.byOwner {
+                metadata["user"] = "\(report.sender.mask)"
+            } else if let pseudonym {
+                let sender = report.sender
+                metadata["user"] = "\(pseudonym("\(sender.user ?? "*")@\(sender.host ?? sender.nick)"))"
+            }
+        }
         if let error = report.error { metadata["error"] = "\(error)" }
         metadata["outcome"] = "\(report.outcome.rawValue)"
         metadata["ms"] = "\(report.duration.milliseconds)"

@@ -30,6 +30,9 @@ public actor CommandRouter {
         public var owners = OwnerList()
         /// Dimensions added to the router's metrics (the network, on a bot that serves several).
         public var metricDimensions: [(String, String)] = []
+        /// What command log lines say of the sender and their words: by default neither the
+        /// arguments nor who sent them.
+        public var logDetail: CommandLogDetail = .pseudonymous(pseudonym: nil)
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -91,7 +94,8 @@ public actor CommandRouter {
         self.gate = gate
         self.logger = logger
         self.clock = clock
-        self.commandLog = CommandLog(logger: logger, dimensions: settings.metricDimensions)
+        self.commandLog = CommandLog(
+            logger: logger, dimensions: settings.metricDimensions, detail: settings.logDetail)
         self.observer = observer
     }
 
@@ -110,9 +114,7 @@ public actor CommandRouter {
         updated.ctcpBudget = settings.ctcpBudget
         settings = updated
         parser = CommandLineParser(prefix: updated.prefix)
-        if !updated.metricDimensions.elementsEqual(commandLog.dimensions, by: { $0 == $1 }) {
-            commandLog = CommandLog(logger: logger, dimensions: updated.metricDimensions)
-        }
+        commandLog = CommandLog(logger: logger, dimensions: updated.metricDimensions, detail: updated.logDetail)
     }
 
     /// Replaces the command plugins (a config reload enabled, disabled or rebuilt some); commands

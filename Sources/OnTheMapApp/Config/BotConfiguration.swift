@@ -28,8 +28,16 @@ public struct BotConfiguration: Sendable, Equatable {
     public var privacy = PrivacySection()
     /// The `operator:` section (`operator` is a Swift keyword).
     public var operatorListener = OperatorSection()
+    public var log = LogSection()
 
     public init() {}
+
+    /// The `log:` section: what the bot's log may say about students.
+    public struct LogSection: Sendable, Equatable {
+        /// `log.student_data`: command lines carry the arguments (places, links, names) and the
+        /// sender's `nick!user@host`; false names the sender by a pseudonym and logs no argument.
+        public var studentData = false
+    }
 
     /// The section of the network called `name`, if the config has one.
     public func network(named name: String) -> Network? {
@@ -236,7 +244,7 @@ public struct BotConfiguration: Sendable, Equatable {
         PrivacyPolicy(
             defaultPrecision: privacy.defaultPrecision, finestPrecision: privacy.finestPrecision,
             visibility: web.visibility, channelAnswers: privacy.channelAnswers,
-            pinDays: privacy.pinDays > 0 ? privacy.pinDays : nil)
+            pinDays: privacy.pinDays > 0 ? privacy.pinDays : nil, studentDataInLog: log.studentData)
     }
 
     /// The `operator:` section: the listener of `/healthz` and `/metrics`, for the operator's

@@ -65,6 +65,9 @@ enum ConfigReader {
             o.bool("enabled", into: &config.operatorListener.enabled)
             o.string("listen", into: &config.operatorListener.listen)
         }
+        top.section("log") { l in
+            l.bool("student_data", into: &config.log.studentData)
+        }
         return top.finish()
     }
 

@@ -52,9 +52,17 @@ extension ConfigLoader {
         return warnings
     }
 
-    /// A class shown to anyone.
+    /// A class shown to anyone; a log that keeps what students type.
     static func privacyWarnings(for config: BotConfiguration) -> [ConfigProblem] {
         var warnings: [ConfigProblem] = []
+        if config.log.studentData {
+            warnings.append(
+                ConfigProblem(
+                    key: "log.student_data",
+                    message:
+                        "is true: every command line in the log keeps what the student typed (street addresses, links, names) and their nick!user@host, and !forget cannot erase log files; turn it on only to trace a fault, and off again"
+                ))
+        }
         if config.web.visibility == .public {
             warnings.append(
                 ConfigProblem(

@@ -6,6 +6,7 @@ import IRCProtocol
 import Logging
 import OnTheMapPlugins
 import NIOConcurrencyHelpers
+import OnTheMapService
 
 /// What the owner commands and SIGHUP act on: one network's connection, router, plugins and the
 /// config. It is made before the router (the owner plugin holds it) and told about the connection
@@ -44,11 +45,14 @@ public final class BotControl: Sendable {
     private let state: NIOLockedValueBox<State>
     /// The ignore list as kept across restarts.
     let keptIgnores: KeptState<[KeptIgnore]>
+    /// How the router's log names the senders of commands (the router's settings on every reload).
+    let logPseudonyms: LogPseudonyms
 
     init(
         config: BotConfiguration, configPath: String?, services: ClassServices, logger: Logger,
-        network: String? = nil, group: BotControlGroup = BotControlGroup()
+        logPseudonyms: LogPseudonyms, network: String? = nil, group: BotControlGroup = BotControlGroup()
     ) {
+        self.logPseudonyms = logPseudonyms
         self.configPath = configPath
         self.network = network ?? config.networks.first?.name ?? BotConfiguration.defaultNetworkName
         self.group = group
@@ -165,7 +169,7 @@ public final class BotControl: Sendable {
             }
             if state.withLockedValue({ $0.restored }) { await router.restorePlugins(fresh) }
             await router.replacePlugins(plugins + [OwnerPlugin(control: self)])
-            await router.apply(BotAssembly.routerSettings(config: new, network: network))
+            await router.apply(BotAssembly.routerSettings(config: new, network: network, pseudonyms: logPseudonyms))
         }
         if let client { await follow(old: section(of: old), new: section(of: new), on: client) }
     }
@@ -223,6 +227,11 @@ public final class BotControl: Sendable {
                 "Backend \(backend.name): "
                     + (backend.reachable ? "answers" : "NOT answering (\(backend.error ?? "no answer"))")
                     + (capabilities.map { "; \($0.sentence)." } ?? "."))
+        }
+        if services.accounts != nil, let count = try? await services.finerPinCount(),
+            let sentence = count.sentence(default: services.settings.privacy.defaultPrecision)
+        {
+            lines.append(sentence + ".")
         }
         for control in controls {
             if let warning = await control.accountTrackingWarning() {

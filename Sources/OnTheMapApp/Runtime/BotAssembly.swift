@@ -96,7 +96,7 @@ public enum BotAssembly {
         let services = PluginAssembly.services(config: config, stack: stack, network: name, sharing: first)
         let control = BotControl(
             config: config, configPath: configPath, services: services, logger: logger.withLabel("onthemap.owner"),
-            network: name, group: group)
+            logPseudonyms: stack.logPseudonyms, network: name, group: group)
         return (control, makeRouter(config: config, control: control, transport: transport, logger: logger))
     }
 
@@ -107,7 +107,7 @@ public enum BotAssembly {
     ) -> CommandRouter {
         let control = BotControl(
             config: config, configPath: nil, services: PluginAssembly.services(config: config, stack: stack),
-            logger: logger.withLabel("onthemap.owner"))
+            logger: logger.withLabel("onthemap.owner"), logPseudonyms: stack.logPseudonyms)
         return makeRouter(config: config, control: control, transport: transport, logger: logger)
     }
 
@@ -118,7 +118,7 @@ public enum BotAssembly {
         let plugins = PluginAssembly.plugins(config: config, services: control.services)
         let router = CommandRouter(
             plugins: plugins + [OwnerPlugin(control: control)],
-            settings: routerSettings(config: config, network: control.network),
+            settings: routerSettings(config: config, network: control.network, pseudonyms: control.logPseudonyms),
             transport: transport, gate: control.services.logins,
             logger: logger.withLabel("onthemap.router"))
         control.attach(router: router, plugins: plugins)
@@ -126,8 +126,11 @@ public enum BotAssembly {
     }
 
     /// The router's settings of `config` on the network called `network` (the first when nil), at
-    /// start and on every reload: its prefix and owners are that network's.
-    static func routerSettings(config: BotConfiguration, network: String? = nil) -> CommandRouter.Settings {
+    /// start and on every reload: its prefix and owners are that network's; its log names senders
+    /// by `pseudonyms` unless `log.student_data` is on.
+    static func routerSettings(
+        config: BotConfiguration, network: String? = nil, pseudonyms: LogPseudonyms
+    ) -> CommandRouter.Settings {
         let chosen = network.flatMap(config.network(named:))
         let irc = chosen?.irc ?? config.irc
         // Channel names as written: the router compares them under the server's casemapping.
@@ -142,6 +145,8 @@ public enum BotAssembly {
         settings.owners = OwnerList(irc.owners.compactMap(OwnerList.Entry.init(parsing:)))
         let name = chosen?.name ?? config.networks.first?.name ?? BotConfiguration.defaultNetworkName
         settings.metricDimensions = [("network", name)]
+        settings.logDetail =
+            config.log.studentData ? .studentData : .pseudonymous(pseudonym: { pseudonyms.pseudonym(of: $0) })
         return settings
     }
 

@@ -27,6 +27,8 @@ public struct ServiceStack: Sendable {
     /// The offline gazetteer's places by level and their time zones, which pins are coarsened with
     /// and local times read from (whatever the geocoder); nil when the stack was made without it.
     public let placeLevels: BackgroundLoadedGazetteer?
+    /// The key under which the log names the people who send commands (see ``LogPseudonyms``).
+    public let logPseudonyms: LogPseudonyms
     /// What the directory keeps beyond pins, as found when it was opened.
     public var capabilities: DirectoryCapabilities {
         DirectoryCapabilities(
@@ -89,11 +91,12 @@ public struct ServiceStack: Sendable {
         }
         let faultWatch = DirectoryFaultWatch(
             backendName: directory.backendName, logger: logger.withLabel("onthemap.directory"))
+        let logPseudonyms = await LogPseudonyms.load(from: roles.state)
         return ServiceStack(
             directory: InstrumentedDirectory(base: directory, watch: faultWatch),
             trips: roles.trips.map { InstrumentedTrips(base: $0, watch: faultWatch) }, accounts: roles.accounts,
             state: roles.state, pinChanges: roles.pinChanges, accountEvents: roles.accountEvents, geocoder: geocoder,
-            placeLevels: placeLevels, faultWatch: faultWatch, closers: closers)
+            placeLevels: placeLevels, logPseudonyms: logPseudonyms, faultWatch: faultWatch, closers: closers)
     }
 
     /// The roles a directory plays besides keeping pins, each typed: found once, here.

@@ -28,16 +28,27 @@ public struct PrivacyPolicy: Sendable, Equatable {
     public var channelAnswers: ChannelAnswers
     /// `privacy.pin_days`: a pin not updated for this many days leaves the map; nil keeps pins.
     public var pinDays: Int?
+    /// `log.student_data`: whether the bot's log keeps what students type and who they are.
+    public var studentDataInLog: Bool
 
     public init(
         defaultPrecision: PinPrecision = .city, finestPrecision: PinPrecision = .exact,
-        visibility: Visibility = .class, channelAnswers: ChannelAnswers = .channel, pinDays: Int? = nil
+        visibility: Visibility = .class, channelAnswers: ChannelAnswers = .channel, pinDays: Int? = nil,
+        studentDataInLog: Bool = false
     ) {
         self.defaultPrecision = defaultPrecision
         self.finestPrecision = finestPrecision
         self.visibility = visibility
         self.channelAnswers = channelAnswers
         self.pinDays = pinDays
+        self.studentDataInLog = studentDataInLog
+    }
+
+    /// What the operator's log may still hold about a student, for `!mydata` and `!forget`.
+    public var logSentence: String {
+        studentDataInLog
+            ? "The operator's log keeps your commands with what you typed (places, links, names) and your nick and host, as long as the operator keeps log files; this bot cannot erase it."
+            : "The operator's log keeps which commands were sent and when, under a code name, never what you typed; old log lines stay as long as the operator keeps log files."
     }
 
     /// The level a student's choice gives, held to the finest the operator allows.
