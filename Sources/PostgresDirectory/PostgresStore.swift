@@ -123,6 +123,16 @@ extension PostgresStore: AccountStorage {
         }
     }
 
+    func deleteSessions(accountKey: String) async throws -> Int {
+        try await guarded { [client, logger] in
+            var count = 0
+            let rows = try await client.query(
+                "DELETE FROM sessions WHERE account_key = \(accountKey) RETURNING 1", logger: logger)
+            for try await _ in rows.decode(Int32.self) { count += 1 }
+            return count
+        }
+    }
+
     func insertAccount(_ account: LocalAccount, passwordHash: String) async throws -> LocalAccount? {
         do {
             return try await guarded { [client, logger] in

@@ -183,6 +183,13 @@ extension SQLiteStore: AccountStorage {
         }
     }
 
+    func deleteSessions(accountKey: String) async throws -> Int {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE account_key = ?", arguments: [accountKey])
+            return db.changesCount
+        }
+    }
+
     func insertAccount(_ account: LocalAccount, passwordHash: String) async throws -> LocalAccount? {
         try await write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE email = ?", arguments: [account.email]) != nil {

@@ -208,6 +208,10 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
         try await accounts.logOut(session)
     }
 
+    public func endSessions(accountKey: String) async throws -> Int {
+        try await accounts.endSessions(accountKey: accountKey)
+    }
+
     public func profile(accountKey: String, session: DirectorySession?) async throws -> StudentProfile {
         try await accounts.requireLive(session)
         let row = try await store.read { db -> (String, String)? in

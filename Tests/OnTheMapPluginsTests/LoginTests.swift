@@ -21,9 +21,30 @@ import Testing
         #expect(who.first?.contains("jane!~jane@jane.example") == true)
         #expect(who.first?.contains(", until 20") == true)
 
-        await fixture.bot.assertResponse("!logout", "You are logged out, Jane Doe. See you soon!", as: "jane")
+        await fixture.bot.assertResponse(
+            "!logout",
+            "You are logged out, Jane Doe. Your other sessions ended with it: the class map in any browser, the API "
+                + "and the bot's other networks; an unused sign-in link no longer works. See you soon!", as: "jane")
         await fixture.bot.assertResponse("!whoami", "You are not logged in.…", as: "jane")
         await fixture.bot.assertResponse("!logout", "You were not logged in.", as: "jane")
+    }
+
+    /// `!logout` leaves no door open: the student's sessions in the directory (a browser signed in
+    /// to the class map, an API client) end, and a sign-in link given out before no longer works.
+    @Test func logoutEndsWebSessionsAndSignInLinks() async throws {
+        let fixture = try ClassFixture()
+        let jane = try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        _ = await fixture.logIn("jane", email: "jane@class.test")
+        let browser = try #require(try await fixture.sqlite.openSession(accountKey: jane.accountKey))
+        let links = SignInLinks(store: fixture.sqlite)
+        let link = try await links.issue(accountKey: jane.accountKey)
+        #expect(try await fixture.sqlite.session(id: browser.sessionId) != nil)
+
+        let answer = await fixture.dm("!logout", as: "jane")
+        #expect(answer.first?.hasPrefix("You are logged out, Jane Doe.") == true, "\(answer)")
+        #expect(try await fixture.sqlite.session(id: browser.sessionId) == nil, "the browser's session still works")
+        #expect(try await links.redeem(link) == .unknown, "the sign-in link still works")
+        #expect(try await fixture.sqlite.accountRecord(.key(jane.accountKey))?.sessions.isEmpty == true)
     }
 
     @Test func wrongPasswordAndUnreachableServiceAreDifferentReplies() async throws {

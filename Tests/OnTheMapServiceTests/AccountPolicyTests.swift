@@ -45,6 +45,13 @@ actor InMemoryAccountStorage: AccountStorage {
         sessions[digest] = nil
     }
 
+    func deleteSessions(accountKey: String) -> Int {
+        calls += 1
+        let ended = sessions.filter { $0.value.accountKey == accountKey }.map(\.key)
+        for digest in ended { sessions[digest] = nil }
+        return ended.count
+    }
+
     func insertAccount(_ account: LocalAccount, passwordHash: String) -> LocalAccount? {
         calls += 1
         guard accounts[account.email] == nil else { return nil }

@@ -73,7 +73,10 @@ public struct LoginPlugin: RestoringPlugin {
             Command(
                 "logout", usage: "!logout", help: "Ends your login.",
                 examples: [
-                    CommandExample("!logout", answer: "You are logged out, Alice Martin. See you soon!", loggedIn: true)
+                    CommandExample(
+                        "!logout",
+                        answer: "You are logged out, Alice Martin. Your other sessions ended with it: … See you soon!",
+                        loggedIn: true)
                 ]
             ) { call in
                 try await Self.logOut(call, services)
@@ -271,13 +274,22 @@ public struct LoginPlugin: RestoringPlugin {
         await services.sessionArchive.save()
         // The local session is gone either way; the backend forgets it on its own when unreachable.
         try? await services.directory.logOut(bound.session)
+        // A directory of its own ends the student's other sessions too: the map's, the API's,
+        // the other networks' logins and an unused sign-in link.
+        var everywhere = ""
+        if services.accounts != nil {
+            await services.endEverySession(ofAccount: bound.profile.accountKey)
+            everywhere =
+                " Your other sessions ended with it: the class map in any browser, the API and the bot's other networks; an unused sign-in link no longer works."
+        }
         if let through = bound.login.servicesAccount {
             await call.reply(
                 "You are logged out, \(Formatting.displayName(bound.profile)); your services account \(Formatting.clean(through, maxBytes: 64)) logs you in again at your next command while you are identified to it. \(call.prefix)unlink removes that link; logging out of services ends it too."
+                    + everywhere
             )
             return
         }
-        await call.reply("You are logged out, \(Formatting.displayName(bound.profile)). See you soon!")
+        await call.reply("You are logged out, \(Formatting.displayName(bound.profile)).\(everywhere) See you soon!")
     }
 
     static func whoAmI(_ call: Invocation, _ services: ClassServices) async {

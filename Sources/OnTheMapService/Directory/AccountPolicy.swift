@@ -60,6 +60,12 @@ public struct AccountPolicy<Storage: AccountStorage>: Sendable {
         try await storage.deleteSession(digest: SessionToken.digest(session.sessionId))
     }
 
+    /// Ends every session of the account: its IRC logins, the map's browsers and the API's
+    /// clients. Returns how many there were.
+    public func endSessions(accountKey: String) async throws -> Int {
+        try await storage.deleteSessions(accountKey: accountKey)
+    }
+
     /// The live session with this id (its account and expiry), or nil when the id is unknown or
     /// its session expired (an expired one is deleted). Only the digest of `sessionId` is looked up.
     public func liveSession(id sessionId: String) async throws -> DirectorySession? {

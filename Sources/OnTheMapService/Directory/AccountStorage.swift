@@ -24,6 +24,9 @@ public protocol AccountStorage: Sendable {
     /// Deletes the session with this digest; none is not an error.
     func deleteSession(digest: String) async throws
 
+    /// Deletes every session of the account `accountKey`; returns how many there were.
+    func deleteSessions(accountKey: String) async throws -> Int
+
     /// Stores a new account with its password hash and returns it as stored, or nil (storing
     /// nothing) when another account has its email.
     func insertAccount(_ account: LocalAccount, passwordHash: String) async throws -> LocalAccount?

@@ -52,6 +52,9 @@ public protocol AccountDirectory: StudentDirectory {
     func listAccounts() async throws -> [LocalAccount]
     /// Removes an account (and its sessions and pin); throws `.notFound` when there is none.
     func removeAccount(email: String) async throws
+    /// Ends every session of the account `accountKey` (IRC logins, the map's browsers, the API's
+    /// clients); returns how many there were.
+    func endSessions(accountKey: String) async throws -> Int
     /// Sets a new password and ends the account's sessions (its pin stays); throws `.notFound`
     /// when there is no such account, `.rejectedInput` when the password is not acceptable.
     func changePassword(email: String, newPassword: String) async throws
@@ -83,10 +86,15 @@ public protocol AccountDirectory: StudentDirectory {
     /// Takes off the map every pin last updated before `date` (the accounts stay), through the same
     /// path as ``removeLocation(objectId:)``: tombstones, and listeners notified. Returns the removed pins.
     func removeLocations(updatedBefore date: Date) async throws -> [StudentLocation]
-    /// Makes erased data leave the storage's files where the directory can do it itself: SQLite
-    /// checkpoints its write-ahead log and truncates it (its deleted content is already zeroed by
-    /// `secure_delete`); PostgreSQL does nothing (its dead rows go at the next `VACUUM`, the operator's).
-    func flushErasures() async throws
+    /// Makes what was erased, or made coarser, leave the storage's files where the directory can
+    /// do it itself; `pins` are the objectIds of the pins changed. SQLite checkpoints its
+    /// write-ahead log and truncates it (deleted and overwritten content is already zeroed by
+    /// `secure_delete`). PostgreSQL deletes the earlier versions of `pins` from its change feed
+    /// (`pin_versions`, where a coarsened pin's finer place would wait an hour) and vacuums the
+    /// tables that held student data: their dead rows' space is marked free, though the bytes
+    /// stay in the data files until overwritten and in the server's write-ahead log until it is
+    /// recycled.
+    func flushErasures(pins: [String]) async throws
     /// Starts a session for the account `accountKey` without a password (see
     /// `AccountPolicy.openSession`): only for a caller that has proved who the student is, such as
     /// a sign-in link. Nil when there is no such account.
