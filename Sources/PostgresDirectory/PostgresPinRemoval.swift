@@ -125,9 +125,22 @@ extension PostgresStudentDirectory {
         }
     }
 
-    /// Nothing to do here: PostgreSQL's deleted rows leave its files at the next `VACUUM`
-    /// (autovacuum, or the operator's).
-    public func flushErasures() async throws {}
+    /// Deletes the earlier versions of `pins` from the change feed, then vacuums the tables that
+    /// hold student data (one `VACUUM` each: it cannot run in a transaction). `VACUUM` marks the
+    /// dead rows' space free for reuse; it neither zeroes those bytes nor reaches the server's
+    /// write-ahead log (docs/instructors.md says so).
+    public func flushErasures(pins: [String]) async throws {
+        try await store.guarded { [client = store.client, logger = store.logger] in
+            if !pins.isEmpty {
+                try await client.query("DELETE FROM pin_versions WHERE object_id = ANY(\(pins))", logger: logger)
+            }
+            for table in [
+                "student_locations", "pin_versions", "pin_removals", "sessions", "accounts", "services_links",
+            ] {
+                try await client.query(PostgresQuery(unsafeSQL: "VACUUM \(table)"), logger: logger)
+            }
+        }
+    }
 
     /// Everything stored about the account `lookup` finds, read in the caller's transaction
     /// (`lock`: its row locked until the transaction ends).

@@ -42,9 +42,10 @@ extension SQLiteStudentDirectory {
     /// (`wal_checkpoint(TRUNCATE)`): with `secure_delete` the erased rows are zeros in the file,
     /// and the log keeps no older copy of their pages. A checkpoint that another connection's read
     /// holds back is retried a few times; one still held back is left to SQLite's next one.
-    public func flushErasures() async throws {
+    public func flushErasures(pins: [String]) async throws {
         for attempt in 0..<5 {
-            let busy = try await store.pool.writeWithoutTransaction { db in
+            // A barrier: no read of the pool is in flight meanwhile, so none holds the log back.
+            let busy = try await store.pool.barrierWriteWithoutTransaction { db in
                 try Int.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") ?? 0
             }
             if busy == 0 { return }

@@ -48,7 +48,7 @@ import Testing
             #expect(try await directory.latestAccountEventRevision() == events[1].revision)
 
             if kind == .sqlite {
-                try await directory.flushErasures()
+                try await directory.flushErasures(pins: [])
                 for file in [fixture.sqlitePath, fixture.sqlitePath + "-wal"] {
                     let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
                     for secret in ["jane.quixmoor@class.test", "Janelle", "Quixmoor", jane.accountKey] {

@@ -41,7 +41,7 @@ import Testing
 
             let erased = try await directory.eraseAccount(accountKey: jane.accountKey)
             #expect(erased == record)
-            try await directory.flushErasures()
+            try await directory.flushErasures(pins: [])
             if kind == .sqlite {
                 // The checkpoint copied the log into the file and truncated it.
                 let log = (try? Data(contentsOf: URL(fileURLWithPath: fixture.sqlitePath + "-wal"))) ?? Data()

@@ -117,7 +117,7 @@ import Testing
             #expect(try await directory.location(ofAccount: jane.key) == lapsing)
             #expect(try await directory.endTrip(ofAccount: jane.key, session: nil) == trip)
 
-            try await directory.flushErasures()
+            try await directory.flushErasures(pins: [])
             switch kind {
             case .sqlite:
                 for file in [fixture.sqlitePath, fixture.sqlitePath + "-wal"] {
@@ -228,7 +228,7 @@ import Testing
             #expect(try await directory.eraseAccount(accountKey: jane.key) == record)
             #expect(try await directory.removeLocation(ofAccount: tom.key, session: tom.session) == tomsPin)
             #expect(try await directory.removeLocations(updatedBefore: cutoff) == [adasPin])
-            try await directory.flushErasures()
+            try await directory.flushErasures(pins: [])
 
             switch kind {
             case .sqlite:

@@ -36,6 +36,7 @@ extension PinsCommand {
             // Trips are kept no finer than home pins: a lasting one is coarsened with its pin, one
             // that has ended is erased (it shows nowhere and cannot be saved again).
             var endedTrips: [String] = []
+            var changed: [String] = []
             let now = Date()
             for pin in pins {
                 var record = PinImportRecord(draft: pin.draft, createdAt: pin.createdAt, updatedAt: pin.updatedAt)
@@ -51,6 +52,7 @@ extension PinsCommand {
                     }
                 }
                 if changes { finer.append(record) }
+                if changes || endedTrips.last == pin.uniqueKey { changed.append(pin.objectId) }
             }
             guard !dryRun else {
                 await stack.shutdown()
@@ -67,6 +69,8 @@ extension PinsCommand {
                 if let trips = stack.trips {
                     for accountKey in endedTrips { _ = try await trips.endTrip(ofAccount: accountKey, session: nil) }
                 }
+                // The finer places leave the files before the operator hears they are gone.
+                if !changed.isEmpty { try await stack.accounts?.flushErasures(pins: changed) }
             } catch {
                 await stack.shutdown()
                 throw ValidationError("nothing was changed: \(ServiceErrorText.describe(error))")

@@ -34,8 +34,9 @@ enum PrivacyLevels {
             return
         }
         let current = await services.coarsener.precision(of: pin)
-        try await keepTripNoFiner(than: level, pin: pin, session: bound.session, services)
+        let tripChanged = try await keepTripNoFiner(than: level, pin: pin, session: bound.session, services)
         guard level > current else {
+            if tripChanged { await flushFinerPlace(of: pin, services) }
             await call.reply(
                 level == current
                     ? "OK: your pin is kept at \(describe(level)): others see \(Formatting.place(pin.mapString))."
@@ -49,6 +50,7 @@ enum PrivacyLevels {
                 objectId: pin.objectId, with: coarse.draft, session: bound.session)
         }
         await services.classMap.record(saved)
+        await flushFinerPlace(of: pin, services)
         await call.reply(
             "OK: your pin is now kept at \(describe(coarse.precision)): others see \(Formatting.place(saved.mapString)); the finer place is no longer stored."
         )
@@ -57,12 +59,14 @@ enum PrivacyLevels {
     /// Keeps the trip of `pin` no finer than `level`, as its home pin: a lasting one finer than
     /// that is re-stored at the level (its end kept), an ended one is erased (it shows nowhere and
     /// cannot be saved again).
+    /// Returns whether it changed the trip.
+    @discardableResult
     static func keepTripNoFiner(
         than level: PinPrecision, pin: StudentLocation, session: DirectorySession, _ services: ClassServices
-    ) async throws {
+    ) async throws -> Bool {
         guard let trip = pin.trip, let trips = services.trips,
             await services.coarsener.precision(of: trip.coordinate, named: trip.mapString) < level
-        else { return }
+        else { return false }
         let saved: StudentLocation?
         if trip.isActive(at: services.now()) {
             var kept = pin.draft
@@ -77,6 +81,14 @@ enum PrivacyLevels {
             saved = try await services.call { try await services.directory.location(ofAccount: pin.uniqueKey) }
         }
         if let saved { await services.classMap.record(saved) }
+        return true
+    }
+
+    /// Makes the finer place a pin was just re-stored from leave the directory's files before the
+    /// student hears that it is no longer stored (see `AccountDirectory.flushErasures(pins:)`). A
+    /// failure is left to the storage's own checkpoints and vacuums.
+    static func flushFinerPlace(of pin: StudentLocation, _ services: ClassServices) async {
+        try? await services.accounts?.flushErasures(pins: [pin.objectId])
     }
 
     /// Three lines: what others see of the asker (or the class's rule), who may look, how to change it.

@@ -132,7 +132,7 @@ public struct StudentErasure: Sendable {
         let student = ErasedStudent(
             accountKey: accountKey, email: record.account.email, unitKeys: UnitPreferences.keys(of: identities))
         let storeEntries = try await scrubStore(student)
-        try await accounts.flushErasures()
+        try await accounts.flushErasures(pins: erased.pin.map { [$0.objectId] } ?? [])
         return Report(
             record: erased, ircSessionsEnded: ended.joined().count, trustedHosts: trustedHosts, keptState: keptState,
             storeEntries: storeEntries)
