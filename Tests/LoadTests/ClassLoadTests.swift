@@ -93,7 +93,9 @@ import Testing
             }
             try await group.waitForAll()
         }
-        _ = try await DemoClass.seed(into: directory, geocoder: try GazetteerGeocoder.loadBundled())
+        _ = try await DemoClass.seed(
+            into: directory, geocoder: try GazetteerGeocoder.loadBundled(), coarsener: PinCoarsener(finder: nil),
+            precision: .exact)
         try directory.close()
     }
 

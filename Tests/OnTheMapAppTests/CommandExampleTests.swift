@@ -31,7 +31,8 @@ import Testing
             path: folder.file("demo.sqlite"),
             options: LocalDirectoryOptions(
                 signUpURL: config.service.signupURL, passwordHasher: PasswordHasher(uncheckedRounds: 1_000)))
-        _ = try await DemoClass.seed(into: sqlite, geocoder: geocoder)
+        _ = try await DemoClass.seed(
+            into: sqlite, geocoder: geocoder, coarsener: PinCoarsener(finder: nil), precision: .exact)
         let services = ClassServices(
             directory: sqlite, trips: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: geocoder,
             places: geocoder,

@@ -17,6 +17,10 @@ import Testing
         let directory = try SQLiteStudentDirectory(path: database)
         let seeded = try await directory.recentLocations(limit: 100, skip: 0)
         #expect(seeded.count >= 30)
+        // seed-demo stores the demo class no finer than the class's default level (city), as a
+        // student's !post would: a town at city level, a place the gazetteer knows as a region as it is.
+        let levels = PinCoarsener(finder: try GazetteerGeocoder.loadBundled())
+        for pin in seeded { #expect(await levels.precision(of: pin) >= .city, "\(pin.mapString)") }
         let first = try #require(seeded.first { $0.uniqueKey == "demo-1" })
         let second = try #require(seeded.first { $0.uniqueKey == "demo-2" })
         let revision = try #require(try await directory.locationChanges(after: 0, limit: 10_000)).lastRevision

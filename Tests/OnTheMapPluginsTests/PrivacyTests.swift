@@ -44,8 +44,9 @@ import Testing
     @Test func myDataListsWhatIsKeptAndWhenWithoutSecrets() async throws {
         let fixture = try await Self.start()
         let pin = try await Self.janeWithEverything(fixture)
+        let link = try await SignInLinks(store: fixture.sqlite, now: fixture.bot.now).issue(accountKey: pin.uniqueKey)
         let lines = await fixture.dm("!mydata", as: "jane")
-        #expect(lines.count == 5, "\(lines)")
+        #expect(lines.count == 6, "\(lines)")
         let time = { (date: Date) -> String in
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -62,15 +63,25 @@ import Testing
         )
         #expect(
             lines.dropFirst(2).first
-                == "Sessions: 1 in the directory (latest started \(time(fixture.now))); trusted hosts: 1 (last login \(time(fixture.now)))."
+                == "Sessions: 1 in the directory (latest started \(time(fixture.now))); trusted hosts: 1 (last login \(time(fixture.now))); "
+                + "an unused sign-in link to the class map (kept as a digest), working until \(time(fixture.now.addingTimeInterval(SignInLinks.lifetime)))."
         )
         #expect(
             lines.dropFirst(3).first
                 == "Open post step: Paris, Île-de-France, France, waiting for your link (since \(time(fixture.now))); unit choice: mi (since \(time(fixture.now)))."
         )
+        // What the operator's log may hold, as the class's log.student_data says.
+        #expect(
+            lines.last?.hasPrefix("The operator's log keeps which commands were sent and when, under a code name")
+                == true)
         let all = lines.joined(separator: "\n")
         #expect(!all.contains(ClassFixture.password))
         #expect(!all.contains(pin.uniqueKey))
+        #expect(!all.contains(link.split(separator: ".").last.map(String.init) ?? link))
+        let export = try #require(
+            try await StudentDataExport.make(.key(pin.uniqueKey), accounts: fixture.sqlite, store: fixture.sqlite))
+        let expiry = try #require(export.signInLinkExpiresAt)
+        #expect(abs(expiry.timeIntervalSince(fixture.now.addingTimeInterval(SignInLinks.lifetime))) < 0.01)
     }
 
     @Test func theCommandsArePrivateAndNeedALogin() async throws {
@@ -128,7 +139,9 @@ import Testing
             erasedAnswer == [
                 "Erased: your account (email and name), your pin (Seattle, WA), 1 directory session, 1 IRC session, "
                     + "1 trusted host, your unit choice, your open post step. "
-                    + "You are logged out and nothing of yours is left with this bot. Goodbye!"
+                    + "You are logged out and nothing of yours is left in this bot's data. Goodbye!",
+                "The operator's log keeps which commands were sent and when, under a code name, never what you typed; "
+                    + "old log lines stay as long as the operator keeps log files.",
             ], "\(erasedAnswer)")
         #expect(try await fixture.sqlite.accountRecord(.key(key)) == nil)
         #expect(try await fixture.sqlite.location(ofAccount: key) == nil)

@@ -43,3 +43,19 @@ public actor PrecisionChoices {
         try await store.setState(Self.stateKey(accountKey: accountKey), nil)
     }
 }
+
+extension PrecisionChoices {
+    /// Every choice kept in the store, by account key: the few students who chose (read in one
+    /// listing of keys, then one read each); the in-memory ones without a store.
+    public func all() async throws -> [String: PinPrecision] {
+        guard let store else { return inMemory }
+        let prefix = Self.stateKey(accountKey: "")
+        var choices: [String: PinPrecision] = [:]
+        for key in try await store.stateKeys(prefix: prefix) {
+            if let level = try await store.state(key).flatMap(PinPrecision.init(word:)) {
+                choices[String(key.dropFirst(prefix.count))] = level
+            }
+        }
+        return choices
+    }
+}

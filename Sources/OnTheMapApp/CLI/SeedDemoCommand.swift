@@ -40,7 +40,9 @@ struct SeedDemoCommand: AsyncParsableCommand {
         }
         let outcome: DemoClass.Outcome
         do {
-            outcome = try await DemoClass.seed(into: accounts, geocoder: stack.geocoder)
+            outcome = try await DemoClass.seed(
+                into: accounts, geocoder: stack.geocoder, coarsener: PinCoarsener(finder: stack.placeLevels),
+                precision: config.privacy.defaultPrecision)
         } catch {
             await stack.shutdown()
             throw ValidationError("could not add the demo class: \(ServiceErrorText.describe(error))")

@@ -62,7 +62,12 @@ public enum DemoClass {
     }
 
     /// Adds the demo pins (when the directory has fewer than the demo class) and the demo accounts.
-    public static func seed(into directory: any AccountDirectory, geocoder: any Geocoder) async throws -> Outcome {
+    /// Each pin is stored at `precision` (the class's `privacy.default` for `seed-demo`), as a
+    /// student's `!post` would be.
+    public static func seed(
+        into directory: any AccountDirectory, geocoder: any Geocoder, coarsener: PinCoarsener,
+        precision: PinPrecision
+    ) async throws -> Outcome {
         var outcome = Outcome(pinsAdded: 0, accountsAdded: 0, placesNotFound: [])
         for (index, student) in students.enumerated() {
             let key = "demo-\(index + 1)"
@@ -74,7 +79,11 @@ public enum DemoClass {
             let draft = PinDraft(
                 uniqueKey: key, firstName: student.first, lastName: student.last, mapString: student.place,
                 mediaURL: student.link, coordinate: place.coordinate)
-            _ = try await directory.createLocation(draft, session: nil)
+            // As `!post` keeps it: under the gazetteer's name of the place, at the level.
+            var named = draft
+            if precision != .exact { named.mapString = place.displayName }
+            let kept = await coarsener.coarsen(named, to: precision, resolved: place).draft
+            _ = try await directory.createLocation(kept, session: nil)
             outcome.pinsAdded += 1
         }
         let known = Set(try await directory.listAccounts().map(\.email))

@@ -91,6 +91,12 @@ public struct PrivacyPlugin: BackgroundPlugin {
             return !started
         }
         guard first else { return }
+        // Pins finer than the class's rules are worth an operator's look at every start.
+        if let count = try? await services.finerPinCount(),
+            let sentence = count.sentence(default: services.settings.privacy.defaultPrecision)
+        {
+            context.logger.warning("\(sentence)")
+        }
         await PinRetention(services: services).run(logger: context.logger)
     }
 
@@ -110,6 +116,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
                     + "\(Formatting.displayName(bound.profile)).")
             lines.append(Self.keptLine(kept))
             lines.append("Nothing else is kept. \(call.prefix)forget erases what this bot holds.")
+            lines.append(services.settings.privacy.logSentence)
             await call.reply(lines: lines)
             return
         }
@@ -148,11 +155,17 @@ public struct PrivacyPlugin: BackgroundPlugin {
             }
             access += "; linked services accounts: " + links.joined(separator: ", ")
         }
+        if let store = services.stateStore,
+            let expiry = try? await SignInLinks(store: store).unusedLinkExpiry(accountKey: key)
+        {
+            access += "; an unused sign-in link to the class map (kept as a digest), working until \(Self.time(expiry))"
+        }
         lines.append(access + ".")
         lines.append(Self.keptLine(kept))
         lines.append(
             "No password or session id is shown here or kept in clear. "
                 + "\(call.prefix)forget erases all of this.")
+        lines.append(services.settings.privacy.logSentence)
         await call.reply(lines: lines)
     }
 
@@ -217,7 +230,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
             await services.sessions.unbind(call.sender)
             throw UserFacingError("Your account is no longer in the class directory; nothing was left to erase.")
         }
-        await call.reply(Self.erasedSentence(report))
+        await call.reply(lines: [Self.erasedSentence(report), services.settings.privacy.logSentence])
     }
 
     /// What `!forget confirm` would erase (the answer to `!forget`).
@@ -279,7 +292,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         }
         parts += report.keptState
         return "Erased: " + parts.joined(separator: ", ")
-            + ". You are logged out and nothing of yours is left with this bot. Goodbye!"
+            + ". You are logged out and nothing of yours is left in this bot's data. Goodbye!"
     }
 
     // MARK: - Wording

@@ -85,6 +85,9 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
     public var chosenPrecision: String?
     /// The services accounts linked to the account.
     public var servicesLinks: [ServicesLink] = []
+    /// When the sign-in link given out for the class map (a private `!map`) stops working, while
+    /// one is kept unused (only a digest of it is kept).
+    public var signInLinkExpiresAt: Date?
 
     /// The data of the account `lookup` finds; nil when there is none.
     public static func make(
@@ -153,6 +156,7 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
         if let text = try await store.state(PrecisionChoices.stateKey(accountKey: key)) {
             export.chosenPrecision = PinPrecision(word: text)?.rawValue
         }
+        export.signInLinkExpiresAt = try await SignInLinks(store: store).unusedLinkExpiry(accountKey: key)
         return export
     }
 

@@ -70,6 +70,14 @@ public struct SignInLinks: Sendable {
         return .account(accountKey)
     }
 
+    /// When the unused link of `accountKey` stops working, or nil when it has none (what
+    /// `!mydata` and the data export show: the digest itself is never shown).
+    public func unusedLinkExpiry(accountKey: String) async throws -> Date? {
+        guard let kept = try await store.state(Self.stateKey(accountKey: accountKey)), let link = Self.parse(kept)
+        else { return nil }
+        return link.expiresAt
+    }
+
     /// Deletes the live link of `accountKey`, if any.
     public func forget(accountKey: String) async throws {
         try await store.setState(Self.stateKey(accountKey: accountKey), nil)

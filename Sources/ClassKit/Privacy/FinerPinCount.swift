@@ -1,0 +1,38 @@
+import OnTheMapService
+
+/// How many pins of the class are kept finer than their students' level: `privacy.default`, or
+/// the level a student chose with `!privacy` (held to `privacy.finest`). Such pins were stored
+/// before the class's privacy rules, imported at `exact`, or changed in the database by hand;
+/// distances to them are exact to the kilometre. `onthemap-bot pins coarsen` re-stores them.
+public struct FinerPinCount: Sendable, Equatable {
+    public var finer: Int
+    public var total: Int
+
+    public init(finer: Int, total: Int) {
+        self.finer = finer
+        self.total = total
+    }
+
+    /// The sentence for the log and `!status`, or nil when no pin is finer.
+    public func sentence(default level: PinPrecision) -> String? {
+        guard finer > 0 else { return nil }
+        return
+            "\(finer) of \(total) pins are kept finer than their students' level (privacy.default: \(level.rawValue)), "
+            + "so distances to them are exact; `onthemap-bot pins coarsen --config <file>` re-stores them"
+    }
+}
+
+extension ClassServices {
+    /// Counts the class map's pins finer than their students' level (one gazetteer lookup a pin).
+    public func finerPinCount() async throws -> FinerPinCount {
+        let policy = settings.privacy
+        let choices = try await precisionChoices.all()
+        let pins = try await classMap.all()
+        var finer = 0
+        for pin in pins {
+            let level = policy.allowed(choices[pin.uniqueKey])
+            if await coarsener.precision(of: pin) < level { finer += 1 }
+        }
+        return FinerPinCount(finer: finer, total: pins.count)
+    }
+}
