@@ -92,6 +92,23 @@ import Testing
         }
     }
 
+    /// A trip's end is read from the place as kept, never the one typed: for a student at country
+    /// level, a trip to Los Angeles is kept as the United States and lasts until the last midnight
+    /// among the country's zones (Hawaii's), so its end does not give away Los Angeles' offset.
+    @Test func aTripEndsByThePlaceAsKept() async throws {
+        let fixture = try await Self.janeAndBob()
+        _ = await fixture.dm("!privacy country", as: "jane")
+        let (_, iso) = Self.lisbonDay(5, from: fixture.now)
+        _ = await fixture.dm("!post Los Angeles until \(iso)", as: "jane")
+        let trip = try #require(try await Self.janesPin(fixture).trip)
+        #expect(trip.mapString == "United States", "\(trip)")
+        let parts = iso.split(separator: "-").compactMap { Int($0) }
+        let day = LocalDay(year: parts[0], month: parts[1], day: parts[2])
+        let hawaii = day.adding(days: 1).start(in: TimeZone(identifier: "Pacific/Honolulu")!)
+        let losAngeles = day.adding(days: 1).start(in: TimeZone(identifier: "America/Los_Angeles")!)
+        #expect(trip.endsAt >= hawaii && trip.endsAt != losAngeles, "\(trip.endsAt)")
+    }
+
     /// A trip is kept by the directory: a new bot on the same SQLite file shows it.
     @Test func aTripOutlivesARestart() async throws {
         let folder = try TemporaryDirectory(prefix: "trip-restart")

@@ -10,19 +10,28 @@ public enum TripEndRefusal: Error, Sendable {
 }
 
 extension ClassServices {
-    /// When a trip to a place at `coordinate` ends if it lasts until the day `until` names, read in
-    /// the place's own zone ("24 Dec" ends at midnight in Lisbon): `knownZone` when the geocoder
-    /// gave one, else the gazetteer's zone near the point.
-    public func tripEnd(until: String, at coordinate: Coordinate, knownZone: TimeZone? = nil)
+    /// When a trip ends if it lasts until the day `until` names, read only from the trip as it is
+    /// stored (`coordinate` and `name`, already at the student's level): in that place's zone
+    /// ("24 Dec" ends at midnight in Lisbon), and for a country with several zones at the last
+    /// midnight among them. So the end tells no more than the place shown: the moment a
+    /// country-level student's home pin returns does not give away the real place's UTC offset.
+    public func tripEnd(until: String, shownAt coordinate: Coordinate, named name: String)
         async throws(TripEndRefusal) -> TripEnd
     {
-        var zone = knownZone
-        if zone == nil { zone = await timeZones.finder?.timeZone(near: coordinate).timeZone }
-        guard let zone else { throw .noTimeZone }
-        do {
-            return try TripEndDateParser.parse(until, now: now(), in: zone)
-        } catch {
-            throw .date(error)
+        let zones = (await timeZones.finder?.timeZones(ofPinAt: coordinate, named: name) ?? [])
+            .compactMap(TimeZone.init(identifier:))
+        guard !zones.isEmpty else { throw .noTimeZone }
+        var latest: TripEnd?
+        for zone in zones {
+            let end: TripEnd
+            do throws(TripEndDateError) {
+                end = try TripEndDateParser.parse(until, now: now(), in: zone)
+            } catch {
+                throw .date(error)
+            }
+            if latest.map({ end.endsAt > $0.endsAt }) ?? true { latest = end }
         }
+        guard let latest else { throw .noTimeZone }
+        return latest
     }
 }

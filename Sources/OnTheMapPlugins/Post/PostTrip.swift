@@ -50,16 +50,14 @@ extension PostPlugin {
         case .notFound:
             throw UserFacingError(PlaceWording.notFound(typed, example: example))
         }
-        let end: TripEnd
+        // A date that is no date is told first (whatever the zone, "31 Feb" is none); the end
+        // itself is read below, from the place as kept.
         do {
-            end = try await services.tripEnd(until: until, at: place.coordinate, knownZone: place.timeZone?.timeZone)
+            _ = try TripEndDateParser.parse(until, now: services.now(), in: TimeZone(secondsFromGMT: 0) ?? .current)
         } catch {
             switch error {
-            case .noTimeZone:
-                throw UserFacingError(
-                    "I don't know which time zone \(PlaceWording.place(place)) keeps, so I can't tell when your trip's last day ends there; try its nearest city."
-                )
-            case .date(let refusal): throw UserFacingError(refusal.description)
+            case .unreadable, .noSuchDay: throw UserFacingError(error.description)
+            case .past, .alreadyEnded, .tooFarAhead: break  // told by the place's own calendar below
             }
         }
         guard try await services.call({ try await services.directory.location(ofAccount: accountKey) }) != nil
@@ -76,6 +74,19 @@ extension PostPlugin {
             shown = await services.coarsener.coarsen(place, to: level)
             mapString = TextSanitizer.truncated(
                 Formatting.clean(shown.displayName, maxBytes: 200), maxBytes: DirectoryInput.maximumMapStringBytes)
+        }
+        // Its end is read from the place as kept, never the finer one typed.
+        let end: TripEnd
+        do {
+            end = try await services.tripEnd(until: until, shownAt: shown.coordinate, named: mapString)
+        } catch {
+            switch error {
+            case .noTimeZone:
+                throw UserFacingError(
+                    "I don't know which time zone \(PlaceWording.place(place)) keeps, so I can't tell when your trip's last day ends there; try its nearest city."
+                )
+            case .date(let refusal): throw UserFacingError(refusal.description)
+            }
         }
         let trip = Trip(mapString: mapString, coordinate: shown.coordinate, endsAt: end.endsAt)
         let saved = try await services.call {

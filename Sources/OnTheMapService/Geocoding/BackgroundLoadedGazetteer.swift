@@ -51,4 +51,9 @@ public final class BackgroundLoadedGazetteer: Geocoder, PlaceFacts {
         guard let gazetteer = try? await loaded() else { return .unknown }
         return await gazetteer.timeZone(near: coordinate)
     }
+
+    public func timeZones(ofPinAt coordinate: Coordinate, named name: String) async -> [String] {
+        guard let gazetteer = try? await loaded() else { return [] }
+        return await gazetteer.timeZones(ofPinAt: coordinate, named: name)
+    }
 }

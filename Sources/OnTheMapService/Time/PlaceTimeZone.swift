@@ -31,6 +31,11 @@ public protocol TimeZoneFinder: Sendable {
 
     /// The zone of the populated place nearest to `coordinate`; `.unknown` for an invalid point.
     func timeZone(near coordinate: Coordinate) async -> PlaceTimeZone
+
+    /// Every zone a pin at `coordinate` named `name` may be in, as the pin tells: the one of
+    /// ``timeZone(ofPinAt:named:)``, or for a country with several, the IANA names of all those
+    /// its towns keep. Empty when none is known.
+    func timeZones(ofPinAt coordinate: Coordinate, named name: String) async -> [String]
 }
 
 /// The rule for the time zone of a stored pin. A pin kept at a gazetteer place (`.city`, `.region`,

@@ -128,7 +128,7 @@ extension ClassAPI {
             }
             let end: TripEnd
             do {
-                end = try await services.tripEnd(until: until, at: draft.coordinate)
+                end = try await services.tripEnd(until: until, shownAt: draft.coordinate, named: draft.mapString)
             } catch {
                 switch error {
                 case .noTimeZone:
