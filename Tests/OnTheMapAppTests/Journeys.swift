@@ -200,11 +200,23 @@ enum Journeys {
         ])
         #expect(used.status != 200, "a sign-in link works once")
 
+        // A street typed: the bot's log keeps neither it nor who typed it (checked at the end).
+        let street = try await ada.ask("!post 12 Rua Augusta, Lisbon")
+        #expect(!street.isEmpty, "!post with a street answered nothing")
+        _ = try await ada.ask("!cancel")
+
         // An unfinished post, ended.
         let oslo = try await ada.ask("!post Oslo", lines: 2)
         #expect(oslo[0].hasPrefix("Found Oslo"), "\(oslo)")
         let cancelled = try await ada.say("!cancel")
         #expect(cancelled.lowercased().contains("cancel") || cancelled.contains("ended"), "!cancel: \"\(cancelled)\"")
+
+        // A move to a town that does not share its region's name (Lisbon does), so that the
+        // region level below changes what is stored.
+        let gaia = try await ada.ask("!post Vila Nova de Gaia", lines: 2)
+        #expect(gaia[0].hasPrefix("Found Vila Nova de Gaia"), "\(gaia)")
+        let moved = try await ada.say("!link https://ada.example.org/portfolio")
+        #expect(moved.hasPrefix("You are on the map: Ada Lovelace — Vila Nova de Gaia"), "\(moved)")
 
         // !privacy: three lines, then a coarser level re-stores the pin at once.
         let privacy = try await ada.ask("!privacy", lines: 3)
@@ -213,6 +225,17 @@ enum Journeys {
         #expect(region.joined().contains("region"), "!privacy region: \(region)")
         let whereRegion = try await ada.say("!where Ada Lovelace")
         #expect(whereRegion.contains("Portugal") && !whereRegion.contains("Lisbon, Lisbon"), "\(whereRegion)")
+        // The city-level place leaves the database's files before the answer, the SQLite
+        // write-ahead log included.
+        let shown = try #require(privacy.first?.components(separatedBy: "Your pin shows ").last)
+        let cityPlace = String(shown[..<(shown.range(of: " (")?.lowerBound ?? shown.endIndex)])
+        #expect(cityPlace.hasPrefix("Vila Nova de Gaia") && !region.joined().contains(cityPlace), "\(region)")
+        if bot.store == .sqlite {
+            for file in [bot.database, bot.database + "-wal"] {
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+                #expect(bytes.range(of: Data(cityPlace.utf8)) == nil, "\(file) still holds \"\(cityPlace)\"")
+            }
+        }
 
         // !unpost asks, then removes.
         let unpostAsk = try await ada.ask("!unpost")
@@ -222,8 +245,20 @@ enum Journeys {
         let gone = try await ada.say("!where Ada Lovelace")
         #expect(!gone.contains("Portugal"), "the pin is still found: \"\(gone)\"")
 
-        // !logout and back.
+        // !logout ends the browser's session and a sign-in link given out before it, then back.
+        let mapAgain = try await ada.ask("!map", lines: 2)
+        let unusedLink = try #require(
+            mapAgain[1].split(separator: " ").last.map(String.init).flatMap { $0.contains("/signin#") ? $0 : nil },
+            "no sign-in link in \(mapAgain)")
+        let unusedToken = String(unusedLink[unusedLink.range(of: "#")!.upperBound...])
         #expect(try await ada.say("!logout").hasPrefix("You are logged out, Ada Lovelace."))
+        let pinsAfterLogout = try await LiveBotSetup.curl(["-b", jar, bot.web + "/api/locations.json"])
+        #expect(pinsAfterLogout.status != 200, "the browser still reads the class after !logout")
+        let linkAfterLogout = try await LiveBotSetup.curl([
+            "-X", "POST", "-H", "Content-Type: application/json", "--data", "{\"token\": \"\(unusedToken)\"}",
+            bot.web + "/signin",
+        ])
+        #expect(linkAfterLogout.status != 200, "a sign-in link given before !logout still works")
         try await login(ada, email: JourneyPeople.ada.email, password: JourneyPeople.ada.password, name: "Ada Lovelace")
 
         // !mydata lists what is kept.
@@ -238,6 +273,15 @@ enum Journeys {
         #expect(try await ada.say("!whoami").hasPrefix("You are not logged in."))
         let again = try await ada.say("!login \(JourneyPeople.ada.email) \(JourneyPeople.ada.password)")
         #expect(!again.contains("Welcome"), "the erased account still logs in")
+
+        // The log (config: log.student_data false, the example's default) keeps the commands Ada
+        // sent under a pseudonym, and nothing she typed or that names her.
+        let log = try String(contentsOfFile: bot.logPath, encoding: .utf8)
+        let commands = log.split(separator: "\n").filter { $0.contains("command=post") }
+        #expect(!commands.isEmpty && commands.allSatisfy { $0.contains("user=p-") }, "\(commands.prefix(3))")
+        for typed in ["Rua Augusta", "ada.example.org", "Ada Lovelace", "ada!", JourneyPeople.ada.email, "Kyoto"] {
+            #expect(!log.contains(typed), "the bot's log holds \"\(typed)\"")
+        }
     }
 
     // MARK: - the stranger
