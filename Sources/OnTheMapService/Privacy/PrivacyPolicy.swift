@@ -28,16 +28,25 @@ public struct PrivacyPolicy: Sendable, Equatable {
     public var channelAnswers: ChannelAnswers
     /// `privacy.pin_days`: a pin not updated for this many days leaves the map; nil keeps pins.
     public var pinDays: Int?
+    /// `privacy.city_min_population`: a city-level pin in a place of fewer people is kept at the
+    /// nearest place of at least this many in the same region, or at the region when it has none;
+    /// 0 keeps every city-level pin at the nearest populated place.
+    public var cityMinimumPopulation: Int
+
+    /// The `privacy.city_min_population` of a config that does not set it.
+    public static let defaultCityMinimumPopulation = 15_000
 
     public init(
         defaultPrecision: PinPrecision = .city, finestPrecision: PinPrecision = .exact,
-        visibility: Visibility = .class, channelAnswers: ChannelAnswers = .channel, pinDays: Int? = nil
+        visibility: Visibility = .class, channelAnswers: ChannelAnswers = .channel, pinDays: Int? = nil,
+        cityMinimumPopulation: Int = PrivacyPolicy.defaultCityMinimumPopulation
     ) {
         self.defaultPrecision = defaultPrecision
         self.finestPrecision = finestPrecision
         self.visibility = visibility
         self.channelAnswers = channelAnswers
         self.pinDays = pinDays
+        self.cityMinimumPopulation = cityMinimumPopulation
     }
 
     /// The level a student's choice gives, held to the finest the operator allows.
