@@ -73,8 +73,13 @@ public final class ClassServices: Sendable {
     public let geocoder: any Geocoder
     /// Tells places from what is not one, and offers rather than assumes inexact matches.
     public let placeResolver: PlaceResolver
-    /// Makes every pin no more precise than its student chose, before it is stored.
-    public let coarsener: PinCoarsener
+    /// Makes every pin no more precise than its student chose, before it is stored (with the
+    /// `privacy.city_min_population` in force: a config reload changes it at once).
+    public var coarsener: PinCoarsener {
+        PinCoarsener(finder: placeLevels, cityMinimumPopulation: settings.privacy.cityMinimumPopulation)
+    }
+    /// The offline gazetteer's levels, which pins are coarsened to (nil: a grid).
+    private let placeLevels: (any PlaceLevelFinder)?
     /// Each student's choice of precision (`!privacy`).
     public let precisionChoices: PrecisionChoices
     /// The time zones of pins and places (`!time`, `!awake`, `!overlap`): the offline gazetteer's
@@ -128,7 +133,7 @@ public final class ClassServices: Sendable {
         self.pinChanges = pinChanges
         self.geocoder = geocoder
         self.placeResolver = PlaceResolver(geocoder: geocoder)
-        self.coarsener = first?.coarsener ?? PinCoarsener(finder: places)
+        self.placeLevels = first?.placeLevels ?? places
         self.precisionChoices = first?.precisionChoices ?? PrecisionChoices(store: stateStore)
         self.timeZones = first?.timeZones ?? PinTimeZones(finder: places)
         self.currentSettings = NIOLockedValueBox(settings)

@@ -123,6 +123,25 @@ import Testing
         #expect(found.first { $0.key == "service.backend" }?.message.contains("local, postgres, udacity") == true)
     }
 
+    /// `privacy.city_min_population` is 15000 unless set, reaches the privacy rules the plugins
+    /// follow (0 turns widening off), and a negative or non-integer value is refused by name.
+    @Test func theMinimumPopulationOfACityLevelPlaceIsReadAndChecked() throws {
+        let defaults = try ConfigLoader.parse(yaml: Self.minimal)
+        #expect(defaults.privacy.cityMinimumPopulation == 15_000)
+        #expect(defaults.privacyPolicy.cityMinimumPopulation == 15_000)
+        for value in [0, 50_000] {
+            let config = try ConfigLoader.parse(yaml: Self.minimal + "\nprivacy:\n  city_min_population: \(value)\n")
+            #expect(config.privacyPolicy.cityMinimumPopulation == value)
+        }
+        for bad in ["-1", "15000.5", "lots", "[15000]"] {
+            let found = problems(Self.minimal + "\nprivacy:\n  city_min_population: \(bad)\n")
+            #expect(found.map(\.key) == ["privacy.city_min_population"], "\(bad): \(found)")
+        }
+        #expect(
+            problems(Self.minimal + "\nprivacy:\n  city_min_population: -1\n").first?.message
+                == "must be from 0 to 100000000, not -1")
+    }
+
     @Test func missingServerAndNickAreReported() {
         let found = problems("irc:\n  channels: ['#a']\n")
         #expect(found.contains { $0.key == "irc.server" })

@@ -103,7 +103,7 @@ import Testing
         #expect(mine.count == 3)
         #expect(
             mine[0]
-                == "Your pin shows Seattle, Washington, United States (city level (the town)); pins you post are kept at city level (the town)."
+                == "Your pin shows Seattle, Washington, United States (city level (the town)); pins you post are kept at city level (the town); a place of fewer than 15,000 people shows as the nearest town of at least that size in its region."
         )
         let open = try ClassFixture(
             settings: ClassSettings(privacy: PrivacyPolicy(visibility: .public)))

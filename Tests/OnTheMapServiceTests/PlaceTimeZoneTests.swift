@@ -93,7 +93,7 @@ struct PlaceTimeZoneTests {
     @Test("A pin's zone: its place's when kept at a place, several for a multi-zone country, else the nearest")
     func pinZoneRule() async throws {
         let geocoder = try SharedGazetteer.geocoder()
-        let coarsener = PinCoarsener(finder: geocoder)
+        let coarsener = PinCoarsener(finder: geocoder, cityMinimumPopulation: 15_000)
         let zones = PinTimeZones(finder: geocoder)
         let seattle = try #require(geocoder.lookup("Seattle", limit: 1).first)
         let tokyo = try #require(geocoder.lookup("Tokyo", limit: 1).first)

@@ -12,7 +12,9 @@ extension PinsCommand {
                 "Re-stores every pin finer than --precision (privacy.default when not given; never finer than "
                 + "privacy.finest) at that level (its student's own level when coarser): "
                 + "the point and place text become the nearest populated place's (or its region's, its country's), "
-                + "and the finer ones are no longer stored. Running bots see the change like any update.")
+                + "and the finer ones are no longer stored. At city level a pin in a place smaller than "
+                + "privacy.city_min_population counts as finer: it moves to the nearest place of that size in its "
+                + "region (or to the region). Running bots see the change like any update.")
         @OptionGroup var options: ConfigOptions
         @Option(help: "city, region or country; privacy.default when not given.") var precision: PinPrecision?
         @Flag(help: "Only says how many pins would change.") var dryRun = false
@@ -31,7 +33,8 @@ extension PinsCommand {
             let directory = try await PinsCommand.writable(stack, doing: "re-store pins")
             let map = try await PinsCommand.allPins(stack, options: options)
             let pins = try await map.all()
-            let coarsener = PinCoarsener(finder: stack.placeLevels)
+            let coarsener = PinCoarsener(
+                finder: stack.placeLevels, cityMinimumPopulation: policy.cityMinimumPopulation)
             var finer: [PinImportRecord] = []
             // Trips are kept no finer than home pins: a lasting one is coarsened with its pin, one
             // that has ended is erased (it shows nowhere and cannot be saved again).
@@ -40,9 +43,9 @@ extension PinsCommand {
             let now = Date()
             for pin in pins {
                 var record = PinImportRecord(draft: pin.draft, createdAt: pin.createdAt, updatedAt: pin.updatedAt)
-                var changes = await coarsener.precision(of: pin) < precision
+                var changes = await coarsener.isFiner(pin, than: precision)
                 if let trip = pin.trip,
-                    await coarsener.precision(of: trip.coordinate, named: trip.mapString) < precision
+                    await coarsener.isFiner(than: precision, at: trip.coordinate, named: trip.mapString)
                 {
                     if trip.isActive(at: now) {
                         record.draft.trip = trip
@@ -102,7 +105,7 @@ extension PinsCommand {
     static func coarsened(
         _ records: [PinImportRecord], to level: PinPrecision, policy: PrivacyPolicy, stack: ServiceStack
     ) async throws -> [PinImportRecord] {
-        let coarsener = PinCoarsener(finder: stack.placeLevels)
+        let coarsener = PinCoarsener(finder: stack.placeLevels, cityMinimumPopulation: policy.cityMinimumPopulation)
         let choices = PrecisionChoices(store: stack.state)
         var result: [PinImportRecord] = []
         result.reserveCapacity(records.count)

@@ -237,6 +237,9 @@ public struct BotConfiguration: Sendable, Equatable {
         public var channelAnswers: PrivacyPolicy.ChannelAnswers = .channel
         /// `privacy.pin_days`: a pin not updated for this many days leaves the map; 0 keeps pins.
         public var pinDays = 0
+        /// `privacy.city_min_population`: a city-level pin in a place of fewer people is kept at the
+        /// nearest place of at least this many in its region (or at the region); 0 turns that off.
+        public var cityMinimumPopulation = PrivacyPolicy.defaultCityMinimumPopulation
     }
 
     /// The privacy rules the plugins, the web map and the API follow.
@@ -244,7 +247,8 @@ public struct BotConfiguration: Sendable, Equatable {
         PrivacyPolicy(
             defaultPrecision: privacy.defaultPrecision, finestPrecision: privacy.finestPrecision,
             visibility: web.visibility, channelAnswers: privacy.channelAnswers,
-            pinDays: privacy.pinDays > 0 ? privacy.pinDays : nil, studentDataInLog: log.studentData)
+            pinDays: privacy.pinDays > 0 ? privacy.pinDays : nil, studentDataInLog: log.studentData,
+            cityMinimumPopulation: privacy.cityMinimumPopulation)
     }
 
     /// The `operator:` section: the listener of `/healthz` and `/metrics`, for the operator's

@@ -60,6 +60,7 @@ enum ConfigReader {
             p.choice("finest", into: &config.privacy.finestPrecision)
             p.choice("channel_answers", into: &config.privacy.channelAnswers)
             p.int("pin_days", into: &config.privacy.pinDays, range: 0...3650)
+            p.int("city_min_population", into: &config.privacy.cityMinimumPopulation, range: 0...100_000_000)
         }
         top.section("operator") { o in
             o.bool("enabled", into: &config.operatorListener.enabled)

@@ -33,27 +33,40 @@ enum PrivacyLevels {
             await call.reply("OK: your pin will be kept at \(describe(level)) when you post one.")
             return
         }
-        let current = await services.coarsener.precision(of: pin)
+        let coarsener = services.coarsener
+        let current = await coarsener.precision(of: pin)
         let tripChanged = try await keepTripNoFiner(than: level, pin: pin, session: bound.session, services)
-        guard level > current else {
+        guard await coarsener.isFiner(pin, than: level) else {
+            // Not finer than the level: kept at it already (a region's point and name may be its
+            // main town's too, so a pin read as the town's can be the region's as well).
             if tripChanged { await flushFinerPlace(of: pin, services) }
             await call.reply(
-                level == current
+                level >= current
                     ? "OK: your pin is kept at \(describe(level)): others see \(Formatting.place(pin.mapString))."
                     : "OK: your next pin will be kept at \(describe(level)). The one you have stays at \(describe(current)) (\(Formatting.place(pin.mapString))): nothing finer was kept, so post again to change it: \(call.prefix)post <place>."
             )
             return
         }
-        let coarse = await services.coarsener.coarsen(pin.draft, to: level)
+        let coarse = await coarsener.coarsening(pin.draft, to: level)
         let saved = try await services.call {
             try await services.directory.updateLocation(
                 objectId: pin.objectId, with: coarse.draft, session: bound.session)
         }
         await services.classMap.record(saved)
         await flushFinerPlace(of: pin, services)
+        let widened =
+            coarse.isWidened ? " " + widening(to: coarse.precision, minimum: coarsener.cityMinimumPopulation) : ""
         await call.reply(
-            "OK: your pin is now kept at \(describe(coarse.precision)): others see \(Formatting.place(saved.mapString)); the finer place is no longer stored."
+            "OK: your pin is now kept at \(describe(coarse.precision)): others see \(Formatting.place(saved.mapString))\(widened); the finer place is no longer stored."
         )
+    }
+
+    /// Why a city-level pin shows a larger town than the student's, or their region: "(the nearest
+    /// town of at least 15,000 people in your region)".
+    static func widening(to precision: PinPrecision, minimum: Int) -> String {
+        precision == .city
+            ? "(the nearest town of at least \(Formatting.grouped(minimum)) people in your region)"
+            : "(your region has no town of at least \(Formatting.grouped(minimum)) people)"
     }
 
     /// Keeps the trip of `pin` no finer than `level`, as its home pin: a lasting one finer than
@@ -65,7 +78,7 @@ enum PrivacyLevels {
         than level: PinPrecision, pin: StudentLocation, session: DirectorySession, _ services: ClassServices
     ) async throws -> Bool {
         guard let trip = pin.trip, let trips = services.trips,
-            await services.coarsener.precision(of: trip.coordinate, named: trip.mapString) < level
+            await services.coarsener.isFiner(than: level, at: trip.coordinate, named: trip.mapString)
         else { return false }
         let saved: StudentLocation?
         if trip.isActive(at: services.now()) {
@@ -99,15 +112,20 @@ enum PrivacyLevels {
             let accountKey = bound.profile.accountKey
             let level = try await services.call { try await services.precision(of: accountKey) }
             if let pin = try await services.call({ try await services.directory.location(ofAccount: accountKey) }) {
-                let current = await services.coarsener.precision(of: pin)
+                let coarsener = services.coarsener
+                var current = await coarsener.precision(of: pin)
+                // A pin that is already what the student's coarser level makes of it (a region that
+                // shares its main town's point and name) is kept at that level.
+                if level > current, await !coarsener.isFiner(pin, than: level) { current = level }
                 mine =
-                    "Your pin shows \(Formatting.place(pin.mapString)) (\(describe(current))); pins you post are kept at \(describe(level))."
+                    "Your pin shows \(Formatting.place(pin.mapString)) (\(describe(current))); pins you post are kept at \(describe(level))\(smallPlaces(at: level, policy))."
             } else {
-                mine = "You have no pin; the one you post will be kept at \(describe(level))."
+                mine =
+                    "You have no pin; the one you post will be kept at \(describe(level))\(smallPlaces(at: level, policy))."
             }
         } else {
             mine =
-                "Pins are kept at \(describe(policy.defaultPrecision)) unless a student chooses otherwise: \(policy.defaultPrecision == .exact ? "the place as typed" : "never the street typed")."
+                "Pins are kept at \(describe(policy.defaultPrecision)) unless a student chooses otherwise: \(policy.defaultPrecision == .exact ? "the place as typed" : "never the street typed")\(smallPlaces(at: policy.defaultPrecision, policy))."
         }
         let who =
             policy.classOnly
@@ -116,6 +134,15 @@ enum PrivacyLevels {
         let change =
             "Change yours: \(call.prefix)privacy \(allowedWords(policy).replacingOccurrences(of: ", ", with: "|").replacingOccurrences(of: " or ", with: "|")). What is kept about you: \(call.prefix)mydata; erase it all: \(call.prefix)forget."
         return [mine, who, change]
+    }
+
+    /// At city level with `privacy.city_min_population` on, the rule for small places, to end a
+    /// sentence: "; a place of fewer than 15,000 people shows as the nearest town of at least that
+    /// size in its region". Empty otherwise.
+    static func smallPlaces(at level: PinPrecision, _ policy: PrivacyPolicy) -> String {
+        guard level == .city, policy.cityMinimumPopulation > 0 else { return "" }
+        return
+            "; a place of fewer than \(Formatting.grouped(policy.cityMinimumPopulation)) people shows as the nearest town of at least that size in its region"
     }
 
     /// "city level (the town)", for a sentence.

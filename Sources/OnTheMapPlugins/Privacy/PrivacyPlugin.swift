@@ -40,7 +40,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
                     CommandExample(
                         "!privacy",
                         answer: [
-                            "Pins are kept at city level (the town) unless a student chooses otherwise: never the street typed.",
+                            "Pins are kept at city level (the town) unless a student chooses otherwise: never the street typed; a place of fewer than 15,000 people shows as the nearest town of at least that size in its region.",
                             "Who sees them: …",
                             "Change yours: !privacy city|region|country|exact. What is kept about you: !mydata; erase it all: !forget.",
                         ]),

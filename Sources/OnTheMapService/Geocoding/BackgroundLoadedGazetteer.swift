@@ -31,9 +31,9 @@ public final class BackgroundLoadedGazetteer: Geocoder, PlaceFacts {
     }
 
     /// The levels from the loaded gazetteer; nil while it cannot be loaded.
-    public func levels(near coordinate: Coordinate) async -> PlaceLevels? {
+    public func levels(near coordinate: Coordinate, minimumPopulation: Int) async -> PlaceLevels? {
         guard let gazetteer = try? await loaded() else { return nil }
-        return await gazetteer.levels(near: coordinate)
+        return await gazetteer.levels(near: coordinate, minimumPopulation: minimumPopulation)
     }
 
     public func precision(of coordinate: Coordinate, named name: String) async -> PinPrecision {

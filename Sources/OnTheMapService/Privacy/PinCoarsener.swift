@@ -1,43 +1,101 @@
 /// Makes a pin no more precise than its student chose, before it is stored: its coordinate and
 /// its place text become those of the level's place (the nearest populated place, its region, its
 /// country), so what a student typed finer than that ("1600 Amphitheatre Parkway") never reaches
-/// the directory. A pin moved to a place of the gazetteer sits on that place's point under its
-/// name, which is how ``precision(of:named:)`` recognises it later.
+/// the directory. At city level a place of fewer people than ``cityMinimumPopulation`` is widened:
+/// the pin is kept at the nearest place of at least that many in the same region, or at the region
+/// when it has none, so a village of 300 is not as findable as a street. A pin moved to a place of
+/// the gazetteer sits on that place's point under its name, which is how
+/// ``precision(of:named:)`` recognises it later.
 public struct PinCoarsener: Sendable {
     /// Where the places of each level come from; nil: coordinates are rounded to a grid instead
     /// (0.1° for a city, 1° for a region, 5° for a country) and the place text says so.
     public let finder: (any PlaceLevelFinder)?
+    /// `privacy.city_min_population`: the fewest people a place kept at city level has (0: any
+    /// populated place). Grid rounding, without a finder, knows no populations and ignores it.
+    public let cityMinimumPopulation: Int
 
-    public init(finder: (any PlaceLevelFinder)?) {
+    public init(finder: (any PlaceLevelFinder)?, cityMinimumPopulation: Int) {
         self.finder = finder
+        self.cityMinimumPopulation = max(0, cityMinimumPopulation)
+    }
+
+    /// A place made no finer than a level.
+    public struct CoarsePlace: Sendable, Hashable {
+        public var place: PlaceCandidate
+        /// Whether the place is a larger town than the one nearest to the point, or its region: the
+        /// nearest has fewer people than ``PinCoarsener/cityMinimumPopulation``.
+        public var isWidened: Bool
+    }
+
+    /// A pin made no finer than a level.
+    public struct CoarsePin: Sendable, Hashable {
+        public var draft: PinDraft
+        /// The level it is kept at: the one asked for, or coarser (a region typed at city level, a
+        /// village whose region has no town large enough).
+        public var precision: PinPrecision
+        /// Whether its place was widened (see ``CoarsePlace/isWidened``).
+        public var isWidened: Bool
     }
 
     /// `place` (a geocoder's answer) at `level`: a place of that level or coarser is kept as it is
-    /// (a town or a region typed is shown under its own name, never made finer), anything finer (a
-    /// street address) becomes the gazetteer's place of the level around its point. At `.exact`,
-    /// unchanged.
+    /// (a town or a region typed is shown under its own name, never made finer), except a town at
+    /// city level with fewer people than ``cityMinimumPopulation``, which is widened; anything finer
+    /// (a street address) becomes the gazetteer's place of the level around its point. At
+    /// `.exact`, unchanged.
     public func coarsen(_ place: PlaceCandidate, to level: PinPrecision) async -> PlaceCandidate {
+        await coarsening(place, to: level).place
+    }
+
+    /// What `coarsen(_:to:)` makes of `place`, and whether it was widened.
+    public func coarsening(_ place: PlaceCandidate, to level: PinPrecision) async -> CoarsePlace {
         let given = place.kind.precision
-        guard level != .exact, given < level else { return place }
-        let target = level
-        if let levels = await finder?.levels(near: place.coordinate), let found = levels.place(at: target) {
-            return PlaceCandidate(
-                displayName: found.place.name, adminArea: found.precision == .country ? nil : levels.region?.name,
-                country: levels.country.name, countryCode: place.countryCode, coordinate: found.place.coordinate,
-                kind: found.precision.kind, population: 0, match: place.match)
+        let unchanged = CoarsePlace(place: place, isWidened: false)
+        guard level != .exact, given <= level else { return unchanged }
+        guard given < level else { return await widened(place) ?? unchanged }
+        let minimum = level == .city ? cityMinimumPopulation : 0
+        if let levels = await finder?.levels(near: place.coordinate, minimumPopulation: minimum),
+            let found = levels.place(at: level)
+        {
+            return CoarsePlace(
+                place: Self.candidate(found, in: levels, for: place), isWidened: level == .city && levels.isWidened)
         }
         let step: Double =
-            switch target {
+            switch level {
             case .exact, .city: 0.1
             case .region: 1
             case .country: 5
             }
         let latitude = min(90, max(-90, Self.snapped(place.coordinate.latitude, step: step)))
         let longitude = min(180, max(-180, Self.snapped(place.coordinate.longitude, step: step)))
-        return PlaceCandidate(
-            displayName: "Near \(Self.decimal(latitude)), \(Self.decimal(longitude))", adminArea: nil, country: nil,
-            countryCode: nil, coordinate: Coordinate(latitude: latitude, longitude: longitude), kind: target.kind,
-            population: 0, match: place.match)
+        return CoarsePlace(
+            place: PlaceCandidate(
+                displayName: "Near \(Self.decimal(latitude)), \(Self.decimal(longitude))", adminArea: nil, country: nil,
+                countryCode: nil, coordinate: Coordinate(latitude: latitude, longitude: longitude), kind: level.kind,
+                population: 0, match: place.match),
+            isWidened: false)
+    }
+
+    /// The place a town kept at city level is widened to when it has fewer people than the
+    /// minimum; nil when it stays as it is (large enough, widening off, no place data). Its
+    /// population is the geocoder's, or when the geocoder gives none, that of the gazetteer's
+    /// populated place nearest to its point (the town itself, when it is the gazetteer's).
+    private func widened(_ place: PlaceCandidate) async -> CoarsePlace? {
+        guard place.kind == .city, cityMinimumPopulation > 0, let finder,
+            let levels = await finder.levels(near: place.coordinate, minimumPopulation: cityMinimumPopulation)
+        else { return nil }
+        let population = place.population > 0 ? place.population : levels.nearest.population
+        guard population < cityMinimumPopulation, let found = levels.place(at: .city) else { return nil }
+        return CoarsePlace(place: Self.candidate(found, in: levels, for: place), isWidened: true)
+    }
+
+    /// The candidate of `found`, one of the places of `levels`, standing for `place`.
+    private static func candidate(
+        _ found: (place: LevelPlace, precision: PinPrecision), in levels: PlaceLevels, for place: PlaceCandidate
+    ) -> PlaceCandidate {
+        PlaceCandidate(
+            displayName: found.place.name, adminArea: found.precision == .country ? nil : levels.region?.name,
+            country: levels.country.name, countryCode: place.countryCode, coordinate: found.place.coordinate,
+            kind: found.precision.kind, population: found.place.population, match: place.match)
     }
 
     /// `draft` at `level`, and the level it was kept at. `resolved` is the place the geocoder
@@ -47,24 +105,33 @@ public struct PinCoarsener: Sendable {
     public func coarsen(_ draft: PinDraft, to level: PinPrecision, resolved: PlaceCandidate? = nil) async -> (
         draft: PinDraft, precision: PinPrecision
     ) {
+        let coarse = await coarsening(draft, to: level, resolved: resolved)
+        return (coarse.draft, coarse.precision)
+    }
+
+    /// What `coarsen(_:to:resolved:)` makes of `draft`, and whether its place was widened.
+    public func coarsening(_ draft: PinDraft, to level: PinPrecision, resolved: PlaceCandidate? = nil) async
+        -> CoarsePin
+    {
         let given =
             resolved
             ?? PlaceCandidate(
                 displayName: draft.mapString, adminArea: nil, country: nil, countryCode: nil,
                 coordinate: draft.coordinate, kind: .address, population: 0)
-        guard level != .exact else { return (draft, given.kind.precision) }
-        let place = await coarsen(given, to: level)
-        var coarse = draft
-        coarse.mapString = place.displayName
-        coarse.coordinate = place.coordinate
-        return (coarse, place.kind.precision)
+        guard level != .exact else { return CoarsePin(draft: draft, precision: given.kind.precision, isWidened: false) }
+        let coarse = await coarsening(given, to: level)
+        var pin = draft
+        pin.mapString = coarse.place.displayName
+        pin.coordinate = coarse.place.coordinate
+        return CoarsePin(draft: pin, precision: coarse.place.kind.precision, isWidened: coarse.isWidened)
     }
 
     /// A stored trip no more precise than `level`: its place as a pin's would be coarsened (a trip
-    /// kept at that level or coarser is left as it is), its end unchanged.
+    /// kept at that level or coarser is left as it is, but for a town of fewer people than the
+    /// minimum kept at city level, which is widened), its end unchanged.
     public func coarsen(_ trip: Trip, to level: PinPrecision) async -> Trip {
         let kept = await precision(of: trip.coordinate, named: trip.mapString)
-        guard level != .exact, kept < level else { return trip }
+        guard level != .exact, kept <= level else { return trip }
         let place = await coarsen(
             PlaceCandidate(
                 displayName: trip.mapString, adminArea: nil, country: nil, countryCode: nil,
@@ -73,9 +140,39 @@ public struct PinCoarsener: Sendable {
         return Trip(mapString: place.displayName, coordinate: place.coordinate, endsAt: trip.endsAt)
     }
 
-    /// The level of a stored pin from its point and place text (`.exact` without a finder).
+    /// Whether a stored place (a pin's or a trip's) shows more than `level` allows: coarsening it
+    /// to that level would change its point or text. So a place kept at a finer level is, and so is
+    /// a city-level one in a town of fewer people than the minimum (kept before the minimum was set
+    /// or raised); a place that is already what the level makes of it is not. Never at `.exact`.
+    public func isFiner(than level: PinPrecision, at coordinate: Coordinate, named name: String) async -> Bool {
+        guard level != .exact else { return false }
+        let kept = await precision(of: coordinate, named: name)
+        let coarse = await coarsen(
+            PlaceCandidate(
+                displayName: name, adminArea: nil, country: nil, countryCode: nil, coordinate: coordinate,
+                kind: kept.kind, population: 0),
+            to: level)
+        return coarse.displayName != name || PointKey(coarse.coordinate) != PointKey(coordinate)
+    }
+
+    /// Whether `pin` (its home place) shows more than `level` allows; see
+    /// ``isFiner(than:at:named:)``.
+    public func isFiner(_ pin: StudentLocation, than level: PinPrecision) async -> Bool {
+        await isFiner(than: level, at: pin.coordinate, named: pin.mapString)
+    }
+
+    /// The level of a stored pin from its point and place text (`.exact` without a finder). A
+    /// region and its main town may share one point and name ("Braga, Portugal"): such a pin reads
+    /// as the town's when the town has the people to keep a city-level pin (it is what a city-level
+    /// pin there, or one widened to it, is kept at), else as the region's.
     public func precision(of coordinate: Coordinate, named name: String) async -> PinPrecision {
-        await finder?.precision(of: coordinate, named: name) ?? .exact
+        guard let finder else { return .exact }
+        let found = await finder.precision(of: coordinate, named: name)
+        guard found == .region,
+            let town = await finder.levels(near: coordinate, minimumPopulation: cityMinimumPopulation)?.city,
+            town.name == name, PointKey(town.coordinate) == PointKey(coordinate)
+        else { return found }
+        return .city
     }
 
     /// The level of a stored pin.

@@ -30,11 +30,18 @@ public struct PrivacyPolicy: Sendable, Equatable {
     public var pinDays: Int?
     /// `log.student_data`: whether the bot's log keeps what students type and who they are.
     public var studentDataInLog: Bool
+    /// `privacy.city_min_population`: a city-level pin in a place of fewer people is kept at the
+    /// nearest place of at least this many in the same region, or at the region when it has none;
+    /// 0 keeps every city-level pin at the nearest populated place.
+    public var cityMinimumPopulation: Int
+
+    /// The `privacy.city_min_population` of a config that does not set it.
+    public static let defaultCityMinimumPopulation = 15_000
 
     public init(
         defaultPrecision: PinPrecision = .city, finestPrecision: PinPrecision = .exact,
         visibility: Visibility = .class, channelAnswers: ChannelAnswers = .channel, pinDays: Int? = nil,
-        studentDataInLog: Bool = false
+        studentDataInLog: Bool = false, cityMinimumPopulation: Int = PrivacyPolicy.defaultCityMinimumPopulation
     ) {
         self.defaultPrecision = defaultPrecision
         self.finestPrecision = finestPrecision
@@ -42,6 +49,7 @@ public struct PrivacyPolicy: Sendable, Equatable {
         self.channelAnswers = channelAnswers
         self.pinDays = pinDays
         self.studentDataInLog = studentDataInLog
+        self.cityMinimumPopulation = cityMinimumPopulation
     }
 
     /// What the operator's log may still hold about a student, for `!mydata` and `!forget`.

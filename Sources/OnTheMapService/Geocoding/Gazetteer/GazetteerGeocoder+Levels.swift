@@ -1,22 +1,31 @@
 import Foundation
 
 extension GazetteerGeocoder: PlaceLevelFinder {
-    public func levels(near coordinate: Coordinate) async -> PlaceLevels? {
-        nearestLevels(to: coordinate)
+    public func levels(near coordinate: Coordinate, minimumPopulation: Int) async -> PlaceLevels? {
+        nearestLevels(to: coordinate, minimumPopulation: minimumPopulation)
     }
 
     public func precision(of coordinate: Coordinate, named name: String) async -> PinPrecision {
         placePrecision(of: coordinate, named: name)
     }
 
-    /// The city nearest to `coordinate` (by great-circle distance), with its region and country.
-    public func nearestLevels(to coordinate: Coordinate) -> PlaceLevels? {
+    /// The city nearest to `coordinate` (by great-circle distance), the city a city-level pin
+    /// there is kept at (that one when it has at least `minimumPopulation` people, else the
+    /// nearest that has in the same division, or none), with its region and country.
+    public func nearestLevels(to coordinate: Coordinate, minimumPopulation: Int = 0) -> PlaceLevels? {
         guard coordinate.isValid, let city = nearestCity(to: coordinate) else { return nil }
         let country = Int(store.countryOf[city])
         let region = Int(store.regionOf[city])
-        let cityCandidate = candidate(for: city, match: .exact)
+        let nearest = levelPlace(city)
+        let kept: LevelPlace?
+        if Int(store.populations[city]) >= minimumPopulation {
+            kept = nearest
+        } else {
+            kept = nearestCity(to: coordinate, minimumPopulation: minimumPopulation, in: store.division(of: city))
+                .map(levelPlace)
+        }
         return PlaceLevels(
-            city: LevelPlace(name: cityCandidate.displayName, coordinate: cityCandidate.coordinate),
+            nearest: nearest, city: kept,
             region: region >= store.countryCount && region < store.countryCount + store.regionCount
                 ? levelPlace(region) : nil,
             country: levelPlace(country))
@@ -56,13 +65,17 @@ extension GazetteerGeocoder: PlaceLevelFinder {
 
     private func levelPlace(_ place: Int) -> LevelPlace {
         let found = candidate(for: place, match: .exact)
-        return LevelPlace(name: found.displayName, coordinate: found.coordinate)
+        return LevelPlace(name: found.displayName, coordinate: found.coordinate, population: found.population)
     }
 
-    /// The nearest city: the cells around the point, ring by ring, until no cell left can hold a
-    /// nearer one.
-    func nearestCity(to coordinate: Coordinate) -> Int? {
+    /// The nearest city of at least `minimumPopulation` people in `division` (any division when
+    /// nil): the cells around the point, ring by ring, until no cell left can hold a nearer one.
+    /// A cell's cities are read most populous first, up to the first one too small. Nil at once
+    /// when the division has no city that large.
+    func nearestCity(to coordinate: Coordinate, minimumPopulation: Int = 0, in division: Int? = nil) -> Int? {
         let index = cityIndex()
+        let minimum = Int32(clamping: minimumPopulation)
+        if let division, index.largestInDivision[division] < minimum { return nil }
         let row = GazetteerPlaceIndex.row(coordinate.latitude)
         let column = GazetteerPlaceIndex.column(coordinate.longitude)
         var best: (place: Int, kilometres: Double)?
@@ -81,6 +94,8 @@ extension GazetteerGeocoder: PlaceLevelFinder {
                         let cell = cellRow * GazetteerPlaceIndex.columns + cellColumn
                         for position in Int(index.cellStarts[cell])..<Int(index.cellStarts[cell + 1]) {
                             let place = Int(index.order[position])
+                            if store.populations[place] < minimum { break }
+                            if let division, store.division(of: place) != division { continue }
                             let distance = GreatCircle.distanceKilometres(
                                 coordinate,
                                 Coordinate(

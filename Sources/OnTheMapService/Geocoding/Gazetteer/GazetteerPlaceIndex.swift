@@ -39,7 +39,9 @@ public struct LabelledPlace: Sendable, Hashable, Codable {
 
 /// The gazetteer's cities by place on the map: every city id, grouped by the 1° × 1° cell it lies
 /// in and, inside a cell, most populous first. Four bytes a city plus four a cell; the largest
-/// cities of a box are found by reading only the cells the box touches.
+/// cities of a box are found by reading only the cells the box touches. Beside them, the population
+/// of each division's largest city (four bytes a country or region), so a search for a city of some
+/// size in a division that has none stops at once.
 struct GazetteerPlaceIndex: Sendable {
     static let columns = 360
     static let rows = 180
@@ -48,13 +50,20 @@ struct GazetteerPlaceIndex: Sendable {
     let order: [Int32]
     /// Where each cell's ids start in `order` (one more entry than there are cells).
     let cellStarts: [Int32]
+    /// The population of the largest city of each division (``GazetteerStore/division(of:)``),
+    /// by its id; 0 for one without cities.
+    let largestInDivision: [Int32]
 
     init(store: GazetteerStore) {
         let cities = (store.countryCount + store.regionCount)..<store.placeCount
         var counts = [Int32](repeating: 0, count: Self.columns * Self.rows + 1)
+        var largest = [Int32](repeating: 0, count: store.countryCount + store.regionCount)
         for place in cities {
             counts[Self.cell(latitude: store.latitudes[place], longitude: store.longitudes[place]) + 1] += 1
+            let division = store.division(of: place)
+            largest[division] = max(largest[division], store.populations[place])
         }
+        largestInDivision = largest
         for cell in 1..<counts.count { counts[cell] += counts[cell - 1] }
         var next = counts
         var order = [Int32](repeating: 0, count: cities.count)

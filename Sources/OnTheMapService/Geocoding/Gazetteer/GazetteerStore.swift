@@ -82,6 +82,13 @@ struct GazetteerStore: Sendable {
 
     func isAdministrative(_ place: Int32) -> Bool { Int(place) < countryCount + regionCount }
 
+    /// The division a city is in, for keeping a pin inside it: its region's id, or its country's
+    /// when the data gives it no region (a country or region id, below `countryCount + regionCount`).
+    func division(of place: Int) -> Int {
+        let region = Int(regionOf[place])
+        return region >= countryCount && region < countryCount + regionCount ? region : Int(countryOf[place])
+    }
+
     /// The time zone of `place`: its IANA name, that its country has several, or none known.
     func zone(of place: Int) -> PlaceTimeZone {
         let zone = zoneOf[place]
