@@ -94,7 +94,8 @@ import Testing
             try await group.waitForAll()
         }
         _ = try await DemoClass.seed(
-            into: directory, geocoder: try GazetteerGeocoder.loadBundled(), coarsener: PinCoarsener(finder: nil),
+            into: directory, geocoder: try GazetteerGeocoder.loadBundled(),
+            coarsener: PinCoarsener(finder: nil, cityMinimumPopulation: 0),
             precision: .exact)
         try directory.close()
     }

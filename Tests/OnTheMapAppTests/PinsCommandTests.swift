@@ -19,7 +19,9 @@ import Testing
         #expect(seeded.count >= 30)
         // seed-demo stores the demo class no finer than the class's default level (city), as a
         // student's !post would: a town at city level, a place the gazetteer knows as a region as it is.
-        let levels = PinCoarsener(finder: try GazetteerGeocoder.loadBundled())
+        let levels = PinCoarsener(
+            finder: try GazetteerGeocoder.loadBundled(),
+            cityMinimumPopulation: PrivacyPolicy.defaultCityMinimumPopulation)
         for pin in seeded { #expect(await levels.precision(of: pin) >= .city, "\(pin.mapString)") }
         let first = try #require(seeded.first { $0.uniqueKey == "demo-1" })
         let second = try #require(seeded.first { $0.uniqueKey == "demo-2" })

@@ -101,7 +101,8 @@ public final class UdacityStudentDirectory: StudentDirectory {
         let session = DirectorySession(accountKey: key, sessionId: sessionId, expiresAt: expiration)
         await state.remember(
             xsrfToken: Self.xsrfToken(in: reply), cookies: Self.cookieHeader(in: reply), forSession: sessionId)
-        logger.info("Logged in to the Udacity API", metadata: ["account": "\(key)"])
+        // Which student it was is the command log's to say, under a pseudonym (log.student_data).
+        logger.debug("Logged in to the Udacity API")
         return session
     }
 
@@ -115,12 +116,10 @@ public final class UdacityStudentDirectory: StudentDirectory {
         await state.forget(session: session.sessionId)
         switch reply.status {
         case 200..<300:
-            logger.info("Logged out of the Udacity API", metadata: ["account": "\(session.accountKey)"])
+            logger.debug("Logged out of the Udacity API")
         case 401, 403, 404:
             // The server no longer knows this session (or its token): it is ended either way.
-            logger.debug(
-                "Logout answered \(reply.status); the session is treated as ended",
-                metadata: ["account": "\(session.accountKey)"])
+            logger.debug("Logout answered \(reply.status); the session is treated as ended")
         default:
             throw Self.failure(for: reply)
         }

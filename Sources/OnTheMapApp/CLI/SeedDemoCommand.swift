@@ -41,7 +41,9 @@ struct SeedDemoCommand: AsyncParsableCommand {
         let outcome: DemoClass.Outcome
         do {
             outcome = try await DemoClass.seed(
-                into: accounts, geocoder: stack.geocoder, coarsener: PinCoarsener(finder: stack.placeLevels),
+                into: accounts, geocoder: stack.geocoder,
+                coarsener: PinCoarsener(
+                    finder: stack.placeLevels, cityMinimumPopulation: config.privacy.cityMinimumPopulation),
                 precision: config.privacy.defaultPrecision)
         } catch {
             await stack.shutdown()
