@@ -216,7 +216,7 @@ enum Journeys {
         let gaia = try await ada.ask("!post Vila Nova de Gaia", lines: 2)
         #expect(gaia[0].hasPrefix("Found Vila Nova de Gaia"), "\(gaia)")
         let moved = try await ada.say("!link https://ada.example.org/portfolio")
-        #expect(moved.hasPrefix("You are on the map: Ada Lovelace — Vila Nova de Gaia"), "\(moved)")
+        #expect(moved.hasPrefix("Your pin is updated: Ada Lovelace — Vila Nova de Gaia"), "\(moved)")
 
         // !privacy: three lines, then a coarser level re-stores the pin at once.
         let privacy = try await ada.ask("!privacy", lines: 3)
@@ -230,7 +230,13 @@ enum Journeys {
         let shown = try #require(privacy.first?.components(separatedBy: "Your pin shows ").last)
         let cityPlace = String(shown[..<(shown.range(of: " (")?.lowerBound ?? shown.endIndex)])
         #expect(cityPlace.hasPrefix("Vila Nova de Gaia") && !region.joined().contains(cityPlace), "\(region)")
-        if bot.store == .sqlite {
+        if bot.store == .postgres {
+            // PostgreSQL: no earlier version of the pin waits in the change feed.
+            let versions = try await runCommand(
+                "/usr/bin/psql",
+                [bot.database, "-tAc", "SELECT count(*) FROM pin_versions WHERE map_string = '\(cityPlace)'"])
+            #expect(versions.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "pin_versions: \(versions)")
+        } else {
             for file in [bot.database, bot.database + "-wal"] {
                 let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
                 #expect(bytes.range(of: Data(cityPlace.utf8)) == nil, "\(file) still holds \"\(cityPlace)\"")

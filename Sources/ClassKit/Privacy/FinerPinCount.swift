@@ -31,7 +31,7 @@ extension ClassServices {
         var finer = 0
         for pin in pins {
             let level = policy.allowed(choices[pin.uniqueKey])
-            if await coarsener.isFiner(pin, than: level) { finer += 1 }
+            if await coarsener.precision(of: pin) < level { finer += 1 }
         }
         return FinerPinCount(finer: finer, total: pins.count)
     }
