@@ -227,6 +227,9 @@ public struct BotConfiguration: Sendable, Equatable {
         public var finestPrecision: PinPrecision = .exact
         /// `privacy.channel_answers`: lookups asked in a channel answered there, or to the asker.
         public var channelAnswers: PrivacyPolicy.ChannelAnswers = .channel
+        /// `privacy.open_channel`: what a channel anyone may join hears of the students while the
+        /// class is for the class: their names only, or everything.
+        public var openChannel: PrivacyPolicy.OpenChannel = .names
         /// `privacy.pin_days`: a pin not updated for this many days leaves the map; 0 keeps pins.
         public var pinDays = 0
     }
@@ -236,7 +239,7 @@ public struct BotConfiguration: Sendable, Equatable {
         PrivacyPolicy(
             defaultPrecision: privacy.defaultPrecision, finestPrecision: privacy.finestPrecision,
             visibility: web.visibility, channelAnswers: privacy.channelAnswers,
-            pinDays: privacy.pinDays > 0 ? privacy.pinDays : nil)
+            openChannel: privacy.openChannel, pinDays: privacy.pinDays > 0 ? privacy.pinDays : nil)
     }
 
     /// The `operator:` section: the listener of `/healthz` and `/metrics`, for the operator's
