@@ -7,7 +7,7 @@ import SQLiteDirectory
 import Testing
 
 /// The whole bot on a real InspIRCd, in a class channel without a key: the bot learns the channel's
-/// modes from the server and follows the operator's change.
+/// modes from the server, follows the operator's change, and tells its operators.
 @Suite(.serialized) struct OpenChannelLiveTests {
     static let botNick = "MapBot"
     static let channel = "#class"
@@ -20,9 +20,10 @@ import Testing
         message.command == "PRIVMSG" && message.sourceNick == botNick && message.parameters.first == target
     }
 
-    /// In a channel anyone may join, a class-only class's new pin is announced by name only; once
-    /// the channel's operator sets a key (+k), the bot follows the MODE change and the next
-    /// announcement is the full one.
+    /// In a channel anyone may join, a class-only class's new pin is announced by name only, the log
+    /// warns once and `!status` lists the channel; once the channel's operator sets a key (+k), the
+    /// bot follows the MODE change: the next announcement is the full one and `!status` lists no
+    /// open channel.
     @Test(.timeLimit(.minutes(2))) func anOpenChannelHearsNamesUntilItIsKeyed() async throws {
         let folder = try TemporaryDirectory(prefix: "open-channel-live")
         let database = folder.file("class.sqlite")
@@ -51,15 +52,17 @@ import Testing
                       channels: ["\(Self.channel)"]
                       announce_to: ["\(Self.channel)"]
                       flood: {burst: 10, lines_per_second: 5}
+                      owners: ["teacher!*@127.0.0.1"]
                     service:
                       database: \(database)
                     """)
-            var logger = Logger(label: "open-channel", factory: { _ in SwiftLogNoOpLogHandler() })
-            logger.logLevel = .critical
+            let log = LogRecorder()
+            var logger = log.logger()
+            logger.logLevel = .warning
             let bot = try await BotAssembly.makeService(config: config, logger: logger)
             let running = Task { await bot.runUntilStopped() }
             do {
-                try await Self.scenario(teacher: teacher, students: users)
+                try await Self.scenario(teacher: teacher, students: users, log: log)
             } catch {
                 await bot.shutdown()
                 _ = await running.value
@@ -72,7 +75,22 @@ import Testing
         }
     }
 
-    static func scenario(teacher: TestIRCUser, students users: [TestIRCUser]) async throws {
+    /// The lines of the bot's `!status` to `teacher` (told apart from what follows by a `!ping`).
+    static func status(_ teacher: TestIRCUser) async throws -> [String] {
+        let before = await teacher.receivedLines.count
+        try await teacher.privmsg(botNick, "!status")
+        try await teacher.privmsg(botNick, "!ping")
+        _ = try await teacher.waitForMessage(timeout: .seconds(15), "the pong after !status") {
+            fromBot($0, to: "teacher") && $0.parameters.last == "pong"
+        }
+        return await teacher.receivedLines.dropFirst(before).compactMap { line in
+            guard let message = try? IRCMessage(parsing: line, maxLineBytes: 16_384), fromBot(message, to: "teacher")
+            else { return nil }
+            return message.parameters.last
+        }
+    }
+
+    static func scenario(teacher: TestIRCUser, students users: [TestIRCUser], log: LogRecorder) async throws {
         _ = try await teacher.waitForMessage(timeout: .seconds(20), "the bot's JOIN") {
             $0.command == "JOIN" && $0.sourceNick == botNick
         }
@@ -89,6 +107,18 @@ import Testing
             fromBot($0, to: channel)
         }
         #expect(named.parameters.last == "Jane Doe is on the map — ask me privately, or see the class map")
+        // The warning comes with the server's 324, which may still be on its way.
+        let warning = "#class is open to anyone (no key, not invite-only)"
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !log.all.contains(where: { $0.contains(warning) }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let warned = log.all.filter { $0.contains(warning) }
+        #expect(warned.count == 1, "\(log.all)")
+        let open = try await status(teacher)
+        #expect(
+            open.contains { $0.hasPrefix("Open to anyone (no key, not invite-only): #class; students' places") },
+            "\(open)")
 
         // The operator keys the channel; the bot, in it, hears the MODE before Tom's post.
         try await teacher.send("MODE \(channel) +k classkey")
@@ -100,5 +130,8 @@ import Testing
             fromBot($0, to: channel) && $0.parameters.last?.contains("Tom Tacoma") == true
         }
         #expect(full.parameters.last == "New pin: Tom Tacoma — Portland, Oregon, United States — https://tom.example")
+        let keyed = try await status(teacher)
+        #expect(keyed.first?.hasPrefix("On The Map") == true, "\(keyed)")
+        #expect(!keyed.contains { $0.contains("Open to anyone") }, "\(keyed)")
     }
 }
