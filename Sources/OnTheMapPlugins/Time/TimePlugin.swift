@@ -253,9 +253,12 @@ public struct TimePlugin: Plugin {
             call, services, command: "overlap",
             alternative: "\(call.prefix)time \(Formatting.clean(argument, maxBytes: 60))")
         let now = services.now()
+        // A channel that hears names only hears no place in a refusal either.
+        let withheld = await ClassLookups.withholdsPlaces(call, services)
         guard let ownZone = await zone(of: own, services, now: now).timeZone else {
+            let place = withheld ? "" : " (\(Formatting.place(own.shown(at: now).mapString)))"
             throw UserFacingError(
-                "I do not know the time zone of your pin (\(Formatting.place(own.shown(at: now).mapString))): post a city with /msg \(call.botNick) \(call.prefix)post <city, country>."
+                "I do not know the time zone of your pin\(place): post a city with /msg \(call.botNick) \(call.prefix)post <city, country>."
             )
         }
         let matches = try await classmates(matching: argument, call, services).filter { $0.uniqueKey != own.uniqueKey }
@@ -274,7 +277,10 @@ public struct TimePlugin: Plugin {
         let name = Formatting.name(other)
         let otherZone = await zone(of: other, services, now: now)
         guard let theirZone = otherZone.timeZone else {
-            throw UserFacingError(timeLine(for: other, zone: otherZone, now: now, who: name, whose: "\(name)'s"))
+            throw UserFacingError(
+                withheld
+                    ? "I cannot tell \(name)'s time: ask me privately."
+                    : timeLine(for: other, zone: otherZone, now: now, who: name, whose: "\(name)'s"))
         }
         let shared = Daytime.sharedToday(asker: ownZone, other: theirZone, now: now, includingPast: false)
         let text =
