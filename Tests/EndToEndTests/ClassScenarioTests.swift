@@ -33,6 +33,8 @@ import Testing
                   channels: ["\(channel)"]
                   announce_to: ["\(channel)"]
                   flood: {burst: 10, lines_per_second: 5}
+                privacy:
+                  open_channel: full   # the channel has no key: the full texts in it are what is tested
                 \(service)
                 """)
     }

@@ -114,6 +114,8 @@ import Testing
                       database: \(database)
                     plugins:
                       announce: {poll_seconds: 10}
+                    privacy:
+                      open_channel: full   # the channel has no key: the full announcements are tested
                     """)
             let students = Class(server: server)
             let bot = try await BotAssembly.makeService(config: config, logger: Self.quietLogger) { irc in

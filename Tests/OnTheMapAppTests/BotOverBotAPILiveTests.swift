@@ -58,6 +58,8 @@ import Testing
         plugins:
           announce:
             poll_seconds: 3600
+        privacy:
+          open_channel: full   # #beta has no key: the full announcement is what is tested
         """.write(toFile: configB, atomically: true, encoding: .utf8)
         let roster = folder.file("roster.csv")
         try "email,first_name,last_name,password\n\(email),Rosalind,Franklin,\(password)\n"

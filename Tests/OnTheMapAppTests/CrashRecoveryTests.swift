@@ -118,6 +118,8 @@ import Testing
         \(service)
         plugins:
           announce: {poll_seconds: 10}
+        privacy:
+          open_channel: full   # the channel has no key: the full announcements are what is tested
         """.write(toFile: configPath, atomically: true, encoding: .utf8)
         let roster = folder.file("roster.csv")
         try

@@ -168,6 +168,8 @@ struct RecordingLogHandler: LogHandler {
                   flood: {burst: 20, lines_per_second: 10}
                 service:
                   database: \(database)
+                privacy:
+                  open_channel: full   # the scripted server says no channel modes: the full texts are tested
                 """)
         let bot = try await BotAssembly.makeService(config: config, logger: logger)
         let harness = Harness(server: server, bot: bot, network: network)

@@ -17,9 +17,11 @@ enum LiveBotSetup {
     }
 
     /// Writes `bot.yaml` into `folder` for a bot called MapBot in #class on 127.0.0.1 over TLS, with
-    /// its SQLite directory at `database`; `ircExtra` adds lines to the `irc` section. Returns the path.
+    /// its SQLite directory at `database`; `ircExtra` adds lines to the `irc` section, `extra`
+    /// sections after the others. Returns the path.
     static func writeConfig(
-        in folder: TemporaryDirectory, port: Int, caFile: String, database: String, ircExtra: String = ""
+        in folder: TemporaryDirectory, port: Int, caFile: String, database: String, ircExtra: String = "",
+        extra: String = ""
     ) throws -> String {
         let path = folder.file("bot.yaml")
         try """
@@ -32,6 +34,7 @@ enum LiveBotSetup {
         \(ircExtra)
         service:
           database: \(database)
+        \(extra)
         """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

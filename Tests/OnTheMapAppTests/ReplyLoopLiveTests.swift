@@ -65,8 +65,12 @@ import Testing
         try await LiveBotSetup.withServer("inspircd") { port, caFile in
             let folder = try TemporaryDirectory(prefix: "owner-reload")
             let database = folder.file("class.sqlite")
+            // #class has no key; its warning is not this test's, and would make the reload's answer
+            // longer than one line.
+            let quiet = "privacy: {open_channel: full}"
             let config = try LiveBotSetup.writeConfig(
-                in: folder, port: port, caFile: caFile, database: database, ircExtra: "  owners: [\"boss!*@*\"]")
+                in: folder, port: port, caFile: caFile, database: database, ircExtra: "  owners: [\"boss!*@*\"]",
+                extra: quiet)
             let boss = try await TestIRCUser.connect(port: port, caFile: caFile, nick: "boss")
             let process = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
             defer { process.kill() }
@@ -81,7 +85,8 @@ import Testing
             #expect(pongs.count == 20)
 
             let open = try LiveBotSetup.writeConfig(
-                in: folder, port: port, caFile: caFile, database: database, ircExtra: "  owners: [\"*!*@*\"]")
+                in: folder, port: port, caFile: caFile, database: database, ircExtra: "  owners: [\"*!*@*\"]",
+                extra: quiet)
             #expect(open == config)
             try await boss.privmsg("MapBot", "!reload")
             let reloaded = try await boss.waitForMessage(timeout: .seconds(15), "the reload") {

@@ -39,6 +39,8 @@ import Testing
         plugins:
           announce:
             poll_seconds: 3600
+        privacy:
+          open_channel: full   # the test's channel has no key: the full announcements are what is tested
         """
     }
 

@@ -28,6 +28,11 @@ public struct PluginContext: Sendable {
         await transport.waitUntilSent()
     }
 
+    /// Whether anyone may join `channel` (see ``BotTransport/isOpenChannel(_:)``).
+    public func isOpenChannel(_ channel: String) async -> Bool {
+        await transport.isOpenChannel(channel)
+    }
+
     /// Sends `text` privately to `nick`.
     public func tell(_ nick: String, _ text: String) async {
         await transport.send(OutgoingText(.privmsg, to: nick, text: text))

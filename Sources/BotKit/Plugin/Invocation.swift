@@ -130,6 +130,11 @@ public struct Invocation: Sendable {
         await transport.waitUntilSent()
     }
 
+    /// Whether anyone may join `channel` (see ``BotTransport/isOpenChannel(_:)``).
+    public func isOpenChannel(_ channel: String) async -> Bool {
+        await transport.isOpenChannel(channel)
+    }
+
     /// Says something in a channel, not addressed to anyone (announcements).
     public func say(_ text: String, in channel: String) async {
         await transport.send(OutgoingText(.privmsg, to: channel, text: text))

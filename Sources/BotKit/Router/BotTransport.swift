@@ -26,6 +26,11 @@ public protocol BotTransport: Sendable {
     func sharesChannel(withNick nick: String) async -> Bool
     /// How the server tells the bot who is logged in to which services account now.
     func accountTracking() async -> AccountTracking
+    /// Whether anyone on the network may join `channel` and read what the bot says there: true
+    /// unless the server said the channel has a key (`+k`) or is invite-only (`+i`). A channel
+    /// whose modes are not known (yet) counts as open, so that nothing is said there that an
+    /// open channel must not hear.
+    func isOpenChannel(_ channel: String) async -> Bool
 }
 
 /// What the network says about the connection that uses a nick now.

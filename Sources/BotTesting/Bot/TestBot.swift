@@ -66,6 +66,26 @@ public final class RecordingTransport: BotTransport {
 
     /// Makes the transport report that the server tracks accounts in this way.
     public func setAccountTracking(_ mode: AccountTracking) { tracking.withLockedValue { $0 = mode } }
+
+    /// The channels ``isOpenChannel(_:)`` reports as open (set them with ``setOpenChannel(_:_:)``):
+    /// none at first, so that the tests of full channel texts hear them as in a keyed channel.
+    private let openChannels = NIOLockedValueBox<Set<String>>([])
+
+    public func isOpenChannel(_ channel: String) async -> Bool {
+        openChannels.withLockedValue { $0.contains(CaseMapping.rfc1459.lowercased(channel)) }
+    }
+
+    /// Makes the transport report `channel` as open to anyone (or not).
+    public func setOpenChannel(_ channel: String, _ isOpen: Bool = true) {
+        let key = CaseMapping.rfc1459.lowercased(channel)
+        openChannels.withLockedValue { channels in
+            if isOpen {
+                _ = channels.insert(key)
+            } else {
+                _ = channels.remove(key)
+            }
+        }
+    }
 }
 
 /// Drives the real ``CommandRouter`` with a recording transport, so a plugin test reads like a

@@ -86,6 +86,7 @@ final class RecordingTransport: BotTransport {
     func unwatchPresence(ofNick nick: String) async {}
     func sharesChannel(withNick nick: String) async -> Bool { false }
     func accountTracking() async -> AccountTracking { .none }
+    func isOpenChannel(_ channel: String) async -> Bool { false }
 }
 
 /// An in-memory class directory for the fuzzer: two classmates' pins, the student's login, and

@@ -148,6 +148,12 @@ public actor IRCClient {
     /// Channels the client is in.
     public var joinedChannels: [String] { machine.identityTracker.channelNames }
 
+    /// Whether `channel` keeps strangers out, as the server said on this connection; nil while
+    /// unknown (the client is not in it, or the server has not answered its MODE query yet).
+    public func channelAccess(_ channel: String) -> ChannelAccess? {
+        machine.channelModes.access(of: channel)
+    }
+
     /// Normal lines waiting in the send queue.
     public var queuedLineCount: Int { queue.count }
 

@@ -24,6 +24,9 @@ public enum IRCEvent: Sendable, Equatable {
     case kicked(channel: String, by: String, reason: String)
     /// A JOIN was refused (471/473/474/475/477); it is retried later.
     case joinRefused(channel: String, code: String, reason: String)
+    /// The server said whether `channel`, which the client is in, keeps strangers out (its key and
+    /// invite-only modes): once after the client's JOIN, then at each change of either.
+    case channelAccess(channel: String, access: ChannelAccess)
     /// The client's nick changed.
     case nickChanged(from: String, to: String)
     /// SASL succeeded: logged in to `account`.

@@ -37,11 +37,25 @@ extension ConnectionStateMachine {
             support.apply(message)
             identityTracker.updateServerSupport(support)
             channels.setCaseMapping(support.caseMapping)
+            channelModes.setCaseMapping(support.caseMapping)
             guard registered != nil else { return }
             registered!.setServerSupport(support)
             askForBotMode(in: &registered!, into: &actions)
         case "MODE", "221":
-            if registered != nil { ownModesChanged(message, in: &registered!) }
+            guard registered != nil else { return }
+            // A channel's MODE names the channel; a user MODE names the client's nick.
+            if message.command == "MODE", parameters.count >= 2, identityTracker.serverSupport.isChannel(parameters[0])
+            {
+                channelModesChanged(parameters[0], modes: parameters[1], listed: false, into: &actions)
+            } else {
+                ownModesChanged(message, in: &registered!)
+            }
+        case "324":
+            // RPL_CHANNELMODEIS: `<own nick> <channel> <modes> [parameters…]`, the answer to the MODE
+            // query sent after the client's JOIN.
+            if registered != nil, parameters.count >= 3 {
+                channelModesChanged(parameters[1], modes: parameters[2], listed: true, into: &actions)
+            }
         case "FAIL", "WARN", "NOTE":
             standardReply(message, into: &actions)
         case "730", "731", "734", "600", "601", "604", "605", "512":
@@ -157,6 +171,23 @@ extension ConnectionStateMachine {
         registered.botMode = state
     }
 
+    /// A channel's modes were listed (`324`, the whole state) or changed (`MODE #channel …`):
+    /// when that changes whether strangers may join it, the change is logged and emitted.
+    private mutating func channelModesChanged(
+        _ channel: String, modes: String, listed: Bool, into actions: inout [ConnectionAction]
+    ) {
+        let changed =
+            listed ? channelModes.listed(channel, modes: modes) : channelModes.changed(channel, modes: modes)
+        guard let access = changed else { return }
+        let words =
+            access.isOpen
+            ? "open to anyone (no key, not invite-only)"
+            : [access.isKeyed ? "keyed" : nil, access.isInviteOnly ? "invite-only" : nil].compactMap { $0 }.joined(
+                separator: " and ")
+        log(.debug, "\(channel) is \(words)", into: &actions)
+        actions.append(.emit(.channelAccess(channel: channel, access: access)))
+    }
+
     private mutating func nickChanged(
         _ inbound: Inbound, registered: inout ConnectionPhase.Registered?, into actions: inout [ConnectionAction]
     ) {
@@ -185,15 +216,19 @@ extension ConnectionStateMachine {
             log(.info, "Joined \(channel)", into: &actions)
             actions.append(.emit(.joined(channel: channel)))
             actions.append(.enqueue(identityTracker.whoRequest(for: channel)))
+            // Whether strangers may join it (its key and invite-only modes): the 324 answers.
+            actions.append(.enqueue(IRCMessage(command: "MODE", parameters: [channel])))
         case "PART":
             guard let source = message.sourceNick, let channel = parameters.first, namesEqual(source, ownNickBefore)
             else { return }
+            channelModes.left(channel)
             actions.append(.emit(.parted(channel: channel)))
         case "KICK":
             guard parameters.count >= 2, namesEqual(parameters[1], ownNickBefore) else { return }
             let channel = parameters[0]
             let kicker = message.sourceNick ?? ""
             let reason = parameters.count >= 3 ? parameters[2] : ""
+            channelModes.left(channel)
             log(.warning, "Kicked from \(channel) by \(kicker): \(reason)", into: &actions)
             actions.append(.emit(.kicked(channel: channel, by: kicker, reason: reason)))
             channels.retry(channel, at: now + configuration.retry.rejoinAfterKick)

@@ -3,8 +3,9 @@ import Logging
 
 /// The IRC protocol side of the client, without I/O: registration (``Registration``), keepalive
 /// (``Keepalive``), the channels to be in (``ChannelRejoin``), the nick (fallback while registering,
-/// regain afterwards), who is online (MONITOR/WATCH, WHOIS, ISON) and what the server says about
-/// users (``IdentityTracker``).
+/// regain afterwards), who is online (MONITOR/WATCH, WHOIS, ISON), what the server says about
+/// users (``IdentityTracker``) and whether each joined channel is open to anyone
+/// (``ChannelModeTracker``).
 ///
 /// A state machine in the style of SwiftNIO's: its I/O shell (``IRCClient``) feeds it events — a
 /// connection is up, a line arrived, a tick of the maintenance timer, the connection closed, a
@@ -29,6 +30,9 @@ struct ConnectionStateMachine: Sendable {
     var identityTracker = IdentityTracker()
     var registration: Registration
     var channels: ChannelRejoin
+    /// Whether each channel the client is in keeps strangers out (its `+k` and `+i`), on the
+    /// current connection.
+    var channelModes = ChannelModeTracker()
     /// The labels of the client's labeled queries, and which one each inbound line answers.
     var responseLabels = ResponseLabels()
     /// Set once the client is shutting down (the server's ERROR is then expected).
@@ -82,8 +86,10 @@ struct ConnectionStateMachine: Sendable {
         identityTracker = IdentityTracker()
         responseLabels.connectionStarted()
         channels.connectionStarted()
+        channelModes.reset()
         // Until this server says how it compares names, the default casemapping holds.
         channels.setCaseMapping(identityTracker.serverSupport.caseMapping)
+        channelModes.setCaseMapping(identityTracker.serverSupport.caseMapping)
         let lines = registration.begin(nick: currentNick, secure: link.secure)
         return [.emit(.connected(host: configuration.host, port: port ?? configuration.port))]
             + lines.map { .write($0) }
@@ -176,6 +182,7 @@ struct ConnectionStateMachine: Sendable {
         }
         phase = .disconnected(outageStart: now)
         identityTracker.reset()
+        channelModes.reset()
         let (level, text) =
             isStopping
             ? (Logger.Level.info, "Connection to \(configuration.host) closed: \(reason)")

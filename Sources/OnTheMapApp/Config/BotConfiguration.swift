@@ -235,6 +235,9 @@ public struct BotConfiguration: Sendable, Equatable {
         public var finestPrecision: PinPrecision = .exact
         /// `privacy.channel_answers`: lookups asked in a channel answered there, or to the asker.
         public var channelAnswers: PrivacyPolicy.ChannelAnswers = .channel
+        /// `privacy.open_channel`: what a channel anyone may join hears of the students while the
+        /// class is for the class: their names only, or everything.
+        public var openChannel: PrivacyPolicy.OpenChannel = .names
         /// `privacy.pin_days`: a pin not updated for this many days leaves the map; 0 keeps pins.
         public var pinDays = 0
         /// `privacy.city_min_population`: a city-level pin in a place of fewer people is kept at the
@@ -247,8 +250,8 @@ public struct BotConfiguration: Sendable, Equatable {
         PrivacyPolicy(
             defaultPrecision: privacy.defaultPrecision, finestPrecision: privacy.finestPrecision,
             visibility: web.visibility, channelAnswers: privacy.channelAnswers,
-            pinDays: privacy.pinDays > 0 ? privacy.pinDays : nil, studentDataInLog: log.studentData,
-            cityMinimumPopulation: privacy.cityMinimumPopulation)
+            openChannel: privacy.openChannel, pinDays: privacy.pinDays > 0 ? privacy.pinDays : nil,
+            studentDataInLog: log.studentData, cityMinimumPopulation: privacy.cityMinimumPopulation)
     }
 
     /// The `operator:` section: the listener of `/healthz` and `/metrics`, for the operator's

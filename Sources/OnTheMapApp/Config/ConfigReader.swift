@@ -59,6 +59,7 @@ enum ConfigReader {
             p.choice("default", into: &config.privacy.defaultPrecision)
             p.choice("finest", into: &config.privacy.finestPrecision)
             p.choice("channel_answers", into: &config.privacy.channelAnswers)
+            p.choice("open_channel", into: &config.privacy.openChannel)
             p.int("pin_days", into: &config.privacy.pinDays, range: 0...3650)
             p.int("city_min_population", into: &config.privacy.cityMinimumPopulation, range: 0...100_000_000)
         }

@@ -52,7 +52,8 @@ extension ConfigLoader {
         return warnings
     }
 
-    /// A class shown to anyone; a log that keeps what students type.
+    /// A class shown to anyone, the configured channels anyone may join while it is not, and a
+    /// log that keeps what students type.
     static func privacyWarnings(for config: BotConfiguration) -> [ConfigProblem] {
         var warnings: [ConfigProblem] = []
         if config.log.studentData {
@@ -70,6 +71,20 @@ extension ConfigLoader {
                     message:
                         "is public: anyone who has the map's address sees every student's name, place and link (the map, /api/locations.json and the /v1 reads), and anyone on IRC can ask !where, !near and !list; use class to keep them to signed-in students"
                 ))
+        }
+        // A channel without a key may still be invite-only: only the server can say (the bot asks it
+        // after joining, and `!status` lists the channels it found open).
+        if config.privacyPolicy.withholdsPlacesInOpenChannels {
+            for network in config.networks {
+                for channel in network.irc.channels where channel.key == nil {
+                    warnings.append(
+                        ConfigProblem(
+                            key: "\(network.keyPath).channels",
+                            message:
+                                "\(channel.name) has no key: unless it is invite-only (+i), anyone may join it, so the bot will withhold students' places and links there (announcements and lookups name students only); key the channel (/mode \(channel.name) +k <key>, and \"\(channel.name) <key>\" here) or make it invite-only, or set privacy.open_channel: full to say everything there"
+                        ))
+                }
+            }
         }
         return warnings
     }

@@ -96,4 +96,6 @@ struct ConsoleTransport: BotTransport {
     func unwatchPresence(ofNick nick: String) async {}
     func sharesChannel(withNick nick: String) async -> Bool { false }
     func accountTracking() async -> AccountTracking { .none }
+    // The console's channels are the operator's own screen: nobody else reads them.
+    func isOpenChannel(_ channel: String) async -> Bool { false }
 }

@@ -237,6 +237,9 @@ public final class BotControl: Sendable {
             if let warning = await control.accountTrackingWarning() {
                 lines.append((controls.count > 1 ? "\(control.network): " : "") + "WARNING: " + warning)
             }
+            if let warning = await control.openChannelsWarning() {
+                lines.append((controls.count > 1 ? "\(control.network): " : "") + warning)
+            }
         }
         if controls.count <= 1 {
             let counts = await counts()
@@ -257,6 +260,24 @@ public final class BotControl: Sendable {
             + "(account-tag, or account-notify with extended-join): no student can log in here. "
             + "Use a network with services, or turn passwords back on."
     }
+
+    /// The channels the bot is in that the server says anyone may join (no key, not invite-only),
+    /// where students' places and links are withheld while the class is for the class and
+    /// `privacy.open_channel` is `names`, in a sentence; nil when there is none (or no connection).
+    func openChannelsWarning() async -> String? {
+        guard let client, services.settings.privacy.withholdsPlacesInOpenChannels else { return nil }
+        var open: [String] = []
+        for channel in await client.joinedChannels.sorted() {
+            if await client.channelAccess(channel)?.isOpen == true { open.append(channel) }
+        }
+        guard !open.isEmpty else { return nil }
+        return
+            "Open to anyone (no key, not invite-only): \(open.joined(separator: ", ")); students' places and links are withheld there (names only). Key \(open.count == 1 ? "it" : "them") (+k) or make \(open.count == 1 ? "it" : "them") invite-only (+i), or set privacy.open_channel: full."
+    }
+
+    /// Whether the class withholds students' places in channels anyone may join (see
+    /// ``openChannelsWarning()``).
+    var withholdsPlacesInOpenChannels: Bool { services.settings.privacy.withholdsPlacesInOpenChannels }
 
     /// "registered on host:port over TLS as Nick; channels: …", or nil without a connection.
     private func connectionStatus() async -> String? {

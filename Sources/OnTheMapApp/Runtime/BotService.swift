@@ -184,6 +184,8 @@ public final class BotService: Service {
         var toldChannels: Set<String> = []
         // A required SASL login that failed is what a fatal stop after it is about.
         var saslFailed = false
+        // Channels warned about as open to anyone (folded names), once each until they are closed.
+        var warnedOpen: Set<String> = []
         for await event in client.events {
             switch event {
             case .privmsg(let message):
@@ -200,6 +202,17 @@ public final class BotService: Service {
             case .joined(let channel):
                 logger.info("joined", metadata: ["channel": "\(channel)"])
                 await sayWhileOnAnotherNick(on: client, in: [channel], told: &toldChannels)
+            case .channelAccess(let channel, let access):
+                let key = await client.serverSupport.caseMapping.lowercased(channel)
+                guard access.isOpen else {
+                    warnedOpen.remove(key)
+                    continue
+                }
+                if network.control?.withholdsPlacesInOpenChannels == true, warnedOpen.insert(key).inserted {
+                    logger.warning(
+                        "\(channel) is open to anyone (no key, not invite-only): students' places and links are withheld there (names only); key it (+k) or make it invite-only (+i), or set privacy.open_channel: full"
+                    )
+                }
             case .nickChanged(_, let new):
                 if await client.serverSupport.caseMapping.equals(client.configuration.nick, new) {
                     toldChannels = []

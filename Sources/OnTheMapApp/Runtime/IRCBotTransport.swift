@@ -56,6 +56,10 @@ struct IRCBotTransport: BotTransport {
         await client.identity(ofNick: nick) != nil
     }
 
+    func isOpenChannel(_ channel: String) async -> Bool {
+        await client.channelAccess(channel)?.isOpen ?? true
+    }
+
     func accountTracking() async -> AccountTracking {
         Self.accountTracking(enabled: await client.enabledCapabilities)
     }

@@ -27,6 +27,9 @@ import OnTheMapService
 /// clean shutdown, which drains the queue first), every pin version is announced exactly once.
 /// Limits: a line dropped from a full send queue counts as gone; a version older than the 100
 /// most recent pins is not looked at again.
+///
+/// A channel anyone may join (no key, not invite-only) hears the students' names only while the
+/// class is for the class and `privacy.open_channel` is `names` (``NamesOnlyWording``).
 public struct AnnouncePlugin: BackgroundPlugin {
     /// What `plugins.announce:` can set.
     public struct Settings: ClassPluginSettings {
@@ -166,15 +169,23 @@ public struct AnnouncePlugin: BackgroundPlugin {
             // A version that set a trip lasting now is said as one: "Jane Doe is in Lisbon until 24 Dec".
             let now = services.now()
             var away: [String: String] = [:]
+            var awayNamesOnly: [String: String] = [:]
             for pin in fresh {
                 if let sentence = await TripWording.away(pin, now: now, services: services) {
                     away[Self.versionKey(pin)] = sentence
                 }
+                if let sentence = await NamesOnlyWording.away(pin, now: now, services: services) {
+                    awayNamesOnly[Self.versionKey(pin)] = sentence
+                }
             }
-            let lines = Self.lines(
-                for: fresh, burstLimit: settings.burstLimit,
-                prefix: services.settings.commandPrefix, away: away)
+            let prefix = services.settings.commandPrefix
+            let fullLines = Self.lines(for: fresh, burstLimit: settings.burstLimit, prefix: prefix, away: away)
+            let namesOnlyLines = Self.lines(
+                for: fresh, burstLimit: settings.burstLimit, prefix: prefix, away: awayNamesOnly, namesOnly: true)
             for channel in services.settings.announceChannels {
+                let namesOnly = await NamesOnlyWording.withholdsPlaces(
+                    in: channel, services, isOpen: context.isOpenChannel)
+                let lines = namesOnly ? namesOnlyLines : fullLines
                 for line in lines { await context.say(line, in: channel) }
                 Counter(
                     label: "onthemap_announcements_total",
@@ -193,13 +204,19 @@ public struct AnnouncePlugin: BackgroundPlugin {
 
     /// The announcement of `fresh` (oldest first): one line each, or when there are more than
     /// `burstLimit`, the newest few and one summary line.
-    /// `away` holds the sentence of each version (``versionKey(_:)``) that is a trip.
+    /// `away` holds the sentence of each version (``versionKey(_:)``) that is a trip. `namesOnly`:
+    /// for a channel that hears names only, without places or links (``NamesOnlyWording``; `away`
+    /// then holds its sentences).
     public static func lines(
-        for fresh: [StudentLocation], burstLimit: Int, prefix: String = "!", away: [String: String] = [:]
+        for fresh: [StudentLocation], burstLimit: Int, prefix: String = "!", away: [String: String] = [:],
+        namesOnly: Bool = false
     ) -> [String] {
         let limit = max(1, burstLimit)
-        let line = { (pin: StudentLocation) in
-            away[Self.versionKey(pin)].map { Formatting.line([$0, Formatting.link(pin.mediaURL)]) } ?? Self.line(pin)
+        let line = { (pin: StudentLocation) -> String in
+            if let sentence = away[Self.versionKey(pin)] {
+                return namesOnly ? sentence : Formatting.line([sentence, Formatting.link(pin.mediaURL)])
+            }
+            return namesOnly ? NamesOnlyWording.announcement(pin, moved: Self.isMove(pin)) : Self.line(pin)
         }
         if fresh.count <= limit { return fresh.map(line) }
         let shown = Array(fresh.suffix(limit - 1))
@@ -214,11 +231,15 @@ public struct AnnouncePlugin: BackgroundPlugin {
         "\(pin.objectId)@\(pin.updatedAt.timeIntervalSinceReferenceDate)"
     }
 
+    /// Whether this version of the pin moved it (rather than made it).
+    static func isMove(_ pin: StudentLocation) -> Bool {
+        pin.updatedAt.timeIntervalSince(pin.createdAt) > 1
+    }
+
     /// "New pin: Jane Doe — Seattle, WA — https://…".
     static func line(_ pin: StudentLocation) -> String {
-        let isUpdate = pin.updatedAt.timeIntervalSince(pin.createdAt) > 1
-        return Formatting.line([
-            (isUpdate ? "Moved pin: " : "New pin: ") + Formatting.name(pin), Formatting.place(pin.mapString),
+        Formatting.line([
+            (isMove(pin) ? "Moved pin: " : "New pin: ") + Formatting.name(pin), Formatting.place(pin.mapString),
             Formatting.link(pin.mediaURL),
         ])
     }

@@ -2,7 +2,9 @@ import BotKit
 import ClassKit
 
 /// `!refresh`: downloads the most recent posts again and says how many are new; once per
-/// channel every 30 seconds (the router enforces the cooldown and says when to try again).
+/// channel every 30 seconds (the router enforces the cooldown and says when to try again). It tells
+/// the class's size and activity, so while the class is for the class (`web.visibility: class`) it
+/// answers only students logged in, like the lookups.
 public struct RefreshPlugin: Plugin {
     /// How often `!refresh` may run in one channel.
     static let cooldown: Duration = .seconds(30)
@@ -27,9 +29,11 @@ public struct RefreshPlugin: Plugin {
                 rateLimit: .perVenue(every: Self.cooldown),
                 examples: [
                     CommandExample(
-                        "!refresh", answer: "Refreshed: … posts on the map; none is new since the last refresh.")
+                        "!refresh", answer: "Refreshed: … posts on the map; none is new since the last refresh.",
+                        loggedIn: true)
                 ]
             ) { call in
+                try ClassLookups.requireClassMember(call, services)
                 let result = try await services.call { try await services.classMap.refresh() }
                 let total = result.pins.count
                 let fresh = result.fresh.count

@@ -97,7 +97,7 @@ public struct NearPlugin: RestoringPlugin {
         let index = try await services.call { try await services.classMap.nearestIndex() }
         // The line that says where from (a place or a nick) comes first, in a channel too, and
         // counts against the channel's three lines (not when the answer goes to the asker alone).
-        let privately = call.isPrivate || ClassLookups.answersPrivately(call, services)
+        let privately = await ClassLookups.answersAskerAlone(call, services)
         let header = origin.header ?? (privately ? "Nearest to \(origin.description):" : nil)
         let count = privately ? privateCount : channelCount - (header == nil ? 0 : 1)
         let now = services.now()
@@ -122,7 +122,7 @@ public struct NearPlugin: RestoringPlugin {
                 Formatting.neighbour(shown, kilometres: found.distanceKilometres, unit: unit, precision: precision))
         }
         if let header { lines.insert(header, at: 0) }
-        await ClassLookups.answer(call, services, lines: lines)
+        await ClassLookups.answer(call, services, lines: lines, naming: nearest.map { Formatting.name($0.payload) })
     }
 
     static func origin(for call: Invocation, _ services: ClassServices) async throws -> StartPoint {

@@ -299,7 +299,9 @@ public struct PostPlugin: RestoringPlugin {
                 (replaced ? "Moved pin: " : "New pin: ") + name, place, shownLink,
             ])
             for channel in services.settings.announceChannels {
-                await call.say(text, in: channel)
+                let namesOnly = await NamesOnlyWording.withholdsPlaces(
+                    in: channel, services, isOpen: call.isOpenChannel)
+                await call.say(namesOnly ? NamesOnlyWording.announcement(saved, moved: replaced) : text, in: channel)
             }
             await services.ledger.handedOver([saved])
         }

@@ -102,7 +102,10 @@ extension PostPlugin {
                 TripWording.away(saved, trip: trip, lastDay: end.lastDay), Formatting.link(saved.mediaURL),
             ])
             for channel in services.settings.announceChannels {
-                await call.say(text, in: channel)
+                let namesOnly = await NamesOnlyWording.withholdsPlaces(
+                    in: channel, services, isOpen: call.isOpenChannel)
+                await call.say(
+                    namesOnly ? NamesOnlyWording.away(saved, lastDay: end.lastDay) : text, in: channel)
             }
             await services.ledger.handedOver([saved])
         }

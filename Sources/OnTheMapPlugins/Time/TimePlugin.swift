@@ -75,14 +75,15 @@ public struct TimePlugin: Plugin {
             let pin = try await ownPin(call, services, command: "time", alternative: "\(call.prefix)time <place>")
             let zone = await zone(of: pin, services, now: now)
             await ClassLookups.answer(
-                call, services, lines: [timeLine(for: pin, zone: zone, now: now, who: "you", whose: "your")])
+                call, services, lines: [timeLine(for: pin, zone: zone, now: now, who: "you", whose: "your")],
+                naming: [])
             return
         }
         // A stranger may not look classmates up when the map is for the class, but may ask a place.
         let mayLookUp = !services.settings.privacy.classOnly || services.session(of: call) != nil
         let pins = mayLookUp ? try await classmates(matching: argument, call, services) : []
         if !pins.isEmpty {
-            let privately = call.isPrivate || ClassLookups.answersPrivately(call, services)
+            let privately = await ClassLookups.answersAskerAlone(call, services)
             if pins.count > 1 && !privately {
                 // One line in a channel: namesakes are named, and their times sent on request.
                 let names = pins.prefix(4).map(Formatting.name).joined(separator: ", ")
@@ -104,7 +105,8 @@ public struct TimePlugin: Plugin {
             if pins.count > privateNamesakeCount {
                 lines.append("\(pins.count - privateNamesakeCount) more; try a fuller name.")
             }
-            await ClassLookups.answer(call, services, lines: lines)
+            await ClassLookups.answer(
+                call, services, lines: lines, naming: pins.prefix(privateNamesakeCount).map(Formatting.name))
             return
         }
         let example = "\(call.prefix)time Tokyo, Japan"
@@ -220,7 +222,7 @@ public struct TimePlugin: Plugin {
                     < ($1.clock.hour * 60 + $1.clock.minute, Formatting.name($1.pin))
             }
         }
-        let privately = call.isPrivate || ClassLookups.answersPrivately(call, services)
+        let privately = await ClassLookups.answersAskerAlone(call, services)
         let count = privately ? privateAwakeCount : max(1, call.channelLineCap - 1)
         let unknownText = unknown == 0 ? "" : " (\(unknown) more whose time I cannot tell)"
         let order =
@@ -235,7 +237,8 @@ public struct TimePlugin: Plugin {
                 Formatting.name($0.pin), $0.clock.timeAndWeekdayText, Formatting.place($0.pin.shown(at: now).mapString),
             ])
         }
-        await ClassLookups.answer(call, services, lines: lines)
+        await ClassLookups.answer(
+            call, services, lines: lines, naming: awake.prefix(count).map { Formatting.name($0.pin) })
     }
 
     // MARK: - !overlap
@@ -250,9 +253,12 @@ public struct TimePlugin: Plugin {
             call, services, command: "overlap",
             alternative: "\(call.prefix)time \(Formatting.clean(argument, maxBytes: 60))")
         let now = services.now()
+        // A channel that hears names only hears no place in a refusal either.
+        let withheld = await ClassLookups.withholdsPlaces(call, services)
         guard let ownZone = await zone(of: own, services, now: now).timeZone else {
+            let place = withheld ? "" : " (\(Formatting.place(own.shown(at: now).mapString)))"
             throw UserFacingError(
-                "I do not know the time zone of your pin (\(Formatting.place(own.shown(at: now).mapString))): post a city with /msg \(call.botNick) \(call.prefix)post <city, country>."
+                "I do not know the time zone of your pin\(place): post a city with /msg \(call.botNick) \(call.prefix)post <city, country>."
             )
         }
         let matches = try await classmates(matching: argument, call, services).filter { $0.uniqueKey != own.uniqueKey }
@@ -271,13 +277,17 @@ public struct TimePlugin: Plugin {
         let name = Formatting.name(other)
         let otherZone = await zone(of: other, services, now: now)
         guard let theirZone = otherZone.timeZone else {
-            throw UserFacingError(timeLine(for: other, zone: otherZone, now: now, who: name, whose: "\(name)'s"))
+            throw UserFacingError(
+                withheld
+                    ? "I cannot tell \(name)'s time: ask me privately."
+                    : timeLine(for: other, zone: otherZone, now: now, who: name, whose: "\(name)'s"))
         }
         let shared = Daytime.sharedToday(asker: ownZone, other: theirZone, now: now, includingPast: false)
         let text =
             shared.isEmpty
             ? "none today" : shared.map { $0.text(asker: ownZone, other: theirZone) }.joined(separator: "; ")
-        await ClassLookups.answer(call, services, lines: ["Daytime you and \(name) still share today: \(text)"])
+        await ClassLookups.answer(
+            call, services, lines: ["Daytime you and \(name) still share today: \(text)"], naming: [name])
     }
 
     // MARK: - Lookups

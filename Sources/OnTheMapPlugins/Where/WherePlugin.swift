@@ -61,6 +61,7 @@ public struct WherePlugin: Plugin {
         }
         let now = services.now()
         var lines: [String] = []
+        var names: [String] = []
         var shownKeys: Set<String> = []
 
         // A nick with a session first: their own pin.
@@ -75,8 +76,10 @@ public struct WherePlugin: Plugin {
                     lines.append("\(nick) is " + Formatting.student(pin, now: now))
                 }
                 shownKeys.insert(pin.uniqueKey)
+                names.append(Formatting.name(pin))
             } else {
                 lines.append("\(nick) is \(Formatting.displayName(owner.profile)) and has no pin yet.")
+                names.append(Formatting.displayName(owner.profile))
             }
         }
 
@@ -90,6 +93,7 @@ public struct WherePlugin: Plugin {
         }
         // A student on a trip: "Jane Doe is in Lisbon until 24 Dec".
         for pin in matches {
+            names.append(Formatting.name(pin))
             if let away = await TripWording.away(pin, now: now, services: services) {
                 lines.append(Formatting.line([away, Formatting.link(pin.mediaURL)]))
             } else {
@@ -102,10 +106,10 @@ public struct WherePlugin: Plugin {
             throw UserFacingError(
                 "Nobody called \"\(shown)\" is on the map (and no one logged in uses that nick).")
         }
-        let privately = call.isPrivate || ClassLookups.answersPrivately(call, services)
+        let privately = await ClassLookups.answersAskerAlone(call, services)
         let cap = privately ? privateLimit : call.channelLineCap
         if lines.count <= cap {
-            await ClassLookups.answer(call, services, lines: lines)
+            await ClassLookups.answer(call, services, lines: lines, naming: names)
             return
         }
         let keep = max(1, cap - 1)
@@ -114,6 +118,6 @@ public struct WherePlugin: Plugin {
             privately
             ? "\(more) more; try a fuller name."
             : "\(more) more: /msg \(call.botNick) \(call.prefix)where \(Formatting.clean(query, maxBytes: 60))"
-        await ClassLookups.answer(call, services, lines: Array(lines.prefix(keep)) + [hint])
+        await ClassLookups.answer(call, services, lines: Array(lines.prefix(keep)) + [hint], naming: names)
     }
 }

@@ -18,6 +18,16 @@ public struct PrivacyPolicy: Sendable, Equatable {
         case `private`
     }
 
+    /// What a channel open to anyone (no key, not invite-only) hears of the students while only the
+    /// class may see them.
+    public enum OpenChannel: String, Sendable, Equatable, CaseIterable {
+        /// Their names only: announcements and lookup answers there leave out places and links (a
+        /// logged-in asker gets the full answer by notice).
+        case names
+        /// Everything, as in a keyed channel.
+        case full
+    }
+
     /// The precision of a student who has not chosen one (`privacy.default`).
     public var defaultPrecision: PinPrecision
     /// The finest precision a student may choose (`privacy.finest`): `city` forbids `exact`.
@@ -26,6 +36,8 @@ public struct PrivacyPolicy: Sendable, Equatable {
     public var visibility: Visibility
     /// `privacy.channel_answers`.
     public var channelAnswers: ChannelAnswers
+    /// `privacy.open_channel`.
+    public var openChannel: OpenChannel
     /// `privacy.pin_days`: a pin not updated for this many days leaves the map; nil keeps pins.
     public var pinDays: Int?
     /// `log.student_data`: whether the bot's log keeps what students type and who they are.
@@ -40,13 +52,15 @@ public struct PrivacyPolicy: Sendable, Equatable {
 
     public init(
         defaultPrecision: PinPrecision = .city, finestPrecision: PinPrecision = .exact,
-        visibility: Visibility = .class, channelAnswers: ChannelAnswers = .channel, pinDays: Int? = nil,
-        studentDataInLog: Bool = false, cityMinimumPopulation: Int = PrivacyPolicy.defaultCityMinimumPopulation
+        visibility: Visibility = .class, channelAnswers: ChannelAnswers = .channel,
+        openChannel: OpenChannel = .names, pinDays: Int? = nil, studentDataInLog: Bool = false,
+        cityMinimumPopulation: Int = PrivacyPolicy.defaultCityMinimumPopulation
     ) {
         self.defaultPrecision = defaultPrecision
         self.finestPrecision = finestPrecision
         self.visibility = visibility
         self.channelAnswers = channelAnswers
+        self.openChannel = openChannel
         self.pinDays = pinDays
         self.studentDataInLog = studentDataInLog
         self.cityMinimumPopulation = cityMinimumPopulation
@@ -66,4 +80,8 @@ public struct PrivacyPolicy: Sendable, Equatable {
 
     /// Whether only signed-in students may see the class.
     public var classOnly: Bool { visibility == .class }
+
+    /// Whether a channel open to anyone hears students' names without their places or links: the
+    /// class is for the class (`web.visibility: class`) and `privacy.open_channel` is `names`.
+    public var withholdsPlacesInOpenChannels: Bool { classOnly && openChannel == .names }
 }
