@@ -25,8 +25,11 @@ import Testing
         let folder = try TemporaryDirectory(prefix: "owner-live")
         let database = folder.file("class.sqlite")
         let owners = "  owners: [\"boss!*@*\"]"
+        // The keyless #class says everything, so that !reload's answer is about the config's changes
+        // and not also the open channel's warning.
         let config = try LiveBotSetup.writeConfig(
-            in: folder, port: port, caFile: caFile, database: database, ircExtra: owners)
+            in: folder, port: port, caFile: caFile, database: database, ircExtra: owners,
+            extra: "privacy: {open_channel: full}")
         let boss = try await TestIRCUser.connect(port: port, caFile: caFile, nick: "boss")
         let mallory = try await TestIRCUser.connect(port: port, caFile: caFile, nick: "mallory")
         let watcher = try await TestIRCUser.connect(port: port, caFile: caFile, nick: "watcher")
@@ -75,7 +78,8 @@ import Testing
         // !reload: a new channel and a new prefix apply at once; a new nick waits for a restart.
         try LiveBotSetup.writeConfig(
             in: folder, port: port, caFile: caFile, database: database,
-            ircExtra: owners + "\n  command_prefix: \"?\"\n  alt_nicks: [MapBot2]"
+            ircExtra: owners + "\n  command_prefix: \"?\"\n  alt_nicks: [MapBot2]",
+            extra: "privacy: {open_channel: full}"
         ).rewriteChannels(["#class", "#extra"])
         try await boss.privmsg("MapBot", "!reload")
         let reloaded = try await botLines(boss, "reload reply")
