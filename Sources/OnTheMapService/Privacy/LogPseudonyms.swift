@@ -26,9 +26,9 @@ public struct LogPseudonyms: Sendable {
         LogPseudonyms(key: SymmetricKey(size: .bits256))
     }
 
-    /// The class's key from `store`, made and stored when there is none yet. Of two instances
-    /// making one at once, both use the one stored last from then on: the stored key is read back
-    /// after the write. A store that cannot be read gives a key of the process's own.
+    /// The class's key from `store`, made and stored when there is none yet (read back after the
+    /// write: of two instances making one at the very same moment, the first may keep its own
+    /// until its next start). A store that cannot be read gives a key of the process's own.
     public static func load(from store: (any BotStateStore)?) async -> LogPseudonyms {
         guard let store else { return ephemeral() }
         do {
