@@ -245,7 +245,7 @@ let package = Package(
         .testTarget(
             name: "DirectoryTests",
             dependencies: [
-                "OnTheMapService", "SQLiteDirectory", "PostgresDirectory",
+                "OnTheMapService", "SQLiteDirectory", "PostgresDirectory", "BotTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -305,7 +305,7 @@ let package = Package(
         .testTarget(
             name: "LoadTests",
             dependencies: [
-                "OnTheMapApp", "BotTesting", "IRCProtocol", "OnTheMapService", "SQLiteDirectory",
+                "OnTheMapApp", "BotTesting", "ClassKit", "IRCProtocol", "OnTheMapService", "SQLiteDirectory",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -31,6 +31,8 @@ enum PinSeeder {
         do {
             let directory = try SQLiteStudentDirectory(path: path)
             let clock = ContinuousClock()
+            // Seeded pins are kept as typed (the exact level), as a class at `privacy.default: exact` keeps them.
+            let asTyped = PinCoarsener(finder: nil, cityMinimumPopulation: 0)
             let elapsed = try await clock.measure {
                 for number in 0..<count {
                     let (place, latitude, longitude) = places[number % places.count]
@@ -41,7 +43,7 @@ enum PinSeeder {
                         coordinate: Coordinate(
                             latitude: latitude + Double.random(in: -2...2),
                             longitude: longitude + Double.random(in: -2...2)))
-                    _ = try await directory.createLocation(draft, session: nil)
+                    _ = try await directory.createLocation(await asTyped.coarsen(draft, to: .exact), session: nil)
                 }
             }
             try directory.close()

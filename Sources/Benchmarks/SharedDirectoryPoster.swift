@@ -17,12 +17,12 @@ enum SharedDirectoryPoster {
             let directory = try await PostgresStudentDirectory.connect(url: url, logger: logger)
             let name = "Poster\(number)"
             let started = Int64(Date().timeIntervalSince1970 * 1e9)
-            _ = try await directory.createLocation(
-                PinDraft(
-                    uniqueKey: "bench-poster-\(number)", firstName: name, lastName: "Bench",
-                    mapString: "Lisbon", mediaURL: "https://example.com/posters/\(number)",
-                    coordinate: Coordinate(latitude: 38.72, longitude: -9.14)),
-                session: nil)
+            let draft = PinDraft(
+                uniqueKey: "bench-poster-\(number)", firstName: name, lastName: "Bench",
+                mapString: "Lisbon", mediaURL: "https://example.com/posters/\(number)",
+                coordinate: Coordinate(latitude: 38.72, longitude: -9.14))
+            let pin = await PinCoarsener(finder: nil, cityMinimumPopulation: 0).coarsen(draft, to: .exact)
+            _ = try await directory.createLocation(pin, session: nil)
             print("posted \(started) \(name)")
             await directory.shutdown()
         } catch {

@@ -73,10 +73,10 @@ public final class ClassServices: Sendable {
     public let geocoder: any Geocoder
     /// Tells places from what is not one, and offers rather than assumes inexact matches.
     public let placeResolver: PlaceResolver
-    /// Makes every pin no more precise than its student chose, before it is stored (with the
-    /// `privacy.city_min_population` in force: a config reload changes it at once).
-    public var coarsener: PinCoarsener {
-        PinCoarsener(finder: placeLevels, cityMinimumPopulation: settings.privacy.cityMinimumPopulation)
+    /// The one way a pin or trip goes to the directory: made no more precise than its student
+    /// chose, with the privacy rules in force (a config reload changes them at once).
+    public var privacyGate: PrivacyGate {
+        PrivacyGate(places: placeLevels, policy: settings.privacy, choices: precisionChoices)
     }
     /// The offline gazetteer's levels, which pins are coarsened to (nil: a grid).
     private let placeLevels: (any PlaceLevelFinder)?
@@ -278,20 +278,6 @@ public final class ClassServices: Sendable {
         } catch let error as ServiceError {
             throw UserFacingError(ServiceErrorWording.geocoderSentence(for: error))
         }
-    }
-
-    /// The precision the pins of `accountKey` are kept at: the student's choice held to the finest
-    /// the operator allows, or the operator's default.
-    public func precision(of accountKey: String) async throws -> PinPrecision {
-        settings.privacy.allowed(try await precisionChoices.chosen(by: accountKey))
-    }
-
-    /// `draft` made no more precise than its student's level (`resolved`: the place the geocoder
-    /// found for what they typed), and the level it is kept at.
-    public func coarsened(_ draft: PinDraft, resolved: PlaceCandidate? = nil) async throws -> (
-        draft: PinDraft, precision: PinPrecision
-    ) {
-        await coarsener.coarsen(draft, to: try await precision(of: draft.uniqueKey), resolved: resolved)
     }
 
     /// Runs a service call, turning a `ServiceError` into the one sentence the user sees.

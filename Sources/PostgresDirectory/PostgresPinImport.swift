@@ -12,23 +12,23 @@ extension PostgresStudentDirectory {
                 try await Self.lockPinWrites(connection, logger: logger)
                 var outcome = PinImportOutcome(created: 0, updated: 0)
                 for record in records {
-                    let draft = record.draft
+                    let draft = record.pin.draft
                     let (created, updated) = record.times(now: now)
                     let fields = Self.trimmedFields(draft)
                     let inserted = try await connection.query(
                         """
                         INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
                             media_url, latitude, longitude, created_at, updated_at, revision,
-                            trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
+                            trip_map_string, trip_latitude, trip_longitude, trip_ends_at, precision)
                         VALUES (\(RandomID.make()), \(draft.uniqueKey), \(fields.first), \(fields.last),
                             \(fields.place), \(draft.mediaURL), \(draft.coordinate.latitude),
                             \(draft.coordinate.longitude), \(created), \(updated), nextval('student_locations_revision'),
                             \(fields.trip?.mapString), \(draft.trip?.coordinate.latitude),
-                            \(draft.trip?.coordinate.longitude), \(draft.trip?.endsAt))
+                            \(draft.trip?.coordinate.longitude), \(draft.trip?.endsAt), \(record.pin.precision.rawValue))
                         ON CONFLICT (unique_key) DO UPDATE SET first_name = EXCLUDED.first_name,
                             last_name = EXCLUDED.last_name, map_string = EXCLUDED.map_string,
                             media_url = EXCLUDED.media_url, latitude = EXCLUDED.latitude,
-                            longitude = EXCLUDED.longitude,
+                            longitude = EXCLUDED.longitude, precision = EXCLUDED.precision,
                             updated_at = GREATEST(EXCLUDED.updated_at, student_locations.created_at),
                             revision = EXCLUDED.revision,
                             trip_map_string = COALESCE(EXCLUDED.trip_map_string, student_locations.trip_map_string),

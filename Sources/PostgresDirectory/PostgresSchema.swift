@@ -193,6 +193,34 @@ extension PostgresStudentDirectory {
                 "CREATE INDEX account_events_by_age ON account_events(at)",
             ]
         ),
+        // The level each pin is kept at (see KeptPin); NULL for a pin kept before levels were
+        // stored. A replaced version keeps its level.
+        (
+            "v8",
+            [
+                "ALTER TABLE student_locations ADD COLUMN precision TEXT",
+                "ALTER TABLE pin_versions ADD COLUMN precision TEXT",
+                """
+                CREATE OR REPLACE FUNCTION onthemap_keep_replaced_pin_version() RETURNS trigger
+                LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.revision <> OLD.revision AND NEW.updated_at <> OLD.updated_at THEN
+                        INSERT INTO pin_versions (revision, object_id, unique_key, first_name, last_name,
+                            map_string, media_url, latitude, longitude, created_at, updated_at,
+                            trip_map_string, trip_latitude, trip_longitude, trip_ends_at, precision)
+                        VALUES (OLD.revision, OLD.object_id, OLD.unique_key, OLD.first_name, OLD.last_name,
+                            OLD.map_string, OLD.media_url, OLD.latitude, OLD.longitude, OLD.created_at,
+                            OLD.updated_at, OLD.trip_map_string, OLD.trip_latitude, OLD.trip_longitude,
+                            OLD.trip_ends_at, OLD.precision)
+                        ON CONFLICT (revision) DO NOTHING;
+                        DELETE FROM pin_versions WHERE replaced_at < now() - interval '\(versionMemory)';
+                    END IF;
+                    RETURN NEW;
+                END
+                $$
+                """,
+            ]
+        ),
     ]
 
     /// How long a replaced pin version stays in the change feed: a reader further behind (an

@@ -110,11 +110,12 @@ public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, Pi
 
     static let locationColumns = """
         object_id, unique_key, first_name, last_name, map_string, media_url, latitude, longitude,
-        created_at, updated_at, trip_map_string, trip_latitude, trip_longitude, trip_ends_at
+        created_at, updated_at, trip_map_string, trip_latitude, trip_longitude, trip_ends_at, precision
         """
 
     typealias LocationRow = (
-        String, String, String, String, String, String, Double, Double, Date, Date, String?, Double?, Double?, Date?
+        String, String, String, String, String, String, Double, Double, Date, Date, String?, Double?, Double?, Date?,
+        String?
     )
 
     static func location(_ row: LocationRow) -> StudentLocation {
@@ -126,7 +127,7 @@ public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, Pi
         return StudentLocation(
             objectId: row.0, uniqueKey: row.1, firstName: row.2, lastName: row.3, mapString: row.4,
             mediaURL: row.5, coordinate: Coordinate(latitude: row.6, longitude: row.7), createdAt: row.8,
-            updatedAt: row.9, trip: trip)
+            updatedAt: row.9, trip: trip, precision: row.14.flatMap(PinPrecision.init(rawValue:)))
     }
 
     static func locations(_ rows: PostgresRowSequence) async throws -> [StudentLocation] {
@@ -171,13 +172,13 @@ public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, Pi
                 ).decode(
                     (
                         Int64, String, String, String, String, String, String, Double, Double, Date, Date, String?,
-                        Double?, Double?, Date?
+                        Double?, Double?, Date?, String?
                     ).self
                 ) {
                     let pin = Self.location(
                         (
                             row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12,
-                            row.13, row.14
+                            row.13, row.14, row.15
                         ))
                     saved.append((row.0, pin))
                 }
@@ -221,7 +222,8 @@ public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, Pi
         }
     }
 
-    public func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
+    public func createLocation(_ pin: KeptPin, session: DirectorySession?) async throws -> StudentLocation {
+        let draft = pin.draft
         try await accounts.requireMaySave(draft, session: session)
         let now = options.clock()
         let objectId = RandomID.make()
@@ -239,12 +241,12 @@ public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, Pi
                             """
                             INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
                                 media_url, latitude, longitude, created_at, updated_at, revision,
-                                trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
+                                trip_map_string, trip_latitude, trip_longitude, trip_ends_at, precision)
                             VALUES (\(objectId), \(draft.uniqueKey), \(fields.first), \(fields.last), \(fields.place),
                                 \(draft.mediaURL), \(draft.coordinate.latitude), \(draft.coordinate.longitude),
                                 \(now), \(now), nextval('student_locations_revision'), \(fields.trip?.mapString),
                                 \(draft.trip?.coordinate.latitude), \(draft.trip?.coordinate.longitude),
-                                \(draft.trip?.endsAt))
+                                \(draft.trip?.endsAt), \(pin.precision.rawValue))
                             RETURNING \(unescaped: Self.locationColumns)
                             """, logger: logger))
                     try await connection.query(
@@ -258,9 +260,10 @@ public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, Pi
         }
     }
 
-    public func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+    public func updateLocation(objectId: String, with pin: KeptPin, session: DirectorySession?) async throws
         -> StudentLocation
     {
+        let draft = pin.draft
         try await accounts.requireMaySave(draft, session: session)
         let now = options.clock()
         let fields = Self.trimmedFields(draft)
@@ -281,7 +284,7 @@ public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, Pi
                         UPDATE student_locations SET first_name = \(fields.first), last_name = \(fields.last),
                             map_string = \(fields.place), media_url = \(draft.mediaURL),
                             latitude = \(draft.coordinate.latitude), longitude = \(draft.coordinate.longitude),
-                            updated_at = GREATEST(\(now), created_at),
+                            updated_at = GREATEST(\(now), created_at), precision = \(pin.precision.rawValue),
                             revision = nextval('student_locations_revision'),
                             trip_map_string = COALESCE(\(fields.trip?.mapString), trip_map_string),
                             trip_latitude = COALESCE(\(draft.trip?.coordinate.latitude), trip_latitude),

@@ -4,9 +4,10 @@ import OnTheMapService
 import PostgresNIO
 
 extension PostgresStudentDirectory {
-    public func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
+    public func setTrip(_ kept: KeptTrip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
         -> StudentLocation
     {
+        let trip = kept.trip
         try await accounts.requireMaySetTrip(trip, uniqueKey: uniqueKey, session: session)
         let now = options.clock()
         let place = trip.mapString.trimmingCharacters(in: .whitespaces)

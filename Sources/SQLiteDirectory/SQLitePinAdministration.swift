@@ -53,9 +53,10 @@ extension SQLiteStudentDirectory {
         }
     }
 
-    public func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
+    public func setTrip(_ kept: KeptTrip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
         -> StudentLocation
     {
+        let trip = kept.trip
         try await accounts.requireMaySetTrip(trip, uniqueKey: uniqueKey, session: session)
         let now = SQLiteStore.milliseconds(options.clock())
         return try await store.write { db in
@@ -115,11 +116,11 @@ extension SQLiteStudentDirectory {
         return try await store.write { db in
             var outcome = PinImportOutcome(created: 0, updated: 0)
             for record in records {
-                let draft = record.draft
+                let draft = record.pin.draft
                 let (created, updated) = record.times(now: now)
                 let fields: [(any DatabaseValueConvertible)?] = [
                     Self.trim(draft.firstName), Self.trim(draft.lastName), Self.trim(draft.mapString), draft.mediaURL,
-                    draft.coordinate.latitude, draft.coordinate.longitude,
+                    draft.coordinate.latitude, draft.coordinate.longitude, record.pin.precision.rawValue,
                 ]
                 let trip = Self.tripFields(draft.trip)
                 if try Bool.fetchOne(
@@ -129,7 +130,7 @@ extension SQLiteStudentDirectory {
                     try db.execute(
                         sql: """
                             UPDATE student_locations SET first_name = ?, last_name = ?, map_string = ?, media_url = ?,
-                                latitude = ?, longitude = ?, updated_at = MAX(?, created_at),
+                                latitude = ?, longitude = ?, precision = ?, updated_at = MAX(?, created_at),
                                 revision = \(SQLiteStore.nextRevision), \(Self.keepingOrSettingTrip)
                             WHERE unique_key = ?
                             """,
@@ -140,9 +141,9 @@ extension SQLiteStudentDirectory {
                     try db.execute(
                         sql: """
                             INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
-                                media_url, latitude, longitude, created_at, updated_at, revision,
+                                media_url, latitude, longitude, precision, created_at, updated_at, revision,
                                 trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision), ?, ?, ?, ?)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision), ?, ?, ?, ?)
                             """,
                         arguments: StatementArguments(
                             [RandomID.make(), draft.uniqueKey] + fields

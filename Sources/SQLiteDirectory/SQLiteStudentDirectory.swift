@@ -191,6 +191,11 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
                     CREATE INDEX account_events_by_age ON account_events(at);
                     """)
         }
+        migrator.registerMigration("v7") { db in
+            // The level each pin is kept at (see KeptPin); NULL for a pin kept before levels were
+            // stored.
+            try db.execute(sql: "ALTER TABLE student_locations ADD COLUMN precision TEXT")
+        }
         return migrator
     }
 
@@ -266,7 +271,8 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
         }
     }
 
-    public func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
+    public func createLocation(_ pin: KeptPin, session: DirectorySession?) async throws -> StudentLocation {
+        let draft = pin.draft
         try await accounts.requireMaySave(draft, session: session)
         let now = SQLiteStore.milliseconds(options.clock())
         let objectId = RandomID.make()
@@ -279,23 +285,24 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
             try db.execute(
                 sql: """
                     INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
-                        media_url, latitude, longitude, created_at, updated_at, revision,
+                        media_url, latitude, longitude, created_at, updated_at, revision, precision,
                         trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision), ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision), ?, ?, ?, ?, ?)
                     """,
                 arguments: StatementArguments(
                     [
                         objectId, draft.uniqueKey, Self.trim(draft.firstName), Self.trim(draft.lastName),
                         Self.trim(draft.mapString), draft.mediaURL, draft.coordinate.latitude,
-                        draft.coordinate.longitude, now, now,
+                        draft.coordinate.longitude, now, now, pin.precision.rawValue,
                     ] + Self.tripFields(draft.trip)))
             return try Self.fetchLocation(db, objectId: objectId)
         }
     }
 
-    public func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+    public func updateLocation(objectId: String, with pin: KeptPin, session: DirectorySession?) async throws
         -> StudentLocation
     {
+        let draft = pin.draft
         try await accounts.requireMaySave(draft, session: session)
         let now = SQLiteStore.milliseconds(options.clock())
         return try await store.write { db in
@@ -309,7 +316,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
             try db.execute(
                 sql: """
                     UPDATE student_locations SET first_name = ?, last_name = ?, map_string = ?, media_url = ?,
-                        latitude = ?, longitude = ?, updated_at = MAX(?, created_at),
+                        latitude = ?, longitude = ?, updated_at = MAX(?, created_at), precision = ?,
                         revision = \(SQLiteStore.nextRevision), \(Self.keepingOrSettingTrip)
                     WHERE object_id = ?
                     """,
@@ -317,6 +324,7 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
                     [
                         Self.trim(draft.firstName), Self.trim(draft.lastName), Self.trim(draft.mapString),
                         draft.mediaURL, draft.coordinate.latitude, draft.coordinate.longitude, now,
+                        pin.precision.rawValue,
                     ] + Self.tripFields(draft.trip) + [objectId]))
             return try Self.fetchLocation(db, objectId: objectId)
         }
@@ -465,7 +473,8 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
             lastName: row["last_name"], mapString: row["map_string"], mediaURL: row["media_url"],
             coordinate: Coordinate(latitude: row["latitude"], longitude: row["longitude"]),
             createdAt: SQLiteStore.date(milliseconds: row["created_at"]),
-            updatedAt: SQLiteStore.date(milliseconds: row["updated_at"]), trip: trip)
+            updatedAt: SQLiteStore.date(milliseconds: row["updated_at"]), trip: trip,
+            precision: (row["precision"] as String?).flatMap(PinPrecision.init(rawValue:)))
     }
 
     /// The values of the four trip columns (place, latitude, longitude, end) for `trip`: all NULL

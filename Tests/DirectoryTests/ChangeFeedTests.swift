@@ -1,3 +1,4 @@
+import BotTesting
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import BotTesting
 import Foundation
 import OnTheMapService
 import PostgresDirectory
@@ -90,6 +91,35 @@ struct DirectoryBehaviourTests {
     }
 
     // MARK: Sessions
+
+    /// The level a pin is kept at is stored with it and read back by every way of reading pins: a
+    /// create, an update, an import and the change feed each carry the level they were given.
+    @Test(arguments: DirectoryKind.allCases)
+    func aPinKeepsTheLevelItWasKeptAt(kind: DirectoryKind) async throws {
+        try await DirectoryFixture.with(kind) { fixture in
+            let directory = fixture.directory
+            // Without place data the coarsener rounds to a grid: a street typed becomes a city cell.
+            let grid = PinCoarsener(finder: nil, cityMinimumPopulation: 0)
+            let typed = draft("k1", place: "221B Baker Street, London")
+            let created = try await directory.createLocation(await grid.coarsen(typed, to: .city), session: nil)
+            #expect(created.precision == .city)
+            #expect(created.mapString != typed.mapString)
+            #expect(try await directory.location(ofAccount: "k1")?.precision == .city)
+            let moved = try await directory.updateLocation(
+                objectId: created.objectId, with: await grid.coarsen(typed, to: .country), session: nil)
+            #expect(moved.precision == .country)
+            let page = try #require(try await directory.locationChanges(after: 0, limit: 10))
+            let saved = page.changes.compactMap { change -> StudentLocation? in
+                if case .saved(let pin) = change { return pin }
+                return nil
+            }
+            #expect(saved.last?.precision == .country)
+            _ = try await directory.importLocations([PinImportRecord(pin: await grid.coarsen(typed, to: .region))])
+            #expect(try await directory.location(ofAccount: "k1")?.precision == .region)
+            _ = try await directory.importLocations([await KeptAsTyped.record(typed)])
+            #expect(try await directory.location(ofAccount: "k1")?.precision == .exact)
+        }
+    }
 
     @Test(arguments: DirectoryKind.allCases)
     func sessionsExpire(kind: DirectoryKind) async throws {

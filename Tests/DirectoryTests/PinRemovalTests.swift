@@ -1,3 +1,4 @@
+import BotTesting
 import Foundation
 import PostgresDirectory
 import Testing
@@ -94,9 +95,9 @@ import Testing
             let existing = try await directory.createLocation(draft("known", place: "Oslo"), session: nil)
             let old = Date(timeIntervalSince1970: 1_600_000_000)
             let records = [
-                PinImportRecord(draft: draft("known", place: "Bergen"), updatedAt: old.addingTimeInterval(60)),
-                PinImportRecord(draft: draft("new-1", first: "Grace"), createdAt: old, updatedAt: old),
-                PinImportRecord(draft: draft("new-2", first: "Alan")),
+                await KeptAsTyped.record(draft("known", place: "Bergen"), updatedAt: old.addingTimeInterval(60)),
+                await KeptAsTyped.record(draft("new-1", first: "Grace"), createdAt: old, updatedAt: old),
+                await KeptAsTyped.record(draft("new-2", first: "Alan")),
             ]
             let outcome = try await directory.importLocations(records)
             #expect(outcome == PinImportOutcome(created: 2, updated: 1))
@@ -112,7 +113,7 @@ import Testing
             bad.mapString = "Nowhere\u{7}"
             let refused = await expectRejected {
                 try await directory.importLocations([
-                    PinImportRecord(draft: draft("known", place: "Tromsø")), PinImportRecord(draft: bad),
+                    await KeptAsTyped.record(draft("known", place: "Tromsø")), await KeptAsTyped.record(bad),
                 ])
             }
             #expect(refused?.hasPrefix("Record 2: ") == true, "\(refused ?? "")")

@@ -1,3 +1,4 @@
+import BotTesting
 import Foundation
 import GRDB
 import PostgresNIO
@@ -71,7 +72,7 @@ import Testing
                 objectId: saved.objectId, with: draft(jane.key, first: "Jane", last: "Traveller", place: "Paris"),
                 session: jane.session)
             #expect(moved.mapString == "Paris" && moved.trip == trip)
-            _ = try await directory.importLocations([PinImportRecord(draft: moved.draft)])
+            _ = try await directory.importLocations([await KeptAsTyped.record(moved.draft)])
             #expect(try await directory.location(ofAccount: jane.key)?.trip == trip)
 
             // A new trip replaces it, also through a pin save that carries one.
@@ -191,7 +192,7 @@ import Testing
             await expectServiceError(.rejectedInput("Record 1: The trip's end is not in the future.")) {
                 var pin = tom.pin.draft
                 pin.trip = Trip(mapString: "Porto", coordinate: Self.lisbon, endsAt: now)
-                return try await directory.importLocations([PinImportRecord(draft: pin)])
+                return try await directory.importLocations([await KeptAsTyped.record(pin)])
             }
 
             #expect(try await directory.location(ofAccount: jane.key) == before)

@@ -1,4 +1,5 @@
 import BotTesting
+import ClassKit
 import Foundation
 import IRCProtocol
 import NIOCore
@@ -95,7 +96,7 @@ import Testing
         }
         _ = try await DemoClass.seed(
             into: directory, geocoder: try GazetteerGeocoder.loadBundled(),
-            coarsener: PinCoarsener(finder: nil, cityMinimumPopulation: 0),
+            gate: PrivacyGate(places: nil, policy: PrivacyPolicy(), choices: PrecisionChoices(store: nil)),
             precision: .exact)
         try directory.close()
     }

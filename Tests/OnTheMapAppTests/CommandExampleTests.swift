@@ -32,7 +32,8 @@ import Testing
             options: LocalDirectoryOptions(
                 signUpURL: config.service.signupURL, passwordHasher: PasswordHasher(uncheckedRounds: 1_000)))
         _ = try await DemoClass.seed(
-            into: sqlite, geocoder: geocoder, coarsener: PinCoarsener(finder: nil, cityMinimumPopulation: 0),
+            into: sqlite, geocoder: geocoder,
+            gate: PrivacyGate(places: nil, policy: PrivacyPolicy(), choices: PrecisionChoices(store: nil)),
             precision: .exact)
         let services = ClassServices(
             directory: sqlite, trips: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: geocoder,

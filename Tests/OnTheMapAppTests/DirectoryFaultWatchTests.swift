@@ -39,11 +39,11 @@ final class FaultyDirectory: StudentDirectory, Sendable {
         try check()
         return nil
     }
-    func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
+    func createLocation(_ draft: KeptPin, session: DirectorySession?) async throws -> StudentLocation {
         try check()
         throw ServiceError.unsupported("not in this test")
     }
-    func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+    func updateLocation(objectId: String, with draft: KeptPin, session: DirectorySession?) async throws
         -> StudentLocation
     {
         try check()

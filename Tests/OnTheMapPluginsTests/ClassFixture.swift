@@ -75,11 +75,11 @@ final class SwitchableDirectory: StudentDirectory, TripDirectory {
         try check()
         return try await base.location(ofAccount: accountKey)
     }
-    func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
+    func createLocation(_ draft: KeptPin, session: DirectorySession?) async throws -> StudentLocation {
         try check()
         return try await base.createLocation(draft, session: session)
     }
-    func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+    func updateLocation(objectId: String, with draft: KeptPin, session: DirectorySession?) async throws
         -> StudentLocation
     {
         try check()
@@ -89,7 +89,7 @@ final class SwitchableDirectory: StudentDirectory, TripDirectory {
         try check()
         try await base.checkHealth()
     }
-    func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
+    func setTrip(_ trip: KeptTrip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
         -> StudentLocation
     {
         try check()

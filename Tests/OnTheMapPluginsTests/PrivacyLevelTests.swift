@@ -37,6 +37,8 @@ import Testing
         let city = try await SharedGazetteer.coordinate(of: "Mountain View, CA")
         #expect(pin.mapString == "Mountain View, California, United States")
         #expect(pin.coordinate == city)
+        // The level is stored with the pin.
+        #expect(pin.precision == .city)
         #expect(await fixture.dm("!where Jane Doe", as: "jane").first?.contains("Amphitheatre") == false)
     }
 
@@ -48,6 +50,7 @@ import Testing
             ])
         _ = await fixture.dm("!post \(Self.address) | https://jane.example", as: "jane")
         #expect(try await Self.janesPin(fixture)?.mapString == Self.address)
+        #expect(try await Self.janesPin(fixture)?.precision == .exact)
 
         let coarser = await fixture.dm("!privacy region", as: "jane")
         #expect(
@@ -56,6 +59,7 @@ import Testing
             ])
         let region = try #require(try await Self.janesPin(fixture))
         #expect(region.mapString == "California, United States")
+        #expect(region.precision == .region)
         #expect(region.coordinate == (try await SharedGazetteer.coordinate(of: "California")))
 
         // Finer again: nothing finer was kept, so the pin stays until the student posts again.

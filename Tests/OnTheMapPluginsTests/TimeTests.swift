@@ -125,7 +125,7 @@ import Testing
     func multiZoneCountry() async throws {
         let fixture = try ClassFixture()
         let seattle = try #require(try await SharedGazetteer.geocoder.geocode("Seattle", limit: 1).first)
-        let country = await fixture.services.coarsener.coarsen(seattle, to: .country)
+        let country = await fixture.services.privacyGate.shown(seattle, at: .country)
         try await fixture.addPin(
             email: "sam@class.test", first: "Sam", last: "Park", place: country.displayName, at: country.coordinate)
         let answer = await fixture.dm("!time Sam", as: "bob")

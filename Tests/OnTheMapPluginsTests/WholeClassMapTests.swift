@@ -113,14 +113,19 @@ import Testing
             path: folder.file("class.sqlite"),
             options: LocalDirectoryOptions(signUpURL: nil, passwordHasher: PasswordHasher(uncheckedRounds: 1_000)))
         defer { try? directory.close() }
-        func record(_ number: Int, place: String) -> PinImportRecord {
-            PinImportRecord(
-                draft: PinDraft(
+        func record(_ number: Int, place: String) async -> PinImportRecord {
+            await KeptAsTyped.record(
+                PinDraft(
                     uniqueKey: "k\(number)", firstName: "Student", lastName: "No\(number)", mapString: place,
                     mediaURL: "https://example.org/\(number)",
                     coordinate: Coordinate(latitude: Double(number % 80), longitude: Double(number % 170))))
         }
-        _ = try await directory.importLocations((0..<23).map { record($0, place: "Oslo") })
+        func records(_ numbers: Range<Int>, place: String) async -> [PinImportRecord] {
+            var records: [PinImportRecord] = []
+            for number in numbers { records.append(await record(number, place: place)) }
+            return records
+        }
+        _ = try await directory.importLocations(await records(0..<23, place: "Oslo"))
         let map = ClassMap(directory: directory, limit: 10, feedPageSize: 5)
 
         _ = try await map.refresh()
@@ -129,8 +134,8 @@ import Testing
         #expect(try await map.pins(named: "Student No22").map(\.mapString) == ["Oslo"])
 
         // Eleven moves, four new pins and three removals: more than three pages of changes.
-        _ = try await directory.importLocations((0..<11).map { record($0, place: "Bergen") })
-        _ = try await directory.importLocations((23..<27).map { record($0, place: "Tromsø") })
+        _ = try await directory.importLocations(await records(0..<11, place: "Bergen"))
+        _ = try await directory.importLocations(await records(23..<27, place: "Tromsø"))
         for number in [12, 13, 14] {
             let pin = try #require(try await directory.location(ofAccount: "k\(number)"))
             _ = try await directory.removeLocation(objectId: pin.objectId)

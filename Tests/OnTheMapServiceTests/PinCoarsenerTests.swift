@@ -30,7 +30,7 @@ struct PinCoarsenerTests {
     @Test("A street address at city level becomes the populated place: its name and point, not the street")
     func streetAddressBecomesItsCity() async throws {
         let typed = Self.draft("1600 Amphitheatre Parkway, Mountain View, CA", Self.amphitheatre)
-        let (pin, precision) = try await coarsener.coarsen(typed, to: .city)
+        let (pin, precision) = try await coarsener.keptPair(typed, to: .city)
         #expect(precision == .city)
         #expect(pin.mapString == "Mountain View, California, United States")
         let city = try #require(try SharedGazetteer.geocoder().lookup("Mountain View, CA").first)
@@ -42,12 +42,12 @@ struct PinCoarsenerTests {
     @Test("Region and country levels keep the division's or the country's name and point")
     func regionAndCountry() async throws {
         let typed = Self.draft("1600 Amphitheatre Parkway", Self.amphitheatre)
-        let (region, regionLevel) = try await coarsener.coarsen(typed, to: .region)
+        let (region, regionLevel) = try await coarsener.keptPair(typed, to: .region)
         #expect(regionLevel == .region)
         #expect(region.mapString == "California, United States")
         let california = try #require(try SharedGazetteer.geocoder().lookup("California").first)
         #expect(region.coordinate == california.coordinate)
-        let (country, countryLevel) = try await coarsener.coarsen(typed, to: .country)
+        let (country, countryLevel) = try await coarsener.keptPair(typed, to: .country)
         #expect(countryLevel == .country)
         #expect(country.mapString == "United States")
     }
@@ -55,7 +55,7 @@ struct PinCoarsenerTests {
     @Test("Exact keeps what was given, and what it shows is recognised as exact")
     func exactKeepsTheInput() async throws {
         let typed = Self.draft("1600 Amphitheatre Parkway, Mountain View, CA", Self.amphitheatre)
-        let (pin, precision) = try await coarsener.coarsen(typed, to: .exact)
+        let (pin, precision) = try await coarsener.keptPair(typed, to: .exact)
         #expect(pin == typed)
         #expect(precision == .exact)
         #expect(try await coarsener.precision(of: Self.amphitheatre, named: typed.mapString) == .exact)
@@ -67,14 +67,14 @@ struct PinCoarsenerTests {
         let seattle = try #require(gazetteer.lookup("1 Pine Street, Seattle, WA").first)
         #expect(seattle.kind == .city)
         let typed = Self.draft("1 Pine Street, Seattle, WA", seattle.coordinate)
-        let (pin, precision) = try await coarsener.coarsen(typed, to: .city, resolved: seattle)
+        let (pin, precision) = try await coarsener.keptPair(typed, to: .city, resolved: seattle)
         #expect(precision == .city)
         #expect(pin.mapString == seattle.displayName)
         #expect(pin.coordinate == seattle.coordinate)
 
         let ohio = try #require(gazetteer.lookup("Ohio").first)
         #expect(ohio.kind == .region)
-        let (region, level) = try await coarsener.coarsen(
+        let (region, level) = try await coarsener.keptPair(
             Self.draft("Ohio", ohio.coordinate), to: .city, resolved: ohio)
         #expect(level == .region, "a region typed is never made a city")
         #expect(region.mapString == ohio.displayName)
@@ -135,10 +135,10 @@ struct PinCoarsenerTests {
     func gridWithoutPlaces() async {
         let coarsener = PinCoarsener(finder: BlindFinder(), cityMinimumPopulation: 15_000)
         let typed = Self.draft("1600 Amphitheatre Parkway", Self.amphitheatre)
-        let (city, _) = await coarsener.coarsen(typed, to: .city)
+        let (city, _) = await coarsener.keptPair(typed, to: .city)
         #expect(city.coordinate == Coordinate(latitude: 37.4, longitude: -122.1))
         #expect(city.mapString == "Near 37.4, -122.1")
-        let (country, _) = await coarsener.coarsen(typed, to: .country)
+        let (country, _) = await coarsener.keptPair(typed, to: .country)
         #expect(country.coordinate == Coordinate(latitude: 35, longitude: -120))
     }
 
@@ -175,7 +175,7 @@ struct PinCoarsenerTests {
         #expect(typed.isWidened)
         #expect(typed.place.displayName == braga.displayName && typed.place.coordinate == braga.coordinate)
         #expect(typed.place.kind == .city)
-        let (pin, level) = await coarsener.coarsen(
+        let (pin, level) = await coarsener.keptPair(
             Self.draft("Merelim", merelim.coordinate), to: .city, resolved: merelim)
         #expect(level == .city && pin.mapString == braga.displayName && pin.coordinate == braga.coordinate)
 
@@ -222,7 +222,7 @@ struct PinCoarsenerTests {
         #expect(typed.isWidened && typed.place.kind == .region)
         #expect(typed.place.displayName == uri.name && typed.place.coordinate == uri.coordinate)
 
-        let (pin, level) = await coarsener.coarsen(
+        let (pin, level) = await coarsener.keptPair(
             Self.draft("Gotthardstrasse 3, Erstfeld", Self.street(near: erstfeld)), to: .city)
         #expect(level == .region)
         #expect(pin.mapString == uri.name && pin.coordinate == uri.coordinate)
@@ -250,7 +250,7 @@ struct PinCoarsenerTests {
 
         let off = PinCoarsener(finder: try SharedGazetteer.geocoder(), cityMinimumPopulation: 0)
         #expect(await off.coarsen(merelim, to: .city) == merelim)
-        let (pin, level) = await off.coarsen(street, to: .city)
+        let (pin, level) = await off.keptPair(street, to: .city)
         #expect(level == .city && pin.mapString == merelim.displayName && pin.coordinate == merelim.coordinate)
         #expect(await off.isFiner(than: .city, at: merelim.coordinate, named: merelim.displayName) == false)
     }
@@ -261,7 +261,7 @@ struct PinCoarsenerTests {
         let merelim = try Self.city("Merelim")
         let grid = PinCoarsener(finder: BlindFinder(), cityMinimumPopulation: 15_000)
         #expect(await grid.coarsen(merelim, to: .city) == merelim)
-        let (pin, _) = await grid.coarsen(Self.draft("Rua da Igreja 12", Self.street(near: merelim)), to: .city)
+        let (pin, _) = await grid.keptPair(Self.draft("Rua da Igreja 12", Self.street(near: merelim)), to: .city)
         #expect(pin.mapString.hasPrefix("Near "))
     }
 
@@ -277,11 +277,11 @@ struct PinCoarsenerTests {
             Trip(mapString: merelim.displayName, coordinate: merelim.coordinate, endsAt: ends),
             Trip(mapString: "Rua da Igreja 12, Merelim", coordinate: Self.street(near: merelim), endsAt: ends),
         ] {
-            let widened = await coarsener.coarsen(trip, to: .city)
+            let widened = await coarsener.coarsen(trip, to: .city).trip
             #expect(widened == Trip(mapString: braga.displayName, coordinate: braga.coordinate, endsAt: ends))
         }
         let inBraga = Trip(mapString: braga.displayName, coordinate: braga.coordinate, endsAt: ends)
-        #expect(await coarsener.coarsen(inBraga, to: .city) == inBraga)
+        #expect(await coarsener.coarsen(inBraga, to: .city).trip == inBraga)
     }
 
     /// A place kept before the minimum (a village at city level) shows more than city level now,
@@ -353,5 +353,15 @@ struct PinCoarsenerTests {
         #expect(policy.allowed(.exact) == .city)
         #expect(policy.allowed(.region) == .region)
         #expect(PinPrecision.exact < .city && PinPrecision.city < .region && PinPrecision.region < .country)
+    }
+}
+
+extension PinCoarsener {
+    /// The pin `draft` is kept as at `level`, and the level stored with it.
+    fileprivate func keptPair(_ draft: PinDraft, to level: PinPrecision, resolved: PlaceCandidate? = nil) async -> (
+        PinDraft, PinPrecision
+    ) {
+        let kept = await coarsen(draft, to: level, resolved: resolved)
+        return (kept.draft, kept.precision)
     }
 }

@@ -60,7 +60,7 @@ struct TripTests {
 
     /// A good trip passes, up to the longest length; a pin's draft with a bad trip place is refused
     /// by the pin check, and an import names the record whose trip has ended.
-    @Test func aGoodTripPassesAndPinsAndImportsCheckTheirTrips() throws {
+    @Test func aGoodTripPassesAndPinsAndImportsCheckTheirTrips() async throws {
         try DirectoryInput.validateTrip(
             Trip(mapString: " Lisbon ", coordinate: Self.lisbon, endsAt: Self.now.addingTimeInterval(366 * 86_400)),
             now: Self.now)
@@ -71,9 +71,14 @@ struct TripTests {
             try DirectoryInput.validatePin(draft)
         }
         draft.trip = Trip(mapString: "Lisbon", coordinate: Self.lisbon, endsAt: Self.now)
+        // Kept as typed (the exact level): the trip's end is what is checked.
+        let asTyped = PinCoarsener(finder: nil, cityMinimumPopulation: 0)
+        let records = [
+            PinImportRecord(pin: await asTyped.coarsen(Self.pin(trip: nil).draft, to: .exact)),
+            PinImportRecord(pin: await asTyped.coarsen(draft, to: .exact)),
+        ]
         #expect(throws: ServiceError.rejectedInput("Record 2: The trip's end is not in the future.")) {
-            try DirectoryInput.validateImport(
-                [PinImportRecord(draft: Self.pin(trip: nil).draft), PinImportRecord(draft: draft)], now: Self.now)
+            try DirectoryInput.validateImport(records, now: Self.now)
         }
     }
 }

@@ -23,15 +23,15 @@ public struct FinerPinCount: Sendable, Equatable {
 }
 
 extension ClassServices {
-    /// Counts the class map's pins finer than their students' level (one gazetteer lookup a pin).
+    /// Counts the class map's pins finer than their students' level (the level stored with each pin; a gazetteer lookup for a pin kept before levels were stored).
     public func finerPinCount() async throws -> FinerPinCount {
-        let policy = settings.privacy
+        let gate = privacyGate
         let choices = try await precisionChoices.all()
         let pins = try await classMap.all()
         var finer = 0
         for pin in pins {
-            let level = policy.allowed(choices[pin.uniqueKey])
-            if await coarsener.precision(of: pin) < level { finer += 1 }
+            let level = gate.policy.allowed(choices[pin.uniqueKey])
+            if await gate.precision(of: pin) < level { finer += 1 }
         }
         return FinerPinCount(finer: finer, total: pins.count)
     }

@@ -135,13 +135,13 @@ final class MemoryDirectory: StudentDirectory {
     func location(ofAccount accountKey: String) async throws -> StudentLocation? {
         pins.withLockedValue { $0.first { $0.uniqueKey == accountKey } }
     }
-    func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
-        try save(draft, objectId: "p\(pins.withLockedValue { $0.count } + 1)")
+    func createLocation(_ pin: KeptPin, session: DirectorySession?) async throws -> StudentLocation {
+        try save(pin.draft, objectId: "p\(pins.withLockedValue { $0.count } + 1)")
     }
-    func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+    func updateLocation(objectId: String, with pin: KeptPin, session: DirectorySession?) async throws
         -> StudentLocation
     {
-        try save(draft, objectId: objectId)
+        try save(pin.draft, objectId: objectId)
     }
     func checkHealth() async throws {}
 

@@ -168,7 +168,8 @@ public final class UdacityStudentDirectory: StudentDirectory {
         return records.filter { $0.uniqueKey == accountKey }.max { $0.updatedAt < $1.updatedAt }
     }
 
-    public func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
+    public func createLocation(_ pin: KeptPin, session: DirectorySession?) async throws -> StudentLocation {
+        let draft = pin.draft
         try Self.validate(draft)
         let reply = try await send(
             "POST", path: "/StudentLocation", body: try JSONEncoder().encode(StudentLocationBody(draft)),
@@ -187,8 +188,9 @@ public final class UdacityStudentDirectory: StudentDirectory {
     }
 
     public func updateLocation(
-        objectId: String, with draft: PinDraft, session: DirectorySession?
+        objectId: String, with pin: KeptPin, session: DirectorySession?
     ) async throws -> StudentLocation {
+        let draft = pin.draft
         guard !objectId.isEmpty else { throw ServiceError.rejectedInput("empty objectId") }
         try Self.validate(draft)
         let reply = try await send(

@@ -33,8 +33,7 @@ extension PinsCommand {
             let directory = try await PinsCommand.writable(stack, doing: "re-store pins")
             let map = try await PinsCommand.allPins(stack, options: options)
             let pins = try await map.all()
-            let coarsener = PinCoarsener(
-                finder: stack.placeLevels, cityMinimumPopulation: policy.cityMinimumPopulation)
+            let gate = stack.privacyGate(policy: policy)
             var finer: [PinImportRecord] = []
             // Trips are kept no finer than home pins: a lasting one is coarsened with its pin, one
             // that has ended is erased (it shows nowhere and cannot be saved again).
@@ -42,19 +41,22 @@ extension PinsCommand {
             var changed: [String] = []
             let now = Date()
             for pin in pins {
-                var record = PinImportRecord(draft: pin.draft, createdAt: pin.createdAt, updatedAt: pin.updatedAt)
-                var changes = await coarsener.isFiner(pin, than: precision)
-                if let trip = pin.trip,
-                    await coarsener.isFiner(than: precision, at: trip.coordinate, named: trip.mapString)
-                {
-                    if trip.isActive(at: now) {
-                        record.draft.trip = trip
+                var changes = await gate.isFiner(pin, than: precision)
+                var trip: Trip?
+                if let kept = pin.trip, await gate.isFiner(than: precision, at: kept.coordinate, named: kept.mapString) {
+                    if kept.isActive(at: now) {
+                        trip = kept
                         changes = true
                     } else {
                         endedTrips.append(pin.uniqueKey)
                     }
                 }
-                if changes { finer.append(record) }
+                if changes {
+                    // At the operator's level, or at the student's own when coarser.
+                    let level = max(precision, try await gate.chosenLevel(of: pin.uniqueKey) ?? precision)
+                    let coarse = await gate.keep(pin, at: level, trip: trip)
+                    finer.append(PinImportRecord(pin: coarse.pin, createdAt: pin.createdAt, updatedAt: pin.updatedAt))
+                }
                 if changes || endedTrips.last == pin.uniqueKey { changed.append(pin.objectId) }
             }
             guard !dryRun else {
@@ -67,8 +69,7 @@ extension PinsCommand {
                 return
             }
             do {
-                let records = try await PinsCommand.coarsened(finer, to: precision, policy: policy, stack: stack)
-                if !records.isEmpty { _ = try await directory.importLocations(records) }
+                if !finer.isEmpty { _ = try await directory.importLocations(finer) }
                 if let trips = stack.trips {
                     for accountKey in endedTrips { _ = try await trips.endTrip(ofAccount: accountKey, session: nil) }
                 }
@@ -99,23 +100,19 @@ extension PinsCommand {
         return level
     }
 
-    /// `records` made no more precise than `level` (the operator's, `privacy.default` when not
-    /// given), or than the level their students chose (read from the directory's state store, held
-    /// to `privacy.finest`) when coarser.
-    static func coarsened(
-        _ records: [PinImportRecord], to level: PinPrecision, policy: PrivacyPolicy, stack: ServiceStack
+    /// The pins of `records` kept at `level` (the operator's, `privacy.default` when not given), or
+    /// at the level their students chose (read from the directory's state store, held to
+    /// `privacy.finest`) when coarser.
+    static func kept(
+        _ records: [PinFile.Record], at level: PinPrecision, policy: PrivacyPolicy, stack: ServiceStack
     ) async throws -> [PinImportRecord] {
-        let coarsener = PinCoarsener(finder: stack.placeLevels, cityMinimumPopulation: policy.cityMinimumPopulation)
-        let choices = PrecisionChoices(store: stack.state)
+        let gate = stack.privacyGate(policy: policy)
         var result: [PinImportRecord] = []
         result.reserveCapacity(records.count)
-        for var record in records {
-            let chosen = try await choices.chosen(by: record.draft.uniqueKey)
-            let target = max(level, chosen.map { policy.allowed($0) } ?? level)
-            let trip = record.draft.trip
-            record.draft = await coarsener.coarsen(record.draft, to: target).draft
-            if let trip { record.draft.trip = await coarsener.coarsen(trip, to: target) }
-            result.append(record)
+        for record in records {
+            let target = max(level, try await gate.chosenLevel(of: record.draft.uniqueKey) ?? level)
+            let pin = await gate.keep(record.draft, at: target).pin
+            result.append(PinImportRecord(pin: pin, createdAt: record.createdAt, updatedAt: record.updatedAt))
         }
         return result
     }

@@ -58,8 +58,8 @@ extension PinsCommand {
             let directory = try await PinsCommand.writable(stack, doing: "import pins")
             let outcome: PinImportOutcome
             do {
-                let records = try await PinsCommand.coarsened(
-                    contents.records.map(\.record), to: level, policy: policy, stack: stack)
+                let records = try await PinsCommand.kept(
+                    contents.records.map(\.record), at: level, policy: policy, stack: stack)
                 outcome = try await directory.importLocations(records)
             } catch {
                 await stack.shutdown()

@@ -41,9 +41,7 @@ struct SeedDemoCommand: AsyncParsableCommand {
         let outcome: DemoClass.Outcome
         do {
             outcome = try await DemoClass.seed(
-                into: accounts, geocoder: stack.geocoder,
-                coarsener: PinCoarsener(
-                    finder: stack.placeLevels, cityMinimumPopulation: config.privacy.cityMinimumPopulation),
+                into: accounts, geocoder: stack.geocoder, gate: stack.privacyGate(policy: config.privacyPolicy),
                 precision: config.privacy.defaultPrecision)
         } catch {
             await stack.shutdown()

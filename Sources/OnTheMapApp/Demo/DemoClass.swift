@@ -1,3 +1,4 @@
+import ClassKit
 import Foundation
 import OnTheMapService
 
@@ -65,8 +66,7 @@ public enum DemoClass {
     /// Each pin is stored at `precision` (the class's `privacy.default` for `seed-demo`), as a
     /// student's `!post` would be.
     public static func seed(
-        into directory: any AccountDirectory, geocoder: any Geocoder, coarsener: PinCoarsener,
-        precision: PinPrecision
+        into directory: any AccountDirectory, geocoder: any Geocoder, gate: PrivacyGate, precision: PinPrecision
     ) async throws -> Outcome {
         var outcome = Outcome(pinsAdded: 0, accountsAdded: 0, placesNotFound: [])
         for (index, student) in students.enumerated() {
@@ -82,7 +82,7 @@ public enum DemoClass {
             // As `!post` keeps it: under the gazetteer's name of the place, at the level.
             var named = draft
             if precision != .exact { named.mapString = place.displayName }
-            let kept = await coarsener.coarsen(named, to: precision, resolved: place).draft
+            let kept = await gate.keep(named, at: precision, resolved: place).pin
             _ = try await directory.createLocation(kept, session: nil)
             outcome.pinsAdded += 1
         }

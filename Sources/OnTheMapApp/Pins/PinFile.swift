@@ -17,9 +17,17 @@ enum PinFile {
         var description: String { "line \(line): \(reason)" }
     }
 
+    /// One good record: the pin as the file gives it (before it is kept at its student's level)
+    /// and its times.
+    struct Record: Sendable, Hashable {
+        var draft: PinDraft
+        var createdAt: Date?
+        var updatedAt: Date?
+    }
+
     /// What a file holds: its good records (one per account) and its bad ones.
     struct Contents: Sendable {
-        var records: [(line: Int, record: PinImportRecord)] = []
+        var records: [(line: Int, record: Record)] = []
         var problems: [Problem] = []
         /// Records left out because a later or newer record of the same account replaces them:
         /// (line left out, line kept).
@@ -56,7 +64,7 @@ enum PinFile {
         var contents = Contents()
         var kept: [String: Int] = [:]  // uniqueKey → index in contents.records
         for (line, fields) in raw {
-            let record: PinImportRecord
+            let record: Record
             switch fields.flatMap(parse) {
             case .failure(let problem):
                 contents.problems.append(Problem(line: line, reason: problem.reason))
@@ -81,7 +89,7 @@ enum PinFile {
         return contents
     }
 
-    static func parse(_ fields: Fields) -> Result<PinImportRecord, FieldProblem> {
+    static func parse(_ fields: Fields) -> Result<Record, FieldProblem> {
         Result { () throws(FieldProblem) in try record(fields) }
     }
 
@@ -97,7 +105,7 @@ enum PinFile {
         return value
     }
 
-    private static func record(_ fields: Fields) throws(FieldProblem) -> PinImportRecord {
+    private static func record(_ fields: Fields) throws(FieldProblem) -> Record {
         let uniqueKey = try text(fields, "uniqueKey", limit: 200)
         let first = try text(fields, "firstName", required: false, limit: DirectoryInput.maximumNameBytes)
         let last = try text(fields, "lastName", required: false, limit: DirectoryInput.maximumNameBytes)
@@ -126,7 +134,7 @@ enum PinFile {
                 throw FieldProblem(reason: "\(name) is not an ISO-8601 time like 2015-02-25T01:10:38.103Z")
             }
         }
-        return PinImportRecord(
+        return Record(
             draft: PinDraft(
                 uniqueKey: uniqueKey, firstName: first, lastName: last, mapString: place, mediaURL: link,
                 coordinate: coordinate),

@@ -80,15 +80,15 @@ struct InstrumentedDirectory: StudentDirectory {
         try await measured("pin") { try await base.location(ofAccount: accountKey) }
     }
 
-    func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation {
-        try await measured("create", writes: true) { try await base.createLocation(draft, session: session) }
+    func createLocation(_ pin: KeptPin, session: DirectorySession?) async throws -> StudentLocation {
+        try await measured("create", writes: true) { try await base.createLocation(pin, session: session) }
     }
 
-    func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+    func updateLocation(objectId: String, with pin: KeptPin, session: DirectorySession?) async throws
         -> StudentLocation
     {
         try await measured("update", writes: true) {
-            try await base.updateLocation(objectId: objectId, with: draft, session: session)
+            try await base.updateLocation(objectId: objectId, with: pin, session: session)
         }
     }
 
@@ -102,7 +102,7 @@ struct InstrumentedTrips: TripDirectory {
     let base: any TripDirectory
     let watch: DirectoryFaultWatch
 
-    func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
+    func setTrip(_ trip: KeptTrip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
         -> StudentLocation
     {
         try await InstrumentedDirectory.measured("trip", writes: true, watch: watch) {

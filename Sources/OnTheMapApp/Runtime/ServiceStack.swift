@@ -1,3 +1,4 @@
+import ClassKit
 import Foundation
 import Logging
 import OnTheMapService
@@ -39,6 +40,12 @@ public struct ServiceStack: Sendable {
     private let closers: [@Sendable () async -> Void]
 
     /// Closes connections and pools.
+    /// The privacy gate of the operator's tools (`pins import`, `pins coarsen`, `seed-demo`): the
+    /// students' choices read from the state store, pins moved to the offline gazetteer's places.
+    public func privacyGate(policy: PrivacyPolicy) -> PrivacyGate {
+        PrivacyGate(places: placeLevels, policy: policy, choices: PrecisionChoices(store: state))
+    }
+
     public func shutdown() async {
         for close in closers { await close() }
     }

@@ -117,7 +117,7 @@ public struct NearPlugin: RestoringPlugin {
             var shown = found.payload
             let place = shown.shown(at: now)
             (shown.mapString, shown.coordinate) = (place.mapString, place.coordinate)
-            let precision = max(origin.precision, await services.coarsener.precision(of: shown))
+            let precision = max(origin.precision, await services.privacyGate.precision(of: shown))
             lines.append(
                 Formatting.neighbour(shown, kilometres: found.distanceKilometres, unit: unit, precision: precision))
         }
@@ -147,7 +147,7 @@ public struct NearPlugin: RestoringPlugin {
             return StartPoint(
                 coordinate: shown.coordinate, excludedKey: pin.uniqueKey,
                 description: "your pin (\(Formatting.place(shown.mapString)))",
-                precision: await services.coarsener.precision(of: shown.coordinate, named: shown.mapString))
+                precision: await services.privacyGate.precision(of: shown.coordinate, named: shown.mapString))
         }
         if let bound = await NickLookup.session(ofNick: argument, call: call, services: services) {
             let nick = Formatting.clean(argument, maxBytes: 40)
@@ -162,7 +162,7 @@ public struct NearPlugin: RestoringPlugin {
             let description = "\(nick)'s pin (\(Formatting.place(shown.mapString)))"
             return StartPoint(
                 coordinate: shown.coordinate, excludedKey: pin.uniqueKey, description: description,
-                precision: await services.coarsener.precision(of: shown.coordinate, named: shown.mapString),
+                precision: await services.privacyGate.precision(of: shown.coordinate, named: shown.mapString),
                 header: "Nearest to \(description):")
         }
         let example = "\(call.prefix)near Lyon, France"

@@ -98,13 +98,13 @@ extension PostPlugin {
         }
         // The places offered are already those of the student's level: what they typed finer
         // (a street) is not kept in the open step either, and the answer shows what others will see.
-        let level = try await services.call { try await services.precision(of: bound.profile.accountKey) }
+        let level = try await services.call { try await services.privacyGate.level(of: bound.profile.accountKey) }
         var typed = typed
         var choices = choices
         if level != .exact {
             var coarse: [PlaceCandidate] = []
             for choice in choices {
-                let place = await services.coarsener.coarsen(choice, to: level)
+                let place = await services.privacyGate.shown(choice, at: level)
                 if !coarse.contains(where: { $0.displayName == place.displayName }) { coarse.append(place) }
             }
             choices = coarse

@@ -264,8 +264,8 @@ public struct PostPlugin: RestoringPlugin {
         let replaced: Bool
         do {
             // Made no more precise than the student chose before anything is stored.
-            let pinDraft = try await services.coarsened(typedDraft, resolved: draft.place).draft
-            (saved, replaced) = try await services.directory.savePin(pinDraft, session: bound.session)
+            let pin = try await services.privacyGate.keep(typedDraft, resolved: draft.place).pin
+            (saved, replaced) = try await services.directory.savePin(pin, session: bound.session)
         } catch let error as ServiceError {
             if case .sessionExpired = error {
                 await flows.close(bound.owner)

@@ -67,11 +67,11 @@ extension PostPlugin {
             )
         }
         // Made no more precise than the student chose, like a home pin.
-        let level = try await services.call { try await services.precision(of: accountKey) }
+        let level = try await services.call { try await services.privacyGate.level(of: accountKey) }
         var mapString = typed
         var shown = place
         if level != .exact {
-            shown = await services.coarsener.coarsen(place, to: level)
+            shown = await services.privacyGate.shown(place, at: level)
             mapString = TextSanitizer.truncated(
                 Formatting.clean(shown.displayName, maxBytes: 200), maxBytes: DirectoryInput.maximumMapStringBytes)
         }
@@ -88,9 +88,11 @@ extension PostPlugin {
             case .date(let refusal): throw UserFacingError(refusal.description)
             }
         }
-        let trip = Trip(mapString: mapString, coordinate: shown.coordinate, endsAt: end.endsAt)
+        let kept = await services.privacyGate.keep(
+            Trip(mapString: mapString, coordinate: shown.coordinate, endsAt: end.endsAt), at: level)
+        let trip = kept.trip
         let saved = try await services.call {
-            try await trips.setTrip(trip, ofAccount: accountKey, session: bound.session)
+            try await trips.setTrip(kept, ofAccount: accountKey, session: bound.session)
         }
         await services.classMap.record(saved)
         await call.reply(

@@ -33,10 +33,10 @@ enum PrivacyLevels {
             await call.reply("OK: your pin will be kept at \(describe(level)) when you post one.")
             return
         }
-        let coarsener = services.coarsener
-        let current = await coarsener.precision(of: pin)
+        let gate = services.privacyGate
+        let current = await gate.precision(of: pin)
         let tripChanged = try await keepTripNoFiner(than: level, pin: pin, session: bound.session, services)
-        guard await coarsener.isFiner(pin, than: level) else {
+        guard await gate.isFiner(pin, than: level) else {
             // Not finer than the level: kept at it already (a region's point and name may be its
             // main town's too, so a pin read as the town's can be the region's as well).
             if tripChanged { await flushFinerPlace(of: pin, services) }
@@ -47,15 +47,15 @@ enum PrivacyLevels {
             )
             return
         }
-        let coarse = await coarsener.coarsening(pin.draft, to: level)
+        let coarse = await gate.keep(pin, at: level)
         let saved = try await services.call {
             try await services.directory.updateLocation(
-                objectId: pin.objectId, with: coarse.draft, session: bound.session)
+                objectId: pin.objectId, with: coarse.pin, session: bound.session)
         }
         await services.classMap.record(saved)
         await flushFinerPlace(of: pin, services)
         let widened =
-            coarse.isWidened ? " " + widening(to: coarse.precision, minimum: coarsener.cityMinimumPopulation) : ""
+            coarse.isWidened ? " " + widening(to: coarse.precision, minimum: gate.cityMinimumPopulation) : ""
         await call.reply(
             "OK: your pin is now kept at \(describe(coarse.precision)): others see \(Formatting.place(saved.mapString))\(widened); the finer place is no longer stored."
         )
@@ -78,12 +78,11 @@ enum PrivacyLevels {
         than level: PinPrecision, pin: StudentLocation, session: DirectorySession, _ services: ClassServices
     ) async throws -> Bool {
         guard let trip = pin.trip, let trips = services.trips,
-            await services.coarsener.isFiner(than: level, at: trip.coordinate, named: trip.mapString)
+            await services.privacyGate.isFiner(than: level, at: trip.coordinate, named: trip.mapString)
         else { return false }
         let saved: StudentLocation?
         if trip.isActive(at: services.now()) {
-            var kept = pin.draft
-            kept.trip = await services.coarsener.coarsen(trip, to: level)
+            let kept = await services.privacyGate.keep(pin, at: level, trip: trip).pin
             saved = try await services.call {
                 try await services.directory.updateLocation(objectId: pin.objectId, with: kept, session: session)
             }
@@ -110,13 +109,13 @@ enum PrivacyLevels {
         let mine: String
         if let bound = services.session(of: call) {
             let accountKey = bound.profile.accountKey
-            let level = try await services.call { try await services.precision(of: accountKey) }
+            let level = try await services.call { try await services.privacyGate.level(of: accountKey) }
             if let pin = try await services.call({ try await services.directory.location(ofAccount: accountKey) }) {
-                let coarsener = services.coarsener
-                var current = await coarsener.precision(of: pin)
+                let gate = services.privacyGate
+                var current = await gate.precision(of: pin)
                 // A pin that is already what the student's coarser level makes of it (a region that
                 // shares its main town's point and name) is kept at that level.
-                if level > current, await !coarsener.isFiner(pin, than: level) { current = level }
+                if level > current, await !gate.isFiner(pin, than: level) { current = level }
                 mine =
                     "Your pin shows \(Formatting.place(pin.mapString)) (\(describe(current))); pins you post are kept at \(describe(level))\(smallPlaces(at: level, policy))."
             } else {

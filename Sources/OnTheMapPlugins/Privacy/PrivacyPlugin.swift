@@ -130,7 +130,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         )
         let precision = try await precisionWords(key)
         if let pin = record.pin {
-            let kept = await services.coarsener.precision(of: pin)
+            let kept = await services.privacyGate.precision(of: pin)
             lines.append(
                 "Pin: \(Formatting.place(pin.mapString)) "
                     + "(\(Formatting.coordinate(pin.coordinate))), kept at \(kept.rawValue) level, posted \(Self.time(pin.createdAt)), "

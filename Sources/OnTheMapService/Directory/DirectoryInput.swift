@@ -63,8 +63,8 @@ public enum DirectoryInput {
     public static func validateImport(_ records: [PinImportRecord], now: Date) throws {
         for (position, record) in records.enumerated() {
             do {
-                try validatePin(record.draft)
-                if let trip = record.draft.trip { try validateTrip(trip, now: now) }
+                try validatePin(record.pin.draft)
+                if let trip = record.pin.draft.trip { try validateTrip(trip, now: now) }
             } catch ServiceError.rejectedInput(let reason) {
                 throw ServiceError.rejectedInput("Record \(position + 1): \(reason)")
             }

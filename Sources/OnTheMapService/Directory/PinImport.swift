@@ -3,12 +3,13 @@ import Foundation
 /// One pin of an operator's import (`onthemap-bot pins import`): what to save for its account,
 /// and the times the file gives it (now when it gives none).
 public struct PinImportRecord: Sendable, Hashable {
-    public var draft: PinDraft
+    /// The pin, kept at its student's level.
+    public var pin: KeptPin
     public var createdAt: Date?
     public var updatedAt: Date?
 
-    public init(draft: PinDraft, createdAt: Date? = nil, updatedAt: Date? = nil) {
-        self.draft = draft
+    public init(pin: KeptPin, createdAt: Date? = nil, updatedAt: Date? = nil) {
+        self.pin = pin
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }

@@ -22,25 +22,24 @@ public protocol StudentDirectory: Sendable {
     func locationChanges(after revision: Int64, limit: Int) async throws -> PinChangePage?
     /// The pin of one account, or nil when it has none.
     func location(ofAccount accountKey: String) async throws -> StudentLocation?
-    /// Creates a pin; the result carries the new objectId and times.
-    func createLocation(_ draft: PinDraft, session: DirectorySession?) async throws -> StudentLocation
+    /// Creates a pin, with the level it is kept at; the result carries the new objectId and times.
+    func createLocation(_ pin: KeptPin, session: DirectorySession?) async throws -> StudentLocation
     /// Updates an existing pin by objectId.
-    func updateLocation(objectId: String, with draft: PinDraft, session: DirectorySession?) async throws
+    func updateLocation(objectId: String, with pin: KeptPin, session: DirectorySession?) async throws
         -> StudentLocation
     /// Checks the backend can be reached (for health). Throws a `ServiceError` otherwise.
     func checkHealth() async throws
 }
 
 extension StudentDirectory {
-    /// Creates the pin of `draft.uniqueKey`, or updates it when the account already has one.
+    /// Creates the pin of `pin.uniqueKey`, or updates it when the account already has one.
     /// Returns the saved pin and whether an existing one was replaced.
-    public func savePin(_ draft: PinDraft, session: DirectorySession?) async throws -> (StudentLocation, replaced: Bool)
-    {
-        if let existing = try await location(ofAccount: draft.uniqueKey) {
-            let saved = try await updateLocation(objectId: existing.objectId, with: draft, session: session)
+    public func savePin(_ pin: KeptPin, session: DirectorySession?) async throws -> (StudentLocation, replaced: Bool) {
+        if let existing = try await location(ofAccount: pin.uniqueKey) {
+            let saved = try await updateLocation(objectId: existing.objectId, with: pin, session: session)
             return (saved, true)
         }
-        return (try await createLocation(draft, session: session), false)
+        return (try await createLocation(pin, session: session), false)
     }
 }
 

@@ -10,7 +10,7 @@ public protocol TripDirectory: Sendable {
     /// trip. With a session, it must be live (`.sessionExpired`) and the account's own
     /// (`.rejectedInput`). Throws `.rejectedInput` for an invalid trip (see
     /// `DirectoryInput.validateTrip(_:now:)`) and `.notFound` when the account has no pin.
-    func setTrip(_ trip: Trip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
+    func setTrip(_ trip: KeptTrip, ofAccount uniqueKey: String, session: DirectorySession?) async throws
         -> StudentLocation
     /// Ends the trip of the pin of account `uniqueKey` (one that has lapsed too: its data leaves the
     /// pin) and returns it; nil when the account has no pin or its pin no trip (nothing changes).

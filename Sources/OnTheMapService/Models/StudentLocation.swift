@@ -36,13 +36,21 @@ public struct StudentLocation: Sendable, Hashable, Codable, Identifiable {
     /// ``coordinate`` until it ends (see ``shown(at:)``). A trip that has ended stays here until it
     /// is replaced or ended; nil when the student has none (always on the Udacity API).
     public var trip: Trip?
+    /// The level the pin was kept at (see ``KeptPin``), as the directory stored it; nil for a pin
+    /// kept before levels were stored and on a backend that keeps none (the Udacity API). Not part
+    /// of the JSON contract.
+    public var precision: PinPrecision?
 
     public var id: String { objectId }
+
+    private enum CodingKeys: String, CodingKey {
+        case objectId, uniqueKey, firstName, lastName, mapString, mediaURL, coordinate, createdAt, updatedAt, trip
+    }
 
     public init(
         objectId: String, uniqueKey: String, firstName: String, lastName: String,
         mapString: String, mediaURL: String, coordinate: Coordinate, createdAt: Date,
-        updatedAt: Date, trip: Trip? = nil
+        updatedAt: Date, trip: Trip? = nil, precision: PinPrecision? = nil
     ) {
         self.objectId = objectId
         self.uniqueKey = uniqueKey
@@ -54,6 +62,7 @@ public struct StudentLocation: Sendable, Hashable, Codable, Identifiable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.trip = trip
+        self.precision = precision
     }
 
     /// The trip while it lasts at `now` (`now` before its ``Trip/endsAt``), else nil.

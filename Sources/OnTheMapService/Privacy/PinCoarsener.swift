@@ -29,12 +29,14 @@ public struct PinCoarsener: Sendable {
 
     /// A pin made no finer than a level.
     public struct CoarsePin: Sendable, Hashable {
-        public var draft: PinDraft
-        /// The level it is kept at: the one asked for, or coarser (a region typed at city level, a
-        /// village whose region has no town large enough).
-        public var precision: PinPrecision
+        /// The pin as a directory stores it, with the level it is kept at: the one asked for, or
+        /// coarser (a region typed at city level, a village whose region has no town large enough).
+        public var pin: KeptPin
         /// Whether its place was widened (see ``CoarsePlace/isWidened``).
         public var isWidened: Bool
+
+        public var draft: PinDraft { pin.draft }
+        public var precision: PinPrecision { pin.precision }
     }
 
     /// `place` (a geocoder's answer) at `level`: a place of that level or coarser is kept as it is
@@ -98,15 +100,12 @@ public struct PinCoarsener: Sendable {
             kind: found.precision.kind, population: found.place.population, match: place.match)
     }
 
-    /// `draft` at `level`, and the level it was kept at. `resolved` is the place the geocoder
-    /// found for what the student typed, when there was one (else the draft's point and text are
-    /// taken as exact, as an app sends them). At `.exact` the draft is kept as given: the
-    /// geocoder's point and the words typed.
-    public func coarsen(_ draft: PinDraft, to level: PinPrecision, resolved: PlaceCandidate? = nil) async -> (
-        draft: PinDraft, precision: PinPrecision
-    ) {
-        let coarse = await coarsening(draft, to: level, resolved: resolved)
-        return (coarse.draft, coarse.precision)
+    /// `draft` at `level`, as a directory takes it. `resolved` is the place the geocoder found for
+    /// what the student typed, when there was one (else the draft's point and text are taken as
+    /// exact, as an app sends them). At `.exact` the draft is kept as given, the geocoder's point
+    /// and the words typed, and its level is exact. A trip the draft carries is kept at `level` too.
+    public func coarsen(_ draft: PinDraft, to level: PinPrecision, resolved: PlaceCandidate? = nil) async -> KeptPin {
+        await coarsening(draft, to: level, resolved: resolved).pin
     }
 
     /// What `coarsen(_:to:resolved:)` makes of `draft`, and whether its place was widened.
@@ -118,35 +117,42 @@ public struct PinCoarsener: Sendable {
             ?? PlaceCandidate(
                 displayName: draft.mapString, adminArea: nil, country: nil, countryCode: nil,
                 coordinate: draft.coordinate, kind: .address, population: 0)
-        guard level != .exact else { return CoarsePin(draft: draft, precision: given.kind.precision, isWidened: false) }
-        let coarse = await coarsening(given, to: level)
         var pin = draft
+        if let trip = draft.trip { pin.trip = await coarsen(trip, to: level).trip }
+        // At exact level the words typed are kept, whatever place was found for them.
+        guard level != .exact else { return CoarsePin(pin: KeptPin(draft: pin, precision: .exact), isWidened: false) }
+        let coarse = await coarsening(given, to: level)
         pin.mapString = coarse.place.displayName
         pin.coordinate = coarse.place.coordinate
-        return CoarsePin(draft: pin, precision: coarse.place.kind.precision, isWidened: coarse.isWidened)
+        return CoarsePin(
+            pin: KeptPin(draft: pin, precision: coarse.place.kind.precision), isWidened: coarse.isWidened)
     }
 
     /// A stored trip no more precise than `level`: its place as a pin's would be coarsened (a trip
     /// kept at that level or coarser is left as it is, but for a town of fewer people than the
-    /// minimum kept at city level, which is widened), its end unchanged.
-    public func coarsen(_ trip: Trip, to level: PinPrecision) async -> Trip {
+    /// minimum kept at city level, which is widened), its end unchanged; as a directory takes it.
+    public func coarsen(_ trip: Trip, to level: PinPrecision) async -> KeptTrip {
         let kept = await precision(of: trip.coordinate, named: trip.mapString)
-        guard level != .exact, kept <= level else { return trip }
+        guard level != .exact, kept <= level else { return KeptTrip(trip: trip) }
         let place = await coarsen(
             PlaceCandidate(
                 displayName: trip.mapString, adminArea: nil, country: nil, countryCode: nil,
                 coordinate: trip.coordinate, kind: kept.kind, population: 0),
             to: level)
-        return Trip(mapString: place.displayName, coordinate: place.coordinate, endsAt: trip.endsAt)
+        return KeptTrip(trip: Trip(mapString: place.displayName, coordinate: place.coordinate, endsAt: trip.endsAt))
     }
 
     /// Whether a stored place (a pin's or a trip's) shows more than `level` allows: coarsening it
     /// to that level would change its point or text. So a place kept at a finer level is, and so is
     /// a city-level one in a town of fewer people than the minimum (kept before the minimum was set
     /// or raised); a place that is already what the level makes of it is not. Never at `.exact`.
-    public func isFiner(than level: PinPrecision, at coordinate: Coordinate, named name: String) async -> Bool {
+    /// `keptAt`: the level stored with the place, when known (else read from its point and text).
+    public func isFiner(
+        than level: PinPrecision, at coordinate: Coordinate, named name: String, keptAt stored: PinPrecision? = nil
+    ) async -> Bool {
         guard level != .exact else { return false }
-        let kept = await precision(of: coordinate, named: name)
+        var kept = stored ?? .exact
+        if stored == nil { kept = await precision(of: coordinate, named: name) }
         let coarse = await coarsen(
             PlaceCandidate(
                 displayName: name, adminArea: nil, country: nil, countryCode: nil, coordinate: coordinate,
@@ -158,7 +164,7 @@ public struct PinCoarsener: Sendable {
     /// Whether `pin` (its home place) shows more than `level` allows; see
     /// ``isFiner(than:at:named:)``.
     public func isFiner(_ pin: StudentLocation, than level: PinPrecision) async -> Bool {
-        await isFiner(than: level, at: pin.coordinate, named: pin.mapString)
+        await isFiner(than: level, at: pin.coordinate, named: pin.mapString, keptAt: pin.precision)
     }
 
     /// The level of a stored pin from its point and place text (`.exact` without a finder). A
@@ -175,9 +181,11 @@ public struct PinCoarsener: Sendable {
         return .city
     }
 
-    /// The level of a stored pin.
+    /// The level of a stored pin: the one stored with it, else (a pin kept before levels were
+    /// stored, or by a backend that keeps none) the one its point and place text show.
     public func precision(of pin: StudentLocation) async -> PinPrecision {
-        await precision(of: pin.coordinate, named: pin.mapString)
+        if let stored = pin.precision { return stored }
+        return await precision(of: pin.coordinate, named: pin.mapString)
     }
 
     /// `value` to the nearest multiple of `step`, as the tenths it is written with.

@@ -96,18 +96,19 @@ extension ClassAPI {
         guard body.uniqueKey == authenticated.accountKey else {
             return APIAnswer.codeError(.forbidden, "A pin can only be saved for your own account.")
         }
-        let draft: PinDraft
-        switch await pinDraft(body, session: authenticated) {
-        case .success(let valid): draft = valid
+        let pin: KeptPin
+        switch await keptPin(body, session: authenticated) {
+        case .success(let valid): pin = valid
         case .failure(let refusal): return refusal.answer
         }
         if let until = body.until {
-            return await storeTrip(draft, until: until, objectId: objectId, session: authenticated)
+            return await storeTrip(pin.draft, until: until, objectId: objectId, session: authenticated)
         }
-        return await store(draft, objectId: objectId, session: authenticated)
+        return await store(pin, objectId: objectId, session: authenticated)
     }
 
-    /// A write with `until`: the checked place becomes the account's trip, shown instead of its
+    /// A write with `until`: the checked place (`draft`, kept at the student's level) becomes the
+    /// account's trip, shown instead of its
     /// home pin (which stays as it is) until the end of that day in the place's zone, as `!post
     /// <place> until <date>` does. Answers the contract's `updatedAt` and the trip as kept.
     func storeTrip(_ draft: PinDraft, until: String, objectId: String?, session: DirectorySession) async -> Response {
@@ -139,12 +140,14 @@ extension ClassAPI {
                 case .date(let refusal): return APIAnswer.codeError(.badRequest, refusal.description)
                 }
             }
-            let trip = Trip(mapString: draft.mapString, coordinate: draft.coordinate, endsAt: end.endsAt)
+            let trip = try await services.privacyGate.keep(
+                Trip(mapString: draft.mapString, coordinate: draft.coordinate, endsAt: end.endsAt),
+                of: session.accountKey)
             let saved = try await trips.setTrip(trip, ofAccount: session.accountKey, session: session)
             await services.pinSavedOutsideIRC(saved)
             return APIAnswer.json([
                 "updatedAt": APIAnswer.milliseconds(saved.updatedAt),
-                "trip": ["mapString": trip.mapString, "until": end.lastDay.isoText] as [String: Any],
+                "trip": ["mapString": trip.trip.mapString, "until": end.lastDay.isoText] as [String: Any],
             ])
         } catch ServiceError.rejectedInput(let reason) {
             return APIAnswer.codeError(.badRequest, reason)
@@ -161,8 +164,9 @@ extension ClassAPI {
     }
 
     /// The pin to save: `!post`'s link rules, the directory's text rules for the names and place
-    /// (control characters refused, not stripped), and the account's own name on the pin.
-    func pinDraft(_ body: StudentLocationBody, session: DirectorySession) async -> Result<PinDraft, Refusal> {
+    /// (control characters refused, not stripped), and the account's own name on the pin; kept at
+    /// the student's level.
+    func keptPin(_ body: StudentLocationBody, session: DirectorySession) async -> Result<KeptPin, Refusal> {
         let mediaURL: String
         switch LinkRules.validate(body.mediaURL) {
         case .success(let link): mediaURL = link
@@ -197,7 +201,7 @@ extension ClassAPI {
         // An app sends exact coordinates and the text typed: both are made no more precise than
         // the student chose (the nearest populated place, its region or its country) before storage.
         do {
-            return .success(try await services.coarsened(draft).draft)
+            return .success(try await services.privacyGate.keep(draft).pin)
         } catch {
             return .failure(Refusal(answer: unavailable(error, prefixed: false)))
         }
@@ -205,13 +209,13 @@ extension ClassAPI {
 
     /// Saves a checked pin (a POST for an account that has a pin replaces it: one pin per account),
     /// hands it to the class map and the announcer, and answers as the contract does.
-    func store(_ draft: PinDraft, objectId: String?, session: DirectorySession) async -> Response {
+    func store(_ pin: KeptPin, objectId: String?, session: DirectorySession) async -> Response {
         do {
             let saved: StudentLocation
             if let objectId {
-                saved = try await directory.updateLocation(objectId: objectId, with: draft, session: session)
+                saved = try await directory.updateLocation(objectId: objectId, with: pin, session: session)
             } else {
-                saved = try await directory.savePin(draft, session: session).0
+                saved = try await directory.savePin(pin, session: session).0
             }
             await services.pinSavedOutsideIRC(saved)
             return objectId == nil
