@@ -43,7 +43,8 @@ extension PinsCommand {
             for pin in pins {
                 var changes = await gate.isFiner(pin, than: precision)
                 var trip: Trip?
-                if let kept = pin.trip, await gate.isFiner(than: precision, at: kept.coordinate, named: kept.mapString) {
+                if let kept = pin.trip, await gate.isFiner(than: precision, at: kept.coordinate, named: kept.mapString)
+                {
                     if kept.isActive(at: now) {
                         trip = kept
                         changes = true
