@@ -2,6 +2,7 @@ import BotTesting
 import Foundation
 import IRCClient
 import Logging
+import OnTheMapPlugins
 import SQLiteDirectory
 import Testing
 
@@ -25,6 +26,12 @@ import Testing
         await reopened.setSTSPolicy(nil, forHost: "irc.example.org")
         #expect(await reopened.stsPolicy(forHost: "irc.example.org") == nil)
         #expect(await reopened.stsPolicy(forHost: "irc.other.net")?.port == 7000)
+        // The value is in the registry erasure and export read, as holding nothing about students.
+        let entry = try #require(KeptStateRegistry.entry(claiming: StoredSTSPolicies.stateKey))
+        guard case .nothingAboutStudents = entry.holding else {
+            Issue.record("STS policies are listed as student data")
+            return
+        }
         await reopened.setSTSPolicy(nil, forHost: "irc.other.net")
         #expect(try await directory.state(StoredSTSPolicies.stateKey) == nil)
         // Garbage in the state reads as no policy.

@@ -133,6 +133,16 @@ import Testing
         #expect(try await Self.stored(fixture, "sessions").contains(key))
         #expect(try await Self.stored(fixture, "post.flows").contains(key))
         #expect(try await Self.stored(fixture, "units").contains("a:janeaccount"))
+        // Every value kept is claimed by the registry that erasure and export read, and the export
+        // finds each of Jane's.
+        for storeKey in try await fixture.sqlite.stateKeys(prefix: "") {
+            #expect(KeptStateRegistry.entry(claiming: storeKey) != nil, "\(storeKey) is in no KeptStateRegistry entry")
+        }
+        let export = try #require(
+            try await StudentDataExport.make(.key(key), accounts: fixture.sqlite, store: fixture.sqlite))
+        #expect(export.chosenPrecision == "region" && export.signInLinkExpiresAt != nil)
+        #expect(!export.keptSessions.isEmpty && !export.unitChoices.isEmpty && !export.openPosts.isEmpty)
+        #expect(!export.trustedHosts.isEmpty)
 
         let erasedAnswer = await dm("!forget confirm")
         #expect(
@@ -153,6 +163,12 @@ import Testing
         #expect(try await !Self.stored(fixture, "sessions").contains(key))
         #expect(try await !Self.stored(fixture, "post.flows").contains(key))
         #expect(try await !Self.stored(fixture, "units").contains("a:janeaccount"))
+        for storeKey in try await fixture.sqlite.stateKeys(prefix: "") {
+            let text = try await fixture.sqlite.state(storeKey) ?? ""
+            #expect(
+                !storeKey.contains(key) && !text.contains(key) && !text.contains("jane@class.test")
+                    && !text.contains("janeaccount"), "\(storeKey) still holds something of Jane's")
+        }
         // The session ended, the map forgot the pin, the unit choice is the default again.
         #expect(await dm("!whoami").first?.hasPrefix("You are not logged in.") == true)
         #expect(

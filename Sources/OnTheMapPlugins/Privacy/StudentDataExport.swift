@@ -117,46 +117,21 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
                 ServicesLink(network: $0.network, servicesAccount: $0.servicesAccount, linkedAt: $0.createdAt)
             })
         guard let store else { return export }
-        if let text = try await store.state(LoginThrottle.stateKey) {
-            export.trustedHosts = LoginThrottle.trusted(in: text, email: account.email).map {
-                TrustedHost(identity: $0.identity, lastLogin: $0.at)
+        // What the state store keeps about the student: every entry of the registry that holds
+        // something about students, in its order.
+        var student = KeptStateRegistry.StudentInState(accountKey: key, email: account.email, identities: [])
+        for entry in KeptStateRegistry.entries {
+            if case .nothingAboutStudents = entry.holding { continue }
+            for stateKey in try await KeptStateRegistry.keys(of: entry, accountKey: key, in: store) {
+                guard let text = try await store.state(stateKey) else { continue }
+                switch entry.holding {
+                case .theAccount(let exportValue): exportValue(text, &export)
+                case .entries(_, let exportEntries):
+                    exportEntries(text, KeptStateRegistry.instance(of: stateKey, in: entry), &student, &export)
+                case .nothingAboutStudents: break
+                }
             }
         }
-        var identities: [UserIdentity] = []
-        for stateKey in try await StudentErasure.keys(of: "sessions", in: store) {
-            guard let text = try await store.state(stateKey) else { continue }
-            for identity in SessionArchive.identities(in: text, accountKey: key) {
-                identities.append(identity)
-                export.keptSessions.append(
-                    KeptSession(
-                        instance: instance(of: stateKey, base: "sessions"), nick: identity.nick,
-                        servicesAccount: identity.loggedInAccount,
-                        userAndHost: identity.host.map { "\(identity.user ?? "")@\($0)" }))
-            }
-        }
-        let unitKeys = UnitPreferences.keys(of: identities)
-        for stateKey in try await StudentErasure.keys(of: "units", in: store) {
-            guard let text = try await store.state(stateKey) else { continue }
-            for choice in UnitPreferences.kept(in: text) where unitKeys.contains(choice.key) {
-                export.unitChoices.append(
-                    UnitChoice(
-                        instance: instance(of: stateKey, base: "units"), unit: choice.unit.rawValue,
-                        chosenAt: choice.at.map(Date.init(timeIntervalSince1970:))))
-            }
-        }
-        for stateKey in try await StudentErasure.keys(of: "post.flows", in: store) {
-            guard let text = try await store.state(stateKey) else { continue }
-            for draft in PostFlows.drafts(in: text, accountKey: key) {
-                export.openPosts.append(
-                    OpenPost(
-                        instance: instance(of: stateKey, base: "post.flows"), place: draft.typedPlace,
-                        startedAt: draft.startedAt))
-            }
-        }
-        if let text = try await store.state(PrecisionChoices.stateKey(accountKey: key)) {
-            export.chosenPrecision = PinPrecision(word: text)?.rawValue
-        }
-        export.signInLinkExpiresAt = try await SignInLinks(store: store).unusedLinkExpiry(accountKey: key)
         return export
     }
 
@@ -166,10 +141,5 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         return String(decoding: try encoder.encode(self), as: UTF8.self)
-    }
-
-    /// The instance part of a state-store key (`base@instance`), or "" for the unnamed one.
-    static func instance(of key: String, base: String) -> String {
-        key == base ? "" : String(key.dropFirst(base.count + 1))
     }
 }

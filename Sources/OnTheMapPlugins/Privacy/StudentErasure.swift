@@ -12,8 +12,8 @@ import OnTheMapService
 ///    open post step, unit choice); the login throttle forgets their email and trusted hosts;
 /// 2. in the directory, in one transaction: the pin (its tombstone keeps the objectId alone), the
 ///    sessions and the account row; the class map and the web map forget the pin at once;
-/// 3. in the state store: every per-account key (``accountKeyedState``) and the student's entries
-///    in the values shared by many students (``sharedKeptState``), of every bot instance;
+/// 3. in the state store: what ``KeptStateRegistry`` lists as holding something about students,
+///    of every bot instance: the student's own keys deleted, their entries in shared values taken out;
 /// 4. the directory flushes the erasure out of its files where it can (SQLite: a checkpoint that
 ///    truncates the write-ahead log; deleted content is already zeroed by `secure_delete`).
 ///
@@ -22,38 +22,6 @@ import OnTheMapService
 /// ``AccountEventWatch`` end the student's sessions and drop what it keeps about them in memory
 /// before its next write or logged-in command.
 public struct StudentErasure: Sendable {
-    /// The state-store keys kept for one account, one builder each: every key an erasure deletes.
-    /// A part of the bot that keeps something per account adds its builder here.
-    public static let accountKeyedState: [@Sendable (String) -> String] = [
-        // The student's chosen pin precision (`!privacy`).
-        { accountKey in PrecisionChoices.stateKey(accountKey: accountKey) },
-        // The student's live sign-in link for the web map (a private `!map`).
-        { accountKey in SignInLinks.stateKey(accountKey: accountKey) },
-    ]
-
-    /// A value of the state store that holds many students' entries (one per bot instance: `base`
-    /// or `base@instance`), and how to take one student's entries out of it.
-    struct SharedKeptState: Sendable {
-        let base: String
-        /// The value without the student's entries; nil when it holds none.
-        let scrub: @Sendable (_ text: String, _ student: ErasedStudent) -> String?
-    }
-
-    /// Who is being erased, for the scrubbers.
-    struct ErasedStudent: Sendable {
-        var accountKey: String
-        var email: String
-        var unitKeys: Set<String>
-    }
-
-    /// The shared values an erasure scrubs, whichever instance wrote them.
-    static let sharedKeptState: [SharedKeptState] = [
-        SharedKeptState(base: "sessions") { SessionArchive.scrub($0, accountKey: $1.accountKey) },
-        SharedKeptState(base: "post.flows") { PostFlows.scrub($0, accountKey: $1.accountKey) },
-        SharedKeptState(base: "units") { UnitPreferences.scrub($0, keys: $1.unitKeys) },
-        SharedKeptState(base: LoginThrottle.stateKey) { LoginThrottle.scrub($0, email: $1.email) },
-    ]
-
     /// What an erasure removed.
     public struct Report: Sendable {
         /// The account as it was, with its pin and sessions.
@@ -104,7 +72,8 @@ public struct StudentErasure: Sendable {
         }
         identities += ended.joined().map { SessionArchive.identity(owner: $0.owner, nick: $0.nick) }
         if let store {
-            for key in try await Self.keys(of: "sessions", in: store) {
+            let kept = KeptStateRegistry.Keys.perInstance(base: SessionArchive.stateKey(instance: nil))
+            for key in try await store.stateKeys(prefix: SessionArchive.stateKey(instance: nil)).filter(kept.covers) {
                 guard let text = try await store.state(key) else { continue }
                 identities += SessionArchive.identities(in: text, accountKey: accountKey)
             }
@@ -129,8 +98,8 @@ public struct StudentErasure: Sendable {
         }
         let erased = try await accounts.eraseAccount(accountKey: accountKey) ?? record
         if let pin = erased.pin, let services { await services.classMap.forget(pin) }
-        let student = ErasedStudent(
-            accountKey: accountKey, email: record.account.email, unitKeys: UnitPreferences.keys(of: identities))
+        let student = KeptStateRegistry.StudentInState(
+            accountKey: accountKey, email: record.account.email, identities: identities)
         let storeEntries = try await scrubStore(student)
         try await accounts.flushErasures(pins: erased.pin.map { [$0.objectId] } ?? [])
         return Report(
@@ -138,31 +107,27 @@ public struct StudentErasure: Sendable {
             storeEntries: storeEntries)
     }
 
-    /// Deletes the per-account keys and scrubs the shared values; returns how many changed.
-    private func scrubStore(_ student: ErasedStudent) async throws -> Int {
+    /// Deletes the student's own keys and takes their entries out of the shared values; returns
+    /// how many changed.
+    private func scrubStore(_ student: KeptStateRegistry.StudentInState) async throws -> Int {
         guard let store else { return 0 }
         var changed = 0
-        for builder in Self.accountKeyedState {
-            let key = builder(student.accountKey)
-            if try await store.state(key) != nil {
-                try await store.setState(key, nil)
-                changed += 1
-            }
-        }
-        for shared in Self.sharedKeptState {
-            for key in try await Self.keys(of: shared.base, in: store) {
-                guard let text = try await store.state(key), let scrubbed = shared.scrub(text, student) else {
+        for entry in KeptStateRegistry.entries {
+            if case .nothingAboutStudents = entry.holding { continue }
+            for key in try await KeptStateRegistry.keys(of: entry, accountKey: student.accountKey, in: store) {
+                guard let text = try await store.state(key) else { continue }
+                switch entry.holding {
+                case .theAccount:
+                    try await store.setState(key, nil)
+                case .entries(let scrub, _):
+                    guard let scrubbed = scrub(text, student) else { continue }
+                    try await store.setState(key, scrubbed)
+                case .nothingAboutStudents:
                     continue
                 }
-                try await store.setState(key, scrubbed)
                 changed += 1
             }
         }
         return changed
-    }
-
-    /// The keys of every instance's copy of `base` (`base` and `base@…`).
-    static func keys(of base: String, in store: any BotStateStore) async throws -> [String] {
-        try await store.stateKeys(prefix: base).filter { $0 == base || $0.hasPrefix(base + "@") }
     }
 }

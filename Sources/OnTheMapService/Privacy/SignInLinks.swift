@@ -73,9 +73,12 @@ public struct SignInLinks: Sendable {
     /// When the unused link of `accountKey` stops working, or nil when it has none (what
     /// `!mydata` and the data export show: the digest itself is never shown).
     public func unusedLinkExpiry(accountKey: String) async throws -> Date? {
-        guard let kept = try await store.state(Self.stateKey(accountKey: accountKey)), let link = Self.parse(kept)
-        else { return nil }
-        return link.expiresAt
+        try await store.state(Self.stateKey(accountKey: accountKey)).flatMap(Self.unusedExpiry(in:))
+    }
+
+    /// When the link kept as `text` stops working (nil when `text` is not a kept link).
+    public static func unusedExpiry(in text: String) -> Date? {
+        parse(text)?.expiresAt
     }
 
     /// Deletes the live link of `accountKey`, if any.
