@@ -76,12 +76,12 @@ public final class ClassServices: Sendable {
     /// The one way a pin or trip goes to the directory: made no more precise than its student
     /// chose, with the privacy rules in force (a config reload changes them at once).
     public var privacyGate: PrivacyGate {
-        PrivacyGate(places: placeLevels, policy: settings.privacy, choices: precisionChoices)
+        PrivacyGate(places: placeLevels, policy: settings.privacy, choices: privacyChoices)
     }
     /// The offline gazetteer's levels, which pins are coarsened to (nil: a grid).
     private let placeLevels: (any PlaceLevelFinder)?
     /// Each student's choice of precision (`!privacy`).
-    public let precisionChoices: PrecisionChoices
+    public let privacyChoices: PrivacyChoices
     /// The time zones of pins and places (`!time`, `!awake`, `!overlap`): the offline gazetteer's
     /// (`places`), whatever geocoder finds places; every zone is unknown without it.
     public let timeZones: PinTimeZones
@@ -134,7 +134,7 @@ public final class ClassServices: Sendable {
         self.geocoder = geocoder
         self.placeResolver = PlaceResolver(geocoder: geocoder)
         self.placeLevels = first?.placeLevels ?? places
-        self.precisionChoices = first?.precisionChoices ?? PrecisionChoices(store: stateStore)
+        self.privacyChoices = first?.privacyChoices ?? PrivacyChoices(store: stateStore)
         self.timeZones = first?.timeZones ?? PinTimeZones(finder: places)
         self.currentSettings = NIOLockedValueBox(settings)
         self.now = now

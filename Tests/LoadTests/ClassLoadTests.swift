@@ -96,7 +96,7 @@ import Testing
         }
         _ = try await DemoClass.seed(
             into: directory, geocoder: try GazetteerGeocoder.loadBundled(),
-            gate: PrivacyGate(places: nil, policy: PrivacyPolicy(), choices: PrecisionChoices(store: nil)),
+            gate: PrivacyGate(places: nil, policy: PrivacyPolicy(), choices: PrivacyChoices(store: nil)),
             precision: .exact)
         try directory.close()
     }

@@ -33,7 +33,7 @@ import Testing
                 signUpURL: config.service.signupURL, passwordHasher: PasswordHasher(uncheckedRounds: 1_000)))
         _ = try await DemoClass.seed(
             into: sqlite, geocoder: geocoder,
-            gate: PrivacyGate(places: nil, policy: PrivacyPolicy(), choices: PrecisionChoices(store: nil)),
+            gate: PrivacyGate(places: nil, policy: PrivacyPolicy(), choices: PrivacyChoices(store: nil)),
             precision: .exact)
         let services = ClassServices(
             directory: sqlite, trips: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: geocoder,

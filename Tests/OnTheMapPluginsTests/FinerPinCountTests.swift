@@ -22,7 +22,7 @@ import Testing
         let chooser = try await fixture.addPin(
             email: "exact@class.test", first: "Exact", last: "Choice", place: "1 Main Street, Seattle",
             at: Coordinate(latitude: street.latitude + 0.01, longitude: street.longitude))
-        try await fixture.services.precisionChoices.set(.exact, for: chooser.uniqueKey)
+        try await fixture.services.privacyChoices.set(.exact, for: chooser.uniqueKey)
         _ = try await fixture.services.classMap.refresh()
 
         let count = try await fixture.services.finerPinCount()

@@ -101,7 +101,10 @@ import Testing
         #expect(stranger.count == 3)
         #expect(stranger[0].hasPrefix("Pins are kept at city level (the town)"))
         #expect(stranger[1].hasPrefix("Who sees them: only students signed in to this class"))
-        #expect(stranger[2].hasPrefix("Change yours: !privacy city|region|country|exact."))
+        #expect(
+            stranger[2].hasPrefix(
+                "Change yours: !privacy city|region|country|exact; your name in full or as first name and last initial: !privacy name full|first."
+            ))
         _ = await fixture.dm("!post Seattle, WA | https://jane.example", as: "jane")
         let mine = await fixture.dm("!privacy", as: "jane")
         #expect(mine.count == 3)
@@ -148,12 +151,59 @@ import Testing
     /// pin made there is never finer than the student's latest choice.
     @Test func aChoiceMadeOnOneInstanceHoldsOnAnother() async throws {
         let fixture = try ClassFixture()
-        let first = PrecisionChoices(store: fixture.sqlite)
-        let second = PrecisionChoices(store: fixture.sqlite)
+        let first = PrivacyChoices(store: fixture.sqlite)
+        let second = PrivacyChoices(store: fixture.sqlite)
         #expect(try await second.chosen(by: "k1") == nil)
         try await first.set(.country, for: "k1")
         #expect(try await second.chosen(by: "k1") == .country)
         try await first.forget("k1")
         #expect(try await second.chosen(by: "k1") == nil)
+    }
+
+    /// `!privacy name first` shows the student as "Jane D." wherever a pin's name shows (the pin
+    /// itself, which the map, its API and announcements read; lookups by classmates), keeps the
+    /// choice for later pins and across instances, and `!privacy name full` brings the whole name
+    /// back; the account keeps the full name, which `!mydata` shows the student alone.
+    @Test func aStudentChoosesHowTheirNameShows() async throws {
+        let fixture = try await Self.loggedInJane()
+        #expect(
+            await fixture.dm("!privacy name", as: "jane") == [
+                "Others see your name as Jane Doe (in full). Change it: !privacy name full|first."
+            ])
+        #expect(
+            await fixture.dm("!privacy name first", as: "jane") == [
+                "OK: others will see your name as Jane D. when you post a pin."
+            ])
+        let posted = await fixture.dm("!post Seattle, WA | https://jane.example", as: "jane")
+        #expect(posted.first?.hasPrefix("You are on the map: Jane D. — Seattle") == true, "\(posted)")
+        let pin = try #require(try await Self.janesPin(fixture))
+        #expect(pin.firstName == "Jane" && pin.lastName == "D.")
+        let found = await fixture.dm("!where Jane", as: "jane")
+        #expect(found.first?.hasPrefix("Jane is Jane D. — Seattle") == true, "\(found)")
+        let key = try await Self.janesKey(fixture)
+        #expect(try await fixture.sqlite.state("name/\(key)") == "first")
+        let mine = await fixture.dm("!mydata", as: "jane")
+        #expect(
+            mine.first?.hasSuffix("Jane Doe (created …); others see it as Jane D. (your choice).") == false
+                && mine.first?.hasPrefix("Account: jane@class.test, Jane Doe (created ") == true
+                && mine.first?.hasSuffix("; others see it as Jane D. (your choice).") == true, "\(mine)")
+
+        #expect(
+            await fixture.dm("!privacy name full", as: "jane") == [
+                "OK: others now see you as Jane Doe on IRC, on the map and through its API; your account keeps your full name, which only you see."
+            ])
+        #expect(try await Self.janesPin(fixture)?.lastName == "Doe")
+        #expect(try await fixture.sqlite.state("name/\(key)") == nil)
+        #expect(
+            await fixture.dm("!privacy name first", as: "jane") == [
+                "OK: others now see you as Jane D. on IRC, on the map and through its API; your account keeps your full name, which only you see."
+            ])
+        let kept = try #require(try await Self.janesPin(fixture))
+        #expect(kept.lastName == "D." && kept.mapString == pin.mapString && kept.precision == pin.precision)
+        #expect(
+            await fixture.dm("!privacy name middle", as: "jane") == [
+                "Usage: !privacy name full (your whole name) or !privacy name first (your first name and last initial)."
+            ])
+        #expect(try await fixture.sqlite.state("name/\(key)") == "first")
     }
 }

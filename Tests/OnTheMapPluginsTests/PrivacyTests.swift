@@ -55,7 +55,10 @@ import Testing
             return formatter.string(from: date) + " UTC"
         }
         let account = try #require(try await fixture.sqlite.accountRecord(.key(pin.uniqueKey))).account
-        #expect(lines.first == "Account: jane@class.test, Jane Doe (created \(time(account.createdAt))).")
+        #expect(
+            lines.first
+                == "Account: jane@class.test, Jane Doe (created \(time(account.createdAt))); others see your name in full."
+        )
         let coordinate = String(format: "%.4f, %.4f", pin.coordinate.latitude, pin.coordinate.longitude)
         #expect(
             lines.dropFirst().first
@@ -119,7 +122,7 @@ import Testing
         #expect(
             await dm("!forget") == [
                 "This erases for good: your account (jane@class.test, Jane Doe), your pin (Seattle, WA), your 1 session "
-                    + "on every network, the hosts trusted for your logins, your privacy level, open post step and unit choice.",
+                    + "on every network, the hosts trusted for your logins, your privacy choices, open post step and unit choice.",
                 "You will be logged out and need a new account to come back. "
                     + "Say !forget confirm within 5 minutes to erase it; nothing changes until you do.",
             ])

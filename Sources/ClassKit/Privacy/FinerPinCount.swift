@@ -26,7 +26,7 @@ extension ClassServices {
     /// Counts the class map's pins finer than their students' level (the level stored with each pin; a gazetteer lookup for a pin kept before levels were stored).
     public func finerPinCount() async throws -> FinerPinCount {
         let gate = privacyGate
-        let choices = try await precisionChoices.all()
+        let choices = try await privacyChoices.all()
         let pins = try await classMap.all()
         var finer = 0
         for pin in pins {

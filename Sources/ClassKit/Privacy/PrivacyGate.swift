@@ -4,8 +4,9 @@ import OnTheMapService
 /// passes here: `!post` and its trips, the web scene and the served API, `pins import`,
 /// `pins coarsen`, a `!privacy` change and the demo class. It works out the student's level (their
 /// `!privacy` choice held to `privacy.finest`, else `privacy.default`), applies it with the class's
-/// small-place rule (`privacy.city_min_population`), and returns a `KeptPin` or `KeptTrip`, the
-/// only forms a directory takes, with the level stored beside the pin.
+/// small-place rule (`privacy.city_min_population`), puts the name in the form the student chose
+/// (`!privacy name`), and returns a `KeptPin` or `KeptTrip`, the only forms a directory takes, with
+/// the level stored beside the pin.
 ///
 /// It also reads stored places back at their level (`!near`'s distances, `!privacy`'s answer, the
 /// count of pins finer than their level).
@@ -13,10 +14,10 @@ public struct PrivacyGate: Sendable {
     /// The operator's privacy rules in force.
     public let policy: PrivacyPolicy
     private let coarsener: PinCoarsener
-    private let choices: PrecisionChoices
+    private let choices: PrivacyChoices
 
     /// `places`: the offline gazetteer's levels, which pins are moved to (nil: a grid).
-    public init(places: (any PlaceLevelFinder)?, policy: PrivacyPolicy, choices: PrecisionChoices) {
+    public init(places: (any PlaceLevelFinder)?, policy: PrivacyPolicy, choices: PrivacyChoices) {
         self.policy = policy
         self.coarsener = PinCoarsener(finder: places, cityMinimumPopulation: policy.cityMinimumPopulation)
         self.choices = choices
@@ -37,25 +38,34 @@ public struct PrivacyGate: Sendable {
         try await choices.chosen(by: accountKey).map { policy.allowed($0) }
     }
 
-    /// `draft` (and a trip it carries) at its student's level, as a directory takes it, and
-    /// whether its place was widened. `resolved`: the place the geocoder found for what the student
-    /// typed, when there was one.
-    public func keep(_ draft: PinDraft, resolved: PlaceCandidate? = nil) async throws -> PinCoarsener.CoarsePin {
-        await keep(draft, at: try await level(of: draft.uniqueKey), resolved: resolved)
+    /// How the name of `accountKey` shows to others.
+    public func nameForm(of accountKey: String) async throws -> NameForm {
+        try await choices.nameForm(chosenBy: accountKey)
     }
 
-    /// `draft` at `level`, a level already worked out for its student: the one a `!privacy` change
-    /// just set, or the coarser of theirs and the operator's (`pins coarsen`, `pins import`).
-    public func keep(_ draft: PinDraft, at level: PinPrecision, resolved: PlaceCandidate? = nil) async
+    /// `draft` (and a trip it carries) at its student's level and with their name in the form they
+    /// chose, as a directory takes it, and whether its place was widened. `resolved`: the place the
+    /// geocoder found for what the student typed, when there was one.
+    public func keep(_ draft: PinDraft, resolved: PlaceCandidate? = nil) async throws -> PinCoarsener.CoarsePin {
+        try await keep(draft, at: try await level(of: draft.uniqueKey), resolved: resolved)
+    }
+
+    /// `draft` at `level`, a level already worked out for its student (the one a `!privacy` change
+    /// just set, or the coarser of theirs and the operator's for `pins coarsen` and `pins import`),
+    /// with their name in the form they chose.
+    public func keep(_ draft: PinDraft, at level: PinPrecision, resolved: PlaceCandidate? = nil) async throws
         -> PinCoarsener.CoarsePin
     {
-        await coarsener.coarsening(draft, to: max(level, policy.finestPrecision), resolved: resolved)
+        var named = draft
+        (named.firstName, named.lastName) = try await nameForm(of: draft.uniqueKey).applied(
+            first: draft.firstName, last: draft.lastName)
+        return await coarsener.coarsening(named, to: max(level, policy.finestPrecision), resolved: resolved)
     }
 
     /// A stored pin kept again at `level` (a `!privacy` change, `pins coarsen`), with `trip` when
     /// given: read at the level it is kept at, so a place already at `level` or coarser stays as it
     /// is (but for a town too small for city level, which is widened) and a finer one is moved.
-    public func keep(_ pin: StudentLocation, at level: PinPrecision, trip: Trip? = nil) async
+    public func keep(_ pin: StudentLocation, at level: PinPrecision, trip: Trip? = nil) async throws
         -> PinCoarsener.CoarsePin
     {
         var draft = pin.draft
@@ -63,7 +73,7 @@ public struct PrivacyGate: Sendable {
         let stored = PlaceCandidate(
             displayName: pin.mapString, adminArea: nil, country: nil, countryCode: nil, coordinate: pin.coordinate,
             kind: await precision(of: pin).kind, population: 0)
-        return await keep(draft, at: level, resolved: stored)
+        return try await keep(draft, at: level, resolved: stored)
     }
 
     /// `trip` at the level of `accountKey`, as a directory takes it.

@@ -55,7 +55,7 @@ extension PinsCommand {
                 if changes {
                     // At the operator's level, or at the student's own when coarser.
                     let level = max(precision, try await gate.chosenLevel(of: pin.uniqueKey) ?? precision)
-                    let coarse = await gate.keep(pin, at: level, trip: trip)
+                    let coarse = try await gate.keep(pin, at: level, trip: trip)
                     finer.append(PinImportRecord(pin: coarse.pin, createdAt: pin.createdAt, updatedAt: pin.updatedAt))
                 }
                 if changes || endedTrips.last == pin.uniqueKey { changed.append(pin.objectId) }
@@ -112,7 +112,7 @@ extension PinsCommand {
         result.reserveCapacity(records.count)
         for record in records {
             let target = max(level, try await gate.chosenLevel(of: record.draft.uniqueKey) ?? level)
-            let pin = await gate.keep(record.draft, at: target).pin
+            let pin = try await gate.keep(record.draft, at: target).pin
             result.append(PinImportRecord(pin: pin, createdAt: record.createdAt, updatedAt: record.updatedAt))
         }
         return result

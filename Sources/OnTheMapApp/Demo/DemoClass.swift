@@ -82,7 +82,7 @@ public enum DemoClass {
             // As `!post` keeps it: under the gazetteer's name of the place, at the level.
             var named = draft
             if precision != .exact { named.mapString = place.displayName }
-            let kept = await gate.keep(named, at: precision, resolved: place).pin
+            let kept = try await gate.keep(named, at: precision, resolved: place).pin
             _ = try await directory.createLocation(kept, session: nil)
             outcome.pinsAdded += 1
         }

@@ -43,7 +43,7 @@ public struct ServiceStack: Sendable {
     /// The privacy gate of the operator's tools (`pins import`, `pins coarsen`, `seed-demo`): the
     /// students' choices read from the state store, pins moved to the offline gazetteer's places.
     public func privacyGate(policy: PrivacyPolicy) -> PrivacyGate {
-        PrivacyGate(places: placeLevels, policy: policy, choices: PrecisionChoices(store: state))
+        PrivacyGate(places: placeLevels, policy: policy, choices: PrivacyChoices(store: state))
     }
 
     public func shutdown() async {

@@ -256,9 +256,8 @@ public struct PostPlugin: RestoringPlugin {
         let profile = bound.profile
         let typedDraft = PinDraft(
             uniqueKey: profile.accountKey,
-            firstName: profile.firstName.isEmpty && profile.lastName.isEmpty
-                ? (profile.nickname ?? "") : profile.firstName,
-            lastName: profile.lastName, mapString: draft.typedPlace, mediaURL: mediaURL,
+            firstName: profile.namesForPin.first,
+            lastName: profile.namesForPin.last, mapString: draft.typedPlace, mediaURL: mediaURL,
             coordinate: draft.place.coordinate)
         let saved: StudentLocation
         let replaced: Bool

@@ -120,9 +120,13 @@ public enum KeptStateRegistry {
                 })),
         Entry(
             what: "the pin precision a student chose with !privacy",
-            keys: .perAccount(prefix: PrecisionChoices.stateKey(accountKey: "")),
+            keys: .perAccount(prefix: PrivacyChoices.stateKey(accountKey: "")),
             holding: .theAccount(export: { text, export in export.chosenPrecision = PinPrecision(word: text)?.rawValue }
             )),
+        Entry(
+            what: "how a student's name shows to others, chosen with !privacy name",
+            keys: .perAccount(prefix: PrivacyChoices.nameKey(accountKey: "")),
+            holding: .theAccount(export: { text, export in export.chosenNameForm = NameForm(word: text)?.rawValue })),
         Entry(
             what: "the unused sign-in link of the class map (a digest and its expiry)",
             keys: .perAccount(prefix: SignInLinks.stateKey(accountKey: "")),

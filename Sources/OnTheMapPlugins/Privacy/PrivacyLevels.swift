@@ -4,12 +4,17 @@ import Foundation
 import OnTheMapService
 
 /// `!privacy`: shows what others see of the student and who may look; `!privacy <level>` sets the
-/// precision their pin is kept at and re-stores the pin when the level is coarser than it.
+/// precision their pin is kept at and re-stores the pin when the level is coarser than it;
+/// `!privacy name …` is ``PrivacyNames``.
 enum PrivacyLevels {
     static func privacy(_ call: Invocation, _ services: ClassServices) async throws {
         let words = call.words
         guard let word = words.first else {
             await call.reply(lines: try await explanation(call, services))
+            return
+        }
+        if word.lowercased() == "name" {
+            try await PrivacyNames.name(words.dropFirst(), call, services)
             return
         }
         guard words.count == 1, let level = PinPrecision(word: word) else {
@@ -27,7 +32,7 @@ enum PrivacyLevels {
             )
         }
         let accountKey = bound.profile.accountKey
-        try await services.call { try await services.precisionChoices.set(level, for: accountKey) }
+        try await services.call { try await services.privacyChoices.set(level, for: accountKey) }
         let pin = try await services.call { try await services.directory.location(ofAccount: accountKey) }
         guard let pin else {
             await call.reply("OK: your pin will be kept at \(describe(level)) when you post one.")
@@ -47,7 +52,7 @@ enum PrivacyLevels {
             )
             return
         }
-        let coarse = await gate.keep(pin, at: level)
+        let coarse = try await services.call { try await gate.keep(pin, at: level) }
         let saved = try await services.call {
             try await services.directory.updateLocation(
                 objectId: pin.objectId, with: coarse.pin, session: bound.session)
@@ -82,7 +87,7 @@ enum PrivacyLevels {
         else { return false }
         let saved: StudentLocation?
         if trip.isActive(at: services.now()) {
-            let kept = await services.privacyGate.keep(pin, at: level, trip: trip).pin
+            let kept = try await services.call { try await services.privacyGate.keep(pin, at: level, trip: trip).pin }
             saved = try await services.call {
                 try await services.directory.updateLocation(objectId: pin.objectId, with: kept, session: session)
             }
@@ -131,7 +136,7 @@ enum PrivacyLevels {
             ? "Who sees them: only students signed in to this class (on IRC, on the web map and through its API); distances are never finer than a pin."
             : "Who sees them: anyone on IRC or with the map's address (the operator made this class public); distances are never finer than a pin."
         let change =
-            "Change yours: \(call.prefix)privacy \(allowedWords(policy).replacingOccurrences(of: ", ", with: "|").replacingOccurrences(of: " or ", with: "|")). What is kept about you: \(call.prefix)mydata; erase it all: \(call.prefix)forget."
+            "Change yours: \(call.prefix)privacy \(allowedWords(policy).replacingOccurrences(of: ", ", with: "|").replacingOccurrences(of: " or ", with: "|")); your name in full or as first name and last initial: \(call.prefix)privacy name full|first. What is kept about you: \(call.prefix)mydata; erase it all: \(call.prefix)forget."
         return [mine, who, change]
     }
 

@@ -32,9 +32,9 @@ public struct PrivacyPlugin: BackgroundPlugin {
         let services = self.services
         return [
             Command(
-                "privacy", usage: "!privacy [city | region | country | exact]",
+                "privacy", usage: "!privacy [city | region | country | exact | name full|first]",
                 help:
-                    "Who sees your pin and how precisely: shows it, or sets the level your pin is kept at (city by default).",
+                    "Who sees your pin and how precisely: shows it, sets the level your pin is kept at (city by default), or shows your name in full or as first name and last initial.",
                 allowed: .privateMessage,
                 examples: [
                     CommandExample(
@@ -42,11 +42,15 @@ public struct PrivacyPlugin: BackgroundPlugin {
                         answer: [
                             "Pins are kept at city level (the town) unless a student chooses otherwise: never the street typed; a place of fewer than 15,000 people shows as the nearest town of at least that size in its region.",
                             "Who sees them: …",
-                            "Change yours: !privacy city|region|country|exact. What is kept about you: !mydata; erase it all: !forget.",
+                            "Change yours: !privacy city|region|country|exact; your name in full or as first name and last initial: !privacy name full|first. What is kept about you: !mydata; erase it all: !forget.",
                         ]),
                     CommandExample(
                         "!privacy region",
                         answer: "OK: your pin …region level (state or province)…",
+                        loggedIn: true),
+                    CommandExample(
+                        "!privacy name first",
+                        answer: "OK: others … as …",
                         loggedIn: true),
                     CommandExample(
                         "!privacy street",
@@ -62,7 +66,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
                     CommandExample(
                         "!mydata",
                         answer: [
-                            "Account: alice@demo.local, Alice Martin (created …).", "…",
+                            "Account: alice@demo.local, Alice Martin (created …); others see your name in full.", "…",
                         ], loggedIn: true)
                 ]
             ) { call in try await plugin.myData(call) },
@@ -125,8 +129,13 @@ public struct PrivacyPlugin: BackgroundPlugin {
         }
         let account = record.account
         let name = Formatting.clean("\(account.firstName) \(account.lastName)", maxBytes: 100, fallback: "(no name)")
+        let form = try await services.call { try await services.privacyGate.nameForm(of: key) }
+        let others =
+            form == .full
+            ? "others see your name in full"
+            : "others see it as \(PrivacyNames.shown(bound.profile, form)) (your choice)"
         lines.append(
-            "Account: \(Formatting.clean(account.email, maxBytes: 254)), \(name) (created \(Self.time(account.createdAt)))."
+            "Account: \(Formatting.clean(account.email, maxBytes: 254)), \(name) (created \(Self.time(account.createdAt))); \(others)."
         )
         let precision = try await precisionWords(key)
         if let pin = record.pin {
@@ -144,6 +153,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         } else {
             lines.append("Pin: none; your level: \(precision).")
         }
+
         var access = "Sessions: \(record.sessions.count) in the directory"
         if let latest = record.sessions.map(\.createdAt).max() { access += " (latest started \(Self.time(latest)))" }
         let trusted = await services.loginThrottle.trusted(email: account.email)
@@ -171,7 +181,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
 
     /// The level the student's pins are kept at, in words ("city (the class default)").
     func precisionWords(_ accountKey: String) async throws -> String {
-        let chosen = try await services.call { try await services.precisionChoices.chosen(by: accountKey) }
+        let chosen = try await services.call { try await services.privacyChoices.chosen(by: accountKey) }
         let level = services.settings.privacy.allowed(chosen)
         return chosen == nil ? "\(level.rawValue) (the class default)" : "\(level.rawValue) (your choice)"
     }
@@ -253,7 +263,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         await call.reply(lines: [
             "This erases for good: your account (\(Formatting.clean(account.email, maxBytes: 254)), \(name)), "
                 + "\(pin), your \(Self.count(record.sessions.count, "session")) on every network, the hosts "
-                + "trusted for your logins, your privacy level, open post step and unit choice.",
+                + "trusted for your logins, your privacy choices, open post step and unit choice.",
             "You will be logged out and need a new account to come back. " + confirm,
         ])
     }

@@ -83,6 +83,8 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
     public var openPosts: [OpenPost]
     /// The pin precision the student chose (`!privacy`), when they chose one.
     public var chosenPrecision: String?
+    /// How the student's name shows to others (`!privacy name`), when they chose other than in full.
+    public var chosenNameForm: String?
     /// The services accounts linked to the account.
     public var servicesLinks: [ServicesLink] = []
     /// When the sign-in link given out for the class map (a private `!map`) stops working, while

@@ -91,7 +91,7 @@ public struct StudentErasure: Sendable {
             }
             trustedHosts = await services.loginThrottle.forget(email: record.account.email)
             // The precision choice (its state-store key, or the memory of a bot without a store).
-            try await services.precisionChoices.forget(accountKey)
+            try await services.privacyChoices.forget(accountKey)
         }
         if trustedHosts == 0, let store, let text = try await store.state(LoginThrottle.stateKey) {
             trustedHosts = LoginThrottle.trusted(in: text, email: record.account.email).count

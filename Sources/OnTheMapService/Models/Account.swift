@@ -28,6 +28,12 @@ public struct StudentProfile: Sendable, Hashable {
         self.lastName = lastName
         self.nickname = nickname
     }
+
+    /// The names a pin of this student carries: the profile's, or the nickname as the first name
+    /// when the profile has no name at all.
+    public var namesForPin: (first: String, last: String) {
+        firstName.isEmpty && lastName.isEmpty ? (nickname ?? "", "") : (firstName, lastName)
+    }
 }
 
 /// An account of a local (SQLite or PostgreSQL) directory, as the operator sees it.

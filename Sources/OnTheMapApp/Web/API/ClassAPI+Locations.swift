@@ -187,9 +187,8 @@ extension ClassAPI {
         }
         let draft = PinDraft(
             uniqueKey: session.accountKey,
-            firstName: profile.firstName.isEmpty && profile.lastName.isEmpty
-                ? (profile.nickname ?? "") : profile.firstName,
-            lastName: profile.lastName, mapString: body.mapString.trimmingCharacters(in: .whitespaces),
+            firstName: profile.namesForPin.first,
+            lastName: profile.namesForPin.last, mapString: body.mapString.trimmingCharacters(in: .whitespaces),
             mediaURL: mediaURL, coordinate: Coordinate(latitude: body.latitude, longitude: body.longitude))
         do {
             try DirectoryInput.validatePin(draft)

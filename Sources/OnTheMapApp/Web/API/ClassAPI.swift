@@ -199,17 +199,23 @@ public struct ClassAPI: Sendable {
             prefixed: true, headers: headers)
     }
 
-    /// `GET /v1/users/<key>`: the profile, flat, behind the prefix.
+    /// `GET /v1/users/<key>`: the profile, flat, behind the prefix; to anyone but the student, the
+    /// name in the form they chose (`!privacy name`).
     func user(_ request: Request, key: String) async -> Response {
         do {
-            if settings.readRequiresLogin, try await session(of: request) == nil {
+            let asker = try await session(of: request)
+            if settings.readRequiresLogin, asker == nil {
                 return APIAnswer.statusError(.unauthorized, "Log in first: POST /v1/session.")
             }
             let profile = try await directory.profile(accountKey: key, session: nil)
+            var (first, last) = (profile.firstName, profile.lastName)
+            if asker?.0.accountKey != key {
+                (first, last) = try await services.privacyGate.nameForm(of: key).applied(first: first, last: last)
+            }
             return APIAnswer.json(
                 [
-                    "key": profile.accountKey, "first_name": profile.firstName, "last_name": profile.lastName,
-                    "nickname": profile.nickname ?? profile.firstName, "_registered": true,
+                    "key": profile.accountKey, "first_name": first, "last_name": last,
+                    "nickname": profile.nickname ?? first, "_registered": true,
                 ], prefixed: true)
         } catch ServiceError.notFound {
             return APIAnswer.statusError(.notFound, "User not found.")

@@ -1,18 +1,22 @@
 import Foundation
 import OnTheMapService
 
-/// Each student's choice of pin precision (`!privacy`), by account key. With a state store each
-/// choice is one key, `precision/<accountKey>`, shared by every bot instance on the directory and
-/// erased with the student's data; it is read from the store each time a pin is made, so a choice
-/// made through another instance holds at once. Without a store (the Udacity backend) choices last
-/// until a restart.
-public actor PrecisionChoices {
-    /// The state-store key of one account's choice.
+/// Each student's privacy choices (`!privacy`), by account key: the precision their pin is kept at
+/// and the form their name shows in. With a state store each choice is one key
+/// (`precision/<accountKey>`, `name/<accountKey>`), shared by every bot instance on the directory
+/// and erased with the student's data; it is read from the store each time a pin is kept, so a
+/// choice made through another instance holds at once. Without a store (the Udacity backend)
+/// choices last until a restart.
+public actor PrivacyChoices {
+    /// The state-store key of one account's precision.
     public static func stateKey(accountKey: String) -> String { "precision/\(accountKey)" }
+    /// The state-store key of one account's name form (kept only when it is not the full name).
+    public static func nameKey(accountKey: String) -> String { "name/\(accountKey)" }
 
     private let store: (any BotStateStore)?
     /// The choices, when there is no store to keep them.
     private var inMemory: [String: PinPrecision] = [:]
+    private var namesInMemory: [String: NameForm] = [:]
 
     public init(store: (any BotStateStore)?) {
         self.store = store
@@ -34,17 +38,34 @@ public actor PrecisionChoices {
         try await store.setState(Self.stateKey(accountKey: accountKey), level.rawValue)
     }
 
-    /// Forgets the student's choice (their data is being erased).
+    /// How the student's name shows to others: their choice, or in full.
+    public func nameForm(chosenBy accountKey: String) async throws -> NameForm {
+        guard let store else { return namesInMemory[accountKey] ?? .full }
+        return try await store.state(Self.nameKey(accountKey: accountKey)).flatMap(NameForm.init(word:)) ?? .full
+    }
+
+    /// Keeps `form` as the student's choice (the full name, the default, keeps nothing).
+    public func set(_ form: NameForm, for accountKey: String) async throws {
+        guard let store else {
+            namesInMemory[accountKey] = form == .full ? nil : form
+            return
+        }
+        try await store.setState(Self.nameKey(accountKey: accountKey), form == .full ? nil : form.rawValue)
+    }
+
+    /// Forgets the student's choices (their data is being erased).
     public func forget(_ accountKey: String) async throws {
         guard let store else {
             inMemory[accountKey] = nil
+            namesInMemory[accountKey] = nil
             return
         }
         try await store.setState(Self.stateKey(accountKey: accountKey), nil)
+        try await store.setState(Self.nameKey(accountKey: accountKey), nil)
     }
 }
 
-extension PrecisionChoices {
+extension PrivacyChoices {
     /// Every choice kept in the store, by account key: the few students who chose (read in one
     /// listing of keys, then one read each); the in-memory ones without a store.
     public func all() async throws -> [String: PinPrecision] {
