@@ -18,7 +18,8 @@ import Testing
                 email: email, password: "correct horse battery", firstName: "S\(number)", lastName: "Feed")
             let session = try await directory.logIn(email: email, password: "correct horse battery")
             _ = try await directory.createLocation(
-                draft(account.accountKey, first: "S\(number)", last: "Feed", link: "https://example.com/\(number)"),
+                asTyped: draft(
+                    account.accountKey, first: "S\(number)", last: "Feed", link: "https://example.com/\(number)"),
                 session: session)
             posted.append((account.accountKey, session))
         }
@@ -66,7 +67,7 @@ import Testing
             let moved = try #require(try await another.location(ofAccount: posted[2].key))
             _ = try await another.updateLocation(
                 objectId: moved.objectId,
-                with: draft(posted[2].key, first: "S2", last: "Feed", place: "Paris, France"),
+                asTyped: draft(posted[2].key, first: "S2", last: "Feed", place: "Paris, France"),
                 session: posted[2].session)
             let removed = try #require(try await directory.location(ofAccount: posted[4].key))
             try await directory.removeAccount(email: "s4@class.test")

@@ -130,13 +130,13 @@ struct DirectoryBehaviourTests {
             let session = try await directory.logIn(email: "alan@example.com", password: "enigma machine")
             #expect(try await directory.profile(accountKey: account.accountKey, session: session).firstName == "Alan")
             fixture.clock.advance(by: 59)
-            _ = try await directory.createLocation(draft(account.accountKey), session: session)
+            _ = try await directory.createLocation(asTyped: draft(account.accountKey), session: session)
             fixture.clock.advance(by: 2)
             await expectServiceError(.sessionExpired) {
                 try await directory.profile(accountKey: account.accountKey, session: session)
             }
             await expectServiceError(.sessionExpired) {
-                try await directory.savePin(draft(account.accountKey, place: "Manchester"), session: session)
+                try await directory.savePin(asTyped: draft(account.accountKey, place: "Manchester"), session: session)
             }
             // A new login works again.
             let fresh = try await directory.logIn(email: "alan@example.com", password: "enigma machine")
@@ -237,7 +237,7 @@ struct DirectoryBehaviourTests {
             let account = try await directory.addAccount(
                 email: "alan@example.com", password: "enigma machine", firstName: "Alan", lastName: "Turing")
             let session = try await directory.logIn(email: "alan@example.com", password: "enigma machine")
-            _ = try await directory.createLocation(draft(account.accountKey), session: session)
+            _ = try await directory.createLocation(asTyped: draft(account.accountKey), session: session)
 
             try await directory.changePassword(email: "Alan@Example.com", newPassword: "bombe at bletchley")
             await expectServiceError(.sessionExpired) {
@@ -284,11 +284,11 @@ struct DirectoryBehaviourTests {
             var stolen = session
             stolen.accountKey = alan.accountKey
             await expectServiceError(.sessionExpired) {
-                try await directory.createLocation(draft(alan.accountKey), session: stolen)
+                try await directory.createLocation(asTyped: draft(alan.accountKey), session: stolen)
             }
             // A session can only save its own account's pin.
             let reason = await expectRejected {
-                try await directory.createLocation(draft(alan.accountKey), session: session)
+                try await directory.createLocation(asTyped: draft(alan.accountKey), session: session)
             }
             #expect(reason?.contains("own account") == true)
             #expect(try await directory.location(ofAccount: alan.accountKey) == nil)
@@ -301,7 +301,7 @@ struct DirectoryBehaviourTests {
     func createAndUpdateWithOnePinPerAccount(kind: DirectoryKind) async throws {
         try await DirectoryFixture.with(kind) { fixture in
             let directory = fixture.directory
-            let created = try await directory.createLocation(draft("student-1"), session: nil)
+            let created = try await directory.createLocation(asTyped: draft("student-1"), session: nil)
             #expect(created.uniqueKey == "student-1")
             #expect(created.fullName == "Ada Lovelace")
             #expect(created.mapString == "London, UK")
@@ -310,13 +310,15 @@ struct DirectoryBehaviourTests {
             #expect(abs(created.createdAt.timeIntervalSince(fixture.clock.now)) < 0.001)
             #expect(try await directory.location(ofAccount: "student-1") == created)
 
-            let reason = await expectRejected { try await directory.createLocation(draft("student-1"), session: nil) }
+            let reason = await expectRejected {
+                try await directory.createLocation(asTyped: draft("student-1"), session: nil)
+            }
             #expect(reason?.contains("already has a pin") == true)
 
             fixture.clock.advance(by: 90)
             let updated = try await directory.updateLocation(
                 objectId: created.objectId,
-                with: draft(
+                asTyped: draft(
                     "student-1", place: "  Paris, France ", link: "https://example.org", latitude: 48.8566,
                     longitude: 2.3522),
                 session: nil)
@@ -329,12 +331,12 @@ struct DirectoryBehaviourTests {
             #expect(try await directory.recentLocations(limit: 100, skip: 0) == [updated])
 
             await expectServiceError(.notFound("No pin with this objectId.")) {
-                try await directory.updateLocation(objectId: "no-such-pin", with: draft("student-1"), session: nil)
+                try await directory.updateLocation(objectId: "no-such-pin", asTyped: draft("student-1"), session: nil)
             }
-            let other = try await directory.createLocation(draft("student-2"), session: nil)
+            let other = try await directory.createLocation(asTyped: draft("student-2"), session: nil)
             // One account cannot take over another's pin.
             await expectRejected {
-                try await directory.updateLocation(objectId: other.objectId, with: draft("student-1"), session: nil)
+                try await directory.updateLocation(objectId: other.objectId, asTyped: draft("student-1"), session: nil)
             }
             #expect(try await directory.location(ofAccount: "nobody") == nil)
         }
@@ -347,11 +349,12 @@ struct DirectoryBehaviourTests {
             let account = try await directory.addAccount(
                 email: "ada@example.com", password: "analytical engine", firstName: "Ada", lastName: "Lovelace")
             let session = try await directory.logIn(email: "ada@example.com", password: "analytical engine")
-            let (first, replacedFirst) = try await directory.savePin(draft(account.accountKey), session: session)
+            let (first, replacedFirst) = try await directory.savePin(
+                asTyped: draft(account.accountKey), session: session)
             #expect(!replacedFirst)
             fixture.clock.advance(by: 5)
             let (second, replacedSecond) = try await directory.savePin(
-                draft(account.accountKey, place: "Paris"), session: session)
+                asTyped: draft(account.accountKey, place: "Paris"), session: session)
             #expect(replacedSecond)
             #expect(second.objectId == first.objectId)
             #expect(second.mapString == "Paris")
@@ -365,13 +368,14 @@ struct DirectoryBehaviourTests {
             let directory = fixture.directory
             var pins: [StudentLocation] = []
             for number in 0..<6 {
-                pins.append(try await directory.createLocation(draft("s\(number)", first: "S\(number)"), session: nil))
+                pins.append(
+                    try await directory.createLocation(asTyped: draft("s\(number)", first: "S\(number)"), session: nil))
                 fixture.clock.advance(by: 10)
             }
             var order = try await directory.recentLocations(limit: 100, skip: 0).map(\.uniqueKey)
             #expect(order == ["s5", "s4", "s3", "s2", "s1", "s0"])
             // Updating an old pin brings it to the top.
-            _ = try await directory.updateLocation(objectId: pins[1].objectId, with: draft("s1"), session: nil)
+            _ = try await directory.updateLocation(objectId: pins[1].objectId, asTyped: draft("s1"), session: nil)
             order = try await directory.recentLocations(limit: 100, skip: 0).map(\.uniqueKey)
             #expect(order == ["s1", "s5", "s4", "s3", "s2", "s0"])
             #expect(try await directory.recentLocations(limit: 2, skip: 0).map(\.uniqueKey) == ["s1", "s5"])
@@ -380,9 +384,9 @@ struct DirectoryBehaviourTests {
             #expect(try await directory.recentLocations(limit: 10, skip: 6).isEmpty)
             #expect(try await directory.recentLocations(limit: 0, skip: 0).isEmpty)
             // With the clock standing still, the later save still comes first.
-            _ = try await directory.createLocation(draft("t1"), session: nil)
-            _ = try await directory.createLocation(draft("t2"), session: nil)
-            _ = try await directory.updateLocation(objectId: pins[0].objectId, with: draft("s0"), session: nil)
+            _ = try await directory.createLocation(asTyped: draft("t1"), session: nil)
+            _ = try await directory.createLocation(asTyped: draft("t2"), session: nil)
+            _ = try await directory.updateLocation(objectId: pins[0].objectId, asTyped: draft("s0"), session: nil)
             #expect(try await directory.recentLocations(limit: 3, skip: 0).map(\.uniqueKey) == ["s0", "t2", "t1"])
         }
     }
@@ -405,17 +409,17 @@ struct DirectoryBehaviourTests {
                 draft("", place: "Somewhere"),
             ]
             for pin in bad {
-                await expectRejected { try await directory.createLocation(pin, session: nil) }
+                await expectRejected { try await directory.createLocation(asTyped: pin, session: nil) }
             }
             #expect(try await directory.recentLocations(limit: 100, skip: 0).isEmpty)
             // Exactly 2048 bytes is fine; so is an empty link and a name with only a last name.
             let longest = "https://example.com/" + String(repeating: "a", count: 2_028)
             #expect(longest.utf8.count == 2_048)
-            let saved = try await directory.createLocation(draft("k", first: "", link: longest), session: nil)
+            let saved = try await directory.createLocation(asTyped: draft("k", first: "", link: longest), session: nil)
             #expect(saved.mediaURL == longest)
             await expectRejected {
                 try await directory.updateLocation(
-                    objectId: saved.objectId, with: draft("k", latitude: 100), session: nil)
+                    objectId: saved.objectId, asTyped: draft("k", latitude: 100), session: nil)
             }
             #expect(try await directory.location(ofAccount: "k") == saved)
         }
@@ -439,7 +443,7 @@ struct DirectoryBehaviourTests {
             #expect(listed.first?.createdAt == amy.createdAt)
 
             let session = try await directory.logIn(email: "zed@example.com", password: "password zed")
-            _ = try await directory.createLocation(draft(zed.accountKey), session: session)
+            _ = try await directory.createLocation(asTyped: draft(zed.accountKey), session: session)
             try await directory.removeAccount(email: "ZED@example.com")
             #expect(try await directory.listAccounts().map(\.email) == ["amy@example.com"])
             #expect(try await directory.location(ofAccount: zed.accountKey) == nil)
@@ -570,7 +574,7 @@ struct DirectoryBehaviourTests {
         try await DirectoryFixture.with(kind) { fixture in
             let first = fixture.directory
             let second = try await fixture.openAnother()
-            let pin = try await first.createLocation(draft("shared-1"), session: nil)
+            let pin = try await first.createLocation(asTyped: draft("shared-1"), session: nil)
             #expect(try await second.location(ofAccount: "shared-1") == pin)
             _ = try await second.addAccount(
                 email: "two@example.com", password: "second instance", firstName: "Two", lastName: "Instances")
@@ -580,7 +584,7 @@ struct DirectoryBehaviourTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for number in 0..<20 {
                     let target = number.isMultiple(of: 2) ? first : second
-                    group.addTask { _ = try await target.createLocation(draft("c\(number)"), session: nil) }
+                    group.addTask { _ = try await target.createLocation(asTyped: draft("c\(number)"), session: nil) }
                 }
                 try await group.waitForAll()
             }
@@ -588,7 +592,7 @@ struct DirectoryBehaviourTests {
             #expect(try await second.recentLocations(limit: 100, skip: 0).count == 21)
             let results = await withTaskGroup(of: Bool.self) { group in
                 for target in [first, second, first, second] {
-                    group.addTask { (try? await target.createLocation(draft("race"), session: nil)) != nil }
+                    group.addTask { (try? await target.createLocation(asTyped: draft("race"), session: nil)) != nil }
                 }
                 return await group.reduce(into: [Bool]()) { $0.append($1) }
             }

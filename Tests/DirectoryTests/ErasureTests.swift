@@ -26,11 +26,12 @@ import Testing
             let second = try await directory.logIn(email: "jane.quixmoor@class.test", password: Self.password)
             // An earlier pin removed with !unpost, then a new one: both leave tombstones or pins.
             _ = try await directory.createLocation(
-                draft(jane.accountKey, first: "Janelle", last: "Quixmoor", place: "Lyon"), session: first)
+                asTyped: draft(jane.accountKey, first: "Janelle", last: "Quixmoor", place: "Lyon"), session: first)
             _ = try await directory.removeLocation(ofAccount: jane.accountKey, session: first)
             let pin = try await directory.createLocation(
-                draft(jane.accountKey, first: "Janelle", last: "Quixmoor", place: "Zanzibar Town"), session: first)
-            let tomsPin = try await directory.createLocation(draft(tom.accountKey, first: "Tom"), session: nil)
+                asTyped: draft(jane.accountKey, first: "Janelle", last: "Quixmoor", place: "Zanzibar Town"),
+                session: first)
+            let tomsPin = try await directory.createLocation(asTyped: draft(tom.accountKey, first: "Tom"), session: nil)
             let seen = try #require(try await directory.locationChanges(after: 0, limit: 100)).lastRevision
 
             let record = try #require(try await directory.accountRecord(.email(" JANE.quixmoor@class.test ")))
@@ -102,11 +103,11 @@ import Testing
             let directory = fixture.directory
             let jane = try await directory.addAccount(
                 email: "jane@class.test", password: Self.password, firstName: "Jane", lastName: "Doe")
-            let old = try await directory.createLocation(draft(jane.accountKey, first: "Jane"), session: nil)
+            let old = try await directory.createLocation(asTyped: draft(jane.accountKey, first: "Jane"), session: nil)
             fixture.clock.advance(by: 10 * 24 * 3600)
             let cutoff = fixture.clock.now
             fixture.clock.advance(by: 1)
-            let fresh = try await directory.createLocation(draft("tom", first: "Tom"), session: nil)
+            let fresh = try await directory.createLocation(asTyped: draft("tom", first: "Tom"), session: nil)
             let seen = try #require(try await directory.locationChanges(after: 0, limit: 100)).lastRevision
 
             #expect(try await directory.removeLocations(updatedBefore: cutoff) == [old])

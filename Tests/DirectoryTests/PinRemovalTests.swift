@@ -13,8 +13,8 @@ import Testing
     func anOperatorRemovalLeavesEveryReadAndReachesTheFeed(kind: DirectoryKind) async throws {
         try await DirectoryFixture.with(kind) { fixture in
             let directory = fixture.directory
-            let kept = try await directory.createLocation(draft("kept"), session: nil)
-            let doomed = try await directory.createLocation(draft("doomed", place: "Paris"), session: nil)
+            let kept = try await directory.createLocation(asTyped: draft("kept"), session: nil)
+            let doomed = try await directory.createLocation(asTyped: draft("doomed", place: "Paris"), session: nil)
             let before = try #require(try await directory.locationChanges(after: 0, limit: 100))
 
             let removed = try await directory.removeLocation(objectId: doomed.objectId)
@@ -35,7 +35,7 @@ import Testing
             let after = try #require(try await another.locationChanges(after: page.lastRevision, limit: 100))
             #expect(after.changes.isEmpty)
             // The account may post again: a new pin, a new objectId.
-            let again = try await directory.createLocation(draft("doomed", place: "Lyon"), session: nil)
+            let again = try await directory.createLocation(asTyped: draft("doomed", place: "Lyon"), session: nil)
             #expect(again.objectId != doomed.objectId)
         }
     }
@@ -50,8 +50,9 @@ import Testing
                 email: "tom@class.test", password: "correct horse battery", firstName: "Tom", lastName: "Roe")
             let janeSession = try await directory.logIn(email: "jane@class.test", password: "correct horse battery")
             let tomSession = try await directory.logIn(email: "tom@class.test", password: "correct horse battery")
-            _ = try await directory.createLocation(draft(jane.accountKey, first: "Jane"), session: janeSession)
-            let tomsPin = try await directory.createLocation(draft(tom.accountKey, first: "Tom"), session: tomSession)
+            _ = try await directory.createLocation(asTyped: draft(jane.accountKey, first: "Jane"), session: janeSession)
+            let tomsPin = try await directory.createLocation(
+                asTyped: draft(tom.accountKey, first: "Tom"), session: tomSession)
 
             _ = await expectRejected {
                 try await directory.removeLocation(ofAccount: tom.accountKey, session: janeSession)
@@ -76,7 +77,7 @@ import Testing
                 Issue.record("expected a PostgreSQL directory")
                 return
             }
-            let pin = try await fixture.directory.createLocation(draft("leaving"), session: nil)
+            let pin = try await fixture.directory.createLocation(asTyped: draft("leaving"), session: nil)
             let changes = try await listener.pinChanges()
             _ = try await fixture.directory.removeLocation(objectId: pin.objectId)
             #expect(try await firstValue(of: changes, within: .seconds(5)) == pin.objectId)
@@ -92,7 +93,7 @@ import Testing
     func createsAndUpdatesByUniqueKeyInOneTransaction(kind: DirectoryKind) async throws {
         try await DirectoryFixture.with(kind) { fixture in
             let directory = fixture.directory
-            let existing = try await directory.createLocation(draft("known", place: "Oslo"), session: nil)
+            let existing = try await directory.createLocation(asTyped: draft("known", place: "Oslo"), session: nil)
             let old = Date(timeIntervalSince1970: 1_600_000_000)
             let records = [
                 await KeptAsTyped.record(draft("known", place: "Bergen"), updatedAt: old.addingTimeInterval(60)),

@@ -19,18 +19,18 @@ struct PostgresOnlyTests {
             let changes = try await listener.pinChanges()
             let clock = ContinuousClock()
             let start = clock.now
-            let created = try await writer.createLocation(draft("listener-test"), session: nil)
+            let created = try await writer.createLocation(asTyped: draft("listener-test"), session: nil)
             let heard = try await firstValue(of: changes, within: .seconds(5))
             #expect(heard == created.objectId)
             #expect(clock.now - start < .seconds(5), "a notification, not the next poll (minutes)")
             #expect(try await listener.location(objectId: created.objectId) == created)
 
             let updated = try await writer.updateLocation(
-                objectId: created.objectId, with: draft("listener-test", place: "Paris"), session: nil)
+                objectId: created.objectId, asTyped: draft("listener-test", place: "Paris"), session: nil)
             #expect(try await firstValue(of: changes, within: .seconds(5)) == updated.objectId)
             // A rejected save announces nothing.
-            _ = try? await writer.createLocation(draft("listener-test"), session: nil)
-            let other = try await writer.createLocation(draft("someone-else"), session: nil)
+            _ = try? await writer.createLocation(asTyped: draft("listener-test"), session: nil)
+            let other = try await writer.createLocation(asTyped: draft("someone-else"), session: nil)
             #expect(try await firstValue(of: changes, within: .seconds(5)) == other.objectId)
         }
     }
@@ -64,7 +64,7 @@ struct PostgresOnlyTests {
                 return try await group.reduce(into: [PostgresStudentDirectory]()) { $0.append($1) }
             }
             #expect(directories.count == 4)
-            _ = try await directories[0].createLocation(draft("migrated"), session: nil)
+            _ = try await directories[0].createLocation(asTyped: draft("migrated"), session: nil)
             #expect(try await directories[3].location(ofAccount: "migrated") != nil)
             try await directories[1].migrate()  // again: nothing to do
             for directory in directories { await directory.shutdown() }

@@ -24,7 +24,7 @@ import Testing
             email: email, password: password, firstName: name, lastName: "Traveller")
         let session = try await directory.logIn(email: email, password: password)
         let pin = try await directory.createLocation(
-            draft(account.accountKey, first: name, last: "Traveller", place: place), session: session)
+            asTyped: draft(account.accountKey, first: name, last: "Traveller", place: place), session: session)
         return (account.accountKey, session, pin)
     }
 
@@ -50,7 +50,7 @@ import Testing
             let endsAt = fixture.clock.now.addingTimeInterval(2 * 86_400)
 
             let saved = try await directory.setTrip(
-                Trip(mapString: " Lisbon, Portugal ", coordinate: Self.lisbon, endsAt: endsAt),
+                asTyped: Trip(mapString: " Lisbon, Portugal ", coordinate: Self.lisbon, endsAt: endsAt),
                 ofAccount: jane.key, session: jane.session)
             let trip = Trip(mapString: "Lisbon, Portugal", coordinate: Self.lisbon, endsAt: endsAt)
             #expect(saved.trip == trip)
@@ -69,7 +69,7 @@ import Testing
 
             // Saving the home pin again (a move, an import that re-stores it) keeps the trip.
             let moved = try await directory.updateLocation(
-                objectId: saved.objectId, with: draft(jane.key, first: "Jane", last: "Traveller", place: "Paris"),
+                objectId: saved.objectId, asTyped: draft(jane.key, first: "Jane", last: "Traveller", place: "Paris"),
                 session: jane.session)
             #expect(moved.mapString == "Paris" && moved.trip == trip)
             _ = try await directory.importLocations([await KeptAsTyped.record(moved.draft)])
@@ -79,11 +79,12 @@ import Testing
             let porto = Trip(
                 mapString: "Porto", coordinate: Coordinate(latitude: 41.15, longitude: -8.61),
                 endsAt: endsAt.addingTimeInterval(86_400))
-            #expect(try await directory.setTrip(porto, ofAccount: jane.key, session: nil).trip == porto)
+            #expect(try await directory.setTrip(asTyped: porto, ofAccount: jane.key, session: nil).trip == porto)
             var withTrip = moved.draft
             withTrip.trip = trip
             #expect(
-                try await directory.updateLocation(objectId: saved.objectId, with: withTrip, session: nil).trip == trip)
+                try await directory.updateLocation(objectId: saved.objectId, asTyped: withTrip, session: nil).trip
+                    == trip)
             #expect(try await directory.accountRecord(.key(jane.key))?.pin?.trip == trip)
         }
     }
@@ -95,7 +96,7 @@ import Testing
             let jane = try await Self.student(directory, "Jane")
             let trip = Trip(
                 mapString: "Qorvenhavn", coordinate: Self.lisbon, endsAt: fixture.clock.now.addingTimeInterval(3600))
-            let withTrip = try await directory.setTrip(trip, ofAccount: jane.key, session: jane.session)
+            let withTrip = try await directory.setTrip(asTyped: trip, ofAccount: jane.key, session: jane.session)
             let seen = try #require(try await directory.locationChanges(after: 0, limit: 100)).lastRevision
             fixture.clock.advance(by: 60)
 
@@ -113,7 +114,7 @@ import Testing
             #expect(try await directory.locationChanges(after: ended, limit: 100)?.changes.isEmpty == true)
 
             // A trip that has lapsed stays on the pin until it is ended, which takes it away.
-            let lapsing = try await directory.setTrip(trip, ofAccount: jane.key, session: nil)
+            let lapsing = try await directory.setTrip(asTyped: trip, ofAccount: jane.key, session: nil)
             fixture.clock.advance(by: 7200)
             #expect(try await directory.location(ofAccount: jane.key) == lapsing)
             #expect(try await directory.endTrip(ofAccount: jane.key, session: nil) == trip)
@@ -146,7 +147,7 @@ import Testing
             let tom = try await Self.student(directory, "Tom")
             let now = fixture.clock.now
             let trip = Trip(mapString: "Lisbon", coordinate: Self.lisbon, endsAt: now.addingTimeInterval(3600))
-            let before = try await directory.setTrip(trip, ofAccount: jane.key, session: jane.session)
+            let before = try await directory.setTrip(asTyped: trip, ofAccount: jane.key, session: jane.session)
             let seen = try #require(try await directory.locationChanges(after: 0, limit: 100)).lastRevision
 
             let refusals: [(Trip, String)] = [
@@ -170,16 +171,16 @@ import Testing
             ]
             for (bad, sentence) in refusals {
                 await expectServiceError(.rejectedInput(sentence)) {
-                    try await directory.setTrip(bad, ofAccount: jane.key, session: jane.session)
+                    try await directory.setTrip(asTyped: bad, ofAccount: jane.key, session: jane.session)
                 }
                 var pin = before.draft
                 pin.trip = bad
                 await expectServiceError(.rejectedInput(sentence)) {
-                    try await directory.updateLocation(objectId: before.objectId, with: pin, session: nil)
+                    try await directory.updateLocation(objectId: before.objectId, asTyped: pin, session: nil)
                 }
             }
             await expectServiceError(.rejectedInput("A trip can only be set for your own account.")) {
-                try await directory.setTrip(trip, ofAccount: jane.key, session: tom.session)
+                try await directory.setTrip(asTyped: trip, ofAccount: jane.key, session: tom.session)
             }
             await expectServiceError(.rejectedInput("Only your own trip can be ended.")) {
                 try await directory.endTrip(ofAccount: jane.key, session: tom.session)
@@ -187,7 +188,7 @@ import Testing
             let newcomer = try await directory.addAccount(
                 email: "new@class.test", password: Self.password, firstName: "New", lastName: "Comer")
             await expectServiceError(ServiceError.tripNeedsPin) {
-                try await directory.setTrip(trip, ofAccount: newcomer.accountKey, session: nil)
+                try await directory.setTrip(asTyped: trip, ofAccount: newcomer.accountKey, session: nil)
             }
             await expectServiceError(.rejectedInput("Record 1: The trip's end is not in the future.")) {
                 var pin = tom.pin.draft
@@ -209,7 +210,7 @@ import Testing
             let places = ["Vblotown", "Zyxoburg", "Qwertzhausen"]
             func travel(_ key: String, to place: String) async throws -> StudentLocation {
                 try await directory.setTrip(
-                    Trip(
+                    asTyped: Trip(
                         mapString: place, coordinate: Self.lisbon, endsAt: fixture.clock.now.addingTimeInterval(86_400)),
                     ofAccount: key, session: nil)
             }
@@ -268,16 +269,17 @@ import Testing
             let changes = try await listener.pinChanges()
             let trip = Trip(
                 mapString: "Lisbon", coordinate: Self.lisbon, endsAt: fixture.clock.now.addingTimeInterval(3600))
-            _ = try await writer.setTrip(trip, ofAccount: jane.key, session: nil)
+            _ = try await writer.setTrip(asTyped: trip, ofAccount: jane.key, session: nil)
             #expect(try await firstValue(of: changes, within: .seconds(5)) == jane.pin.objectId)
             #expect(try await listener.location(objectId: jane.pin.objectId)?.trip == trip)
             _ = try? await writer.setTrip(
-                Trip(mapString: "Lisbon", coordinate: Self.lisbon, endsAt: fixture.clock.now), ofAccount: jane.key,
+                asTyped: Trip(mapString: "Lisbon", coordinate: Self.lisbon, endsAt: fixture.clock.now),
+                ofAccount: jane.key,
                 session: nil)
             _ = try await writer.endTrip(ofAccount: jane.key, session: nil)
             #expect(try await firstValue(of: changes, within: .seconds(5)) == jane.pin.objectId)
             #expect(try await listener.location(objectId: jane.pin.objectId)?.trip == nil)
-            _ = try await writer.setTrip(trip, ofAccount: tom.key, session: nil)
+            _ = try await writer.setTrip(asTyped: trip, ofAccount: tom.key, session: nil)
             #expect(try await firstValue(of: changes, within: .seconds(5)) == tom.pin.objectId)
         }
     }
@@ -294,7 +296,7 @@ import Testing
             let pin = try #require(try await directory.location(ofAccount: "old-key"))
             #expect(pin.mapString == "Oldtown" && pin.coordinate == Coordinate(latitude: 10, longitude: 20))
             #expect(pin.createdAt == created && pin.trip == nil)
-            #expect(try await directory.setTrip(trip, ofAccount: "old-key", session: nil).trip == trip)
+            #expect(try await directory.setTrip(asTyped: trip, ofAccount: "old-key", session: nil).trip == trip)
         }
         switch kind {
         case .sqlite:

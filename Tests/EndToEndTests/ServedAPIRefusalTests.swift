@@ -177,7 +177,7 @@ struct ServedAPIRefusalTests {
             let client = try api.client()
             let target = UdacityClientBehaviour.Target(
                 client: client, ada: api.ada, grace: api.grace, pins: api.pins
-            ) { draft in _ = try await api.directory.createLocation(draft, session: nil) }
+            ) { draft in _ = try await api.directory.createLocation(asTyped: draft, session: nil) }
             do {
                 try await check.run(target)
             } catch {

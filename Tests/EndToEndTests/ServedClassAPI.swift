@@ -99,9 +99,9 @@ struct ServedClassAPI: Sendable {
                 uniqueKey: "key-\(index)", firstName: "First\(index)", lastName: "Last\(index)",
                 mapString: "Place \(index)", mediaURL: "https://example.org/\(index)",
                 coordinate: Coordinate(latitude: Double(index), longitude: Double(-index)))
-            let created = try await directory.createLocation(draft, session: nil)
+            let created = try await directory.createLocation(asTyped: draft, session: nil)
             clock.set(UdacityClientBehaviour.seedBase.addingTimeInterval(Double(index) * 60 + 0.123))
-            pins.append(try await directory.updateLocation(objectId: created.objectId, with: draft, session: nil))
+            pins.append(try await directory.updateLocation(objectId: created.objectId, asTyped: draft, session: nil))
         }
         clock.set(nil)
         // The contract's round trips (what an app saves comes back as saved) need a class that keeps

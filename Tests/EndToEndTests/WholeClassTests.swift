@@ -161,7 +161,7 @@ struct WholeClass {
                 lastName: pin.last)
             let session = try await directory.logIn(email: account.email, password: "correct horse battery")
             _ = try await directory.createLocation(
-                PinDraft(
+                asTyped: PinDraft(
                     uniqueKey: account.accountKey, firstName: pin.first, lastName: pin.last, mapString: pin.place,
                     mediaURL: "https://example.org/\(number)", coordinate: pin.coordinate),
                 session: session)

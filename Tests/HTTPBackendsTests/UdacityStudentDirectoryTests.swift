@@ -38,9 +38,9 @@ struct UdacityStudentDirectoryTests {
             let pin = PinDraft(
                 uniqueKey: session.accountKey, firstName: "Ada", lastName: "Lovelace", mapString: "London",
                 mediaURL: "https://example.org", coordinate: Coordinate(latitude: 51.5, longitude: -0.13), trip: trip)
-            let creating = await serviceError { _ = try await directory.createLocation(pin, session: session) }
+            let creating = await serviceError { _ = try await directory.createLocation(asTyped: pin, session: session) }
             let updating = await serviceError {
-                _ = try await directory.updateLocation(objectId: "p1", with: pin, session: session)
+                _ = try await directory.updateLocation(objectId: "p1", asTyped: pin, session: session)
             }
             for refusal in [creating, updating] {
                 #expect(refusal == ServiceError.tripsUnavailable)
@@ -283,11 +283,11 @@ struct UdacityStudentDirectoryTests {
             let draft = PinDraft(
                 uniqueKey: session.accountKey, firstName: "Ada", lastName: "Lovelace", mapString: "London",
                 mediaURL: "https://example.org/ada", coordinate: Coordinate(latitude: 51.5, longitude: -0.12))
-            let (created, _) = try await directory.savePin(draft, session: session)
+            let (created, _) = try await directory.savePin(asTyped: draft, session: session)
             var moved = draft
             moved.mapString = "Paris"
             moved.coordinate = Coordinate(latitude: 48.85, longitude: 2.35)
-            _ = try await directory.savePin(moved, session: session)
+            _ = try await directory.savePin(asTyped: moved, session: session)
 
             let stored = await server.locations()
             #expect(stored.count == 1)
@@ -310,7 +310,7 @@ struct UdacityStudentDirectoryTests {
                 uniqueKey: "u2032", firstName: "Ada", lastName: "Lovelace", mapString: "London",
                 mediaURL: "https://example.org", coordinate: Coordinate(latitude: 51.5, longitude: -0.12))
             let error = await serviceError {
-                _ = try await directory.updateLocation(objectId: "missing", with: draft, session: nil)
+                _ = try await directory.updateLocation(objectId: "missing", asTyped: draft, session: nil)
             }
             guard case .notFound = error else {
                 Issue.record("expected notFound, got \(String(describing: error))")

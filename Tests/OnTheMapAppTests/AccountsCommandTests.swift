@@ -141,7 +141,7 @@ import Testing
         let directory = try SQLiteStudentDirectory(path: database)
         let session = try await directory.logIn(email: "jane@example.org", password: "first password")
         _ = try await directory.createLocation(
-            PinDraft(
+            asTyped: PinDraft(
                 uniqueKey: session.accountKey, firstName: "Jane", lastName: "Doe", mapString: "Lisbon",
                 mediaURL: "https://example.org/jane", coordinate: Coordinate(latitude: 38.7, longitude: -9.1)),
             session: session)
@@ -189,7 +189,7 @@ import Testing
         let directory = try SQLiteStudentDirectory(path: database)
         let session = try await directory.logIn(email: "zebulon@example.org", password: "first password")
         _ = try await directory.createLocation(
-            PinDraft(
+            asTyped: PinDraft(
                 uniqueKey: session.accountKey, firstName: "Zebulon", lastName: "Quixmoor", mapString: "Lisbon",
                 mediaURL: "https://example.org/zeb", coordinate: Coordinate(latitude: 38.7, longitude: -9.1)),
             session: session)

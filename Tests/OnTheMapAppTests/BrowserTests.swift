@@ -64,7 +64,7 @@ import Testing
                 email: email, password: BrowserTests.password, firstName: first, lastName: last)
             let session = try await directory.logIn(email: email, password: BrowserTests.password)
             let pin = try await directory.createLocation(
-                PinDraft(
+                asTyped: PinDraft(
                     uniqueKey: account.accountKey, firstName: first, lastName: last, mapString: place,
                     mediaURL: link, coordinate: Coordinate(latitude: lat, longitude: lon)),
                 session: session)

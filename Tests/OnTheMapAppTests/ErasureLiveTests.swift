@@ -24,7 +24,7 @@ import Testing
         let account = try await directory.addAccount(
             email: email, password: password, firstName: "Zebulon", lastName: "Quixmoor")
         _ = try await directory.createLocation(
-            PinDraft(
+            asTyped: PinDraft(
                 uniqueKey: account.accountKey, firstName: "Zebulon", lastName: "Quixmoor", mapString: "Reykjavik",
                 mediaURL: "https://example.org/zeb", coordinate: Coordinate(latitude: 64.1, longitude: -21.9)),
             session: nil)

@@ -36,7 +36,7 @@ import Testing
             let account = try await sqlite.addAccount(
                 email: email, password: "correct horse battery", firstName: first, lastName: last)
             _ = try await sqlite.createLocation(
-                PinDraft(
+                asTyped: PinDraft(
                     uniqueKey: account.accountKey, firstName: first, lastName: last, mapString: "\(last) town",
                     mediaURL: "https://example.org/\(last)",
                     coordinate: Coordinate(latitude: latitude, longitude: longitude)),

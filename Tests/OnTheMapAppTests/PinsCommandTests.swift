@@ -273,10 +273,10 @@ import Testing
             mapString: "5 Rue de Rivoli, Paris", coordinate: Coordinate(latitude: 48.8556, longitude: 2.3592),
             endsAt: tenDaysAgo.addingTimeInterval(86_400))
         let now = try SQLiteStudentDirectory(path: database)
-        _ = try await now.setTrip(lasting, ofAccount: "k1", session: nil)
+        _ = try await now.setTrip(asTyped: lasting, ofAccount: "k1", session: nil)
         try now.close()
         let past = try SQLiteStudentDirectory(path: database, options: LocalDirectoryOptions(clock: { tenDaysAgo }))
-        _ = try await past.setTrip(ended, ofAccount: "k2", session: nil)
+        _ = try await past.setTrip(asTyped: ended, ofAccount: "k2", session: nil)
         try past.close()
 
         let dryRun = try await CLI.run(["pins", "coarsen", "--config", config, "--precision", "region", "--dry-run"])

@@ -189,7 +189,7 @@ struct ClassFixture {
         let account = try await addStudent(email, first, last)
         let session = try await sqlite.logIn(email: email, password: Self.password)
         let pin = try await sqlite.createLocation(
-            PinDraft(
+            asTyped: PinDraft(
                 uniqueKey: account.accountKey, firstName: first, lastName: last, mapString: place,
                 mediaURL: link,
                 coordinate: coordinate),

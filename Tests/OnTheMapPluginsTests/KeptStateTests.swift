@@ -105,7 +105,7 @@ import Testing
             let draft = PinDraft(
                 uniqueKey: session.accountKey, firstName: "Jane", lastName: "Doe", mapString: "Lima",
                 mediaURL: "https://jane.example", coordinate: Coordinate(latitude: -12, longitude: -77))
-            return (try? await sqlite.savePin(draft, session: session)) != nil
+            return (try? await sqlite.savePin(asTyped: draft, session: session)) != nil
         }
     }
 

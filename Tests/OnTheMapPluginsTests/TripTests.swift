@@ -73,7 +73,7 @@ import Testing
             let bobsTrip = Trip(
                 mapString: "Porto", coordinate: try await SharedGazetteer.coordinate(of: "Porto"),
                 endsAt: day.start(in: Self.lisbonZone))
-            _ = try await fixture.sqlite.setTrip(bobsTrip, ofAccount: bob.uniqueKey, session: nil)
+            _ = try await fixture.sqlite.setTrip(asTyped: bobsTrip, ofAccount: bob.uniqueKey, session: nil)
             let lines = try await AnnounceTests.channelLines(fixture, count: 1)
             #expect(lines == ["Bob Roe is in Porto until \(day.adding(days: -1).shortText) — https://bob.example"])
 

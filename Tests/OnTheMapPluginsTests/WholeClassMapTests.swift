@@ -85,7 +85,7 @@ import Testing
             email: "grace@class.test", password: ClassFixture.password, firstName: "Grace", lastName: "Hopper")
         let session = try await other.logIn(email: grace.email, password: ClassFixture.password)
         _ = try await other.createLocation(
-            PinDraft(
+            asTyped: PinDraft(
                 uniqueKey: grace.accountKey, firstName: "Grace", lastName: "Hopper", mapString: "Arlington, VA",
                 mediaURL: "https://example.org/grace", coordinate: Coordinate(latitude: 38.88, longitude: -77.09)),
             session: session)

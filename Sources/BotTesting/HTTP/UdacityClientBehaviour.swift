@@ -175,7 +175,7 @@ public enum UdacityClientBehaviour {
             uniqueKey: session.accountKey, firstName: target.ada.firstName, lastName: target.ada.lastName,
             mapString: "London", mediaURL: "https://example.org/ada",
             coordinate: Coordinate(latitude: 51.5, longitude: -0.12))
-        let (created, replacedFirst) = try await client.savePin(draft, session: session)
+        let (created, replacedFirst) = try await client.savePin(asTyped: draft, session: session)
         #expect(!replacedFirst)
         #expect(!created.objectId.isEmpty)
         #expect(created.mapString == "London")
@@ -184,7 +184,7 @@ public enum UdacityClientBehaviour {
         var moved = draft
         moved.mapString = "Paris"
         moved.coordinate = Coordinate(latitude: 48.85, longitude: 2.35)
-        let (updated, replacedSecond) = try await client.savePin(moved, session: session)
+        let (updated, replacedSecond) = try await client.savePin(asTyped: moved, session: session)
         #expect(replacedSecond)
         #expect(updated.objectId == created.objectId)
         #expect(updated.mapString == "Paris")
@@ -205,7 +205,7 @@ public enum UdacityClientBehaviour {
             mapString: "London", mediaURL: "https://example.org",
             coordinate: Coordinate(latitude: 51.5, longitude: -0.12))
         let error = await serviceError {
-            _ = try await target.client.updateLocation(objectId: "missing", with: draft, session: session)
+            _ = try await target.client.updateLocation(objectId: "missing", asTyped: draft, session: session)
         }
         guard case .notFound = error else {
             Issue.record("expected notFound, got \(String(describing: error))")
