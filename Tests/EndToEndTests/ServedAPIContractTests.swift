@@ -108,6 +108,19 @@ struct ServedAPIContractTests {
             let byBearer = try await http.send(.DELETE, "/session", headers: [("Authorization", "Bearer \(bearer)")])
             #expect(byBearer.status == 200)
             #expect(try await api.directory.session(id: bearer) == nil)
+
+            // Everywhere: the student's other sessions (another browser, an app) end with this one.
+            let other = try #require(
+                try await http.logIn(api.ada.email, api.ada.password).cookieValue("onthemap_session"))
+            let graceStays = try #require(
+                try await http.logIn(api.grace.email, api.grace.password).cookieValue("onthemap_session"))
+            let browser = try await http.logIn(api.ada.email, api.ada.password)
+            let (browserCookie, browserXSRF) = try Self.cookieHeader(browser)
+            let everywhere = try await http.send(
+                .DELETE, "/session?everywhere=1", headers: [("Cookie", browserCookie), ("X-XSRF-TOKEN", browserXSRF)])
+            #expect(everywhere.status == 200)
+            #expect(try await api.directory.session(id: other) == nil, "the other session outlived logout everywhere")
+            #expect(try await api.directory.session(id: graceStays) != nil, "another student's session ended")
         }
     }
 

@@ -92,6 +92,16 @@ enum Journeys {
     /// A cookie jar file for one browser.
     static func browser(_ bot: JourneyBot, _ name: String) -> String { bot.folder.file("\(name).cookies") }
 
+    /// The value of the cookie `name` in curl's cookie jar file `jar`, or nil.
+    static func cookie(_ name: String, inJar jar: String) -> String? {
+        let text = (try? String(contentsOfFile: jar, encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            if fields.count >= 7, fields[5] == name { return String(fields[6]) }
+        }
+        return nil
+    }
+
     // MARK: - the student
 
     static func student(_ bot: JourneyBot, _ walk: JourneyWalk) async throws {
@@ -268,6 +278,27 @@ enum Journeys {
             bot.web + "/signin",
         ])
         #expect(linkAfterLogout.status != 200, "a sign-in link given before !logout still works")
+        try await login(ada, email: JourneyPeople.ada.email, password: JourneyPeople.ada.password, name: "Ada Lovelace")
+
+        // The map page's "Sign out everywhere" ends the IRC login too.
+        let mapThird = try await ada.ask("!map", lines: 2)
+        let thirdLink = try #require(
+            mapThird[1].split(separator: " ").last.map(String.init).flatMap { $0.contains("/signin#") ? $0 : nil },
+            "no sign-in link in \(mapThird)")
+        let thirdToken = String(thirdLink[thirdLink.range(of: "#")!.upperBound...])
+        let secondJar = browser(bot, "ada-second")
+        let signedInAgain = try await LiveBotSetup.curl([
+            "-c", secondJar, "-b", secondJar, "-X", "POST", "-H", "Content-Type: application/json",
+            "--data", "{\"token\": \"\(thirdToken)\"}", bot.web + "/signin",
+        ])
+        #expect(signedInAgain.status == 200, "signing in again: \(signedInAgain.status)")
+        let xsrf = try #require(cookie("XSRF-TOKEN", inJar: secondJar), "no XSRF-TOKEN cookie after signing in")
+        let everywhere = try await LiveBotSetup.curl([
+            "-c", secondJar, "-b", secondJar, "-X", "POST", "-H", "X-XSRF-TOKEN: \(xsrf)",
+            bot.web + "/signout?everywhere=1",
+        ])
+        #expect(everywhere.status == 200, "signing out everywhere: \(everywhere.status) \(everywhere.text.prefix(200))")
+        #expect(try await ada.say("!whoami").hasPrefix("You are not logged in."), "the IRC login outlived the web's")
         try await login(ada, email: JourneyPeople.ada.email, password: JourneyPeople.ada.password, name: "Ada Lovelace")
 
         // !mydata lists what is kept.

@@ -74,7 +74,7 @@ struct RunCommand: AsyncParsableCommand {
                 feed: MapPinFeed(
                     classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory),
                     timeZones: bot.control?.services.timeZones ?? PinTimeZones(finder: stack.placeLevels)),
-                geocoder: stack.geocoder, assets: assets, access: Self.mapAccess(config, stack),
+                geocoder: stack.geocoder, assets: assets, access: Self.mapAccess(config, stack, bot),
                 scenes: api == nil
                     ? nil
                     : WebMap.StudentScenes(
@@ -137,12 +137,18 @@ struct RunCommand: AsyncParsableCommand {
             services: services, accounts: accounts, settings: settings, logger: logger.withLabel("onthemap.web.api"))
     }
 
-    /// Who may read the web map's pins (`web.visibility`), over the stack's sessions and sign-in links.
-    static func mapAccess(_ config: BotConfiguration, _ stack: ServiceStack) -> MapAccess {
-        MapAccess(
+    /// Who may read the web map's pins (`web.visibility`), over the stack's sessions and sign-in
+    /// links; a sign-out "everywhere" ends the student's sessions through the running bot.
+    static func mapAccess(_ config: BotConfiguration, _ stack: ServiceStack, _ bot: BotService) -> MapAccess {
+        var endEverySession: (@Sendable (String) async -> Void)?
+        if let services = bot.control?.services {
+            endEverySession = { accountKey in await services.endEverySession(ofAccount: accountKey) }
+        }
+        return MapAccess(
             visibility: config.web.visibility, accounts: stack.accounts,
             signInLinks: stack.state.map { SignInLinks(store: $0) },
-            secureCookies: config.web.servesTLS || config.web.publicURL.lowercased().hasPrefix("https://"))
+            secureCookies: config.web.servesTLS || config.web.publicURL.lowercased().hasPrefix("https://"),
+            endEverySession: endEverySession)
     }
 
     /// The web listener's HTTPS configuration (`web.tls_cert`, `web.tls_key`), or nil without them.

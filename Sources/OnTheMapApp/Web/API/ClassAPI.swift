@@ -175,8 +175,11 @@ public struct ClassAPI: Sendable {
             ], prefixed: true, headers: headers)
     }
 
-    /// `DELETE /v1/session`: ends the session presented. A cookie session must also carry its
-    /// XSRF token in both the `XSRF-TOKEN` cookie and the `X-XSRF-TOKEN` header.
+    /// `DELETE /v1/session`: ends the session presented; `DELETE /v1/session?everywhere=1` ends
+    /// every session of its student too (`ClassServices.endEverySession(ofAccount:)`: their IRC
+    /// logins on every network, other browsers and API clients, an unused sign-in link). A cookie
+    /// session must also carry its XSRF token in both the `XSRF-TOKEN` cookie and the
+    /// `X-XSRF-TOKEN` header.
     func logOut(_ request: Request) async -> Response {
         guard let credentials = APISessionCredentials.presented(in: request) else {
             return APIAnswer.statusError(.forbidden, "No session to end: send the session cookie or a bearer token.")
@@ -184,9 +187,12 @@ public struct ClassAPI: Sendable {
         if credentials.viaCookie, !credentials.hasXSRFPair(in: request) {
             return APIAnswer.statusError(.forbidden, "Missing or invalid XSRF token.")
         }
+        let everywhere = request.uri.queryParameters.get("everywhere") == "1"
         do {
+            let student = everywhere ? try await session(of: request)?.0.accountKey : nil
             try await directory.logOut(
                 DirectorySession(accountKey: "", sessionId: credentials.sessionId, expiresAt: Date()))
+            if let student { await services.endEverySession(ofAccount: student) }
         } catch {
             return unavailable(error, prefixed: true)
         }

@@ -18,15 +18,21 @@ public struct MapAccess: Sendable {
     public var signInLinks: SignInLinks?
     /// Whether the session cookies are marked `Secure` (the browser reaches the listener over HTTPS).
     public var secureCookies: Bool
+    /// What a sign-out "everywhere" ends besides the browser's own session, given the account key:
+    /// the running bot's `ClassServices.endEverySession(ofAccount:)` (the student's IRC logins on
+    /// every network, their other browsers and API clients, an unused sign-in link); nil: the
+    /// directory's sessions of the account only.
+    public var endEverySession: (@Sendable (String) async -> Void)?
 
     public init(
         visibility: PrivacyPolicy.Visibility, accounts: (any AccountDirectory)?, signInLinks: SignInLinks?,
-        secureCookies: Bool = false
+        secureCookies: Bool = false, endEverySession: (@Sendable (String) async -> Void)? = nil
     ) {
         self.visibility = visibility
         self.accounts = accounts
         self.signInLinks = signInLinks
         self.secureCookies = secureCookies
+        self.endEverySession = endEverySession
     }
 
     /// A map whose pins anyone may read (`web.visibility: public`).
@@ -50,5 +56,15 @@ public struct MapAccess: Sendable {
         guard visibility == .class else { return true }
         guard let accounts, let credentials = APISessionCredentials.presented(in: request) else { return false }
         return try await accounts.session(id: credentials.sessionId) != nil
+    }
+
+    /// Ends every session of `accountKey` for a sign-out "everywhere": through the running bot
+    /// when there is one, else the directory's sessions of the account.
+    func endEverySession(ofAccount accountKey: String, in accounts: any AccountDirectory) async throws {
+        if let endEverySession {
+            await endEverySession(accountKey)
+        } else {
+            _ = try await accounts.endSessions(accountKey: accountKey)
+        }
     }
 }

@@ -46,8 +46,10 @@ struct SignInPage: Sendable {
     }
 
     /// `POST /signout`: ends the session of the browser's cookie (the page's "Sign out" when the v1
-    /// API, whose logout the page otherwise uses, is off). Like that logout, it needs the XSRF
-    /// token in both the `XSRF-TOKEN` cookie and the `X-XSRF-TOKEN` header.
+    /// API, whose logout the page otherwise uses, is off); `POST /signout?everywhere=1` ends every
+    /// session of its student too, their IRC logins included (``MapAccess/endEverySession``). Like
+    /// that logout, it needs the XSRF token in both the `XSRF-TOKEN` cookie and the `X-XSRF-TOKEN`
+    /// header.
     func signOut(_ request: Request) async -> Response {
         guard let accounts = access.accounts, let credentials = APISessionCredentials.presented(in: request),
             credentials.viaCookie
@@ -57,9 +59,12 @@ struct SignInPage: Sendable {
         guard credentials.hasXSRFPair(in: request) else {
             return failure(.forbidden, "Missing or invalid XSRF token: reload the page and sign out again.")
         }
+        let everywhere = request.uri.queryParameters.get("everywhere") == "1"
         do {
+            let student = everywhere ? try await accounts.session(id: credentials.sessionId)?.accountKey : nil
             try await accounts.logOut(
                 DirectorySession(accountKey: "", sessionId: credentials.sessionId, expiresAt: Date()))
+            if let student { try await access.endEverySession(ofAccount: student, in: accounts) }
         } catch {
             logger.warning("a web session could not be ended", metadata: ["error": "\(error)"])
             return failure(.serviceUnavailable, "The class directory is unavailable just now; try again soon.")
@@ -68,7 +73,7 @@ struct SignInPage: Sendable {
         for cookie in APISessionCredentials.endCookies(secure: access.secureCookies) {
             headers.append(HTTPField(name: .setCookie, value: cookie))
         }
-        return APIAnswer.json(["signedOut": true], headers: headers)
+        return APIAnswer.json(["signedOut": true, "everywhere": everywhere], headers: headers)
     }
 
     private struct Body: Decodable {

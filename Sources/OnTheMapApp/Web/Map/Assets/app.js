@@ -30,6 +30,7 @@
   var status = document.getElementById('status');
   var signinNote = document.getElementById('signin-note');
   var signoutButton = document.getElementById('signout');
+  var signoutEverywhereButton = document.getElementById('signout-everywhere');
   // A class map without the v1 API has no log-out of its own (posting.js): a browser signed in by
   // a link signs out here.
   var ownSignout = app.getAttribute('data-visibility') === 'class' && app.getAttribute('data-api') !== 'on';
@@ -434,6 +435,7 @@
       signinNote.hidden = true;
       app.removeAttribute('data-signed-out');
       signoutButton.hidden = !ownSignout;
+      signoutEverywhereButton.hidden = !ownSignout;
       var now = new Date();
       setStatus(body.count + (body.count === 1 ? ' pin' : ' pins') + ' · updated ' + now.toTimeString().slice(0, 5));
       app.setAttribute('data-cursor', cursor || '');
@@ -468,6 +470,7 @@
     signinNote.textContent = message;
     signinNote.hidden = false;
     signoutButton.hidden = true;
+    signoutEverywhereButton.hidden = true;
     setStatus('Sign in to see the pins');
   }
 
@@ -537,11 +540,14 @@
   document.getElementById('tab-map').addEventListener('click', function () { selectTab('map'); });
   document.getElementById('tab-table').addEventListener('click', function () { selectTab('table'); });
   document.getElementById('refresh').addEventListener('click', load);
-  signoutButton.addEventListener('click', function () {
+  // "Sign out" ends this browser's session; "Sign out everywhere" ends the student's login to the
+  // class bot on IRC and their other browsers too.
+  function signOut(everywhere) {
     var match = document.cookie.split(';').map(function (c) { return c.trim(); })
       .filter(function (c) { return c.indexOf('XSRF-TOKEN=') === 0; })[0];
     var token = match ? decodeURIComponent(match.slice('XSRF-TOKEN='.length)) : '';
-    fetch('signout', { method: 'POST', credentials: 'same-origin', headers: { 'X-XSRF-TOKEN': token } })
+    var path = everywhere ? 'signout?everywhere=1' : 'signout';
+    fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'X-XSRF-TOKEN': token } })
       .then(function (response) {
         return response.json().then(function (body) {
           if (!response.ok) throw new Error(body.error || ('HTTP ' + response.status));
@@ -549,7 +555,9 @@
           return load();
         });
       }).catch(function (error) { setStatus(error.message, true); });
-  });
+  }
+  signoutButton.addEventListener('click', function () { signOut(false); });
+  signoutEverywhereButton.addEventListener('click', function () { signOut(true); });
   document.addEventListener('keydown', function (e) { if (e.key === 'Escape') hidePopup(); });
   window.addEventListener('hashchange', applyHash);
   window.addEventListener('resize', function () { clampView(); draw(); });

@@ -66,6 +66,7 @@
     $('login-open').hidden = !!student || !passwords;
     $('post-open').hidden = !student;
     $('logout').hidden = !student;
+    $('logout-everywhere').hidden = !student;
     $('who').hidden = !student;
     $('who').textContent = student ? 'Logged in as ' + student.firstName + ' ' + student.lastName : '';
   }
@@ -120,9 +121,12 @@
     return match ? decodeURIComponent(match.slice('XSRF-TOKEN='.length)) : '';
   }
 
-  $('logout').addEventListener('click', function () {
+  // "Log out" ends this browser's session; "Log out everywhere" ends the student's login to the
+  // class bot on IRC and their other browsers too.
+  function logOut(everywhere) {
     var token = xsrfToken();
-    call('DELETE', 'v1/session', undefined, { 'X-XSRF-TOKEN': token }).then(function (answer) {
+    var path = everywhere ? 'v1/session?everywhere=1' : 'v1/session';
+    call('DELETE', path, undefined, { 'X-XSRF-TOKEN': token }).then(function (answer) {
       // Without its token cookie the browser holds no session any more: nothing left to end.
       var gone = answer.status === 403 && !token;
       if (answer.status !== 200 && !gone) throw refusal(answer, 'The logout was refused.');
@@ -130,11 +134,13 @@
       sessionStorage.removeItem(STORE);
       showStudent();
       show(null);
-      window.OnTheMap.setStatus('Logged out.');
+      window.OnTheMap.setStatus(everywhere ? 'Logged out everywhere, IRC included.' : 'Logged out.');
       // On a class map the pins leave the page with the session.
       window.OnTheMap.reload();
     }).catch(function (failure) { window.OnTheMap.setStatus(failure.message, true); });
-  });
+  }
+  $('logout').addEventListener('click', function () { logOut(false); });
+  $('logout-everywhere').addEventListener('click', function () { logOut(true); });
 
   // ---- where are you studying? ----
   $('post-open').addEventListener('click', function () {
