@@ -4,8 +4,9 @@ import IRCProtocol
 import Testing
 
 /// A command said in a channel in a line the server gave a `msgid` is answered with texts that name
-/// that id (the client turns it into `+draft/reply` where the server passes client tags); private
-/// answers and answers to lines without an id name none.
+/// that id (the client turns it into `+reply` where the server passes client tags); private
+/// answers and answers to lines without an id name none. A private answer to a command said in a
+/// channel names that channel (the client's `+channel-context`).
 @Suite struct ReplyThreadingTests {
     let probe = ProbePlugin()
 
@@ -51,5 +52,18 @@ import Testing
         let privateRefusal = await say("!onlyhere", at: .privateMessage, tags: ["msgid": "m4"], to: bot)
         #expect(!privateRefusal.isEmpty)
         #expect(privateRefusal.allSatisfy { $0.inReplyTo == nil })
+    }
+
+    @Test func privateAnswersToAChannelCommandNameTheChannel() async {
+        let bot = makeBot()
+        let fromChannel = await say("!whisper", at: .channel("#class"), tags: ["msgid": "m5"], to: bot)
+        #expect(fromChannel.map(\.text) == ["psst", "noted"])
+        #expect(fromChannel.map(\.target) == ["alice", "alice"])
+        #expect(fromChannel.allSatisfy { $0.channelContext == "#class" && $0.inReplyTo == nil })
+        // A command said privately has no channel to name; a channel answer is in its channel.
+        let privately = await say("!whisper", at: .privateMessage, tags: [:], to: bot)
+        #expect(privately.allSatisfy { $0.channelContext == nil })
+        let inChannel = await say("!echo hi", at: .channel("#class"), tags: [:], to: bot)
+        #expect(inChannel.allSatisfy { $0.channelContext == nil })
     }
 }

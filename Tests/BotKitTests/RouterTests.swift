@@ -59,6 +59,10 @@ struct ProbePlugin: Plugin {
             Command("hang", usage: "!hang", help: "Never ends in time.") { _ in
                 try await Task.sleep(for: .seconds(300))
             },
+            Command("whisper", usage: "!whisper", help: "Answers privately.") { call in
+                await call.replyPrivately("psst")
+                await call.notice("noted")
+            },
         ]
     }
 }

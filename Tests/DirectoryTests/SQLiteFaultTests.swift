@@ -60,11 +60,12 @@ import Testing
                 #expect(cause.contains("database is locked"), "\(cause)")
             }
             let waited = ContinuousClock.now - started
-            // It waited for the lock, then gave up rather than hanging while the lock is held (the bound
-            // is loose: on a loaded machine the login's password check and the busy handler's sleeps
-            // run late).
+            // It waited for the lock, then gave up rather than hanging while the lock is held (which
+            // it is for the whole test). The upper bound only tells giving up from hanging: amid the
+            // parallel pass on two cores the login's password check and the busy handler's sleeps
+            // run several times late, so it is no figure of how long a refusal takes.
             #expect(waited >= .seconds(SQLiteStudentDirectory.busyTimeout) - .milliseconds(100))
-            #expect(waited < .seconds(SQLiteStudentDirectory.busyTimeout * 5))
+            #expect(waited < .seconds(SQLiteStudentDirectory.busyTimeout * 15))
             await #expect(throws: ServiceError.self) { try await directory.checkHealth() }
             // Reads go on in WAL mode: only writing waits for the lock.
             #expect(try await directory.listAccounts().count == 1)

@@ -3,9 +3,10 @@ import Testing
 
 @testable import IRCClient
 
-/// Threaded answers: a channel answer to a line the server gave a `msgid` carries `+draft/reply`
-/// where the server passes client tags, and never where it does not, nor on a line that answers
-/// several askers at once.
+/// Threaded answers: a channel answer to a line the server gave a `msgid` carries `+reply` where
+/// the server passes client tags (`+draft/reply` where it still names only the draft), and never
+/// where it does not, nor on a line that answers several askers at once. A private answer to a
+/// channel command carries `+channel-context`.
 @Suite("Reply tags")
 struct ReplyTagTests {
     typealias Machine = ConnectionStateMachineTests
@@ -35,11 +36,11 @@ struct ReplyTagTests {
     @Test func aChannelAnswerCarriesTheQuestionsIDWhereTheServerPassesClientTags() {
         let machine = Self.registered(capabilities: "message-tags")
         #expect(
-            Self.lines(machine, [Self.answer(to: "Zx8Pq2")]) == ["@+draft/reply=Zx8Pq2 PRIVMSG #class :alice: pong"])
+            Self.lines(machine, [Self.answer(to: "Zx8Pq2")]) == ["@+reply=Zx8Pq2 PRIVMSG #class :alice: pong"])
         // The queue's copy of the line (what merging and dropping rewrite) says the same.
         #expect(
             machine.lines(for: [Self.answer(to: "Zx8Pq2")], shrinking: false).first?.answer.line
-                == "@+draft/reply=Zx8Pq2 PRIVMSG #class :alice: pong")
+                == "@+reply=Zx8Pq2 PRIVMSG #class :alice: pong")
         // No id, or a private answer: no tag.
         #expect(Self.lines(machine, [Self.answer(to: nil)]) == ["PRIVMSG #class :alice: pong"])
         #expect(Self.lines(machine, [Self.answer(to: "Zx8Pq2", in: "alice")]) == ["PRIVMSG alice :alice: pong"])
@@ -51,13 +52,16 @@ struct ReplyTagTests {
     }
 
     /// CLIENTTAGDENY as the message-tags spec writes it: a list of denied tags, `*` for all of them,
-    /// `-name` for an exemption from `*`; `+reply` goes only where the server names it.
+    /// `-name` for an exemption from `*`. The ratified `+reply` goes wherever it is not denied; the
+    /// draft's `+draft/reply` only where the server names the draft as passed and not the ratified tag.
     @Test(arguments: [
+        ("", ["+reply"]),
         ("CLIENTTAGDENY=*", [String]()),
-        ("CLIENTTAGDENY=draft/reply", []),
+        ("CLIENTTAGDENY=draft/reply", ["+reply"]),
+        ("CLIENTTAGDENY=reply", []),
         ("CLIENTTAGDENY=*,-draft/reply", ["+draft/reply"]),
-        ("CLIENTTAGDENY=typing,draft/react", ["+draft/reply"]),
-        ("CLIENTTAGDENY=*,-draft/reply,-reply", ["+draft/reply", "+reply"]),
+        ("CLIENTTAGDENY=typing,draft/react", ["+reply"]),
+        ("CLIENTTAGDENY=*,-draft/reply,-reply", ["+reply"]),
         ("CLIENTTAGDENY=*,-reply", ["+reply"]),
     ])
     func clientTagDenyDecidesWhichReplyTagsGo(tokens: String, expected: [String]) {
@@ -65,6 +69,34 @@ struct ReplyTagTests {
         let line = machine.lines(for: [Self.answer(to: "abc")], shrinking: false)[0]
         #expect(line.message.tags.keys.sorted() == expected)
         #expect(line.message.tags.values.allSatisfy { $0 == "abc" })
+    }
+
+    /// A private answer to a command said in `#class` carries `+channel-context=#class` where the
+    /// server passes client tags, on every line; never without `message-tags`, where CLIENTTAGDENY
+    /// denies it, for a name that is not a channel, or on a channel answer.
+    @Test func aPrivateAnswerToAChannelCommandNamesTheChannel() {
+        let whisper = OutgoingText(.notice, to: "alice", text: "psst", channelContext: "#class")
+        let machine = Self.registered(capabilities: "message-tags")
+        #expect(Self.lines(machine, [whisper]) == ["@+channel-context=#class NOTICE alice psst"])
+        let long = OutgoingText(
+            .privmsg, to: "alice", text: String(repeating: "word ", count: 150), channelContext: "#class")
+        let split = machine.lines(for: [long], shrinking: false)
+        #expect(split.count >= 2 && split.allSatisfy { $0.message.tags == ["+channel-context": "#class"] })
+        #expect(
+            Self.lines(Self.registered(capabilities: "server-time"), [whisper]) == ["NOTICE alice psst"])
+        #expect(
+            Self.lines(Self.registered(capabilities: "message-tags", tokens: "CLIENTTAGDENY=*"), [whisper])
+                == ["NOTICE alice psst"])
+        #expect(
+            Self.lines(
+                Self.registered(capabilities: "message-tags", tokens: "CLIENTTAGDENY=*,-channel-context"), [whisper])
+                == ["@+channel-context=#class NOTICE alice psst"])
+        var notAChannel = whisper
+        notAChannel.channelContext = "bob"
+        #expect(Self.lines(machine, [notAChannel]) == ["NOTICE alice psst"])
+        var inChannel = Self.answer(to: nil)
+        inChannel.channelContext = "#class"
+        #expect(Self.lines(machine, [inChannel]) == ["PRIVMSG #class :alice: pong"])
     }
 
     @Test func serverSupportReadsClientTagDeny() {
@@ -85,8 +117,8 @@ struct ReplyTagTests {
     @Test func theTagValueIsEscaped() throws {
         let machine = Self.registered(capabilities: "message-tags")
         let line = Self.lines(machine, [Self.answer(to: "a;b c\\d\re\nf")])[0]
-        #expect(line == "@+draft/reply=a\\:b\\sc\\\\d\\re\\nf PRIVMSG #class :alice: pong")
-        #expect(try IRCMessage(parsing: line).tags["+draft/reply"] == "a;b c\\d\re\nf")
+        #expect(line == "@+reply=a\\:b\\sc\\\\d\\re\\nf PRIVMSG #class :alice: pong")
+        #expect(try IRCMessage(parsing: line).tags["+reply"] == "a;b c\\d\re\nf")
         let long = String(repeating: "x", count: ConnectionStateMachine.maximumReplyIDBytes + 1)
         #expect(Self.lines(machine, [Self.answer(to: long)]) == ["PRIVMSG #class :alice: pong"])
     }
@@ -99,7 +131,7 @@ struct ReplyTagTests {
             inReplyTo: "q1")
         let lines = machine.lines(for: [long], shrinking: false)
         #expect(lines.count >= 2)
-        #expect(lines.allSatisfy { $0.message.tags == ["+draft/reply": "q1"] })
+        #expect(lines.allSatisfy { $0.message.tags == ["+reply": "q1"] })
     }
 
     /// Two askers given the same answer get one line naming both: it answers two questions, so it
@@ -138,6 +170,6 @@ struct ReplyTagTests {
         departing.enqueue(carol.line, fairnessKey: "carol", answer: carol)
         let quit = try #require(SendQueue.Departure(try IRCMessage(parsing: ":dave!d@h QUIT :bye")))
         departing.dropLines(of: quit)
-        #expect(departing.removeFirstEntry()?.line == "@+draft/reply=q3 PRIVMSG #class :carol: Rome")
+        #expect(departing.removeFirstEntry()?.line == "@+reply=q3 PRIVMSG #class :carol: Rome")
     }
 }

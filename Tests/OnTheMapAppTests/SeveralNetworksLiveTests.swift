@@ -12,7 +12,8 @@ import Testing
 /// one class directory: a student logs in and posts on one network and the pin is announced once on
 /// each; the same nick on the other network is nobody; `/healthz` reports both; with InspIRCd
 /// killed, ngircd's students are still answered. Answers in InspIRCd's channel are threaded under
-/// their questions (`+draft/reply`); on ngircd they carry no tags.
+/// their questions (`+reply`), and private answers to channel commands name the channel
+/// (`+channel-context`); on ngircd they carry no tags.
 @Suite(.serialized) struct SeveralNetworksLiveTests {
     static let botNick = "MapBot"
     static let channel = "#class"
@@ -160,7 +161,7 @@ import Testing
         let threaded = try await kim.waitForMessage(timeout: .seconds(10), "the answer to Jane") {
             fromBot($0, to: channel) && $0.parameters.last == "jane: pong"
         }
-        #expect(threaded.tags["+draft/reply"] == questionID)
+        #expect(threaded.tags["+reply"] == questionID && threaded.tags["+draft/reply"] == nil)
         try await tom.privmsg(channel, "!ping")
         let plain = try await tom.waitForMessage(timeout: .seconds(10), "the answer to Tom") {
             fromBot($0, to: channel) && $0.parameters.last == "tom: pong"
@@ -191,6 +192,13 @@ import Testing
         _ = try await tom.waitForMessage(timeout: .seconds(15), "the announcement on ngircd") {
             fromBot($0, to: channel) && $0.parameters.last == janePin
         }
+        // `!list` said in the channel is answered privately, shown in the channel's window by a
+        // client that reads `+channel-context`.
+        try await jane.privmsg(channel, "!list")
+        let listed = try await jane.waitForMessage(timeout: .seconds(15), "the private !list") {
+            $0.sourceNick == botNick && $0.parameters.first == "jane" && $0.tags["+channel-context"] != nil
+        }
+        #expect(listed.tags["+channel-context"] == channel)
         // A poll round later, neither network has announced it again.
         try await Task.sleep(for: .seconds(12))
         #expect(await channelLines(jane).filter { $0 == janePin }.count == 1)

@@ -116,8 +116,16 @@ public struct Invocation: Sendable {
     /// many connections from one address take one turn together.
     var fairnessGroup: String { sender.key(by: .network, caseMapping: caseMapping) }
 
+    /// A text to the sender; when the command was said in a channel, marked as answering it there
+    /// (``OutgoingText/channelContext``).
     private func toSender(_ kind: OutgoingText.Kind, _ text: String) -> OutgoingText {
-        OutgoingText(kind, to: sender.nick, text: text, fairnessGroup: fairnessGroup)
+        OutgoingText(kind, to: sender.nick, text: text, fairnessGroup: fairnessGroup, channelContext: channel)
+    }
+
+    /// The channel the command was said in, or nil for a private one.
+    public var channel: String? {
+        if case .channel(let channel) = origin { return channel }
+        return nil
     }
 
     /// What the network says about a nick now (user, host, services account), when known.

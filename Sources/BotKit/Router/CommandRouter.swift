@@ -173,9 +173,12 @@ public actor CommandRouter {
         case .reply(let kind):
             await reply(refusal.sentence, to: line, kind: kind)
         case .noticeToSender:
+            var channelContext: String?
+            if case .channel(let channel) = line.origin { channelContext = channel }
             await transport.send(
                 OutgoingText(
-                    .notice, to: line.sender.nick, text: refusal.sentence, fairnessGroup: placeKey(for: line.sender)))
+                    .notice, to: line.sender.nick, text: refusal.sentence, fairnessGroup: placeKey(for: line.sender),
+                    channelContext: channelContext))
         case .channel(let channel):
             await transport.send(
                 OutgoingText(.privmsg, to: channel, text: refusal.sentence, inReplyTo: line.messageID))

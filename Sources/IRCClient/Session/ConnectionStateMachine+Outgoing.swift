@@ -32,7 +32,9 @@ extension ConnectionStateMachine {
                 command: command, target: target, nick: currentNick, userHost: userHost)
             let tags =
                 isChannel(outgoing.target)
-                ? Self.replyTags(to: outgoing.inReplyTo, support: support, capabilities: enabledCapabilities) : [:]
+                ? Self.replyTags(to: outgoing.inReplyTo, support: support, capabilities: enabledCapabilities)
+                : Self.channelContextTags(
+                    outgoing.channelContext, support: support, capabilities: enabledCapabilities)
             for var message in messages {
                 message.tags = tags
                 let answer = SendQueue.Answer(
@@ -52,19 +54,33 @@ extension ConnectionStateMachine {
     /// tags may take 4094 bytes in all).
     static let maximumReplyIDBytes = 512
 
-    /// The client-only tags that thread a channel answer under the message `id` it answers
-    /// (IRCv3 `+draft/reply`, and `+reply` where the server's `CLIENTTAGDENY` names it): none
-    /// without an id, without the `message-tags` capability, or where `CLIENTTAGDENY` denies the tag.
-    /// The serializer escapes the value.
+    /// The client-only tags that thread a channel answer under the message `id` it answers: the
+    /// ratified `+reply` wherever `CLIENTTAGDENY` lets it through, and the draft's `+draft/reply`
+    /// only where the server still names the draft as passed (`-draft/reply`) and not the ratified
+    /// tag. None without an id or without the `message-tags` capability. The serializer escapes the
+    /// value.
     static func replyTags(
         to id: String?, support: ServerSupport, capabilities: Set<String>
     ) -> [String: String] {
         guard let id, !id.isEmpty, id.utf8.count <= maximumReplyIDBytes, capabilities.contains("message-tags")
         else { return [:] }
         var tags: [String: String] = [:]
-        if support.allowsClientTag("draft/reply") { tags["+draft/reply"] = id }
-        if support.exemptsClientTag("reply"), support.allowsClientTag("reply") { tags["+reply"] = id }
+        if support.allowsClientTag("reply") { tags["+reply"] = id }
+        if support.exemptsClientTag("draft/reply"), !support.exemptsClientTag("reply") { tags["+draft/reply"] = id }
         return tags
+    }
+
+    /// The client-only tag that shows a private answer in the window of the channel whose command it
+    /// answers (IRCv3 `+channel-context`): none without a channel, without the `message-tags`
+    /// capability, where `CLIENTTAGDENY` denies it, or for a name that is not one of the server's
+    /// channels.
+    static func channelContextTags(
+        _ channel: String?, support: ServerSupport, capabilities: Set<String>
+    ) -> [String: String] {
+        guard let channel, support.isChannel(channel), capabilities.contains("message-tags"),
+            support.allowsClientTag("channel-context")
+        else { return [:] }
+        return ["+channel-context": channel]
     }
 
     /// The client's own user@host as the server shows it, when known (it counts in the line length).

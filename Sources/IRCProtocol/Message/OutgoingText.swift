@@ -18,13 +18,17 @@ public struct OutgoingText: Sendable, Hashable {
     /// queue shares its turns between places first and askers second; `nil` means a group of its own.
     public var fairnessGroup: String?
     /// The `msgid` of the message this text answers (a command said in a channel), so that a
-    /// connection whose server passes client tags can mark its lines as replies to it
-    /// (`+draft/reply`); `nil` for texts that answer nothing, or several people at once.
+    /// connection whose server passes client tags can mark its lines as replies to it (`+reply`);
+    /// `nil` for texts that answer nothing, or several people at once.
     public var inReplyTo: String?
+    /// The channel whose command a private text answers, so that a connection whose server passes
+    /// client tags can mark it (`+channel-context`) and the reader's client shows it in that
+    /// channel's window; `nil` for texts to a channel and answers to private commands.
+    public var channelContext: String?
 
     public init(
         _ kind: Kind, to target: String, text: String, maxLines: Int = 10, fairnessKey: String? = nil,
-        fairnessGroup: String? = nil, inReplyTo: String? = nil
+        fairnessGroup: String? = nil, inReplyTo: String? = nil, channelContext: String? = nil
     ) {
         self.kind = kind
         self.target = target
@@ -33,5 +37,6 @@ public struct OutgoingText: Sendable, Hashable {
         self.fairnessKey = fairnessKey
         self.fairnessGroup = fairnessGroup
         self.inReplyTo = inReplyTo
+        self.channelContext = channelContext
     }
 }
