@@ -163,7 +163,7 @@ extension IRCClient {
         var batch: ByteBuffer?
         defer { if let batch { channel.writeAndFlush(batch, promise: nil) } }
         while let line = queue.first {
-            if floodGate.delay(beforeSending: FloodGate.cost(of: line), at: clock.now) > .zero { return true }
+            if pacingDelay(beforeSending: line) > .zero { return true }
             guard let entry = queue.removeFirstEntry(packing: mustPack) else { break }
             if batch == nil { batch = channel.allocator.buffer(capacity: 512) }
             encodeLine(entry.line, into: &batch!)
@@ -175,7 +175,17 @@ extension IRCClient {
 
     /// Whether the flood gate will hold some queued lines back (so channel answers share lines).
     private var mustPack: Bool {
-        queue.count > 1 && Double(queue.count) > floodGate.availableTokens(at: clock.now) && !floodGate.isUnlimited
+        !serverPaces && queue.count > 1 && Double(queue.count) > floodGate.availableTokens(at: clock.now)
+            && !floodGate.isUnlimited
+    }
+
+    /// Whether the server paces the lines itself (it advertises `SAFERATE`): the flood gate then
+    /// holds nothing back, and still counts what is sent for when the server stops promising it.
+    var serverPaces: Bool { machine.serverSupport.pacesClients }
+
+    /// How long `line` must wait: nothing while the server paces, else what the flood gate says.
+    private func pacingDelay(beforeSending line: String) -> Duration {
+        serverPaces ? .zero : floodGate.delay(beforeSending: FloodGate.cost(of: line), at: clock.now)
     }
 
     // MARK: Writing
@@ -221,7 +231,7 @@ extension IRCClient {
 
     private func drainQueue(connectionID id: Int) async {
         while machine.isRegistered, id == connectionID, !Task.isCancelled, let line = queue.first {
-            let wait = floodGate.delay(beforeSending: FloodGate.cost(of: line), at: clock.now)
+            let wait = pacingDelay(beforeSending: line)
             if wait > .zero {
                 do { try await Task.sleep(for: wait) } catch { return }
                 continue

@@ -135,6 +135,13 @@ public actor IRCClient {
     /// The bot user mode on the current connection, when the server names one (`BOT=`).
     public var botMode: BotMode? { machine.botMode }
 
+    /// Who paces the lines sent: the server, when it advertises `SAFERATE`, else the flood gate at
+    /// its burst and rate.
+    public var pacing: Pacing {
+        serverPaces
+            ? .byServer : .byFloodGate(burst: Int(floodGate.burst), linesPerSecond: floodGate.linesPerSecond)
+    }
+
     /// What is known about `nick` (see ``IdentityTracker``).
     public func identity(ofNick nick: String) -> UserIdentity? {
         machine.identityTracker.identity(ofNick: nick)
@@ -322,4 +329,12 @@ public actor IRCClient {
         if case .connectionFailed(let reason) = event { lastConnectionFailure = reason }
         eventSink.yield(event)
     }
+}
+
+/// Who paces the lines a client sends (see ``IRCClient/pacing``).
+public enum Pacing: Sendable, Hashable {
+    /// The server slows a fast client rather than disconnect it (`SAFERATE`).
+    case byServer
+    /// The client's own flood gate: `burst` lines at once, then `linesPerSecond` (0: no limit).
+    case byFloodGate(burst: Int, linesPerSecond: Double)
 }

@@ -34,7 +34,16 @@ extension ConnectionStateMachine {
             welcome(as: parameters.first ?? currentNick, at: inbound.now, registered: &registered, into: &actions)
         case "005":
             var support = identityTracker.serverSupport
+            let pacedBefore = support.pacesClients
             support.apply(message)
+            if support.pacesClients != pacedBefore {
+                log(
+                    .info,
+                    support.pacesClients
+                        ? "\(configuration.host) promises SAFERATE (it slows a fast client rather than disconnect it): the flood gate steps aside and the server paces the bot's lines"
+                        : "\(configuration.host) no longer promises SAFERATE: the flood gate paces the bot's lines again",
+                    into: &actions)
+            }
             identityTracker.updateServerSupport(support)
             channels.setCaseMapping(support.caseMapping)
             channelModes.setCaseMapping(support.caseMapping)

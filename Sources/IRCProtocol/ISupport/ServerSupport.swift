@@ -49,6 +49,10 @@ public struct ServerSupport: Sendable, Hashable {
     /// The user mode that marks a bot (`BOT=B`), if advertised.
     public private(set) var botMode: Character?
 
+    /// Whether the server promises to slow a client that sends too fast rather than disconnect it
+    /// (`SAFERATE`, as Ergo and soju advertise): the client may leave the pacing to the server.
+    public var pacesClients: Bool { tokens["SAFERATE"] != nil }
+
     public init() {}
 
     /// Applies one `RPL_ISUPPORT` (005) message; other messages are ignored.

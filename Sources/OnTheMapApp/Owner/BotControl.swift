@@ -292,8 +292,18 @@ public final class BotControl: Sendable {
         if registered, let mode = await client.botMode {
             botMode = mode.isSet ? " (bot mode +\(mode.mode))" : " (bot mode +\(mode.mode) asked for, not confirmed)"
         }
+        var pacing = ""
+        if registered {
+            switch await client.pacing {
+            case .byServer: pacing = "; pacing: the server's (SAFERATE)"
+            case .byFloodGate(let burst, let rate) where rate > 0:
+                let perSecond = rate == rate.rounded() ? "\(Int(rate))" : "\(rate)"
+                pacing = "; pacing: \(burst) lines at once, then \(perSecond) a second"
+            case .byFloodGate: pacing = "; pacing: none (irc.flood off)"
+            }
+        }
         return
-            "\(state) on \(link) as \(await client.currentNick)\(botMode); channels: \(channels.isEmpty ? "none" : channels.joined(separator: ", "))"
+            "\(state) on \(link) as \(await client.currentNick)\(botMode)\(pacing); channels: \(channels.isEmpty ? "none" : channels.joined(separator: ", "))"
     }
 
     /// Sessions, ignored masks and queued lines of this network.

@@ -1,0 +1,73 @@
+import BotTesting
+import Foundation
+import IRCProtocol
+import Testing
+
+@testable import IRCClient
+
+/// A server that advertises `SAFERATE` promises to slow a fast client rather than disconnect it:
+/// the flood gate steps aside (lines go out at once where the gate alone would take half a minute),
+/// the log says so once, and the client reports who paces. Without the token the gate paces as
+/// configured.
+@Suite("Server pacing (SAFERATE)", .timeLimit(.minutes(1)))
+struct ServerPacingTests {
+    /// A server that registers the client with the ISUPPORT `tokens` and echoes its JOINs.
+    static func registering(tokens: String) -> ScriptedIRCServer.Responder {
+        { message, _ in
+            switch (message.command, message.parameters.first ?? "") {
+            case ("CAP", "LS"): return [":srv CAP * LS :"]
+            case ("CAP", "END"):
+                return [
+                    ":srv 001 bot :Welcome", ":srv 005 bot \(tokens) :are supported by this server",
+                    ":srv 376 bot :End of MOTD",
+                ]
+            case ("JOIN", let channel): return [":bot!otm@127.0.0.1 JOIN \(channel)"]
+            default: return []
+            }
+        }
+    }
+
+    /// One line at once, then one every 2 seconds.
+    static let slowGate = IRCClientConfiguration.Flood(burst: 1, linesPerSecond: 0.5)
+
+    @Test func aServerThatPromisesSafeRatePacesTheLinesItself() async throws {
+        let log = LogRecord()
+        let server = try await ScriptedIRCServer.start(respond: Self.registering(tokens: "SAFERATE NETWORK=Test"))
+        var configuration = testConfiguration(
+            port: server.port, tls: FaultInjectionTests.plaintext, nick: "bot", channels: ["#room"])
+        configuration.flood = Self.slowGate
+        let recorder = await EventRecorder.start(configuration, logger: log.logger())
+        try await recorder.waitFor("join", timeout: FaultInjectionTests.patience) { $0.joinedChannel == "#room" }
+        #expect(await recorder.client.pacing == .byServer)
+        for index in 1...20 { await recorder.client.sendPrivmsg(to: "#room", text: "line \(index)") }
+        // The gate alone would take 38 s for the twentieth line.
+        _ = try await server.waitForLine(timeout: .seconds(20)) {
+            $0.command == "PRIVMSG" && $0.parameters.last == "line 20"
+        }
+        #expect(log.messages.filter { $0.contains("promises SAFERATE") }.count == 1)
+        await recorder.stop()
+        await server.stop()
+    }
+
+    @Test func withoutSafeRateTheFloodGatePaces() async throws {
+        let server = try await ScriptedIRCServer.start(respond: Self.registering(tokens: "NETWORK=Test"))
+        var configuration = testConfiguration(
+            port: server.port, tls: FaultInjectionTests.plaintext, nick: "bot", channels: ["#room"])
+        configuration.flood = Self.slowGate
+        let recorder = await EventRecorder.start(configuration, logger: LogRecord().logger())
+        try await recorder.waitFor("join", timeout: FaultInjectionTests.patience) { $0.joinedChannel == "#room" }
+        #expect(await recorder.client.pacing == .byFloodGate(burst: 1, linesPerSecond: 0.5))
+        for index in 1...2 { await recorder.client.sendPrivmsg(to: "#room", text: "line \(index)") }
+        _ = try await server.waitForLine(timeout: .seconds(20)) {
+            $0.command == "PRIVMSG" && $0.parameters.last == "line 1"
+        }
+        let first = ContinuousClock.now
+        _ = try await server.waitForLine(timeout: .seconds(20)) {
+            $0.command == "PRIVMSG" && $0.parameters.last == "line 2"
+        }
+        // The gate holds the second line back about 2 s (a loaded machine only makes it later).
+        #expect(ContinuousClock.now - first > .seconds(1.5))
+        await recorder.stop()
+        await server.stop()
+    }
+}
