@@ -108,6 +108,38 @@ struct STSTests {
         await secure.stop()
     }
 
+    /// The STS specification's "rescheduling expiry on disconnect": a policy expires its duration
+    /// after the connection that advertised it closed, a stop included. Upgraded, a policy of
+    /// `duration=10`, a drop, a reconnect, a stop and a start 5 s later: the start is over TLS.
+    @Test func aPolicyExpiresItsDurationAfterTheConnectionCloses() async throws {
+        let folder = try TemporaryDirectory(prefix: "sts-reschedule")
+        let certificate = try await TestCertificate.make(in: folder.path)
+        let secure = try await Self.server(sts: "duration=10", certificate: certificate)
+        let plain = try await Self.server(sts: "port=\(secure.port)")
+        let store = MemoryPolicies()
+        let clock = ManualWallClock()
+        let configuration = Self.plaintextConfiguration(port: plain.port, certificate: certificate)
+        let first = await EventRecorder.start(configuration, stsStore: store, wallClock: { clock.now })
+        try await first.waitFor("registration over TLS") { $0.isRegistered }
+        clock.advance(by: 8)
+        let before = await first.events.count
+        secure.dropConnections()
+        try await first.waitFor("registration again", after: before) { $0.isRegistered }
+        clock.advance(by: 8)
+        await first.stop()
+        // Kept from the stop, not from the last advertisement.
+        try await waitForCondition { store.all["127.0.0.1"]?.expires == clock.now + 10 }
+
+        clock.advance(by: 5)
+        let second = await EventRecorder.start(configuration, stsStore: store, wallClock: { clock.now })
+        try await second.waitFor("registration over TLS after the restart") { $0.isRegistered }
+        #expect(plain.connectionCount == 1, "the restart went to the plaintext port")
+        #expect(secure.connectionCount == 3)
+        await second.stop()
+        await plain.stop()
+        await secure.stop()
+    }
+
     @Test func durationZeroRemovesThePolicy() async throws {
         let folder = try TemporaryDirectory(prefix: "sts-remove")
         let certificate = try await TestCertificate.make(in: folder.path)

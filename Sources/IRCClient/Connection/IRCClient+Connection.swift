@@ -75,6 +75,7 @@ extension IRCClient {
             reason = await explainRefusedCertificate(tlsSetup, fallback: reason)
         }
         let registeredFor = machine.registeredAt.map { $0.duration(to: clock.now) }
+        rescheduleSTSPolicyAtClose()
         channel = nil
         // A shutdown waiting for queued lines to leave stops waiting: they will not leave on this connection.
         endShutdownDrain()

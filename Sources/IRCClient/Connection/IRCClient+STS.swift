@@ -30,8 +30,24 @@ extension IRCClient {
         return decision.endpoint
     }
 
-    /// Keeps (or, for 0 seconds, removes) the policy seen on the current TLS connection.
+    /// Keeps (or, for 0 seconds, removes) the policy seen on the current TLS connection, and
+    /// remembers its duration for when the connection closes.
     func rememberSTSPolicy(seconds: Int) {
+        stsDurationOnConnection = seconds > 0 ? seconds : nil
+        keepSTSPolicy(seconds: seconds)
+    }
+
+    /// The current TLS connection closed (the server's ERROR, a lost link, a stop): a policy seen on
+    /// it expires the duration it last advertised after this moment, as the STS specification's
+    /// "rescheduling expiry on disconnect" asks, so a restart soon after still connects over TLS.
+    func rescheduleSTSPolicyAtClose() {
+        guard endpoint.secure, let seconds = stsDurationOnConnection else { return }
+        stsDurationOnConnection = nil
+        keepSTSPolicy(seconds: seconds)
+    }
+
+    /// Keeps a policy of `seconds` from now for the current connection's port (0 removes it).
+    private func keepSTSPolicy(seconds: Int) {
         let policy = STSPolicy.kept(seconds: seconds, port: endpoint.port, at: wallClock())
         stsPolicy = policy
         if policy == nil { stsUpgradePort = nil }
