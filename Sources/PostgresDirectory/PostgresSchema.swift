@@ -105,22 +105,7 @@ extension PostgresStudentDirectory {
                 """,
                 "CREATE INDEX pin_versions_by_object ON pin_versions(object_id)",
                 "CREATE INDEX pin_versions_by_age ON pin_versions(replaced_at)",
-                """
-                CREATE FUNCTION onthemap_keep_replaced_pin_version() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                    IF NEW.revision <> OLD.revision AND NEW.updated_at <> OLD.updated_at THEN
-                        INSERT INTO pin_versions (revision, object_id, unique_key, first_name, last_name,
-                            map_string, media_url, latitude, longitude, created_at, updated_at)
-                        VALUES (OLD.revision, OLD.object_id, OLD.unique_key, OLD.first_name, OLD.last_name,
-                            OLD.map_string, OLD.media_url, OLD.latitude, OLD.longitude, OLD.created_at,
-                            OLD.updated_at)
-                        ON CONFLICT (revision) DO NOTHING;
-                        DELETE FROM pin_versions WHERE replaced_at < now() - interval '\(versionMemory)';
-                    END IF;
-                    RETURN NEW;
-                END
-                $$
-                """,
+                keepReplacedVersion(copying: versionColumns),
                 """
                 CREATE TRIGGER student_locations_keep_replaced BEFORE UPDATE ON student_locations
                 FOR EACH ROW EXECUTE FUNCTION onthemap_keep_replaced_pin_version()
@@ -154,25 +139,7 @@ extension PostgresStudentDirectory {
                     ADD COLUMN trip_latitude DOUBLE PRECISION, ADD COLUMN trip_longitude DOUBLE PRECISION,
                     ADD COLUMN trip_ends_at TIMESTAMPTZ
                 """,
-                """
-                CREATE OR REPLACE FUNCTION onthemap_keep_replaced_pin_version() RETURNS trigger
-                LANGUAGE plpgsql AS $$
-                BEGIN
-                    IF NEW.revision <> OLD.revision AND NEW.updated_at <> OLD.updated_at THEN
-                        INSERT INTO pin_versions (revision, object_id, unique_key, first_name, last_name,
-                            map_string, media_url, latitude, longitude, created_at, updated_at,
-                            trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
-                        VALUES (OLD.revision, OLD.object_id, OLD.unique_key, OLD.first_name, OLD.last_name,
-                            OLD.map_string, OLD.media_url, OLD.latitude, OLD.longitude, OLD.created_at,
-                            OLD.updated_at, OLD.trip_map_string, OLD.trip_latitude, OLD.trip_longitude,
-                            OLD.trip_ends_at)
-                        ON CONFLICT (revision) DO NOTHING;
-                        DELETE FROM pin_versions WHERE replaced_at < now() - interval '\(versionMemory)';
-                    END IF;
-                    RETURN NEW;
-                END
-                $$
-                """,
+                keepReplacedVersion(copying: versionColumns + tripColumns),
             ]
         ),
         // The account events running bots act on (see AccountEventFeed), kept an hour; the account
@@ -200,28 +167,38 @@ extension PostgresStudentDirectory {
             [
                 "ALTER TABLE student_locations ADD COLUMN precision TEXT",
                 "ALTER TABLE pin_versions ADD COLUMN precision TEXT",
-                """
-                CREATE OR REPLACE FUNCTION onthemap_keep_replaced_pin_version() RETURNS trigger
-                LANGUAGE plpgsql AS $$
-                BEGIN
-                    IF NEW.revision <> OLD.revision AND NEW.updated_at <> OLD.updated_at THEN
-                        INSERT INTO pin_versions (revision, object_id, unique_key, first_name, last_name,
-                            map_string, media_url, latitude, longitude, created_at, updated_at,
-                            trip_map_string, trip_latitude, trip_longitude, trip_ends_at, precision)
-                        VALUES (OLD.revision, OLD.object_id, OLD.unique_key, OLD.first_name, OLD.last_name,
-                            OLD.map_string, OLD.media_url, OLD.latitude, OLD.longitude, OLD.created_at,
-                            OLD.updated_at, OLD.trip_map_string, OLD.trip_latitude, OLD.trip_longitude,
-                            OLD.trip_ends_at, OLD.precision)
-                        ON CONFLICT (revision) DO NOTHING;
-                        DELETE FROM pin_versions WHERE replaced_at < now() - interval '\(versionMemory)';
-                    END IF;
-                    RETURN NEW;
-                END
-                $$
-                """,
+                keepReplacedVersion(copying: versionColumns + tripColumns + ["precision"]),
             ]
         ),
     ]
+
+    /// The columns of a pin every version in `pin_versions` has had since it was made.
+    static let versionColumns = [
+        "revision", "object_id", "unique_key", "first_name", "last_name", "map_string", "media_url", "latitude",
+        "longitude", "created_at", "updated_at",
+    ]
+    /// A pin's trip columns (see the v6 migration).
+    static let tripColumns = ["trip_map_string", "trip_latitude", "trip_longitude", "trip_ends_at"]
+
+    /// The trigger function that keeps the version an update replaces in `pin_versions`, copying
+    /// `columns` (each migration that adds a column to both tables makes it again with that column),
+    /// and forgets versions older than ``versionMemory``.
+    static func keepReplacedVersion(copying columns: [String]) -> String {
+        """
+        CREATE OR REPLACE FUNCTION onthemap_keep_replaced_pin_version() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.revision <> OLD.revision AND NEW.updated_at <> OLD.updated_at THEN
+                INSERT INTO pin_versions (\(columns.joined(separator: ", ")))
+                VALUES (\(columns.map { "OLD." + $0 }.joined(separator: ", ")))
+                ON CONFLICT (revision) DO NOTHING;
+                DELETE FROM pin_versions WHERE replaced_at < now() - interval '\(versionMemory)';
+            END IF;
+            RETURN NEW;
+        END
+        $$
+        """
+    }
 
     /// How long a replaced pin version stays in the change feed: a reader further behind (an
     /// instance stopped meanwhile) gets each pin's latest version only.

@@ -92,6 +92,24 @@ enum Journeys {
     /// A cookie jar file for one browser.
     static func browser(_ bot: JourneyBot, _ name: String) -> String { bot.folder.file("\(name).cookies") }
 
+    /// The token of the sign-in link that ends the second line of a private `!map`'s answer, or nil.
+    static func signInToken(in answer: [String]) -> String? {
+        guard answer.count > 1, let link = answer[1].split(separator: " ").last, let hash = link.range(of: "/signin#")
+        else { return nil }
+        return String(link[hash.upperBound...])
+    }
+
+    /// Opens a sign-in link's `token` as its page's button does (`POST /signin`), as a browser
+    /// with the cookie jar `jar` (nil: one that keeps no cookies).
+    static func openSignInLink(_ bot: JourneyBot, token: String, jar: String? = nil) async throws -> LiveBotSetup.Answer {
+        let cookies = jar.map { ["-c", $0, "-b", $0] } ?? []
+        return try await LiveBotSetup.curl(
+            cookies + [
+                "-X", "POST", "-H", "Content-Type: application/json", "--data", "{\"token\": \"\(token)\"}",
+                bot.web + "/signin",
+            ])
+    }
+
     /// The value of the cookie `name` in curl's cookie jar file `jar`, or nil.
     static func cookie(_ name: String, inJar jar: String) -> String? {
         let text = (try? String(contentsOfFile: jar, encoding: .utf8)) ?? ""
@@ -186,19 +204,15 @@ enum Journeys {
         #expect(channelMap.contains(bot.web) && !channelMap.contains("signin"), "\(channelMap)")
         let map = try await ada.ask("!map", lines: 2)
         #expect(map[0].contains(bot.web), "\(map)")
-        let link = try #require(
-            map[1].split(separator: " ").last.map(String.init).flatMap { $0.contains("/signin#") ? $0 : nil },
-            "no sign-in link in \(map)")
-        let token = String(link[link.range(of: "#")!.upperBound...])
+        let token = try #require(signInToken(in: map), "no sign-in link in \(map)")
         let jar = browser(bot, "ada")
+        // The page the link opens (its fragment, the token, never reaches the server).
         let page = try await LiveBotSetup.curl([
-            "-c", jar, "-b", jar, link.replacingOccurrences(of: "#" + token, with: ""),
+            "-c", jar, "-b", jar,
+            String(map[1].split(separator: " ").last ?? "").replacingOccurrences(of: "#" + token, with: ""),
         ])
         #expect(page.status == 200, "the sign-in page: \(page.status)")
-        let signIn = try await LiveBotSetup.curl([
-            "-c", jar, "-b", jar, "-X", "POST", "-H", "Content-Type: application/json",
-            "--data", "{\"token\": \"\(token)\"}", bot.web + "/signin",
-        ])
+        let signIn = try await openSignInLink(bot, token: token, jar: jar)
         #expect(signIn.status == 200, "signing in with the link: \(signIn.status) \(signIn.text.prefix(300))")
         let pins = try await LiveBotSetup.curl(["-b", jar, bot.web + "/api/locations.json"])
         #expect(pins.status == 200, "the map's pins as Ada's browser: \(pins.status) \(pins.text.prefix(300))")
@@ -207,10 +221,7 @@ enum Journeys {
             names.contains("Ada Lovelace") && names.contains("Noor Haddad"), "the map's pins: \(pins.text.prefix(500))")
         let api = try await LiveBotSetup.curl(["-b", jar, bot.web + "/v1/StudentLocation?limit=10"])
         #expect(api.status == 200, "/v1/StudentLocation as Ada's browser: \(api.status)")
-        let used = try await LiveBotSetup.curl([
-            "-X", "POST", "-H", "Content-Type: application/json", "--data", "{\"token\": \"\(token)\"}",
-            bot.web + "/signin",
-        ])
+        let used = try await openSignInLink(bot, token: token)
         #expect(used.status != 200, "a sign-in link works once")
 
         // A street typed: the bot's log keeps neither it nor who typed it (checked at the end).
@@ -266,31 +277,19 @@ enum Journeys {
 
         // !logout ends the browser's session and a sign-in link given out before it, then back.
         let mapAgain = try await ada.ask("!map", lines: 2)
-        let unusedLink = try #require(
-            mapAgain[1].split(separator: " ").last.map(String.init).flatMap { $0.contains("/signin#") ? $0 : nil },
-            "no sign-in link in \(mapAgain)")
-        let unusedToken = String(unusedLink[unusedLink.range(of: "#")!.upperBound...])
+        let unusedToken = try #require(signInToken(in: mapAgain), "no sign-in link in \(mapAgain)")
         #expect(try await ada.say("!logout").hasPrefix("You are logged out, Ada Lovelace."))
         let pinsAfterLogout = try await LiveBotSetup.curl(["-b", jar, bot.web + "/api/locations.json"])
         #expect(pinsAfterLogout.status != 200, "the browser still reads the class after !logout")
-        let linkAfterLogout = try await LiveBotSetup.curl([
-            "-X", "POST", "-H", "Content-Type: application/json", "--data", "{\"token\": \"\(unusedToken)\"}",
-            bot.web + "/signin",
-        ])
+        let linkAfterLogout = try await openSignInLink(bot, token: unusedToken)
         #expect(linkAfterLogout.status != 200, "a sign-in link given before !logout still works")
         try await login(ada, email: JourneyPeople.ada.email, password: JourneyPeople.ada.password, name: "Ada Lovelace")
 
         // The map page's "Sign out everywhere" ends the IRC login too.
         let mapThird = try await ada.ask("!map", lines: 2)
-        let thirdLink = try #require(
-            mapThird[1].split(separator: " ").last.map(String.init).flatMap { $0.contains("/signin#") ? $0 : nil },
-            "no sign-in link in \(mapThird)")
-        let thirdToken = String(thirdLink[thirdLink.range(of: "#")!.upperBound...])
+        let thirdToken = try #require(signInToken(in: mapThird), "no sign-in link in \(mapThird)")
         let secondJar = browser(bot, "ada-second")
-        let signedInAgain = try await LiveBotSetup.curl([
-            "-c", secondJar, "-b", secondJar, "-X", "POST", "-H", "Content-Type: application/json",
-            "--data", "{\"token\": \"\(thirdToken)\"}", bot.web + "/signin",
-        ])
+        let signedInAgain = try await openSignInLink(bot, token: thirdToken, jar: secondJar)
         #expect(signedInAgain.status == 200, "signing in again: \(signedInAgain.status)")
         let xsrf = try #require(cookie("XSRF-TOKEN", inJar: secondJar), "no XSRF-TOKEN cookie after signing in")
         let everywhere = try await LiveBotSetup.curl([
