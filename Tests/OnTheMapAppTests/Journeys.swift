@@ -101,7 +101,8 @@ enum Journeys {
 
     /// Opens a sign-in link's `token` as its page's button does (`POST /signin`), as a browser
     /// with the cookie jar `jar` (nil: one that keeps no cookies).
-    static func openSignInLink(_ bot: JourneyBot, token: String, jar: String? = nil) async throws -> LiveBotSetup.Answer {
+    static func openSignInLink(_ bot: JourneyBot, token: String, jar: String? = nil) async throws -> LiveBotSetup.Answer
+    {
         let cookies = jar.map { ["-c", $0, "-b", $0] } ?? []
         return try await LiveBotSetup.curl(
             cookies + [
