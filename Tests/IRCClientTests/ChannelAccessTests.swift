@@ -100,7 +100,7 @@ struct ChannelAccessTests {
         _ = Machine.receive(":op!o@h MODE #class +B", into: &machine)
         #expect(machine.botMode == BotMode(mode: "B", isSet: false))
         _ = Machine.receive(":bot MODE bot :+B", into: &machine)
-        #expect(machine.botMode == BotMode(mode: "B", isSet: true))
+        #expect(machine.botMode == BotMode(mode: "B", isSet: true, answered: true))
         #expect(machine.channelModes.access(of: "#class")?.isOpen == true)
     }
 }

@@ -59,7 +59,8 @@ struct ConnectionPhaseTests {
         _ = machine.connected(at: Machine.at(0))
         _ = Machine.receive(":srv 421 * CAP :Unknown command", ":srv 433 * bot :in use", into: &machine)
         _ = Machine.receive(
-            ":srv 001 bot_ :Welcome", ":srv 005 bot_ MONITOR=100 BOT=B :are supported", into: &machine)
+            ":srv 001 bot_ :Welcome", ":srv 005 bot_ MONITOR=100 BOT=B :are supported", ":srv 376 bot_ :End of MOTD",
+            into: &machine)
         _ = machine.tick(at: Machine.at(2))
         _ = machine.askWhois(about: "ada", waiter: 7, at: Machine.at(2))
         _ = machine.join("#extra", key: nil)

@@ -68,11 +68,13 @@ struct ConnectionStateMachineTests {
         lines.flatMap { described(machine.lineReceived($0, at: at(time))) }
     }
 
-    /// A machine registered as `bot` on a server without CAP.
+    /// A machine registered as `bot` on a server without CAP, past the welcome burst (its channels
+    /// joined, its queue sending).
     static func registered(_ configuration: IRCClientConfiguration = configuration()) -> ConnectionStateMachine {
         var machine = machine(configuration)
         _ = machine.connected(at: at(0))
-        _ = receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine)
+        _ = receive(
+            ":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", ":srv 376 bot :End of MOTD", into: &machine)
         return machine
     }
 
@@ -87,10 +89,10 @@ struct ConnectionStateMachineTests {
             ])
         #expect(Self.receive(":srv 421 * CAP :Unknown command", into: &machine).isEmpty)
         #expect(!machine.registration.capabilities.isNegotiating)
-        #expect(
-            Self.receive(":srv 001 bot :Welcome", into: &machine) == [
-                "emit registered(nick: \"bot\")", "write JOIN #class", "start sending",
-            ])
+        // The JOINs wait for the end of the welcome burst (the MOTD's 376, or 422 for none).
+        #expect(Self.receive(":srv 001 bot :Welcome", into: &machine) == ["emit registered(nick: \"bot\")"])
+        #expect(Self.receive(":srv 376 bot :End of MOTD", into: &machine) == ["write JOIN #class", "start sending"])
+        #expect(Self.receive(":srv 422 bot :MOTD File is missing", into: &machine).isEmpty)
         #expect(machine.isRegistered)
         #expect(machine.currentNick == "bot")
     }
@@ -214,8 +216,9 @@ struct ConnectionStateMachineTests {
         _ = machine.connected(at: Self.at(0))
         #expect(
             Self.receive(":srv CAP * LS :sasl=PLAIN", into: &machine) == [
-                "emit saslFailed(reason: \"the server offers SASL PLAIN, not EXTERNAL\")", "write CAP END",
+                "emit saslFailed(reason: \"the server offers SASL PLAIN, not EXTERNAL\")", "write CAP REQ sasl",
             ])
+        #expect(Self.receive(":srv CAP * ACK :sasl", into: &machine) == ["write CAP END"])
         #expect(machine.fatalReason == nil)
     }
 
@@ -262,7 +265,7 @@ struct ConnectionStateMachineTests {
         #expect(generated.count == 1)
         #expect(generated[0].hasPrefix("write NICK bot") && generated[0].dropFirst(14).allSatisfy(\.isNumber))
         let nick = machine.currentNick
-        _ = Self.receive(":srv 001 \(nick) :Welcome", into: &machine)
+        _ = Self.receive(":srv 001 \(nick) :Welcome", ":srv 376 \(nick) :End of MOTD", into: &machine)
         #expect(machine.currentNick == nick)
 
         // No MONITOR or WATCH: the configured nick is checked with ISON.
@@ -284,7 +287,7 @@ struct ConnectionStateMachineTests {
         var machine = Self.machine()
         _ = machine.connected(at: Self.at(0))
         _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 433 * bot :in use", into: &machine)
-        _ = Self.receive(":srv 001 bot_ :Welcome", into: &machine)
+        _ = Self.receive(":srv 001 bot_ :Welcome", ":srv 376 bot_ :End of MOTD", into: &machine)
         _ = machine.tick(at: Self.at(2))  // the ISON
         #expect(Self.described(machine.tick(at: Self.at(61))) == ["queue NICK bot", "queue ISON bot"])
         #expect(Self.receive(":bot!x@y QUIT :bye", into: &machine, at: 62).contains("queue NICK bot"))
@@ -295,7 +298,9 @@ struct ConnectionStateMachineTests {
         var machine = Self.machine()
         _ = machine.connected(at: Self.at(0))
         _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 433 * bot :in use", into: &machine)
-        _ = Self.receive(":srv 001 bot_ :Welcome", ":srv 005 bot_ MONITOR=100 :are supported", into: &machine)
+        _ = Self.receive(
+            ":srv 001 bot_ :Welcome", ":srv 005 bot_ MONITOR=100 :are supported", ":srv 376 bot_ :End of MOTD",
+            into: &machine)
         #expect(Self.described(machine.tick(at: Self.at(2))) == ["queue MONITOR + bot"])
         #expect(machine.configuredNickWatched)
         // The configured nick stays watched when the bot's user asks to stop watching it.
@@ -398,21 +403,32 @@ struct ConnectionStateMachineTests {
         #expect(Self.described(ascii.tick(at: Self.at(23))) == ["queue JOIN #Foo[1]"])
     }
 
-    /// A server that names a bot mode in ISUPPORT (after 001, as servers send it) gets `MODE bot +B`
-    /// once per connection; the server's MODE reply confirms it, a later `-B` is followed too.
-    @Test func theBotModeTheServerNamesIsSetOncePerConnection() {
-        var machine = Self.registered()
+    /// The bot mode a server names in ISUPPORT (in the 005 lines after 001) is set at the end of the
+    /// welcome burst, read back, and only then are the channels joined: a server that keeps `+B`
+    /// only for a client in no channel (Solanum) keeps it. Once per connection; the server's 221
+    /// or MODE says whether it is set, a later `-B` is followed too.
+    @Test func theBotModeIsSetBeforeTheFirstJoinOncePerConnection() {
+        var machine = Self.machine()
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine)
+        #expect(
+            Self.receive(":srv 005 bot BOT=B CASEMAPPING=rfc1459 :are supported by this server", into: &machine)
+                .isEmpty)
         #expect(machine.botMode == nil)
         #expect(
-            Self.receive(":srv 005 bot BOT=B CASEMAPPING=rfc1459 :are supported by this server", into: &machine) == [
-                "queue MODE bot +B"
+            Self.receive(":srv 376 bot :End of MOTD", into: &machine) == [
+                "write MODE bot +B", "write MODE bot", "write JOIN #class", "start sending",
             ])
-        #expect(machine.botMode == BotMode(mode: "B", isSet: false))
+        #expect(machine.botMode == BotMode(mode: "B", isSet: false, answered: false))
         #expect(Self.receive(":srv 005 bot BOT=B :are supported by this server", into: &machine).isEmpty)
         _ = Self.receive(":bot MODE bot :+iB", into: &machine)
-        #expect(machine.botMode == BotMode(mode: "B", isSet: true))
+        #expect(machine.botMode == BotMode(mode: "B", isSet: true, answered: true))
+        _ = Self.receive(":srv 221 bot +i", into: &machine)
+        #expect(machine.botMode == BotMode(mode: "B", isSet: false, answered: true))
+        _ = Self.receive(":srv MODE bot :+B", into: &machine)
+        #expect(machine.botMode == BotMode(mode: "B", isSet: true, answered: true))
         _ = Self.receive(":srv MODE bot :-B", into: &machine)
-        #expect(machine.botMode == BotMode(mode: "B", isSet: false))
+        #expect(machine.botMode == BotMode(mode: "B", isSet: false, answered: true))
         _ = machine.connectionClosed(reason: "reset", at: Self.at(99))
         #expect(machine.botMode == nil)
         _ = machine.connected(at: Self.at(100))
@@ -421,6 +437,38 @@ struct ConnectionStateMachineTests {
         var plain = Self.registered()
         #expect(Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &plain).isEmpty)
         #expect(plain.botMode == nil)
+        // Named only after the channels were joined: asked for then (a server may drop it).
+        #expect(
+            Self.receive(":srv 005 bot BOT=B :are supported by this server", into: &plain) == [
+                "queue MODE bot +B", "queue MODE bot",
+            ])
+    }
+
+    /// A server that ends its welcome burst with neither 376 nor 422: the client joins when
+    /// ``IRCClientConfiguration/welcomeBurstTimeout`` has passed, and not before. An owner's JOIN
+    /// meanwhile waits for that round (one JOIN, not two).
+    @Test func withoutAnEndOfMOTDTheChannelsAreJoinedAfterTheWait() {
+        var machine = Self.machine()
+        _ = machine.connected(at: Self.at(0))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine, at: 1)
+        #expect(Self.described(machine.join("#extra", key: nil)).isEmpty)
+        #expect(Self.described(machine.tick(at: Self.at(3.9))).isEmpty)
+        #expect(
+            Self.described(machine.tick(at: Self.at(4))) == ["write JOIN #class", "write JOIN #extra", "start sending"])
+        #expect(Self.described(machine.tick(at: Self.at(5))).isEmpty)
+        #expect(Self.receive(":srv 376 bot :End of MOTD", into: &machine, at: 6).isEmpty)
+    }
+
+    /// An INVITE to a configured channel the client is not in (one that admits it only when
+    /// invited) is followed at once; an INVITE anywhere else is not.
+    @Test func anInvitationIsFollowedOnlyToAConfiguredChannel() {
+        var machine = Self.registered()
+        _ = Self.receive(":srv 473 bot #class :Cannot join channel (+B) - bots must be invited", into: &machine, at: 2)
+        #expect(Self.receive(":teacher!t@h INVITE bot #class", into: &machine, at: 3) == ["queue JOIN #class"])
+        #expect(Self.receive(":teacher!t@h INVITE bot #elsewhere", into: &machine, at: 3).isEmpty)
+        #expect(Self.receive(":teacher!t@h INVITE someone #class", into: &machine, at: 3).isEmpty)
+        // The retry the refusal scheduled is not due any more.
+        #expect(Self.described(machine.tick(at: Self.at(40))).isEmpty)
     }
 
     /// Standard replies from the server are logged with their command, code, context and text.
@@ -458,10 +506,10 @@ struct ConnectionStateMachineTests {
         #expect(Self.described(machine.join("#late", key: nil)).isEmpty)
         _ = machine.connected(at: Self.at(11))
         _ = Self.receive(":srv 421 * CAP :Unknown command", into: &machine, at: 11)
+        #expect(Self.receive(":srv 001 bot :Welcome", into: &machine, at: 12) == ["emit registered(nick: \"bot\")"])
         #expect(
-            Self.receive(":srv 001 bot :Welcome", into: &machine, at: 12) == [
-                "emit registered(nick: \"bot\")", "write JOIN #class", "write JOIN #extra key", "write JOIN #late",
-                "start sending",
+            Self.receive(":srv 422 bot :MOTD File is missing", into: &machine, at: 12) == [
+                "write JOIN #class", "write JOIN #extra key", "write JOIN #late", "start sending",
             ])
     }
 

@@ -55,11 +55,14 @@ struct CapabilityNegotiatorTests {
         #expect(negotiator.handle(parse(":srv CAP bot ACK :extended-join")) == [.end])
     }
 
-    @Test func saslIsNotRequestedWhenTheMechanismIsNotOffered() {
+    /// A configured login asks for `sasl` even when the server lists none of the client's
+    /// mechanisms, and then ends negotiation without authenticating.
+    @Test func saslIsNotUsedWhenTheMechanismIsNotOffered() {
         var negotiator = CapabilityNegotiator(saslMechanisms: ["EXTERNAL"])
         let actions = negotiator.handle(parse(":srv CAP * LS :sasl=PLAIN chghost"))
-        #expect(actions == [.send(IRCMessage(command: "CAP", parameters: ["REQ", "chghost"]))])
+        #expect(actions == [.send(IRCMessage(command: "CAP", parameters: ["REQ", "chghost sasl"]))])
         #expect(negotiator.saslOffered == false)
+        #expect(negotiator.handle(parse(":srv CAP bot ACK :chghost sasl")) == [.end])
     }
 
     @Test func emptyOrUselessLSEndsAtOnce() {

@@ -19,6 +19,7 @@ struct ReplyTagTests {
             ":srv CAP * LS :\(capabilities)", ":srv CAP * ACK :\(capabilities)", ":srv 001 bot :Welcome",
             into: &machine)
         if !tokens.isEmpty { _ = Machine.receive(":srv 005 bot \(tokens) :are supported", into: &machine) }
+        _ = Machine.receive(":srv 376 bot :End of MOTD", into: &machine)
         return machine
     }
 

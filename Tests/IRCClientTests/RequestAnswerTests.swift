@@ -97,7 +97,7 @@ struct RequestAnswerTests {
         let server = try await ScriptedIRCServer.start { message, _ in
             switch (message.command, message.parameters.first) {
             case ("CAP", "LS"): return [":srv CAP * LS :"]
-            case ("CAP", "END"): return [":srv 001 bot :Welcome"]
+            case ("CAP", "END"): return [":srv 001 bot :Welcome", ":srv 376 bot :End of MOTD"]
             case ("JOIN", "#closed"): return [":srv FAIL JOIN CHANNEL_RESTRICTED #closed :Only staff may join #closed"]
             case ("JOIN", "#open"): return [":bot!otm@h JOIN #open"]
             default: return []

@@ -140,6 +140,44 @@ struct STSTests {
         await secure.stop()
     }
 
+    /// irctest's STS case: `duration=10` is advertised on the first TLS connection only; the
+    /// server's ERROR ends it at +8, the reconnect (no policy said on it) is stopped at +17 and the
+    /// bot starts again at +19, past the +18 the first close set. The stop reschedules the policy
+    /// from the duration last advertised, so the start goes to TLS.
+    @Test func aConnectionThatDoesNotAdvertiseThePolicyStillReschedulesIt() async throws {
+        let folder = try TemporaryDirectory(prefix: "sts-reschedule-silent")
+        let certificate = try await TestCertificate.make(in: folder.path)
+        let secure = try await ScriptedIRCServer.start(certificate: certificate) { message, connection in
+            switch (message.command, message.parameters.first) {
+            case ("CAP", "LS"): [":srv CAP * LS :multi-prefix" + (connection == 1 ? " sts=duration=10" : "")]
+            case ("CAP", "REQ"): [":srv CAP * ACK :\(message.parameters.last ?? "")"]
+            case ("CAP", "END"): [":srv 001 bot :Welcome", ":srv 376 bot :End of MOTD"]
+            default: []
+            }
+        }
+        let plain = try await Self.server(sts: "port=\(secure.port)")
+        let store = MemoryPolicies()
+        let clock = ManualWallClock()
+        let configuration = Self.plaintextConfiguration(port: plain.port, certificate: certificate)
+        let first = await EventRecorder.start(configuration, stsStore: store, wallClock: { clock.now })
+        try await first.waitFor("registration over TLS") { $0.isRegistered }
+        clock.advance(by: 8)
+        let before = await first.events.count
+        secure.broadcast("ERROR :closing link")
+        try await first.waitFor("registration again", after: before) { $0.isRegistered }
+        clock.advance(by: 9)
+        await first.stop()
+        try await waitForCondition { store.all["127.0.0.1"]?.expires == clock.now + 10 }
+
+        clock.advance(by: 2)
+        let second = await EventRecorder.start(configuration, stsStore: store, wallClock: { clock.now })
+        try await second.waitFor("registration over TLS after the restart") { $0.isRegistered }
+        #expect(plain.connectionCount == 1, "the restart went to the plaintext port")
+        await second.stop()
+        await plain.stop()
+        await secure.stop()
+    }
+
     @Test func durationZeroRemovesThePolicy() async throws {
         let folder = try TemporaryDirectory(prefix: "sts-remove")
         let certificate = try await TestCertificate.make(in: folder.path)

@@ -59,7 +59,7 @@ import Testing
         try await ScriptedIRCServer.start(certificate: certificate) { message, _ in
             if message.command == "CAP", message.parameters.first == "LS" { return [":srv CAP * LS :"] }
             if message.command == "CAP", message.parameters.first == "END" {
-                return [":srv 001 FloodBot :Welcome"]
+                return [":srv 001 FloodBot :Welcome", ":srv 376 FloodBot :End of MOTD"]
             }
             return []
         }

@@ -92,7 +92,7 @@ import Testing
         let status = try await botLines(boss, "status")
         #expect(status.contains("registered on 127.0.0.1:\(port) over TLS as MapBot"), "\(status)")
         // InspIRCd names its bot mode (BOT=B): the bot set it on itself, and says so.
-        #expect(status.contains("as MapBot (bot mode +B);"), "\(status)")
+        #expect(status.contains("as MapBot (bot mode +B, kept by the server);"), "\(status)")
         #expect(status.contains("#class") && status.contains("#extra"), "\(status)")
 
         // SIGHUP: the channel dropped from the file is left.

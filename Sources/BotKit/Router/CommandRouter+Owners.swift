@@ -20,6 +20,34 @@ extension CommandRouter {
         settings.owners.contains(sender, caseMapping: caseMapping)
     }
 
+    /// Raises an alert for the owners under `key` (see ``OwnerAlerts``): a new one is sent at once, as
+    /// a private notice, to each of `visibleOwners` (nicks the bot sees and knows are owners); the
+    /// others hear it with their next command. Raising a standing alert again sends nothing (false).
+    @discardableResult
+    public func alertOwners(_ text: String, key: String, visibleOwners: [String]) async -> Bool {
+        guard ownerAlerts.raise(text, key: key) else { return false }
+        var told: Set<String> = []
+        for nick in visibleOwners where told.insert(caseMapping.lowercased(nick)).inserted {
+            await tellStandingAlerts(to: nick)
+        }
+        return true
+    }
+
+    /// The cause of the alert under `key` is gone (the channel was joined): it is not told any more.
+    public func clearOwnerAlert(key: String) {
+        ownerAlerts.clear(key: key)
+    }
+
+    /// The alerts standing now, for `!status`.
+    public var standingOwnerAlerts: [String] { ownerAlerts.texts }
+
+    /// Sends the owner `nick` the alerts they have not heard yet.
+    func tellStandingAlerts(to nick: String) async {
+        for text in ownerAlerts.untold(to: caseMapping.lowercased(nick)) {
+            await transport.send(OutgoingText(.notice, to: nick, text: text))
+        }
+    }
+
     /// Whether the bot ignores `sender`'s commands now (never an owner's).
     func isIgnored(_ sender: UserIdentity) -> Bool {
         let now = clock.now()

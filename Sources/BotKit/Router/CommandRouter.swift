@@ -60,12 +60,14 @@ public actor CommandRouter {
     public nonisolated let restoringPlugins: [any RestoringPlugin]
     var settings: Settings
     private var parser: CommandLineParser
-    private nonisolated let transport: any BotTransport
+    nonisolated let transport: any BotTransport
     private nonisolated let logger: Logger
     let clock: any BotClock
     var caseMapping: CaseMapping = .rfc1459
     /// Masks whose commands are ignored (`!ignore`).
     var ignores = IgnoreList()
+    /// What the owners must hear about (``alertOwners(_:key:visibleOwners:)``).
+    var ownerAlerts = OwnerAlerts()
     /// The last command started per user (the next one of that user waits for it).
     private var inFlight: [String: (id: Int, task: Task<Void, Never>)] = [:]
     private var lastCommandID = 0
@@ -160,6 +162,7 @@ public actor CommandRouter {
         case .refuse(let refusal):
             await refuse(refusal, command: entry?.command.name, line: line)
         case .run(let entry):
+            if facts.senderIsOwner { await tellStandingAlerts(to: line.sender.nick) }
             start(
                 entry.command, argument: parsed.argument, line: line, botNick: botNick,
                 userKey: Self.limitKey(for: line.sender, caseMapping: mapping))

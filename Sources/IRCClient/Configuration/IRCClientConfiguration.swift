@@ -53,6 +53,24 @@ public struct IRCClientConfiguration: Sendable {
     /// How long a command sent on someone's behalf (``IRCClient/joinAnswered(_:key:)``) waits for
     /// the server's word.
     public var requestTimeout: Duration = .seconds(5)
+    /// How long after the server's 001 the client waits for the end of the welcome burst (the MOTD's
+    /// 376, or 422 for none) before it sets its bot mode and joins its channels anyway.
+    public var welcomeBurstTimeout: Duration = .seconds(3)
+    /// What the client publishes about itself where the server offers `draft/metadata-2` (keys such
+    /// as `bot` and `homepage`), in order of preference: set after registration, as many as the
+    /// server's `max-keys` allows, each value only if it fits its `max-value-bytes`.
+    public var metadata: [MetadataEntry] = []
+
+    /// One key and value of ``metadata``.
+    public struct MetadataEntry: Sendable, Hashable {
+        public var key: String
+        public var value: String
+
+        public init(key: String, value: String) {
+            self.key = key
+            self.value = value
+        }
+    }
 
     public init(
         host: String,

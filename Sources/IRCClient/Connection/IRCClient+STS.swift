@@ -31,18 +31,18 @@ extension IRCClient {
     }
 
     /// Keeps (or, for 0 seconds, removes) the policy seen on the current TLS connection, and
-    /// remembers its duration for when the connection closes.
+    /// remembers its duration for when this or a later TLS connection to the host closes.
     func rememberSTSPolicy(seconds: Int) {
-        stsDurationOnConnection = seconds > 0 ? seconds : nil
+        stsLastAdvertisedDuration = seconds > 0 ? seconds : nil
         keepSTSPolicy(seconds: seconds)
     }
 
-    /// The current TLS connection closed (the server's ERROR, a lost link, a stop): a policy seen on
-    /// it expires the duration it last advertised after this moment, as the STS specification's
-    /// "rescheduling expiry on disconnect" asks, so a restart soon after still connects over TLS.
+    /// A TLS connection to the host closed (the server's ERROR, a lost link, a stop): the policy
+    /// expires the duration the server last advertised after this moment, as the STS
+    /// specification's "rescheduling expiry on disconnect" asks, whether or not this connection
+    /// advertised it again, so a restart soon after still connects over TLS.
     func rescheduleSTSPolicyAtClose() {
-        guard endpoint.secure, let seconds = stsDurationOnConnection else { return }
-        stsDurationOnConnection = nil
+        guard endpoint.secure, let seconds = stsLastAdvertisedDuration else { return }
         keepSTSPolicy(seconds: seconds)
     }
 

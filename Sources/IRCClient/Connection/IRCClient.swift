@@ -70,9 +70,9 @@ public actor IRCClient {
     var stsPolicy: STSPolicy?
     /// Writes to the store, in order.
     var stsWrites: Task<Void, Never>?
-    /// The duration of the policy the current TLS connection last advertised (nil: none), kept
-    /// again from the moment the connection closes.
-    var stsDurationOnConnection: Int?
+    /// The duration of the policy a TLS connection to the host last advertised in this run (nil:
+    /// none, or the server removed it), kept again from the moment each TLS connection closes.
+    var stsLastAdvertisedDuration: Int?
     /// How the current connection was made.
     var endpoint = Endpoint(port: 0, secure: true)
     /// Set when the connection ended for an STS upgrade: the next one starts at once.

@@ -39,6 +39,9 @@ struct Registration: Sendable {
     /// Capabilities enabled on this connection.
     var enabledCapabilities: Set<String> { capabilities.enabled }
 
+    /// The value the server gave an offered capability (`sasl=PLAIN` → `PLAIN`), nil when not offered.
+    func offeredValue(of capability: String) -> String? { capabilities.offered[capability] }
+
     /// A new connection (`secure` when TLS): the registration lines, with `nick` as the first nick.
     mutating func begin(nick: String, secure: Bool) -> [IRCMessage] {
         capEndSent = false

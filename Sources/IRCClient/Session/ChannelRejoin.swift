@@ -45,6 +45,9 @@ struct ChannelRejoin: Sendable, Equatable {
 
     func isWanted(_ channel: String) -> Bool { wanted[key(channel)] != nil }
 
+    /// The wanted channel named `channel` (with its key), if it is wanted.
+    func wantedJoin(_ channel: String) -> Join? { wanted[key(channel)] }
+
     /// Joins `join` from now on (again after every reconnect).
     mutating func want(_ join: Join) {
         wanted[key(join.name)] = join

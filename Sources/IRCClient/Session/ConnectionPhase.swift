@@ -42,6 +42,9 @@ enum ConnectionPhase: Sendable {
     /// After the server's 001: what the client asked the server on this connection and waits for.
     struct Registered: Sendable {
         var registeredAt: ContinuousClock.Instant
+        /// Until the welcome burst ends (376 or 422, or this deadline): the bot mode is set and the
+        /// channels are joined then, so a server that honours the mode only outside channels keeps it.
+        var joinDeadline: ContinuousClock.Instant?
         /// The bot user mode: asked for once on a server that names one (ISUPPORT `BOT=`), and
         /// whether the server has confirmed it.
         var botMode: BotMode?

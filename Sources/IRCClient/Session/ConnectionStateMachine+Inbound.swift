@@ -49,7 +49,12 @@ extension ConnectionStateMachine {
             channelModes.setCaseMapping(support.caseMapping)
             guard registered != nil else { return }
             registered!.setServerSupport(support)
-            askForBotMode(in: &registered!, into: &actions)
+            // A bot mode named only after the channels were joined is asked for late (a server that
+            // honours it only outside channels may drop it: `!status` shows whether it was kept).
+            if registered!.joinDeadline == nil { askForBotMode(in: &registered!, into: &actions) }
+        case "376", "422":
+            // RPL_ENDOFMOTD or ERR_NOMOTD: the end of the welcome burst.
+            if registered != nil { welcomeBurstEnded(in: &registered!, into: &actions) }
         case "MODE", "221":
             guard registered != nil else { return }
             // A channel's MODE names the channel; a user MODE names the client's nick.
@@ -86,6 +91,8 @@ extension ConnectionStateMachine {
             if registered != nil, let source = message.sourceNick, namesEqual(source, configuration.nick) {
                 regainNick(at: inbound.now, in: &registered!, into: &actions)
             }
+        case "INVITE":
+            if registered != nil { invited(message, into: &actions) }
         case "JOIN", "PART", "KICK", "471", "473", "474", "475", "477":
             membershipChanged(message, ownNickBefore: inbound.ownNickBefore, at: inbound.now, into: &actions)
         case "ERROR":
@@ -122,16 +129,53 @@ extension ConnectionStateMachine {
                 actions.append(.discardQueuedLines(outage: outage))
             }
         }
-        // The JOINs go out before anything queued, so replies queued for a channel while the connection
-        // was down reach it after the rejoin (the server handles a client's lines in order).
-        for join in channels.joinsAfterRegistration { actions.append(.write(.join(join.name, key: join.key))) }
         if !namesEqual(nick, configuration.nick) {
             welcomed.nextNickRegain = now + configuration.retry.nickRegainInterval
         }
-        actions.append(.startSending)
-        askForBotMode(in: &welcomed, into: &actions)
+        // The bot mode and the JOINs wait for the end of the welcome burst: the mode's letter comes in
+        // the 005 lines after 001, and a server may honour it only while the client is in no channel.
+        welcomed.joinDeadline = now + configuration.welcomeBurstTimeout
         phase = .registered(link, welcomed)
         registered = welcomed
+    }
+
+    /// The welcome burst ended (376 or 422, or ``IRCClientConfiguration/welcomeBurstTimeout`` passed):
+    /// the bot mode is set and read back, then every wanted channel is joined, then the queue starts.
+    /// These are written ahead of anything queued, so the server has the mode before the first JOIN and
+    /// replies queued for a channel while the connection was down reach it after the rejoin (the server
+    /// handles a client's lines in order).
+    mutating func welcomeBurstEnded(
+        in registered: inout ConnectionPhase.Registered, into actions: inout [ConnectionAction]
+    ) {
+        guard registered.joinDeadline != nil else { return }
+        registered.joinDeadline = nil
+        if registered.botMode == nil, let mode = identityTracker.serverSupport.botMode {
+            registered.botMode = BotMode(mode: mode, isSet: false)
+            actions.append(.write(IRCMessage(command: "MODE", parameters: [currentNick, "+\(mode)"])))
+            // The server's 221 says whether it kept the mode (a refusal may be silent).
+            actions.append(.write(IRCMessage(command: "MODE", parameters: [currentNick])))
+        }
+        for join in channels.joinsAfterRegistration { actions.append(.write(.join(join.name, key: join.key))) }
+        actions.append(.startSending)
+        publishMetadata(into: &actions)
+    }
+
+    /// Where the server offers `draft/metadata-2` (with `batch`): the configured keys, within its
+    /// limits. A refusal (`FAIL METADATA …`) is logged as information and changes nothing else.
+    private func publishMetadata(into actions: inout [ConnectionAction]) {
+        let enabled = enabledCapabilities
+        guard !configuration.metadata.isEmpty, enabled.contains("draft/metadata-2"), enabled.contains("batch") else {
+            return
+        }
+        let limits = MetadataPublication(capabilityValue: registration.offeredValue(of: "draft/metadata-2") ?? "")
+        let publication = limits.lines(for: configuration.metadata)
+        if !publication.skipped.isEmpty {
+            log(
+                .info,
+                "Not publishing metadata \(publication.skipped.joined(separator: ", ")) on \(configuration.host): over the server's limits or not a valid key or value",
+                into: &actions)
+        }
+        for line in publication.lines { actions.append(.enqueue(line)) }
     }
 
     /// A standard reply (`FAIL`/`WARN`/`NOTE <command> <code> [context…] :text`): logged with its
@@ -146,16 +190,19 @@ extension ConnectionStateMachine {
         let line =
             "\(configuration.host) says \(message.command) \(parameters[0]) \(parameters[1])"
             + (context.isEmpty ? "" : " (\(LogRedaction.redactingSecrets(context) ?? context))") + ": \(text)"
-        log(message.command == "NOTE" ? .info : .warning, TextSanitizer.singleLine(line), into: &actions)
+        // Metadata is published where the server lets it: a refusal is no fault.
+        let isNotice = message.command == "NOTE" || parameters[0] == "METADATA"
+        log(isNotice ? .info : .warning, TextSanitizer.singleLine(line), into: &actions)
     }
 
-    /// Once registered on a server that names a bot mode (usually in the 005 lines after 001):
-    /// sets it on the client, once per connection.
+    /// A bot mode the server names only after the welcome burst: set on the client (and read back),
+    /// once per connection.
     private func askForBotMode(in registered: inout ConnectionPhase.Registered, into actions: inout [ConnectionAction])
     {
         guard registered.botMode == nil, let mode = identityTracker.serverSupport.botMode else { return }
         registered.botMode = BotMode(mode: mode, isSet: false)
         actions.append(.enqueue(IRCMessage(command: "MODE", parameters: [currentNick, "+\(mode)"])))
+        actions.append(.enqueue(IRCMessage(command: "MODE", parameters: [currentNick])))
     }
 
     /// The client's own user modes changed (`MODE <own nick> +B`) or were listed (221): follows
@@ -164,6 +211,7 @@ extension ConnectionStateMachine {
         guard var state = registered.botMode, message.parameters.count >= 2,
             namesEqual(message.parameters[0], currentNick)
         else { return }
+        state.answered = true
         if message.command == "221" {
             state.isSet = message.parameters[1].contains(state.mode)
         } else {
@@ -209,6 +257,23 @@ extension ConnectionStateMachine {
         } else if registered != nil, namesEqual(source, configuration.nick) {
             regainNick(at: inbound.now, in: &registered!, into: &actions)
         }
+    }
+
+    /// An INVITE for the client to a channel it wants and is not in (one that admits it only when
+    /// invited): joined at once. Invitations to other channels are only logged: nobody can send the
+    /// bot where it was not configured to be.
+    private mutating func invited(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
+        let parameters = message.parameters
+        guard parameters.count >= 2, namesEqual(parameters[0], currentNick) else { return }
+        let channel = parameters[1]
+        let inviter = message.sourceNick ?? "the server"
+        guard let join = channels.wantedJoin(channel), !identityTracker.isInChannel(channel) else {
+            log(.info, "Invited to \(channel) by \(inviter); not a configured channel, not joining", into: &actions)
+            return
+        }
+        log(.info, "Invited to \(join.name) by \(inviter); joining", into: &actions)
+        channels.joined(join.name)
+        actions.append(.enqueue(.join(join.name, key: join.key)))
     }
 
     /// The client's own JOIN, PART or KICK, or a refused JOIN.

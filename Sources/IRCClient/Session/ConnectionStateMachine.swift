@@ -152,6 +152,13 @@ struct ConnectionStateMachine: Sendable {
             let alive = keepaliveTick(&link.keepalive, at: now, into: &actions)
             phase = .registered(link, registered)
             guard alive else { return actions }
+            if let due = registered.joinDeadline, due <= now {
+                log(
+                    .debug,
+                    "No end of the welcome burst (376 or 422) within \(Self.format(configuration.welcomeBurstTimeout)); joining",
+                    into: &actions)
+                welcomeBurstEnded(in: &registered, into: &actions)
+            }
             let tracker = identityTracker
             for join in channels.due(at: now, isIn: { tracker.isInChannel($0) }) {
                 log(.info, "Rejoining \(join.name)", into: &actions)
@@ -197,10 +204,12 @@ struct ConnectionStateMachine: Sendable {
         isStopping = true
     }
 
-    /// Joins `channel` now (if registered) and after every reconnect.
+    /// Joins `channel` now (if registered and past the welcome burst, which joins every wanted
+    /// channel) and after every reconnect.
     mutating func join(_ channel: String, key: String?) -> [RequestAction] {
         channels.want(.init(channel, key: key))
-        return isRegistered ? [.enqueue(.join(channel, key: key))] : []
+        guard let registered = phase.registered, registered.joinDeadline == nil else { return [] }
+        return [.enqueue(.join(channel, key: key))]
     }
 
     /// Leaves `channel` and stops rejoining it.
@@ -255,9 +264,13 @@ public struct BotMode: Sendable, Equatable {
     public var mode: Character
     /// Whether the server confirmed it is set.
     public var isSet: Bool
+    /// Whether the server has said (its 221 or a MODE naming the client): while false, `isSet` is
+    /// only what was asked for.
+    public var answered: Bool
 
-    public init(mode: Character, isSet: Bool) {
+    public init(mode: Character, isSet: Bool, answered: Bool = false) {
         self.mode = mode
         self.isSet = isSet
+        self.answered = answered
     }
 }

@@ -286,24 +286,46 @@ public struct IdentityTracker: Sendable {
         }
     }
 
-    /// 352 (WHO): the user and host of a member.
+    /// 352 (WHO): the user and host of a member, and its channel prefixes (the flags after `H`/`G`
+    /// and `*`). A member the NAMES list did not name (a server with `no-implicit-names` sends none
+    /// on JOIN) is added to the tracked channel.
     private mutating func applyWhoReply(_ parameters: [String]) {
         // 352 me #channel user host server nick flags :hopcount realname
         guard parameters.count >= 7 else { return }
+        let prefixes = String(
+            parameters[6].drop { "HG*".contains($0) }.filter { serverSupport.prefixSymbols.contains($0) })
+        addMember(parameters[5], to: parameters[1], prefixes: prefixes)
         update(nick: parameters[5]) {
             $0.user = parameters[2]
             $0.host = parameters[3]
         }
     }
 
-    /// 354 (WHOX), only in reply to the client's own query: the user, host and account of a member.
+    /// 354 (WHOX), only in reply to the client's own query: the user, host and account of a member
+    /// (added to the tracked channel when the NAMES list did not name it).
     private mutating func applyWhoxReply(_ parameters: [String]) {
         // WHOX reply to "WHO #channel %tcuhna,152": 354 me 152 #channel user host nick account
         guard parameters.count >= 7, parameters[1] == Self.whoxToken else { return }
+        addMember(parameters[5], to: parameters[2], prefixes: nil)
         update(nick: parameters[5]) {
             $0.user = parameters[3]
             $0.host = parameters[4]
             $0.account = parameters[6] == "0" ? nil : parameters[6]
+        }
+    }
+
+    /// A member a WHO reply names in a tracked channel: added when not known there, its prefixes
+    /// set when the reply gives them (nil keeps what NAMES or MODE said).
+    private mutating func addMember(_ nick: String, to channel: String, prefixes: String?) {
+        let channelKey = fold(channel)
+        let nickKey = fold(nick)
+        guard channels[channelKey] != nil, !nick.isEmpty else { return }
+        if channels[channelKey]?.members[nickKey] == nil {
+            guard mayTrackNewUser(nickKey) else { return }
+            if users[nickKey] == nil { users[nickKey] = UserIdentity(nick: nick) }
+            channels[channelKey]?.members[nickKey] = prefixes ?? ""
+        } else if let prefixes {
+            channels[channelKey]?.members[nickKey] = prefixes
         }
     }
 

@@ -240,6 +240,9 @@ public final class BotControl: Sendable {
             if let warning = await control.openChannelsWarning() {
                 lines.append((controls.count > 1 ? "\(control.network): " : "") + warning)
             }
+            for alert in await control.router?.standingOwnerAlerts ?? [] {
+                lines.append((controls.count > 1 ? "\(control.network): " : "") + alert)
+            }
         }
         if controls.count <= 1 {
             let counts = await counts()
@@ -290,7 +293,12 @@ public final class BotControl: Sendable {
         let state = registered ? "registered" : stopped ? "LEFT (stopped)" : "NOT registered"
         var botMode = ""
         if registered, let mode = await client.botMode {
-            botMode = mode.isSet ? " (bot mode +\(mode.mode))" : " (bot mode +\(mode.mode) asked for, not confirmed)"
+            botMode =
+                mode.isSet
+                ? " (bot mode +\(mode.mode), kept by the server)"
+                : mode.answered
+                    ? " (bot mode +\(mode.mode) NOT kept by the server)"
+                    : " (bot mode +\(mode.mode) asked for, no answer yet)"
         }
         var pacing = ""
         if registered {

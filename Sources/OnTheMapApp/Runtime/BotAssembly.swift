@@ -67,6 +67,7 @@ public enum BotAssembly {
             var networkLogger = logger
             networkLogger[metadataKey: "network"] = "\(network.name)"
             var ircConfiguration = IRCClientConfiguration(network.irc)
+            ircConfiguration.metadata = Self.publishedMetadata(config: config, irc: network.irc)
             tuneIRC(&ircConfiguration)
             let ircLogger = networkLogger.withLabel("onthemap.irc")
             let client = IRCClient(
@@ -84,6 +85,18 @@ public enum BotAssembly {
         }
         return BotService(
             networks: networks, logger: logger, onStop: { await stack.shutdown() }, checkBackend: probeBackend)
+    }
+
+    /// What the bot publishes about itself where the server offers `draft/metadata-2`: that it is a
+    /// bot (its name and version), and its homepage, the class map's address (the web page is on)
+    /// or else `irc.contact`.
+    static func publishedMetadata(
+        config: BotConfiguration, irc: BotConfiguration.IRCSection
+    ) -> [IRCClientConfiguration.MetadataEntry] {
+        var entries = [IRCClientConfiguration.MetadataEntry(key: "bot", value: BotVersion.ctcpReply)]
+        let homepage = config.web.enabled && !config.web.publicURL.isEmpty ? config.web.publicURL : irc.contact
+        if !homepage.isEmpty { entries.append(.init(key: "homepage", value: homepage)) }
+        return entries
     }
 
     /// One network's class services (sharing `first`'s class map, login throttle and announcer

@@ -201,6 +201,8 @@ public final class BotService: Service {
                 if let warning = await network.control?.accountTrackingWarning() { logger.warning("\(warning)") }
             case .joined(let channel):
                 logger.info("joined", metadata: ["channel": "\(channel)"])
+                let mapping = await client.serverSupport.caseMapping
+                router.clearOwnerAlert(key: Self.inviteAlertKey(channel, caseMapping: mapping))
                 await sayWhileOnAnotherNick(on: client, in: [channel], told: &toldChannels)
             case .channelAccess(let channel, let access):
                 let key = await client.serverSupport.caseMapping.lowercased(channel)
@@ -213,6 +215,12 @@ public final class BotService: Service {
                         "\(channel) is open to anyone (no key, not invite-only): students' places and links are withheld there (names only); key it (+k) or make it invite-only (+i), or set privacy.open_channel: full"
                     )
                 }
+            case .joinRefused(let channel, let code, let reason) where code == "473":
+                // ERR_INVITEONLYCHAN: invite-only (+i), or Solanum's "+B - bots must be invited".
+                let text = Self.inviteSentence(channel: channel, reason: reason, nick: client.nick)
+                let key = Self.inviteAlertKey(channel, caseMapping: await client.serverSupport.caseMapping)
+                let owners = await visibleOwners(on: client, router: router)
+                if await router.alertOwners(text, key: key, visibleOwners: owners) { logger.warning("\(text)") }
             case .nickChanged(_, let new):
                 if await client.serverSupport.caseMapping.equals(client.configuration.nick, new) {
                     toldChannels = []
@@ -244,6 +252,31 @@ public final class BotService: Service {
             }
         }
         return .shutDown
+    }
+
+    /// The owners' sentence when `channel` refused the bot's JOIN as invite-only (`reason` is the
+    /// server's text: Solanum's bot-only form says "bots must be invited").
+    static func inviteSentence(channel: String, reason: String, nick: String) -> String {
+        let forBots = reason.range(of: "bot", options: .caseInsensitive) != nil
+        return
+            "\(channel) \(forBots ? "admits bots only when invited (+B)" : "is invite-only (+i)"): a channel operator there can let me in with /invite \(nick) \(channel) (I join as soon as I am invited)."
+    }
+
+    private static func inviteAlertKey(_ channel: String, caseMapping: CaseMapping) -> String {
+        "invite \(caseMapping.lowercased(channel))"
+    }
+
+    /// The owners the bot sees now in its channels, by nick.
+    private func visibleOwners(on client: IRCClient, router: isolated CommandRouter) async -> [String] {
+        var owners: [String] = []
+        for channel in await client.joinedChannels {
+            for member in await client.members(ofChannel: channel) ?? [] {
+                if let identity = await client.identity(ofNick: member.nick), router.isOwner(identity) {
+                    owners.append(identity.nick)
+                }
+            }
+        }
+        return owners
     }
 
     /// While the bot is not on its configured nick, it says so once in each channel: whoever holds

@@ -1,0 +1,46 @@
+/// Sentences for the bot's owners about something only they can fix (a channel that admits the bot
+/// only when invited). Each reaches every owner once: at once when the bot sees them in a channel,
+/// else with the next command they send it. `!status` lists the ones still standing.
+///
+/// A pure value kept by ``CommandRouter``; owners are keyed by their folded nick.
+public struct OwnerAlerts: Sendable, Equatable {
+    private struct Alert: Sendable, Equatable {
+        var key: String
+        var text: String
+        var told: Set<String> = []
+    }
+
+    /// The most alerts kept (the oldest goes first): each is about one configured channel.
+    static let capacity = 32
+
+    private var alerts: [Alert] = []
+
+    public init() {}
+
+    /// The alerts standing now, oldest first.
+    public var texts: [String] { alerts.map(\.text) }
+
+    /// Raises `text` under `key` (one alert per key: raising it again changes nothing, so it is
+    /// told once however often its cause comes back); true when it is new.
+    @discardableResult
+    public mutating func raise(_ text: String, key: String) -> Bool {
+        guard !alerts.contains(where: { $0.key == key }) else { return false }
+        if alerts.count >= Self.capacity { alerts.removeFirst() }
+        alerts.append(Alert(key: key, text: text))
+        return true
+    }
+
+    /// The cause of the alert under `key` is gone.
+    public mutating func clear(key: String) {
+        alerts.removeAll { $0.key == key }
+    }
+
+    /// The alerts not yet told to the owner `ownerKey`, now marked as told.
+    public mutating func untold(to ownerKey: String) -> [String] {
+        var texts: [String] = []
+        for index in alerts.indices where alerts[index].told.insert(ownerKey).inserted {
+            texts.append(alerts[index].text)
+        }
+        return texts
+    }
+}
