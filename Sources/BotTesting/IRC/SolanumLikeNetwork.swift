@@ -10,7 +10,7 @@ import NIOConcurrencyHelpers
 ///   join channel (+B) - bots must be invited") unless invited (``invite(_:to:by:)``);
 /// - `draft/metadata-2` (with its limits in the capability's value) and `no-implicit-names`, when
 ///   offered (``capabilities``): a JOIN then brings no NAMES, only the WHO the client asks for lists
-///   the members.
+///   the members (with `userhost-in-names`, NAMES shows each member's user and host).
 ///
 /// Everyone else in a channel is ``members``. One client at a time is played (the bot).
 public final class SolanumLikeNetwork: Sendable {
@@ -152,8 +152,11 @@ public final class SolanumLikeNetwork: Sendable {
         }
         if refused { return [":srv 473 \(me) \(channel) :Cannot join channel (+B) - bots must be invited"] }
         var lines = [":\(me)!otm@127.0.0.1 JOIN \(channel)"]
-        if !state.withLockedValue({ $0.enabled.contains("no-implicit-names") }) {
-            let names = ([me] + (members[key] ?? []).map(\.nick)).joined(separator: " ")
+        let enabled = state.withLockedValue { $0.enabled }
+        if !enabled.contains("no-implicit-names") {
+            let withHosts = enabled.contains("userhost-in-names")
+            let others = (members[key] ?? []).map { withHosts ? "\($0.nick)!\($0.user)@\($0.host)" : $0.nick }
+            let names = ([withHosts ? "\(me)!otm@127.0.0.1" : me] + others).joined(separator: " ")
             lines += [":srv 353 \(me) = \(channel) :\(names)", ":srv 366 \(me) \(channel) :End of /NAMES list."]
         }
         return lines
