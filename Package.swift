@@ -326,3 +326,16 @@ let package = Package(
         ),
     ]
 )
+
+// `ONTHEMAP_UNIT_TESTS_ONLY=1` declares only the unit-test targets (scripts/test's `--unit`) and
+// what they use: no application, PostgreSQL directory, executables or integration-test targets.
+// CI's ThreadSanitizer build, which runs only the unit tests, compiles that much less.
+if Context.environment["ONTHEMAP_UNIT_TESTS_ONLY"] == "1" {
+    let notForUnitTests: Set<String> = [
+        "BuildCommitPlugin", "BuildInfo", "OnTheMapApp", "PostgresDirectory", "OnTheMapBotCLI", "Benchmarks",
+        "LoadTool", "FuzzingSupport", "IRCParserFuzzer", "CommandArgumentFuzzer", "DirectoryTests", "LoadToolTests",
+        "EndToEndTests", "LoadTests", "OnTheMapAppTests",
+    ]
+    package.targets.removeAll { notForUnitTests.contains($0.name) }
+    package.products = []
+}
