@@ -375,6 +375,18 @@ public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, Pi
         }
     }
 
+    public func states(prefix: String) async throws -> [String: String] {
+        try await store.guarded { [client, logger] in
+            var values: [String: String] = [:]
+            for try await (key, value) in try await client.query(
+                "SELECT key, value FROM bot_state WHERE starts_with(key, \(prefix))", logger: logger
+            ).decode((String, String).self) {
+                values[key] = value
+            }
+            return values
+        }
+    }
+
     public func takeState(_ key: String) async throws -> String? {
         // DELETE … RETURNING: the row lock makes a second taker find nothing.
         try await store.guarded { [client, logger] in

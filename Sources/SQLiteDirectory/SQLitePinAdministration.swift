@@ -114,6 +114,22 @@ extension SQLiteStudentDirectory {
         let now = options.clock()
         try DirectoryInput.validateImport(records, now: now)
         return try await store.write { db in
+            // One transaction, three statements compiled once for the whole file.
+            let exists = try db.cachedStatement(sql: "SELECT 1 FROM student_locations WHERE unique_key = ?")
+            let update = try db.cachedStatement(
+                sql: """
+                    UPDATE student_locations SET first_name = ?, last_name = ?, map_string = ?, media_url = ?,
+                        latitude = ?, longitude = ?, precision = ?, updated_at = MAX(?, created_at),
+                        revision = \(SQLiteStore.nextRevision), \(Self.keepingOrSettingTrip)
+                    WHERE unique_key = ?
+                    """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
+                        media_url, latitude, longitude, precision, created_at, updated_at, revision,
+                        trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision), ?, ?, ?, ?)
+                    """)
             var outcome = PinImportOutcome(created: 0, updated: 0)
             for record in records {
                 let draft = record.pin.draft
@@ -123,28 +139,13 @@ extension SQLiteStudentDirectory {
                     draft.coordinate.latitude, draft.coordinate.longitude, record.pin.precision.rawValue,
                 ]
                 let trip = Self.tripFields(draft.trip)
-                if try Bool.fetchOne(
-                    db, sql: "SELECT 1 FROM student_locations WHERE unique_key = ?", arguments: [draft.uniqueKey])
-                    != nil
-                {
-                    try db.execute(
-                        sql: """
-                            UPDATE student_locations SET first_name = ?, last_name = ?, map_string = ?, media_url = ?,
-                                latitude = ?, longitude = ?, precision = ?, updated_at = MAX(?, created_at),
-                                revision = \(SQLiteStore.nextRevision), \(Self.keepingOrSettingTrip)
-                            WHERE unique_key = ?
-                            """,
+                if try Bool.fetchOne(exists, arguments: [draft.uniqueKey]) != nil {
+                    try update.execute(
                         arguments: StatementArguments(
                             fields + [SQLiteStore.milliseconds(updated)] + trip + [draft.uniqueKey]))
                     outcome.updated += 1
                 } else {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
-                                media_url, latitude, longitude, precision, created_at, updated_at, revision,
-                                trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision), ?, ?, ?, ?)
-                            """,
+                    try insert.execute(
                         arguments: StatementArguments(
                             [RandomID.make(), draft.uniqueKey] + fields
                                 + [SQLiteStore.milliseconds(created), SQLiteStore.milliseconds(updated)] + trip))

@@ -405,6 +405,17 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
         }
     }
 
+    public func states(prefix: String) async throws -> [String: String] {
+        try await store.read { db in
+            var values: [String: String] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, value FROM bot_state WHERE substr(key, 1, length(?)) = ?",
+                arguments: [prefix, prefix])
+            while let row = try rows.next() { values[row["key"]] = row["value"] }
+            return values
+        }
+    }
+
     public func takeState(_ key: String) async throws -> String? {
         // One write transaction: SQLite runs one writer at a time, so no other taker reads the row
         // between the read and the delete.

@@ -524,6 +524,10 @@ actor MemoryStateStore: BotStateStore {
         values.keys.filter { $0.hasPrefix(prefix) }.sorted()
     }
 
+    func states(prefix: String) async throws -> [String: String] {
+        values.filter { $0.key.hasPrefix(prefix) }
+    }
+
     func takeState(_ key: String) async throws -> String? {
         if failing { throw ServiceError.networkUnreachable("the state store is down") }
         return values.removeValue(forKey: key)

@@ -66,16 +66,25 @@ public actor PrivacyChoices {
 }
 
 extension PrivacyChoices {
-    /// Every choice kept in the store, by account key: the few students who chose (read in one
-    /// listing of keys, then one read each); the in-memory ones without a store.
+    /// Every precision kept in the store, by account key (the few students who chose, in one read);
+    /// the in-memory ones without a store.
     public func all() async throws -> [String: PinPrecision] {
         guard let store else { return inMemory }
-        let prefix = Self.stateKey(accountKey: "")
-        var choices: [String: PinPrecision] = [:]
-        for key in try await store.stateKeys(prefix: prefix) {
-            if let level = try await store.state(key).flatMap(PinPrecision.init(word:)) {
-                choices[String(key.dropFirst(prefix.count))] = level
-            }
+        return try await Self.byAccount(in: store, prefix: Self.stateKey(accountKey: ""), PinPrecision.init(word:))
+    }
+
+    /// Every name form kept in the store (those not in full), by account key, in one read.
+    public func allNameForms() async throws -> [String: NameForm] {
+        guard let store else { return namesInMemory }
+        return try await Self.byAccount(in: store, prefix: Self.nameKey(accountKey: ""), NameForm.init(word:))
+    }
+
+    private static func byAccount<Choice>(
+        in store: any BotStateStore, prefix: String, _ parse: (String) -> Choice?
+    ) async throws -> [String: Choice] {
+        var choices: [String: Choice] = [:]
+        for (key, value) in try await store.states(prefix: prefix) {
+            if let choice = parse(value) { choices[String(key.dropFirst(prefix.count))] = choice }
         }
         return choices
     }

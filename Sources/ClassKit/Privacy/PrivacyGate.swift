@@ -56,9 +56,29 @@ public struct PrivacyGate: Sendable {
     public func keep(_ draft: PinDraft, at level: PinPrecision, resolved: PlaceCandidate? = nil) async throws
         -> PinCoarsener.CoarsePin
     {
+        await keep(draft, at: level, nameForm: try await nameForm(of: draft.uniqueKey), resolved: resolved)
+    }
+
+    /// The pins of a whole file as `pins import` keeps them: each at `level` or at its student's own
+    /// level when that is coarser, with the name form they chose. The class's choices are read
+    /// once (two reads in all), not twice a pin.
+    public func keepAll(_ drafts: [PinDraft], atLeast level: PinPrecision) async throws -> [PinCoarsener.CoarsePin] {
+        let levels = try await choices.all()
+        let names = try await choices.allNameForms()
+        var kept: [PinCoarsener.CoarsePin] = []
+        kept.reserveCapacity(drafts.count)
+        for draft in drafts {
+            let target = max(level, levels[draft.uniqueKey].map { policy.allowed($0) } ?? level)
+            kept.append(await keep(draft, at: target, nameForm: names[draft.uniqueKey] ?? .full, resolved: nil))
+        }
+        return kept
+    }
+
+    private func keep(_ draft: PinDraft, at level: PinPrecision, nameForm: NameForm, resolved: PlaceCandidate?) async
+        -> PinCoarsener.CoarsePin
+    {
         var named = draft
-        (named.firstName, named.lastName) = try await nameForm(of: draft.uniqueKey).applied(
-            first: draft.firstName, last: draft.lastName)
+        (named.firstName, named.lastName) = nameForm.applied(first: draft.firstName, last: draft.lastName)
         return await coarsener.coarsening(named, to: max(level, policy.finestPrecision), resolved: resolved)
     }
 

@@ -107,15 +107,10 @@ extension PinsCommand {
     static func kept(
         _ records: [PinFile.Record], at level: PinPrecision, policy: PrivacyPolicy, stack: ServiceStack
     ) async throws -> [PinImportRecord] {
-        let gate = stack.privacyGate(policy: policy)
-        var result: [PinImportRecord] = []
-        result.reserveCapacity(records.count)
-        for record in records {
-            let target = max(level, try await gate.chosenLevel(of: record.draft.uniqueKey) ?? level)
-            let pin = try await gate.keep(record.draft, at: target).pin
-            result.append(PinImportRecord(pin: pin, createdAt: record.createdAt, updatedAt: record.updatedAt))
+        let kept = try await stack.privacyGate(policy: policy).keepAll(records.map(\.draft), atLeast: level)
+        return zip(records, kept).map { record, kept in
+            PinImportRecord(pin: kept.pin, createdAt: record.createdAt, updatedAt: record.updatedAt)
         }
-        return result
     }
 }
 

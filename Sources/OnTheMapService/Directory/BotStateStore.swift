@@ -7,6 +7,9 @@ public protocol BotStateStore: Sendable {
     func setState(_ key: String, _ value: String?) async throws
     /// Every key stored that starts with `prefix` (each instance's copy of one part of the state).
     func stateKeys(prefix: String) async throws -> [String]
+    /// Every key stored that starts with `prefix`, with its value, in one read (the choices of a
+    /// whole class at once, for an import).
+    func states(prefix: String) async throws -> [String: String]
     /// Removes `key` and returns what it held, in one step: of two callers taking the same key at
     /// once, only one gets the value (single-use things, such as sign-in links).
     func takeState(_ key: String) async throws -> String?
