@@ -22,10 +22,16 @@ public enum RandomID {
 
     /// URL-safe base64 (RFC 4648 §5) without `=` padding.
     public static func base64URL(_ bytes: [UInt8]) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
+        var encoded = Array(Data(bytes).base64EncodedData())
+        while encoded.last == UInt8(ascii: "=") { encoded.removeLast() }
+        for index in encoded.indices {
+            switch encoded[index] {
+            case UInt8(ascii: "+"): encoded[index] = UInt8(ascii: "-")
+            case UInt8(ascii: "/"): encoded[index] = UInt8(ascii: "_")
+            default: break
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
     }
 
     /// A random password a person can type: `length` characters from an alphabet without look-alikes
