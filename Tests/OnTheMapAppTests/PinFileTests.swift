@@ -80,6 +80,21 @@ import Testing
             ])
     }
 
+    /// Fields lose the spaces and tabs at their ends (no-break and other space separators too),
+    /// nothing inside; dates are read with and without milliseconds and written with them.
+    @Test func fieldsAreTrimmedAndDatesReadInBothISOForms() throws {
+        #expect("\t Ada Lovelace \u{00A0}\u{2003}".trimmingSpaces == "Ada Lovelace")
+        #expect("Ada".trimmingSpaces == "Ada")
+        #expect(" \t ".trimmingSpaces == "")
+        #expect("".trimmingSpaces == "")
+        #expect("\nAda\n".trimmingSpaces == "\nAda\n", "line ends are not spaces: the checks refuse them")
+        let date = try #require(PinFile.parseDate("2026-09-01T10:00:00.250Z"))
+        #expect(date == Date(timeIntervalSince1970: 1_788_256_800.25))
+        #expect(PinFile.parseDate("2026-09-01T10:00:00Z") == Date(timeIntervalSince1970: 1_788_256_800))
+        #expect(PinFile.parseDate("1 September 2026") == nil)
+        #expect(PinFile.formatDate(date) == "2026-09-01T10:00:00.250Z")
+    }
+
     @Test func aFileOfNeitherFormatIsRefusedWhole() {
         #expect(throws: PinFile.Unreadable.self) { try PinFile.read(Data("{\"pins\": []}".utf8)) }
         #expect(throws: PinFile.Unreadable.self) { try PinFile.read(Data("{\"results\": [".utf8)) }

@@ -157,6 +157,8 @@ import Testing
             uniqueKeysWithValues: try await directory.recentLocations(limit: 10, skip: 0).map { ($0.uniqueKey, $0) })
     }
 
+    /// An import keeps each pin at the class's level or its student's coarser choice, with the
+    /// name in the form its student chose (`!privacy name first`), and no street reaches the file.
     @Test func anImportKeepsTownsNotStreetsAndAStudentsCoarserChoice() async throws {
         let folder = try TemporaryDirectory(prefix: "pins-import-precision")
         let (config, database) = try CLI.makeConfig(in: folder)
@@ -164,13 +166,16 @@ import Testing
         try Self.streets.write(toFile: file, atomically: true, encoding: .utf8)
         let state = try SQLiteStudentDirectory(path: database)
         try await state.setState("precision/k2", "country")
+        try await state.setState("name/k2", "first")
         try state.close()
 
         let imported = try await CLI.run(["pins", "import", "--config", config, file])
         #expect(imported.status == 0, "\(imported.output)")
         let pins = try await Self.pins(database)
         #expect(pins["k1"]?.mapString == "Mountain View, California, United States")
+        #expect(pins["k1"]?.lastName == "Lovelace")
         #expect(pins["k2"]?.mapString == "United Kingdom", "the student chose country")
+        #expect(pins["k2"]?.lastName == "H.", "the student chose their first name only")
         let bytes =
             try Data(contentsOf: URL(fileURLWithPath: database))
             + ((try? Data(contentsOf: URL(fileURLWithPath: database + "-wal"))) ?? Data())
