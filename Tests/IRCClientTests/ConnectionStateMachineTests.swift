@@ -459,12 +459,14 @@ struct ConnectionStateMachineTests {
         #expect(Self.receive(":srv 376 bot :End of MOTD", into: &machine, at: 6).isEmpty)
     }
 
-    /// An INVITE to a configured channel the client is not in (one that admits it only when
-    /// invited) is followed at once; an INVITE anywhere else is not.
+    /// An INVITE to a configured channel that refused the client (one that admits it only when
+    /// invited) is followed at once, once per refusal; an INVITE anywhere else is not.
     @Test func anInvitationIsFollowedOnlyToAConfiguredChannel() {
         var machine = Self.registered()
         _ = Self.receive(":srv 473 bot #class :Cannot join channel (+B) - bots must be invited", into: &machine, at: 2)
         #expect(Self.receive(":teacher!t@h INVITE bot #class", into: &machine, at: 3) == ["queue JOIN #class"])
+        // Once per refusal: invited again before the server answers, no second JOIN.
+        #expect(Self.receive(":teacher!t@h INVITE bot #class", into: &machine, at: 3).isEmpty)
         #expect(Self.receive(":teacher!t@h INVITE bot #elsewhere", into: &machine, at: 3).isEmpty)
         #expect(Self.receive(":teacher!t@h INVITE someone #class", into: &machine, at: 3).isEmpty)
         // The retry the refusal scheduled is not due any more.

@@ -20,17 +20,11 @@ extension CommandRouter {
         settings.owners.contains(sender, caseMapping: caseMapping)
     }
 
-    /// Raises an alert for the owners under `key` (see ``OwnerAlerts``): a new one is sent at once, as
-    /// a private notice, to each of `visibleOwners` (nicks the bot sees and knows are owners); the
-    /// others hear it with their next command. Raising a standing alert again sends nothing (false).
-    @discardableResult
-    public func alertOwners(_ text: String, key: String, visibleOwners: [String]) async -> Bool {
-        guard ownerAlerts.raise(text, key: key) else { return false }
-        var told: Set<String> = []
-        for nick in visibleOwners where told.insert(caseMapping.lowercased(nick)).inserted {
-            await tellStandingAlerts(to: nick)
-        }
-        return true
+    /// Raises an alert for the owners under `key` (see ``OwnerAlerts``); false when it stands
+    /// already (nothing is told again). The host then tells the owners it sees
+    /// (``tellStandingAlerts(to:)``); the others hear it with their next command.
+    public func raiseOwnerAlert(_ text: String, key: String) -> Bool {
+        ownerAlerts.raise(text, key: key)
     }
 
     /// The cause of the alert under `key` is gone (the channel was joined): it is not told any more.
@@ -41,8 +35,8 @@ extension CommandRouter {
     /// The alerts standing now, for `!status`.
     public var standingOwnerAlerts: [String] { ownerAlerts.texts }
 
-    /// Sends the owner `nick` the alerts they have not heard yet.
-    func tellStandingAlerts(to nick: String) async {
+    /// Sends the owner `nick` the alerts they have not heard yet, as private notices.
+    public func tellStandingAlerts(to nick: String) async {
         for text in ownerAlerts.untold(to: caseMapping.lowercased(nick)) {
             await transport.send(OutgoingText(.notice, to: nick, text: text))
         }

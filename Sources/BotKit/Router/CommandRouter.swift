@@ -66,7 +66,7 @@ public actor CommandRouter {
     var caseMapping: CaseMapping = .rfc1459
     /// Masks whose commands are ignored (`!ignore`).
     var ignores = IgnoreList()
-    /// What the owners must hear about (``alertOwners(_:key:visibleOwners:)``).
+    /// What the owners must hear about (``raiseOwnerAlert(_:key:)``).
     var ownerAlerts = OwnerAlerts()
     /// The last command started per user (the next one of that user waits for it).
     private var inFlight: [String: (id: Int, task: Task<Void, Never>)] = [:]

@@ -45,8 +45,11 @@ struct ChannelRejoin: Sendable, Equatable {
 
     func isWanted(_ channel: String) -> Bool { wanted[key(channel)] != nil }
 
-    /// The wanted channel named `channel` (with its key), if it is wanted.
-    func wantedJoin(_ channel: String) -> Join? { wanted[key(channel)] }
+    /// The wanted channel named `channel` (with its key), if it is wanted and waits to be tried
+    /// again (it refused the client, or kicked it).
+    func refusedJoin(_ channel: String) -> Join? {
+        retries[key(channel)] == nil ? nil : wanted[key(channel)]
+    }
 
     /// Joins `join` from now on (again after every reconnect).
     mutating func want(_ join: Join) {

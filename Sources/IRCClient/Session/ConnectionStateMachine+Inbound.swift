@@ -51,7 +51,9 @@ extension ConnectionStateMachine {
             registered!.setServerSupport(support)
             // A bot mode named only after the channels were joined is asked for late (a server that
             // honours it only outside channels may drop it: `!status` shows whether it was kept).
-            if registered!.joinDeadline == nil { askForBotMode(in: &registered!, into: &actions) }
+            if registered!.joinDeadline == nil {
+                for line in botModeLines(in: &registered!) { actions.append(.enqueue(line)) }
+            }
         case "376", "422":
             // RPL_ENDOFMOTD or ERR_NOMOTD: the end of the welcome burst.
             if registered != nil { welcomeBurstEnded(in: &registered!, into: &actions) }
@@ -149,12 +151,7 @@ extension ConnectionStateMachine {
     ) {
         guard registered.joinDeadline != nil else { return }
         registered.joinDeadline = nil
-        if registered.botMode == nil, let mode = identityTracker.serverSupport.botMode {
-            registered.botMode = BotMode(mode: mode, isSet: false)
-            actions.append(.write(IRCMessage(command: "MODE", parameters: [currentNick, "+\(mode)"])))
-            // The server's 221 says whether it kept the mode (a refusal may be silent).
-            actions.append(.write(IRCMessage(command: "MODE", parameters: [currentNick])))
-        }
+        for line in botModeLines(in: &registered) { actions.append(.write(line)) }
         for join in channels.joinsAfterRegistration { actions.append(.write(.join(join.name, key: join.key))) }
         actions.append(.startSending)
         publishMetadata(into: &actions)
@@ -195,14 +192,16 @@ extension ConnectionStateMachine {
         log(isNotice ? .info : .warning, TextSanitizer.singleLine(line), into: &actions)
     }
 
-    /// A bot mode the server names only after the welcome burst: set on the client (and read back),
-    /// once per connection.
-    private func askForBotMode(in registered: inout ConnectionPhase.Registered, into actions: inout [ConnectionAction])
-    {
-        guard registered.botMode == nil, let mode = identityTracker.serverSupport.botMode else { return }
+    /// The lines that set the bot mode the server names (ISUPPORT `BOT=`) and read it back (the
+    /// server's 221 says whether it kept it: a refusal may be silent), once per connection; none
+    /// when asked for already or when the server names no bot mode.
+    private func botModeLines(in registered: inout ConnectionPhase.Registered) -> [IRCMessage] {
+        guard registered.botMode == nil, let mode = identityTracker.serverSupport.botMode else { return [] }
         registered.botMode = BotMode(mode: mode, isSet: false)
-        actions.append(.enqueue(IRCMessage(command: "MODE", parameters: [currentNick, "+\(mode)"])))
-        actions.append(.enqueue(IRCMessage(command: "MODE", parameters: [currentNick])))
+        return [
+            IRCMessage(command: "MODE", parameters: [currentNick, "+\(mode)"]),
+            IRCMessage(command: "MODE", parameters: [currentNick]),
+        ]
     }
 
     /// The client's own user modes changed (`MODE <own nick> +B`) or were listed (221): follows
@@ -259,19 +258,20 @@ extension ConnectionStateMachine {
         }
     }
 
-    /// An INVITE for the client to a channel it wants and is not in (one that admits it only when
-    /// invited): joined at once. Invitations to other channels are only logged: nobody can send the
-    /// bot where it was not configured to be.
+    /// An INVITE for the client to a channel it wants and that refused it (one that admits it only
+    /// when invited): joined at once, once per refusal, so repeated invitations send no JOIN each.
+    /// Invitations anywhere else are not followed: nobody can send the bot where it was not
+    /// configured to be (they are logged at debug level only, so that inviting cannot fill the log).
     private mutating func invited(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
         let parameters = message.parameters
         guard parameters.count >= 2, namesEqual(parameters[0], currentNick) else { return }
-        let channel = parameters[1]
         let inviter = message.sourceNick ?? "the server"
-        guard let join = channels.wantedJoin(channel), !identityTracker.isInChannel(channel) else {
-            log(.info, "Invited to \(channel) by \(inviter); not a configured channel, not joining", into: &actions)
+        guard let join = channels.refusedJoin(parameters[1]), !identityTracker.isInChannel(parameters[1]) else {
+            log(.debug, "Invited to \(parameters[1]) by \(inviter); not a channel waiting to be joined", into: &actions)
             return
         }
         log(.info, "Invited to \(join.name) by \(inviter); joining", into: &actions)
+        // The retry is spent on this JOIN; a new refusal schedules the next one.
         channels.joined(join.name)
         actions.append(.enqueue(.join(join.name, key: join.key)))
     }

@@ -219,8 +219,13 @@ public final class BotService: Service {
                 // ERR_INVITEONLYCHAN: invite-only (+i), or Solanum's "+B - bots must be invited".
                 let text = Self.inviteSentence(channel: channel, reason: reason, nick: client.nick)
                 let key = Self.inviteAlertKey(channel, caseMapping: await client.serverSupport.caseMapping)
-                let owners = await visibleOwners(on: client, router: router)
-                if await router.alertOwners(text, key: key, visibleOwners: owners) { logger.warning("\(text)") }
+                // Told once, however often the retry is refused: the channels are searched for owners
+                // only when the alert is new.
+                guard router.raiseOwnerAlert(text, key: key) else { continue }
+                logger.warning("\(text)")
+                for nick in await visibleOwners(on: client, router: router) {
+                    await router.tellStandingAlerts(to: nick)
+                }
             case .nickChanged(_, let new):
                 if await client.serverSupport.caseMapping.equals(client.configuration.nick, new) {
                     toldChannels = []
@@ -266,14 +271,17 @@ public final class BotService: Service {
         "invite \(caseMapping.lowercased(channel))"
     }
 
-    /// The owners the bot sees now in its channels, by nick.
+    /// The owners the bot sees now in its channels, by nick (one look at what the client tracks).
     private func visibleOwners(on client: IRCClient, router: isolated CommandRouter) async -> [String] {
+        let tracker = await client.identityTracker
         var owners: [String] = []
-        for channel in await client.joinedChannels {
-            for member in await client.members(ofChannel: channel) ?? [] {
-                if let identity = await client.identity(ofNick: member.nick), router.isOwner(identity) {
-                    owners.append(identity.nick)
-                }
+        var seen: Set<String> = []
+        for channel in tracker.channelNames {
+            for member in tracker.members(ofChannel: channel) ?? [] {
+                guard let identity = tracker.identity(ofNick: member.nick), router.isOwner(identity),
+                    seen.insert(tracker.serverSupport.caseMapping.lowercased(identity.nick)).inserted
+                else { continue }
+                owners.append(identity.nick)
             }
         }
         return owners
