@@ -93,6 +93,14 @@ import Testing
         #expect(PinFile.parseDate("2026-09-01T10:00:00Z") == Date(timeIntervalSince1970: 1_788_256_800))
         #expect(PinFile.parseDate("1 September 2026") == nil)
         #expect(PinFile.formatDate(date) == "2026-09-01T10:00:00.250Z")
+        // Every millisecond is written with its own three digits and read back exactly (an export
+        // then an import keeps each date as it was).
+        for millisecond in 0..<1000 {
+            let stored = Date(timeIntervalSince1970: Double(1_788_256_800_000 + millisecond) / 1000)
+            let text = PinFile.formatDate(stored)
+            #expect(text.hasSuffix(String(format: ".%03dZ", millisecond)), "\(text)")
+            #expect(PinFile.parseDate(text) == stored, "\(text)")
+        }
     }
 
     @Test func aFileOfNeitherFormatIsRefusedWhole() {

@@ -160,12 +160,22 @@ enum PinFile {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let withoutFraction = Date.ISO8601FormatStyle()
 
+    /// The date `text` says, to the millisecond (the format style's binary fraction of `.123` may
+    /// fall a hair below it, which a store that keeps milliseconds would cut to `.122`).
     static func parseDate(_ text: String) -> Date? {
-        (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+        guard let date = (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text)) else { return nil }
+        return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 
+    /// `date` to the nearest millisecond, written with exactly three digits (the seconds by the
+    /// format style, the milliseconds counted here: the style's own fraction may cut `.123` to `.122`).
     static func formatDate(_ date: Date) -> String {
-        withFraction.format(date)
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let (wholeSeconds, millisecond) = fraction < 0 ? (seconds - 1, fraction + 1000) : (seconds, fraction)
+        let text = withoutFraction.format(Date(timeIntervalSince1970: Double(wholeSeconds)))
+        let digits = String(millisecond)
+        return text.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     private static func csvRecords(_ text: String) throws(Unreadable) -> RawRecords {
