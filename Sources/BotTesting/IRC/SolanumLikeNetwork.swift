@@ -68,7 +68,7 @@ public final class SolanumLikeNetwork: Sendable {
     /// Invites the bot to `channel` (as a channel operator `inviter` would): the INVITE line to send
     /// to the bot's connection (see ``ScriptedIRCServer/broadcast(_:)``).
     public func invite(_ nick: String, to channel: String, by inviter: String = "teacher") -> String {
-        state.withLockedValue { _ = $0.invited.insert(channel.lowercased()) }
+        state.withLockedValue { _ = $0.invited.insert(CaseMapping.rfc1459.lowercased(channel)) }
         return ":\(inviter)!t@teacher.example INVITE \(nick) \(channel)"
     }
 
@@ -95,15 +95,15 @@ public final class SolanumLikeNetwork: Sendable {
                 ":srv 372 \(me) :- Be excellent to each other",
                 ":srv 376 \(me) :End of /MOTD command.",
             ]
-        case ("MODE", let target) where target.lowercased() == me.lowercased():
+        case ("MODE", let target) where CaseMapping.rfc1459.equals(target, me):
             return userMode(parameters)
         case ("MODE", let channel):
-            let modes = botOnlyChannels.contains(channel.lowercased()) ? "+ntB" : "+nt"
+            let modes = botOnlyChannels.contains(CaseMapping.rfc1459.lowercased(channel)) ? "+ntB" : "+nt"
             return [":srv 324 \(me) \(channel) \(modes)"]
         case ("JOIN", let channels):
             return channels.split(separator: ",").flatMap { join(String($0)) }
         case ("WHO", let channel):
-            let lines = (members[channel.lowercased()] ?? []).map { member in
+            let lines = (members[CaseMapping.rfc1459.lowercased(channel)] ?? []).map { member in
                 ":srv 352 \(me) \(channel) \(member.user) \(member.host) srv \(member.nick) H :0 \(member.nick)"
             }
             return lines + [
@@ -143,7 +143,7 @@ public final class SolanumLikeNetwork: Sendable {
 
     private func join(_ channel: String) -> [String] {
         let me = botNick
-        let key = channel.lowercased()
+        let key = CaseMapping.rfc1459.lowercased(channel)
         let refused: Bool = state.withLockedValue { state in
             if botOnlyChannels.contains(key), state.botMode, !state.invited.contains(key) { return true }
             state.joined.insert(key)
