@@ -62,10 +62,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Languages — the message catalogues of every language, plural rules, numbers and
+        // dates the reader's way; below everything that says something to a person.
+        .target(
+            name: "Localization",
+            resources: [.copy("Catalogs")],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Service layer — knows nothing of IRC.
         .target(
             name: "OnTheMapService",
             dependencies: [
+                "Localization",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,7 +111,7 @@ let package = Package(
         .target(
             name: "BotKit",
             dependencies: [
-                "IRCProtocol",
+                "IRCProtocol", "Localization",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -115,7 +124,7 @@ let package = Package(
         .target(
             name: "ClassKit",
             dependencies: [
-                "BotKit", "OnTheMapService", "IRCProtocol",
+                "BotKit", "OnTheMapService", "IRCProtocol", "Localization",
                 .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -126,7 +135,7 @@ let package = Package(
         .target(
             name: "OnTheMapPlugins",
             dependencies: [
-                "BotKit", "ClassKit", "OnTheMapService", "IRCProtocol",
+                "BotKit", "ClassKit", "OnTheMapService", "IRCProtocol", "Localization",
                 .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -138,7 +147,7 @@ let package = Package(
             name: "OnTheMapApp",
             dependencies: [
                 "BuildInfo", "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "ClassKit", "OnTheMapPlugins",
-                "SQLiteDirectory",
+                "SQLiteDirectory", "Localization",
                 .target(name: "PostgresDirectory", condition: .when(traits: ["postgres"])),
                 .target(name: "HTTPBackends", condition: .when(traits: ["udacity"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -207,7 +216,7 @@ let package = Package(
         .target(
             name: "BotTesting",
             dependencies: [
-                "IRCProtocol", "BotKit", "OnTheMapService",
+                "IRCProtocol", "BotKit", "OnTheMapService", "Localization",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -235,6 +244,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LocalizationTests",
+            dependencies: ["Localization"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -268,7 +282,7 @@ let package = Package(
         .testTarget(
             name: "BotKitTests",
             dependencies: [
-                "BotKit", "BotTesting", "IRCProtocol",
+                "BotKit", "BotTesting", "IRCProtocol", "Localization",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
@@ -282,7 +296,7 @@ let package = Package(
             name: "OnTheMapPluginsTests",
             dependencies: [
                 "OnTheMapPlugins", "ClassKit", "BotKit", "BotTesting", "IRCProtocol", "OnTheMapService",
-                "SQLiteDirectory",
+                "SQLiteDirectory", "Localization",
             ],
             swiftSettings: swiftSettings
         ),

@@ -31,12 +31,17 @@ public struct ClassSettings: Sendable {
     public var privacy: PrivacyPolicy
     /// How the network's staff reach whoever runs the bot (`irc.contact`), for `!help about`.
     public var contact: String?
+    /// The language of each channel (announcements) and the default one (the web map's pages for
+    /// a browser that asks for none the bot has).
+    public var languages: ChannelLanguages
 
     public init(
         announceChannels: [String] = [], webMapURL: String? = nil, recentLimit: Int = 100, commandPrefix: String = "!",
         pagingCap: Int = 10_000, instanceName: String? = nil, networkName: String? = nil,
-        privacy: PrivacyPolicy = PrivacyPolicy(), contact: String? = nil
+        privacy: PrivacyPolicy = PrivacyPolicy(), contact: String? = nil,
+        languages: ChannelLanguages = ChannelLanguages()
     ) {
+        self.languages = languages
         self.announceChannels = announceChannels
         self.webMapURL = webMapURL
         self.recentLimit = recentLimit
@@ -100,6 +105,9 @@ public final class ClassServices: Sendable {
     /// Who is logged in on this network, and the gate its router admits them through: a command's
     /// session is ``session(of:)``.
     public let logins: LoginGate<StudentLogin>
+    /// The language each student of this network chose (`!lang`): the router reads it for every
+    /// command, the web for a signed-in student's pages.
+    public let languages: StudentLanguages
     /// The students' sessions kept across restarts (on directories that keep their own accounts).
     public let sessionArchive: SessionArchive
     /// The instance name the state kept across restarts is filed under: the one at start, so a
@@ -152,6 +160,7 @@ public final class ClassServices: Sendable {
         self.accountEvents = watch
         let catchUp = Self.catchUp(watch)
         self.logins = LoginGate(catchUp: catchUp)
+        self.languages = StudentLanguages(store: stateStore, sessions: logins.book)
         self.sessionArchive = SessionArchive(
             accounts: accounts, store: stateStore, instance: settings.instanceName, now: now, beforeWrite: catchUp)
         self.networks = networks

@@ -39,7 +39,7 @@ import Testing
             let parsed = parser.parse(text, isPrivate: channel == nil, botNick: "MapBot", nicksEqual: { $0 == $1 })
         else { return .ignore }
         let facts = CommandRouter.AdmissionFacts(
-            botNick: "MapBot", caseMapping: .rfc1459, senderIsOwner: owner, now: .seconds(seconds))
+            botNick: "MapBot", caseMapping: .rfc1459, senderIsOwner: owner, now: .seconds(seconds), phrases: .english)
         return CommandRouter.admit(
             parsed, entry: catalog.lookup(parsed.word), line: line, facts: facts, settings: &settings)
     }

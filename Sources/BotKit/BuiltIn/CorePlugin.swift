@@ -1,4 +1,5 @@
 import IRCProtocol
+import Localization
 
 /// The commands every bot has: `!help`, `!help <command>` (generated from the declarations)
 /// and `!ping`.
@@ -6,17 +7,20 @@ public struct CorePlugin: Plugin {
     public let name = "help"
     /// Extra lines for `!help about` (e.g. data attribution).
     public var aboutLines: [String]
+    /// Commands about how the bot talks to each user that the host adds (`!lang`), after
+    /// `!help` and `!ping`.
+    public var conversationCommands: [Command]
 
-    public init(aboutLines: [String] = []) {
+    public init(aboutLines: [String] = [], conversationCommands: [Command] = []) {
         self.aboutLines = aboutLines
+        self.conversationCommands = conversationCommands
     }
 
     public var commands: [Command] {
         let about = aboutLines
         return [
             Command(
-                "help", aliases: ["commands"], usage: "!help [command]",
-                help: "Lists the commands, or explains one.",
+                "help", aliases: ["commands"],
                 examples: [
                     CommandExample(
                         "!help ping",
@@ -26,57 +30,66 @@ public struct CorePlugin: Plugin {
                 try await Self.help(call, about: about)
             },
             Command(
-                "ping", usage: "!ping", help: "Checks that the bot is alive: it answers pong.",
+                "ping",
                 examples: [CommandExample("!ping", answer: "pong")]
             ) { call in
                 await call.reply("pong")
             },
-        ]
+        ] + conversationCommands
     }
 
     /// "e.g. !near Paris → Ada Lovelace — 343 km — …": the input and the first answer line (" …"
-    /// after it when more lines follow). A command with secret arguments shows its usage instead of
-    /// the example's words: help never prints a password, not even a demo one, where others read it.
-    static func exampleLine(_ example: CommandExample, of command: Command, prefix: String) -> String {
+    /// after it when more lines follow). The answers are the bot's English ones (the tests run
+    /// each example against the demo class), so in another language only the input is shown. A
+    /// command with secret arguments shows its usage instead of the example's words: help never
+    /// prints a password, not even a demo one, where others read it.
+    static func exampleLine(
+        _ example: CommandExample, of command: Command, prefix: String, phrases: Phrasebook
+    ) -> String {
         let more = example.answer.count > 1 ? " …" : ""
         let first = example.answer.first ?? ""
-        let shown = first == CommandExample.wildcard ? "" : " → \(first)\(more)"
-        let input = command.hasSecretArguments ? command.usage(withPrefix: prefix) : example.input(withPrefix: prefix)
-        return "e.g. \(input)\(shown)"
+        let shown = first == CommandExample.wildcard || phrases.language != .english ? "" : " → \(first)\(more)"
+        let input =
+            command.hasSecretArguments
+            ? command.usage(in: phrases, prefix: prefix) : example.input(withPrefix: prefix)
+        return phrases("help.example", ["example": input + shown])
     }
 
     static func help(_ call: Invocation, about: [String]) async throws {
         let p = call.prefix
+        let phrases = call.phrases
         let asked = call.words.first
             .map { word in TextSanitizer.untrusted(word).filter { !$0.isWhitespace } }
             .map { $0.hasPrefix(p) ? String($0.dropFirst(p.count)) : $0 }
             .flatMap { $0.isEmpty ? nil : $0.lowercased() }
         if let asked, asked == "about" {
-            await call.reply(lines: about.isEmpty ? ["On The Map: a class map bot."] : about)
+            await call.reply(lines: about.isEmpty ? [phrases("help.about")] : about)
             return
         }
         if let asked {
             guard let entry = call.catalog.lookup(asked) else {
                 throw UserFacingError(
-                    "There is no command \"\(p)\(TextSanitizer.truncated(asked, maxBytes: 32))\". Try \(p)help for the list."
-                )
+                    phrases(
+                        "help.noSuchCommand",
+                        ["command": p + TextSanitizer.truncated(asked, maxBytes: 32), "help": p + "help"]))
             }
             let command = entry.command
             var notes: [String] = []
             switch command.allowed {
-            case .channel: notes.append("in a channel only")
-            case .privateMessage: notes.append("in a private message only")
+            case .channel: notes.append(phrases("help.channelOnly"))
+            case .privateMessage: notes.append(phrases("help.privateOnly"))
             case .anywhere: break
             }
-            if command.requiresLogin { notes.append("needs \(p)login") }
-            if command.requiresOwner { notes.append("the bot's owners only") }
+            if command.requiresLogin { notes.append(phrases("help.needsLogin", ["login": p + "login"])) }
+            if command.requiresOwner { notes.append(phrases("help.ownersOnly")) }
             if !command.aliases.isEmpty {
-                notes.append("also " + command.aliases.map { p + $0 }.joined(separator: ", "))
+                notes.append(
+                    phrases("help.aliases", ["aliases": command.aliases.map { p + $0 }.joined(separator: ", ")]))
             }
             let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
             await call.reply(
-                lines: ["\(command.usage(withPrefix: p)) — \(command.help)\(suffix)"]
-                    + command.examples.map { exampleLine($0, of: command, prefix: p) })
+                lines: ["\(command.usage(in: phrases, prefix: p)) — \(command.help(in: phrases))\(suffix)"]
+                    + command.examples.map { exampleLine($0, of: command, prefix: p, phrases: phrases) })
             return
         }
         let visible = call.catalog.entries.filter { !$0.command.isHidden }
@@ -86,8 +99,8 @@ public struct CorePlugin: Plugin {
         }
         await call.reply(
             lines: [
-                "Commands: " + names.joined(separator: " ") + " (* = private message only)",
-                "\(p)help <command> explains one. \(p)help about: data sources and credits.",
+                phrases("help.list", ["commands": names.joined(separator: " ")]),
+                phrases("help.more", ["help": p + "help", "about": p + "help about"]),
             ])
     }
 }

@@ -1,4 +1,5 @@
 import IRCProtocol
+import Localization
 import NIOConcurrencyHelpers
 
 /// One run of a command: who asked, where, with what argument, and how to answer.
@@ -27,6 +28,11 @@ public struct Invocation: Sendable {
 
     /// Every command the router knows (for `!help`).
     public let catalog: CommandCatalog
+    /// What the bot says to the sender, in their language: the one they chose with `!lang`, else
+    /// the channel's, else the default.
+    public let phrases: Phrasebook
+    /// The language of each channel (for lines to a whole channel, ``phrases(forChannel:)``).
+    public let languages: ChannelLanguages
     /// The services account the server vouches for as the sender's (see ``AccountTracking``); nil
     /// when none, even if `sender.account` names one the bot cannot believe.
     public internal(set) var vouchedAccount: String?
@@ -41,9 +47,12 @@ public struct Invocation: Sendable {
     init(
         sender: UserIdentity, origin: Origin, commandName: String, argument: String, prefix: String,
         botNick: String, caseMapping: CaseMapping, commandID: Int,
-        channelLineCap: Int, transport: any BotTransport, catalog: CommandCatalog, questionID: String? = nil
+        channelLineCap: Int, transport: any BotTransport, catalog: CommandCatalog, questionID: String? = nil,
+        phrases: Phrasebook, languages: ChannelLanguages
     ) {
         self.questionID = questionID
+        self.phrases = phrases
+        self.languages = languages
         self.sender = sender
         self.origin = origin
         self.commandName = commandName
@@ -56,6 +65,14 @@ public struct Invocation: Sendable {
         self.transport = transport
         self.catalog = catalog
         self.budget = ReplyBudget()
+    }
+
+    /// The sender's language.
+    public var language: Language { phrases.language }
+
+    /// What the bot says to a whole channel, in the channel's language.
+    public func phrases(forChannel channel: String) -> Phrasebook {
+        phrases.catalogs.phrasebook(languages.language(of: channel, caseMapping: caseMapping))
     }
 
     /// True when the command was sent in a private message.
@@ -85,8 +102,8 @@ public struct Invocation: Sendable {
             }
             let dropped = lines.count - allowed
             if dropped > 0, budget.takeOverflowNotice() {
-                let hint =
-                    "\(sender.nick): (\(dropped) more line\(dropped == 1 ? "" : "s") — ask me in a private message: /msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …"))"
+                let ask = "/msg \(botNick) \(prefix)\(commandName)\(argument.isEmpty ? "" : " …")"
+                let hint = "\(sender.nick): " + phrases("reply.moreLines", ["count": dropped, "hint": ask])
                 outgoing.append(
                     OutgoingText(
                         .privmsg, to: channel, text: hint, fairnessKey: sender.nick, fairnessGroup: fairnessGroup,

@@ -1,4 +1,5 @@
 import IRCProtocol
+import Localization
 
 /// A bot feature: a set of commands, and optionally a reaction to everything the bot sees.
 ///
@@ -46,10 +47,9 @@ public struct Command: Sendable {
     public var name: String
     /// Other words that run the same command ("link" for "post").
     public var aliases: [String]
-    /// How to call it: "!near [place | nick]" (written with `!`; shown with the configured prefix).
-    public var usage: String
-    /// One sentence of help.
-    public var help: String
+    /// How to call it and what it does, in the reader's language (``usage(in:prefix:)``,
+    /// ``help(in:)``).
+    public var text: CommandText
     /// Where it may run.
     public var allowed: Venue
     /// Whether the sender must be logged in (`!login`) to run it.
@@ -68,6 +68,22 @@ public struct Command: Sendable {
     public var examples: [CommandExample]
     public var handler: Handler
 
+    /// A command whose usage and help are in the message catalogues (``CommandText/catalogued``).
+    public init(
+        _ name: String, aliases: [String] = [],
+        allowed: Venue = .anywhere, requiresLogin: Bool = false, requiresOwner: Bool = false,
+        rateLimit: RateLimit? = nil,
+        hasSecretArguments: Bool = false, isHidden: Bool = false, examples: [CommandExample] = [],
+        handler: @escaping Handler
+    ) {
+        self.init(
+            name, aliases: aliases, text: .catalogued, allowed: allowed, requiresLogin: requiresLogin,
+            requiresOwner: requiresOwner, rateLimit: rateLimit, hasSecretArguments: hasSecretArguments,
+            isHidden: isHidden, examples: examples, handler: handler)
+    }
+
+    /// A command whose usage and help are written here, in English for every reader
+    /// (``CommandText/english(usage:help:)``).
     public init(
         _ name: String, aliases: [String] = [], usage: String, help: String,
         allowed: Venue = .anywhere, requiresLogin: Bool = false, requiresOwner: Bool = false,
@@ -75,10 +91,20 @@ public struct Command: Sendable {
         hasSecretArguments: Bool = false, isHidden: Bool = false, examples: [CommandExample] = [],
         handler: @escaping Handler
     ) {
+        self.init(
+            name, aliases: aliases, text: .english(usage: usage, help: help), allowed: allowed,
+            requiresLogin: requiresLogin, requiresOwner: requiresOwner, rateLimit: rateLimit,
+            hasSecretArguments: hasSecretArguments, isHidden: isHidden, examples: examples, handler: handler)
+    }
+
+    private init(
+        _ name: String, aliases: [String], text: CommandText, allowed: Venue, requiresLogin: Bool,
+        requiresOwner: Bool, rateLimit: RateLimit?, hasSecretArguments: Bool, isHidden: Bool,
+        examples: [CommandExample], handler: @escaping Handler
+    ) {
         self.name = name.lowercased()
         self.aliases = aliases.map { $0.lowercased() }
-        self.usage = usage
-        self.help = help
+        self.text = text
         self.allowed = allowed
         self.requiresLogin = requiresLogin
         self.requiresOwner = requiresOwner
@@ -89,10 +115,38 @@ public struct Command: Sendable {
         self.handler = handler
     }
 
-    /// The usage line with `!` replaced by the configured prefix.
-    public func usage(withPrefix prefix: String) -> String {
-        usage.hasPrefix("!") ? prefix + usage.dropFirst() : usage
+    /// How to call it in `phrases`' language, with `!` replaced by the configured prefix:
+    /// "!near [place | nick]", "!near [lugar | nick]".
+    public func usage(in phrases: Phrasebook, prefix: String) -> String {
+        let usage: String
+        switch text {
+        case .catalogued: usage = phrases("command.\(name).usage")
+        case .english(let english, _): usage = english
+        }
+        return usage.hasPrefix("!") ? prefix + usage.dropFirst() : usage
     }
+
+    /// One sentence of help in `phrases`' language.
+    public func help(in phrases: Phrasebook) -> String {
+        switch text {
+        case .catalogued: phrases("command.\(name).help")
+        case .english(_, let help): help
+        }
+    }
+
+    /// Whether the command takes arguments (its usage names more than the command word).
+    public var takesArguments: Bool { usage(in: .english, prefix: "!").contains(" ") }
+}
+
+/// Where a command's usage line and help sentence come from.
+public enum CommandText: Sendable {
+    /// The message catalogues, under `command.<name>.usage` ("!near [place | nick]": the command
+    /// and option words as typed, what stands for a value in the reader's language) and
+    /// `command.<name>.help`.
+    case catalogued
+    /// Written in the declaration, in English for every reader (a test's command, an extension
+    /// outside the catalogues).
+    case english(usage: String, help: String)
 }
 
 /// An error a handler throws to send one specific sentence to the user instead of the generic

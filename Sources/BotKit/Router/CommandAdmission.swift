@@ -1,4 +1,5 @@
 import IRCProtocol
+import Localization
 
 /// What becomes of a command line addressed to the bot, decided before anything is sent (see
 /// ``CommandRouter/admit(_:entry:line:facts:settings:)``).
@@ -68,6 +69,8 @@ extension CommandRouter {
         var senderIsOwner: Bool
         /// The router's clock now.
         var now: Duration
+        /// The sender's language (their choice, else the channel's or the default).
+        var phrases: Phrasebook
     }
 
     /// Whether the command `parsed` names (`entry`, nil when none) runs for `line`: the flood rule and
@@ -82,6 +85,7 @@ extension CommandRouter {
     ) -> Admission {
         let sender = line.sender
         let mapping = facts.caseMapping
+        let phrases = facts.phrases
         if !facts.senderIsOwner {
             switch settings.userLimits?.floodGuard.register(limitKey(for: sender, caseMapping: mapping), at: facts.now)
             {
@@ -90,7 +94,8 @@ extension CommandRouter {
             case .startIgnoring(let duration)?:
                 return .refuse(
                     Refusal(
-                        .flooding, "You are sending commands too fast; I will ignore you for \(describe(duration)).",
+                        .flooding,
+                        phrases("router.flooding", ["duration": describe(duration, in: phrases)]),
                         .noticeToSender))
             }
             // However many connections and user names one address uses, they share one budget.
@@ -101,31 +106,31 @@ extension CommandRouter {
                 guard tell else { return .ignore }
                 return .refuse(
                     Refusal(
-                        .busyHost,
-                        "Too many commands are coming from your address right now; try again in \(describe(retryAfter)).",
+                        .busyHost, phrases("router.busyHost", ["duration": describe(retryAfter, in: phrases)]),
                         .noticeToSender))
             }
         }
         let prefix = settings.prefix
-        guard let entry else { return unknown(parsed, prefix: prefix) }
+        guard let entry else { return unknown(parsed, prefix: prefix, phrases: phrases) }
         let command = entry.command
         let name = prefix + command.name
         if command.requiresOwner && !facts.senderIsOwner {
-            return .refuse(Refusal(.ownersOnly, "\(name) is for the bot's owners only."))
+            return .refuse(Refusal(.ownersOnly, phrases("router.ownersOnly", ["command": name])))
         }
         let hint = "/msg \(facts.botNick) \(name)"
         if command.hasSecretArguments, case .channel(let channel) = line.origin {
             return .refuse(
                 Refusal(
                     .secretInChannel,
-                    "\(sender.nick): never type a password in a channel. Everyone here has seen it: change that password now, then log in privately with \(hint) …",
+                    phrases("router.secretInChannel", ["nick": sender.nick, "hint": hint]),
                     .channel(channel)))
         }
         guard command.allowed.allows(line.origin) else {
             let text =
                 command.allowed == .privateMessage
-                ? "\(name) works only in a private message: \(hint)\(command.usage.contains(" ") ? " …" : "")"
-                : "\(name) works only in a channel."
+                ? phrases(
+                    "router.privateOnly", ["command": name, "hint": hint + (command.takesArguments ? " …" : "")])
+                : phrases("router.channelOnly", ["command": name])
             return .refuse(Refusal(.wrongPlace, text))
         }
         if case .channel(let channel) = line.origin,
@@ -134,12 +139,14 @@ extension CommandRouter {
             })
         {
             return .refuse(
-                Refusal(.turnedOff, "\(name) is turned off in \(channel); try it in a private message: \(hint)"))
+                Refusal(.turnedOff, phrases("router.turnedOff", ["command": name, "channel": channel, "hint": hint])))
         }
         if let limit = command.rateLimit,
             let wait = waitBeforeRunning(command.name, limit, line: line, facts: facts, limits: &settings.userLimits)
         {
-            return .refuse(Refusal(.tooSoon, "Please wait \(describe(wait)) before using \(name) again."))
+            return .refuse(
+                Refusal(
+                    .tooSoon, phrases("router.tooSoon", ["duration": describe(wait, in: phrases), "command": name])))
         }
         return .run(entry)
     }
@@ -147,16 +154,18 @@ extension CommandRouter {
     /// The answer to a line that names no command: a NOTICE, which by convention is never
     /// answered automatically, so another program's automatic reply cannot start a loop with it.
     /// Nothing for a channel line that does not name the bot.
-    private static func unknown(_ parsed: CommandLineParser.Parsed, prefix: String) -> Admission {
+    private static func unknown(_ parsed: CommandLineParser.Parsed, prefix: String, phrases: Phrasebook) -> Admission {
         guard parsed.addressed else { return .ignore }
         if parsed.bare {
             // A private chat line that is not a command: a gentle pointer, not an error.
             return .refuse(
-                Refusal(.chatLine, "Hi! I am a class map bot. Try \(prefix)help for what I can do.", .reply(.notice)))
+                Refusal(.chatLine, phrases("router.chatLine", ["help": prefix + "help"]), .reply(.notice)))
         }
         let word = TextSanitizer.untrusted(parsed.word, maxBytes: 32)
         return .refuse(
-            Refusal(.unknownCommand, "I don't know the command \"\(word)\". Try \(prefix)help.", .reply(.notice)))
+            Refusal(
+                .unknownCommand, phrases("router.unknownCommand", ["word": word, "help": prefix + "help"]),
+                .reply(.notice)))
     }
 
     /// How long the sender must wait before `command` may run again, or nil when it may run now

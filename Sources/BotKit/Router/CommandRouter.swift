@@ -1,5 +1,6 @@
 import Foundation
 import IRCProtocol
+import Localization
 import Logging
 
 /// Recognises commands in what users say and runs them, enforcing each command's declarations
@@ -33,6 +34,8 @@ public actor CommandRouter {
         /// What command log lines say of the sender and their words: by default neither the
         /// arguments nor who sent them.
         public var logDetail: CommandLogDetail = .pseudonymous(pseudonym: nil)
+        /// The language of each channel, and of everyone who chose none.
+        public var languages = ChannelLanguages()
 
         public init(
             prefix: String = "!", channelLineCap: Int = 3, disabledPlugins: [String: Set<String>] = [:],
@@ -78,15 +81,23 @@ public actor CommandRouter {
     private var commandLog: CommandLog
     /// The host's observer of what commands did (a test's record), told after the log.
     private nonisolated let observer: (any CommandObserver)?
+    /// What language each user chose (none: everyone reads the channel's or default language).
+    private nonisolated let languageChoices: (any LanguageChoices)?
+    /// The messages of every language.
+    private nonisolated let catalogs: Catalogs
 
     /// `gate` says who may act as a logged-in user; the host hands the same gate to the plugins that
     /// read sessions (see ``LoginGate/session(of:)``). `observer` is told how each command line
-    /// ended, after the router's own log and metrics.
+    /// ended, after the router's own log and metrics. Each user is answered in the language
+    /// `languageChoices` says they chose, else in the channel's (``Settings/languages``).
     public init(
         plugins: [any Plugin], settings: Settings = Settings(), transport: any BotTransport,
         gate: any SessionGate, logger: Logger = Logger(label: "onthemap.router"),
-        clock: any BotClock = SystemBotClock(), observer: (any CommandObserver)? = nil
+        clock: any BotClock = SystemBotClock(), observer: (any CommandObserver)? = nil,
+        languageChoices: (any LanguageChoices)? = nil, catalogs: Catalogs = .bundled
     ) {
+        self.languageChoices = languageChoices
+        self.catalogs = catalogs
         self.catalog = CommandCatalog(plugins: plugins)
         self.backgroundPlugins = plugins.compactMap { $0 as? any BackgroundPlugin }
         self.restoringPlugins = plugins.compactMap { $0 as? any RestoringPlugin }
@@ -154,8 +165,10 @@ public actor CommandRouter {
                 nicksEqual: { mapping.lowercased($0) == mapping.lowercased($1) })
         else { return }
         let entry = catalog.lookup(parsed.word)
+        let phrases = await phrasebook(for: line.sender, in: line.origin.channelName, caseMapping: mapping)
         let facts = AdmissionFacts(
-            botNick: botNick, caseMapping: mapping, senderIsOwner: isOwner(line.sender), now: clock.now())
+            botNick: botNick, caseMapping: mapping, senderIsOwner: isOwner(line.sender), now: clock.now(),
+            phrases: phrases)
         switch Self.admit(parsed, entry: entry, line: line, facts: facts, settings: &settings) {
         case .ignore:
             return
@@ -165,8 +178,15 @@ public actor CommandRouter {
             if facts.senderIsOwner { await tellStandingAlerts(to: line.sender.nick) }
             start(
                 entry.command, argument: parsed.argument, line: line, botNick: botNick,
-                userKey: Self.limitKey(for: line.sender, caseMapping: mapping))
+                userKey: Self.limitKey(for: line.sender, caseMapping: mapping), phrases: phrases)
         }
+    }
+
+    /// The phrasebook of the language `sender` reads: the one they chose, else `channel`'s (nil: a
+    /// private conversation, the default language).
+    func phrasebook(for sender: UserIdentity, in channel: String?, caseMapping: CaseMapping) async -> Phrasebook {
+        let chosen = await languageChoices?.chosenLanguage(of: sender, caseMapping: caseMapping)
+        return catalogs.phrasebook(chosen ?? settings.languages.language(of: channel, caseMapping: caseMapping))
     }
 
     /// Reports `refusal` and tells the sender.
@@ -195,9 +215,12 @@ public actor CommandRouter {
     }
 
     /// Starts `command` for `line` once the user's earlier commands are done (see ``handle(_:)``).
-    private func start(_ command: Command, argument: String, line: IRCUserMessage, botNick: String, userKey: String) {
-        let (prefix, lineCap, gate, transport, catalog, mapping) = (
-            settings.prefix, settings.channelLineCap, gate, transport, catalog, caseMapping
+    private func start(
+        _ command: Command, argument: String, line: IRCUserMessage, botNick: String, userKey: String,
+        phrases: Phrasebook
+    ) {
+        let (prefix, lineCap, gate, transport, catalog, mapping, languages) = (
+            settings.prefix, settings.channelLineCap, gate, transport, catalog, caseMapping, settings.languages
         )
         lastCommandID += 1
         let id = lastCommandID
@@ -206,10 +229,11 @@ public actor CommandRouter {
                 sender: line.sender, origin: line.origin, commandName: command.name, argument: argument,
                 prefix: prefix, botNick: botNick, caseMapping: mapping, commandID: id,
                 channelLineCap: lineCap, transport: transport, catalog: catalog,
-                questionID: line.origin == .privateMessage ? nil : line.messageID)
+                questionID: line.origin == .privateMessage ? nil : line.messageID, phrases: phrases,
+                languages: languages)
         }
         let context = PluginContext(transport: transport, logger: logger)
-        let loginHint = "You need to log in first: /msg \(botNick) \(settings.prefix)login <email> <password>"
+        let loginHint = phrases("router.notLoggedIn", ["hint": "/msg \(botNick) \(settings.prefix)login"])
         let previous = inFlight[userKey]?.task
         let timeout = settings.commandTimeout
         // One task per command, isolated to the router; the handler itself runs off it (so a slow
@@ -337,14 +361,12 @@ public actor CommandRouter {
         } catch is CommandTimedOut {
             outcome = .timeout
             await invocation.reply(
-                "Sorry, \(invocation.prefix)\(command.name) took too long and was stopped; please try again in a moment."
-            )
+                invocation.phrases("router.timedOut", ["command": invocation.prefix + command.name]))
         } catch {
             outcome = .error
             failure = String(describing: error)
             await invocation.reply(
-                "Sorry, \(invocation.prefix)\(command.name) failed on my side; the operator can see the details in the log."
-            )
+                invocation.phrases("router.failed", ["command": invocation.prefix + command.name]))
         }
         let argument = invocation.argument
         report(
@@ -418,11 +440,12 @@ public actor CommandRouter {
         return TextSanitizer.truncated(LinkCredentials.redacting(text) ?? text, maxBytes: 200)
     }
 
-    static func describe(_ duration: Duration) -> String {
+    /// "1 second", "45 seconds", "3 minutes" (whole minutes from two on, rounded up).
+    static func describe(_ duration: Duration, in phrases: Phrasebook) -> String {
         let seconds = max(
             1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
-        if seconds >= 120 { return "\((seconds + 59) / 60) minutes" }
-        return seconds == 1 ? "1 second" : "\(seconds) seconds"
+        if seconds >= 120 { return phrases("duration.minutes", ["count": (seconds + 59) / 60]) }
+        return phrases("duration.seconds", ["count": seconds])
     }
 }
 

@@ -103,10 +103,10 @@ extension LoginGate {
         case .notAsked:
             return .bound(await sessions.bind(login, to: sender), caveat: nil)
         case .nobody:
-            return .refused("You seem to have disconnected while logging in; please log in again.")
+            return .refused(call.phrases("login.disconnectedMeanwhile"))
         case .found(let user, let host, _, let signedOnAt):
             guard UserIdentity.sameUserName(user, sender.user), host?.lowercased() == sender.host?.lowercased() else {
-                return .refused("Your connection changed while logging in; please log in again.")
+                return .refused(call.phrases("login.connectionChanged"))
             }
             var bound = await sessions.bind(
                 login, to: sender, signedOnAt: signedOnAt, watch: .none, ifUnchangedSince: mark)
@@ -114,16 +114,10 @@ extension LoginGate {
             bound.watch = await keeper.watch(sender, since: mark)
             if signedOnAt != nil || bound.watch == .server { return .bound(bound, caveat: nil) }
             if bound.watch == .channel {
-                return .bound(
-                    bound,
-                    caveat:
-                        "I cannot see when you disconnect, so your login lasts only while you stay in a channel with me."
-                )
+                return .bound(bound, caveat: call.phrases("login.keptWhileInChannel"))
             }
             await sessions.unbind(sender)
-            return .refused(
-                "I cannot see when you disconnect, so I can only keep you logged in while you are in a channel with me: join one, then log in again."
-            )
+            return .refused(call.phrases("login.needsSharedChannel"))
         }
     }
 

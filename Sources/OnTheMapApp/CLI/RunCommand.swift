@@ -1,5 +1,6 @@
 import ArgumentParser
 import ClassKit
+import Localization
 import Logging
 import OnTheMapPlugins
 import Metrics
@@ -166,10 +167,12 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// Checks that the resource folders `config` needs were installed beside the executable (the
-    /// gazetteer; the web map's files when `web.enabled`), and reads the web map's files. A missing
-    /// one is named, with where it was looked for, and the bot exits with the configuration status.
+    /// message catalogues; the gazetteer; the web map's files when `web.enabled`), and reads the web
+    /// map's files. A missing or broken one is named, with where it was looked for, and the bot exits
+    /// with the configuration status.
     static func installedFiles(for config: BotConfiguration, logger: Logger) throws -> WebMap.Assets? {
         do {
+            _ = try Catalogs.loadBundled()
             if config.geocoder.kind == .gazetteer { _ = try GazetteerGeocoder.bundledFile() }
             return config.web.enabled ? try WebMap.Assets.bundled() : nil
         } catch {

@@ -1,5 +1,6 @@
 import BotKit
 import ClassKit
+import Localization
 import OnTheMapPlugins
 import OnTheMapService
 
@@ -29,6 +30,8 @@ public struct BotConfiguration: Sendable, Equatable {
     /// The `operator:` section (`operator` is a Swift keyword).
     public var operatorListener = OperatorSection()
     public var log = LogSection()
+    /// `language:`: the language of every network and channel that names none (English unless set).
+    public var language: Language?
 
     public init() {}
 
@@ -76,6 +79,9 @@ public struct BotConfiguration: Sendable, Equatable {
         /// How the network's staff reach whoever runs the bot (an email, a nick, a web page): in the
         /// default realname, `!help about` and the CTCP VERSION reply. Empty: not said.
         public var contact = ""
+        /// `language:` of the network: its channels' and private answers' language when a student
+        /// chose none (the top-level `language:` when unset).
+        public var language: Language?
         public var sasl: SASL?
         public var channels: [ChannelEntry] = []
         public var announceTo: [String] = []
@@ -115,11 +121,23 @@ public struct BotConfiguration: Sendable, Equatable {
     public struct ChannelEntry: Sendable, Equatable {
         public var name: String
         public var key: String?
+        /// The language of the channel's announcements, and of answers to students there who chose
+        /// none (the network's when unset).
+        public var language: Language?
 
-        public init(name: String, key: String? = nil) {
+        public init(name: String, key: String? = nil, language: Language? = nil) {
             self.name = name
             self.key = key
+            self.language = language
         }
+    }
+
+    /// The languages of `irc`'s channels and of its private answers, with the top-level
+    /// `language:` under the network's.
+    public func channelLanguages(of irc: IRCSection) -> ChannelLanguages {
+        var byChannel: [String: Language] = [:]
+        for channel in irc.channels { byChannel[channel.name] = channel.language }
+        return ChannelLanguages(fallback: irc.language ?? language ?? .english, byChannel: byChannel)
     }
 
     /// The outgoing flood limits: 10 lines of burst then 1 a second, stock InspIRCd 3's own allowance

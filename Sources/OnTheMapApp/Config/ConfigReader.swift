@@ -1,4 +1,5 @@
 import BotKit
+import Localization
 import OnTheMapService
 
 /// Reads the sections of a config file into a ``BotConfiguration``, collecting problems (unknown
@@ -70,7 +71,21 @@ enum ConfigReader {
         top.section("log") { l in
             l.bool("student_data", into: &config.log.studentData)
         }
+        readLanguage(&top, "language", into: &config.language)
         return top.finish()
+    }
+
+    /// A `language:` key: the tag of a language with a catalogue ("es", "pt-BR").
+    static func readLanguage(_ section: inout SettingsSection, _ key: String, into language: inout Language?) {
+        guard let value = section.value(key), !value.isNull else { return }
+        guard let text = value.text, let found = Language(tag: text) else {
+            section.problem(
+                key,
+                "must be one of \(Language.supported.map(\.tag).joined(separator: ", ")), not \"\(value.text ?? "a list")\""
+            )
+            return
+        }
+        language = found
     }
 
     /// `plugins.disabled_in`: channel → plugins turned off there.
@@ -161,6 +176,7 @@ enum ConfigReader {
         i.string("username", into: &irc.username)
         i.string("realname", into: &irc.realname)
         i.string("contact", into: &irc.contact)
+        readLanguage(&i, "language", into: &irc.language)
         if let node = i.value("sasl"), !node.isNull {
             i.section("sasl") { s in
                 var sasl = BotConfiguration.SASL()
@@ -185,13 +201,34 @@ enum ConfigReader {
         i.double("shutdown_drain_seconds", into: &irc.shutdownDrainSeconds, range: 0...600)
     }
 
-    /// `irc.channels`: "#chan" or "#chan key" (a channel name has no spaces, and a key is one word).
+    /// `irc.channels`: "#chan" or "#chan key" (a channel name has no spaces, and a key is one word),
+    /// or a section `{name: "#chan", key: …, language: es}`.
     static func readChannels(_ i: inout SettingsSection, into irc: inout BotConfiguration.IRCSection) {
-        guard i.value("channels") != nil else { return }
-        var channels: [String] = []
-        i.strings("channels", into: &channels)
+        guard let value = i.value("channels") else { return }
+        guard case .list(let items) = value else {
+            var channels: [String] = []
+            i.strings("channels", into: &channels)
+            return
+        }
         irc.channels = []
-        for (index, entry) in channels.enumerated() {
+        for (index, item) in items.enumerated() {
+            if case .section = item {
+                var section = SettingsSection(item, at: i.path(of: "channels[\(index)]"))
+                var entry = BotConfiguration.ChannelEntry(name: "")
+                section.string("name", into: &entry.name)
+                var key = ""
+                section.string("key", into: &key)
+                entry.key = key.isEmpty ? nil : key
+                readLanguage(&section, "language", into: &entry.language)
+                if entry.name.isEmpty { section.problem("name", "is missing: the channel to join, like \"#class\"") }
+                i.include(section.finish())
+                irc.channels.append(entry)
+                continue
+            }
+            guard let entry = item.text else {
+                i.problem("channels[\(index)]", "must be text (\"#chan\" or \"#chan key\") or a section with a name")
+                continue
+            }
             let parts = entry.split(separator: " ").map(String.init)
             guard parts.count <= 2 else {
                 i.problem(

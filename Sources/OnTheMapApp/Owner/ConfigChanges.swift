@@ -45,6 +45,7 @@ struct ConfigChanges: Sendable, Equatable {
     ) {
         func live(_ name: String, _ changed: Bool) { if changed { applied.append("\(key).\(name)") } }
         live("channels", old.channels != now.channels)
+        live("language", old.language != now.language)
         live("announce_to", old.announceTo != now.announceTo)
         live("command_prefix", old.commandPrefix != now.commandPrefix)
         live("flood", old.flood != now.flood)
@@ -77,6 +78,7 @@ struct ConfigChanges: Sendable, Equatable {
     ) {
         func live(_ key: String, _ changed: Bool) { if changed { applied.append(key) } }
         live("plugins.disabled_in", old.plugins.disabledIn != now.plugins.disabledIn)
+        live("language", old.language != now.language)
         live("plugins.user_limits", old.plugins.userLimits != now.plugins.userLimits)
         live("plugins.commands_per_host", old.plugins.commandsPerHost != now.plugins.commandsPerHost)
         let enabledBefore = Set(old.plugins.enabled.map { $0.lowercased() })

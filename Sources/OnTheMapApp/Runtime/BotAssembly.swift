@@ -133,7 +133,7 @@ public enum BotAssembly {
             plugins: plugins + [OwnerPlugin(control: control)],
             settings: routerSettings(config: config, network: control.network, pseudonyms: control.logPseudonyms),
             transport: transport, gate: control.services.logins,
-            logger: logger.withLabel("onthemap.router"))
+            logger: logger.withLabel("onthemap.router"), languageChoices: control.services.languages)
         control.attach(router: router, plugins: plugins)
         return router
     }
@@ -160,6 +160,7 @@ public enum BotAssembly {
         settings.metricDimensions = [("network", name)]
         settings.logDetail =
             config.log.studentData ? .studentData : .pseudonymous(pseudonym: { pseudonyms.pseudonym(of: $0) })
+        settings.languages = config.channelLanguages(of: irc)
         return settings
     }
 

@@ -10,7 +10,9 @@ public enum PluginAssembly {
     public static let registrations: [ClassPluginRegistration] =
         ClassPlugins.all + [
             ClassPluginRegistration("help", settings: NoSettings.self) { services, _ in
-                CorePlugin(aboutLines: BotAssembly.aboutLines(contact: services.settings.contact))
+                CorePlugin(
+                    aboutLines: BotAssembly.aboutLines(contact: services.settings.contact),
+                    conversationCommands: [LanguageCommand(services: services).command])
             }
         ]
 
@@ -30,7 +32,8 @@ public enum PluginAssembly {
             webMapURL: config.web.enabled && !config.web.publicURL.isEmpty ? config.web.publicURL : nil,
             commandPrefix: irc.commandPrefix, pagingCap: config.service.udacityMaxPins,
             instanceName: instanceName(network: name, server: irc.server, port: irc.port, channels: announceChannels),
-            networkName: name, privacy: config.privacyPolicy, contact: irc.contact.isEmpty ? nil : irc.contact)
+            networkName: name, privacy: config.privacyPolicy, contact: irc.contact.isEmpty ? nil : irc.contact,
+            languages: config.channelLanguages(of: irc))
     }
 
     /// What names a bot instance for the state it keeps (announcement ledger, sessions, open posts,

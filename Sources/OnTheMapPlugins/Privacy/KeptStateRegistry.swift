@@ -1,6 +1,7 @@
 import ClassKit
 import Foundation
 import IRCProtocol
+import Localization
 import OnTheMapService
 
 /// Every kind of value the bot keeps in the directory's state store, and what each holds about a
@@ -127,6 +128,10 @@ public enum KeptStateRegistry {
             what: "how a student's name shows to others, chosen with !privacy name",
             keys: .perAccount(prefix: PrivacyChoices.nameKey(accountKey: "")),
             holding: .theAccount(export: { text, export in export.chosenNameForm = NameForm(word: text)?.rawValue })),
+        Entry(
+            what: "the language a student chose with !lang",
+            keys: .perAccount(prefix: StudentLanguages.stateKey(accountKey: "")),
+            holding: .theAccount(export: { text, export in export.chosenLanguage = Language(tag: text)?.tag })),
         Entry(
             what: "the unused sign-in link of the class map (a digest and its expiry)",
             keys: .perAccount(prefix: SignInLinks.stateKey(accountKey: "")),

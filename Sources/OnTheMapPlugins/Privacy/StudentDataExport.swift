@@ -85,6 +85,8 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
     public var chosenPrecision: String?
     /// How the student's name shows to others (`!privacy name`), when they chose other than in full.
     public var chosenNameForm: String?
+    /// The language the student chose to be answered in (`!lang`), as its tag ("pt-BR").
+    public var chosenLanguage: String?
     /// The services accounts linked to the account.
     public var servicesLinks: [ServicesLink] = []
     /// When the sign-in link given out for the class map (a private `!map`) stops working, while

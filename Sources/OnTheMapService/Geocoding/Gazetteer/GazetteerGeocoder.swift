@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 import NIOConcurrencyHelpers
 
 /// The offline geocoder: a GeoNames-derived gazetteer of every country, first-level region

@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 
 /// Why the gazetteer could not be loaded.
 public enum GazetteerError: Error, Sendable, Equatable, CustomStringConvertible {

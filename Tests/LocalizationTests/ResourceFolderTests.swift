@@ -1,5 +1,5 @@
 import Foundation
-import OnTheMapService
+import Localization
 import Testing
 
 @Suite struct ResourceFolderTests {
@@ -42,6 +42,6 @@ import Testing
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent()
         #expect(ResourceFolder.searchPlaces.map(\.path).contains(folder.standardizedFileURL.path))
-        #expect(throws: Never.self) { try GazetteerGeocoder.bundledFile() }
+        #expect(throws: Never.self) { try Catalogs.bundledFolder() }
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The catalogues of every supported language, read once.
+public struct Catalogs: Sendable {
+    /// The English catalogue, the source of every message.
+    public let source: MessageCatalog
+    public let translations: [Language: MessageCatalog]
+
+    public init(source: MessageCatalog, translations: [Language: MessageCatalog]) {
+        self.source = source
+        self.translations = translations
+    }
+
+    /// Reads `<tag>.json` of every supported language from `folder`.
+    public init(folder: URL) throws {
+        func read(_ language: Language) throws -> Data {
+            try Data(contentsOf: folder.appendingPathComponent("\(language.tag).json"))
+        }
+        let source = try MessageCatalog(language: .english, json: read(.english), source: nil)
+        var translations: [Language: MessageCatalog] = [:]
+        for language in Language.supported where language != .english {
+            translations[language] = try MessageCatalog(language: language, json: read(language), source: source)
+        }
+        self.init(source: source, translations: translations)
+    }
+
+    /// The resource folder SwiftPM builds beside the executables for this module.
+    public static let resourceFolder = "OnTheMapBot_Localization.resources"
+
+    /// The catalogues shipped with the program (``resourceFolder``/Catalogs).
+    public static func bundledFolder() throws(ResourceFolderMissing) -> URL {
+        try ResourceFolder.locate(resourceFolder, item: "Catalogs", purpose: "the message catalogues of every language")
+    }
+
+    /// The shipped catalogues, read on first use. When they cannot be read every message is the
+    /// key it is filed under; the program checks ``loadBundled()`` at start and refuses to run then.
+    public static let bundled: Catalogs =
+        (try? loadBundled())
+        ?? Catalogs(
+            source: MessageCatalog(language: .english, messages: [:]), translations: [:])
+
+    /// Reads the shipped catalogues; throws a sentence naming what is missing or broken.
+    public static func loadBundled() throws -> Catalogs {
+        try Catalogs(folder: bundledFolder())
+    }
+
+    /// The message filed under `key` in `language`, else in English; nil when no catalogue has it.
+    public func message(_ key: String, in language: Language) -> Message? {
+        translations[language]?.messages[key] ?? source.messages[key]
+    }
+
+    /// The phrasebook of `language`.
+    public func phrasebook(_ language: Language) -> Phrasebook {
+        Phrasebook(language: language, catalogs: self)
+    }
+}
