@@ -71,8 +71,11 @@ public struct Language: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
     }
 
-    /// The locale numbers and dates are written in.
-    public var locale: Locale { Locale(identifier: tag.replacingOccurrences(of: "-", with: "_")) }
+    /// The locale numbers and dates are written in: English as it is written worldwide
+    /// (`en_001`: "24 Dec", not the United States' "Dec 24"), the others as their tag says.
+    public var locale: Locale {
+        Locale(identifier: self == Language.english ? "en_001" : tag.replacingOccurrences(of: "-", with: "_"))
+    }
 
     /// Whether the people who read this language measure distances in kilometres (true), in miles
     /// (false), or in either (nil: English is read on both sides, so the operator's unit holds).

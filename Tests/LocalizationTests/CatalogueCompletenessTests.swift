@@ -60,7 +60,8 @@ import Testing
         for (key, message) in catalog.messages.sorted(by: { $0.key < $1.key }) {
             switch (message, Self.catalogs.source.messages[key]) {
             case (.counted(_, let forms), _):
-                #expect(Set(forms.keys) == wanted, "\(language.tag) \(key): forms \(forms.keys.map(\.rawValue).sorted())")
+                #expect(
+                    Set(forms.keys) == wanted, "\(language.tag) \(key): forms \(forms.keys.map(\.rawValue).sorted())")
             case (.text, .counted?):
                 #expect(wanted == [.other], "\(language.tag) \(key) is counted in English but has one text")
             case (.text, _):
@@ -90,7 +91,8 @@ import Testing
             for text in message.texts {
                 let opens = text.filter { $0 == "{" }.count
                 let closes = text.filter { $0 == "}" }.count
-                #expect(opens == closes && opens == Placeholders.names(in: text).count, "\(language.tag) \(key): \(text)")
+                #expect(
+                    opens == closes && opens == Placeholders.names(in: text).count, "\(language.tag) \(key): \(text)")
             }
         }
     }

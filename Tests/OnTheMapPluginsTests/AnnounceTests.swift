@@ -2,6 +2,7 @@ import BotKit
 import BotTesting
 import ClassKit
 import Foundation
+import Localization
 import OnTheMapPlugins
 import OnTheMapService
 import Testing
@@ -176,8 +177,8 @@ import Testing
                 createdAt: Date(timeIntervalSince1970: Double(index)),
                 updatedAt: Date(timeIntervalSince1970: Double(index)))
         }
-        #expect(AnnouncePlugin.lines(for: Array(pins.prefix(3)), burstLimit: 3).count == 3)
-        let burst = AnnouncePlugin.lines(for: pins, burstLimit: 3)
+        #expect(AnnouncePlugin.lines(for: Array(pins.prefix(3)), burstLimit: 3, phrases: .english).count == 3)
+        let burst = AnnouncePlugin.lines(for: pins, burstLimit: 3, phrases: .english)
         #expect(
             burst == [
                 "New pin: P 9 — X — https://x.example", "New pin: P 10 — X — https://x.example",

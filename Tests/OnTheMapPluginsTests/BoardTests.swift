@@ -2,6 +2,7 @@ import BotKit
 import BotTesting
 import ClassKit
 import Foundation
+import Localization
 import OnTheMapPlugins
 import OnTheMapService
 import Testing
@@ -110,23 +111,23 @@ import Testing
 
 @Suite struct FormattingTests {
     @Test func distances() {
-        #expect(Formatting.distance(kilometres: 0, in: .km) == "0 km")
-        #expect(Formatting.distance(kilometres: 0.4, in: .km) == "0 km")
-        #expect(Formatting.distance(kilometres: 12.3, in: .km) == "12 km")
-        #expect(Formatting.distance(kilometres: 1_234.4, in: .km) == "1,234 km")
-        #expect(Formatting.distance(kilometres: 1_234_567, in: .km) == "1,234,567 km")
-        #expect(Formatting.distance(kilometres: 1.609_344 * 100, in: .mi) == "100 mi")
+        #expect(Formatting.distance(kilometres: 0, in: .km, phrases: .english) == "0 km")
+        #expect(Formatting.distance(kilometres: 0.4, in: .km, phrases: .english) == "0 km")
+        #expect(Formatting.distance(kilometres: 12.3, in: .km, phrases: .english) == "12 km")
+        #expect(Formatting.distance(kilometres: 1_234.4, in: .km, phrases: .english) == "1,234 km")
+        #expect(Formatting.distance(kilometres: 1_234_567, in: .km, phrases: .english) == "1,234,567 km")
+        #expect(Formatting.distance(kilometres: 1.609_344 * 100, in: .mi, phrases: .english) == "100 mi")
     }
 
     @Test func ages() {
         let now = Date(timeIntervalSince1970: 1_000_000)
-        #expect(Formatting.age(of: now.addingTimeInterval(-30), now: now) == "just now")
-        #expect(Formatting.age(of: now.addingTimeInterval(60), now: now) == "just now")
-        #expect(Formatting.age(of: now.addingTimeInterval(-60), now: now) == "1 minute ago")
-        #expect(Formatting.age(of: now.addingTimeInterval(-5 * 3600), now: now) == "5 hours ago")
-        #expect(Formatting.age(of: now.addingTimeInterval(-86_400), now: now) == "1 day ago")
-        #expect(Formatting.age(of: now.addingTimeInterval(-15 * 86_400), now: now) == "2 weeks ago")
-        #expect(Formatting.age(of: now.addingTimeInterval(-400 * 86_400), now: now) == "1 year ago")
+        #expect(Formatting.age(of: now.addingTimeInterval(-30), now: now, phrases: .english) == "just now")
+        #expect(Formatting.age(of: now.addingTimeInterval(60), now: now, phrases: .english) == "just now")
+        #expect(Formatting.age(of: now.addingTimeInterval(-60), now: now, phrases: .english) == "1 minute ago")
+        #expect(Formatting.age(of: now.addingTimeInterval(-5 * 3600), now: now, phrases: .english) == "5 hours ago")
+        #expect(Formatting.age(of: now.addingTimeInterval(-86_400), now: now, phrases: .english) == "1 day ago")
+        #expect(Formatting.age(of: now.addingTimeInterval(-15 * 86_400), now: now, phrases: .english) == "2 weeks ago")
+        #expect(Formatting.age(of: now.addingTimeInterval(-400 * 86_400), now: now, phrases: .english) == "1 year ago")
     }
 
     @Test func everyServiceErrorIsOneDistinctSentence() {

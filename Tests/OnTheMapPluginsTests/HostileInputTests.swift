@@ -444,7 +444,9 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             accounts: accounts.sorted(), pins: pins.sorted(),
             session: session.map { "\($0.profile.accountKey) \($0.session.sessionId)" },
             sessionCount: await fixture.bot.sessions.count, postFlow: flow,
-            unit: try await fixture.plugin(NearPlugin.self).units.unit(for: jane, caseMapping: .rfc1459).rawValue)
+            unit: try await fixture.plugin(NearPlugin.self).units.unit(
+                for: jane, caseMapping: .rfc1459, language: .english
+            ).rawValue)
     }
 
     @Test("Hostile input", arguments: rows)

@@ -4,6 +4,7 @@ import BotTesting
 import Foundation
 import IRCProtocol
 import Logging
+import Localization
 import OnTheMapPlugins
 import SQLiteDirectory
 import Testing
@@ -177,12 +178,14 @@ import Testing
         let ann = UserIdentity(nick: "Ann", user: "a", host: "h")
         await units.set(.mi, for: ann, caseMapping: .rfc1459)
         let again = UnitPreferences(defaultUnit: .km, store: before.sqlite, instance: "x")
-        #expect(await again.unit(for: ann, caseMapping: .rfc1459) == .km)
+        #expect(await again.unit(for: ann, caseMapping: .rfc1459, language: .english) == .km)
         await again.restore(logger: Self.quiet)
-        #expect(await again.unit(for: UserIdentity(nick: "ann", user: "b", host: "g"), caseMapping: .rfc1459) == .mi)
+        #expect(
+            await again.unit(
+                for: UserIdentity(nick: "ann", user: "b", host: "g"), caseMapping: .rfc1459, language: .english) == .mi)
         // Another instance on the same directory keeps its own.
         let other = UnitPreferences(defaultUnit: .km, store: before.sqlite, instance: "y")
         await other.restore(logger: Self.quiet)
-        #expect(await other.unit(for: ann, caseMapping: .rfc1459) == .km)
+        #expect(await other.unit(for: ann, caseMapping: .rfc1459, language: .english) == .km)
     }
 }

@@ -1,6 +1,8 @@
 import BotKit
 import ClassKit
 import Foundation
+import IRCProtocol
+import Localization
 import Logging
 import Metrics
 import OnTheMapService
@@ -167,25 +169,36 @@ public struct AnnouncePlugin: BackgroundPlugin {
                 await services.ledger.unannounced(refresh.pins + refresh.versions))
             guard !fresh.isEmpty else { return }
             // A version that set a trip lasting now is said as one: "Jane Doe is in Lisbon until 24 Dec".
+            // Each channel hears it in its own language; the lines of one language are made once.
             let now = services.now()
-            var away: [String: String] = [:]
-            var awayNamesOnly: [String: String] = [:]
-            for pin in fresh {
-                if let sentence = await TripWording.away(pin, now: now, services: services) {
-                    away[Self.versionKey(pin)] = sentence
-                }
-                if let sentence = await NamesOnlyWording.away(pin, now: now, services: services) {
-                    awayNamesOnly[Self.versionKey(pin)] = sentence
-                }
-            }
             let prefix = services.settings.commandPrefix
-            let fullLines = Self.lines(for: fresh, burstLimit: settings.burstLimit, prefix: prefix, away: away)
-            let namesOnlyLines = Self.lines(
-                for: fresh, burstLimit: settings.burstLimit, prefix: prefix, away: awayNamesOnly, namesOnly: true)
+            let languages = services.settings.languages
+            // Both names are as configured (`announce_to`, `channels`): folded as a server does before it
+            // says otherwise.
+            let caseMapping = CaseMapping.rfc1459
+            var made: [String: [String]] = [:]
             for channel in services.settings.announceChannels {
                 let namesOnly = await NamesOnlyWording.withholdsPlaces(
                     in: channel, services, isOpen: context.isOpenChannel)
-                let lines = namesOnly ? namesOnlyLines : fullLines
+                let phrases = Catalogs.bundled.phrasebook(languages.language(of: channel, caseMapping: caseMapping))
+                let key = "\(phrases.language.tag)|\(namesOnly)"
+                let lines: [String]
+                if let done = made[key] {
+                    lines = done
+                } else {
+                    var away: [String: String] = [:]
+                    for pin in fresh {
+                        let sentence =
+                            namesOnly
+                            ? await NamesOnlyWording.away(pin, now: now, services: services, phrases: phrases)
+                            : await TripWording.away(pin, now: now, services: services, phrases: phrases)
+                        if let sentence { away[Self.versionKey(pin)] = sentence }
+                    }
+                    lines = Self.lines(
+                        for: fresh, burstLimit: settings.burstLimit, prefix: prefix, away: away, namesOnly: namesOnly,
+                        phrases: phrases)
+                    made[key] = lines
+                }
                 for line in lines { await context.say(line, in: channel) }
                 Counter(
                     label: "onthemap_announcements_total",
@@ -209,21 +222,22 @@ public struct AnnouncePlugin: BackgroundPlugin {
     /// then holds its sentences).
     public static func lines(
         for fresh: [StudentLocation], burstLimit: Int, prefix: String = "!", away: [String: String] = [:],
-        namesOnly: Bool = false
+        namesOnly: Bool = false, phrases: Phrasebook
     ) -> [String] {
         let limit = max(1, burstLimit)
         let line = { (pin: StudentLocation) -> String in
             if let sentence = away[Self.versionKey(pin)] {
                 return namesOnly ? sentence : Formatting.line([sentence, Formatting.link(pin.mediaURL)])
             }
-            return namesOnly ? NamesOnlyWording.announcement(pin, moved: Self.isMove(pin)) : Self.line(pin)
+            return
+                namesOnly
+                ? NamesOnlyWording.announcement(pin, moved: Self.isMove(pin), phrases: phrases)
+                : Self.line(pin, phrases: phrases)
         }
         if fresh.count <= limit { return fresh.map(line) }
         let shown = Array(fresh.suffix(limit - 1))
         let more = fresh.count - shown.count
-        return shown.map(line) + [
-            "… and \(more) more new pin\(more == 1 ? "" : "s") (\(prefix)list shows them all)"
-        ]
+        return shown.map(line) + [phrases("announce.more", ["count": more, "command": prefix + "list"])]
     }
 
     /// One version of a pin: its objectId and update time.
@@ -237,10 +251,10 @@ public struct AnnouncePlugin: BackgroundPlugin {
     }
 
     /// "New pin: Jane Doe — Seattle, WA — https://…".
-    static func line(_ pin: StudentLocation) -> String {
+    static func line(_ pin: StudentLocation, phrases: Phrasebook) -> String {
         Formatting.line([
-            (isMove(pin) ? "Moved pin: " : "New pin: ") + Formatting.name(pin), Formatting.place(pin.mapString),
-            Formatting.link(pin.mediaURL),
+            phrases(isMove(pin) ? "announce.moved" : "announce.new", ["name": Formatting.name(pin)]),
+            Formatting.place(pin.mapString), Formatting.link(pin.mediaURL),
         ])
     }
 }

@@ -1,5 +1,6 @@
 import BotKit
 import ClassKit
+import Localization
 
 /// `!list [page]`: the table of the most recent posts, 10 a page, always sent privately.
 public struct ListPlugin: Plugin {
@@ -31,8 +32,7 @@ public struct ListPlugin: Plugin {
         let pageSize = settings.pageSize
         return [
             Command(
-                "list", aliases: ["table"], usage: "!list [page]",
-                help: "The most recent posts, newest first, 10 a page (sent to you privately).",
+                "list", aliases: ["table"],
                 rateLimit: .perUser(every: .seconds(2)),
                 examples: [
                     CommandExample(
@@ -48,35 +48,33 @@ public struct ListPlugin: Plugin {
 
     static func list(_ call: Invocation, _ services: ClassServices, pageSize: Int) async throws {
         try ClassLookups.requireClassMember(call, services)
+        let phrases = call.phrases
         var page = 1
         if let word = call.words.first {
             guard call.words.count == 1, let number = Int(word), number >= 1 else {
-                throw UserFacingError("The page is a number: \(call.prefix)list 2")
+                throw UserFacingError(phrases("list.pageIsANumber", ["command": call.prefix + "list"]))
             }
             page = number
         }
         let pins = try await services.call { try await services.classMap.recent() }
         let size = max(1, pageSize)
         guard !pins.isEmpty else {
-            throw UserFacingError(
-                "Nobody is on the map yet. Be the first: /msg \(call.botNick) \(call.prefix)post <place>")
+            throw UserFacingError(phrases("near.mapEmpty", ["hint": "/msg \(call.botNick) \(call.prefix)post"]))
         }
         let pages = (pins.count + size - 1) / size
         guard page <= pages else {
-            throw UserFacingError(
-                "There \(pages == 1 ? "is only 1 page" : "are only \(pages) pages"): \(call.prefix)list 1 to \(call.prefix)list \(pages)."
-            )
+            throw UserFacingError(phrases("list.onlyPages", ["count": pages, "command": call.prefix + "list"]))
         }
         let now = services.now()
         let first = (page - 1) * size
         let rows = pins[first..<min(pins.count, first + size)].enumerated().map { offset, pin in
-            "\(first + offset + 1). " + Formatting.student(pin, now: now)
+            "\(first + offset + 1). " + Formatting.student(pin, now: now, phrases: phrases)
         }
-        var lines = ["The \(pins.count) most recent posts, page \(page) of \(pages) (newest first):"] + rows
-        if page < pages { lines.append("More: \(call.prefix)list \(page + 1)") }
+        var lines = [phrases("list.header", ["count": pins.count, "page": page, "pages": pages])] + rows
+        if page < pages { lines.append(phrases("list.more", ["command": "\(call.prefix)list \(page + 1)"])) }
         await call.replyPrivately(lines: lines)
         if !call.isPrivate {
-            await call.reply("I sent you page \(page) of \(pages) in a private message.")
+            await call.reply(phrases("list.sentPrivately", ["page": page, "pages": pages]))
         }
     }
 }

@@ -1,5 +1,6 @@
 import BotKit
 import ClassKit
+import Localization
 
 /// `!refresh`: downloads the most recent posts again and says how many are new; once per
 /// channel every 30 seconds (the router enforces the cooldown and says when to try again). It tells
@@ -24,8 +25,7 @@ public struct RefreshPlugin: Plugin {
         let services = self.services
         return [
             Command(
-                "refresh", usage: "!refresh",
-                help: "Reads what changed on the map and says how many of the most recent posts are new.",
+                "refresh",
                 rateLimit: .perVenue(every: Self.cooldown),
                 examples: [
                     CommandExample(
@@ -37,9 +37,9 @@ public struct RefreshPlugin: Plugin {
                 let result = try await services.call { try await services.classMap.refresh() }
                 let total = result.pins.count
                 let fresh = result.fresh.count
-                let pins = total == 1 ? "1 post" : "\(total) posts"
-                let new = fresh == 0 ? "none is new" : fresh == 1 ? "1 is new" : "\(fresh) are new"
-                await call.reply("Refreshed: \(pins) on the map; \(new) since the last refresh.")
+                let pins = call.phrases("refresh.posts", ["count": total])
+                let new = fresh == 0 ? call.phrases("refresh.noneNew") : call.phrases("refresh.new", ["count": fresh])
+                await call.reply(call.phrases("refresh.done", ["posts": pins, "new": new]))
             }
         ]
     }

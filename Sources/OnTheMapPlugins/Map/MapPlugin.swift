@@ -2,6 +2,7 @@ import BotKit
 import ClassKit
 import Foundation
 import OnTheMapService
+import Localization
 
 /// `!map [place]`: the link to the bot's web map, when it is on; with a place (or
 /// `<lat>,<lon>`), a link that centres the map there.
@@ -26,27 +27,24 @@ public struct MapPlugin: Plugin {
         let url = services.settings.webMapURL
         return [
             Command(
-                "map", usage: "!map [place]",
-                help: "A link to the class map on the web, with every pin; with a place, centred there.",
+                "map",
                 examples: [
                     CommandExample("!map", answer: "The class map: http…"),
                     CommandExample("!map Paris", answer: "The class map around Paris: http…?focus=Paris"),
                 ]
             ) { call in
                 guard let url, !url.isEmpty else {
-                    await call.reply(
-                        "The web map is not turned on for this class; try \(call.prefix)near, \(call.prefix)where or \(call.prefix)list instead."
-                    )
+                    await call.reply(call.phrases("map.off", ["prefix": call.prefix]))
                     return
                 }
                 let place = call.argument.trimmingCharacters(in: .whitespaces)
                 let first: String
                 if place.isEmpty {
-                    first = "The class map: \(Formatting.clean(url, maxBytes: 300))"
+                    first = call.phrases("map.link", ["link": Formatting.clean(url, maxBytes: 300)])
                 } else {
                     let link = Self.focusLink(base: url, focus: String(place.prefix(100)))
                     let text = Formatting.clean(link, maxBytes: 400)
-                    first = "The class map around \(Formatting.place(place)): \(text)"
+                    first = call.phrases("map.linkAround", ["place": Formatting.place(place), "link": text])
                 }
                 guard call.isPrivate, services.settings.privacy.classOnly else {
                     await call.reply(first)
@@ -61,17 +59,16 @@ public struct MapPlugin: Plugin {
     /// the sentence saying why there is none.
     static func signInLine(_ call: Invocation, _ services: ClassServices, base: String) async throws -> String {
         guard let bound = services.session(of: call) else {
-            return
-                "Its pins are for the class: log in with /msg \(call.botNick) \(call.prefix)login <email> <password>, then ask \(call.prefix)map here again for a link that signs your browser in."
+            return call.phrases(
+                "map.logInForPins",
+                ["hint": "/msg \(call.botNick) \(call.prefix)login", "command": call.prefix + "map"])
         }
         guard services.accounts != nil, let store = services.stateStore else {
-            return
-                "This class's accounts are kept by the Udacity service, so the web map cannot sign you in and shows no pins to anyone; ask here with \(call.prefix)where, \(call.prefix)near or \(call.prefix)list."
+            return call.phrases("map.noSignIn", ["prefix": call.prefix])
         }
         let links = SignInLinks(store: store, now: services.now)
         let token = try await services.call { try await links.issue(accountKey: bound.profile.accountKey) }
-        return
-            "Your sign-in link (it works once, for 10 minutes; keep it to yourself): \(signInLink(base: base, token: token))"
+        return call.phrases("map.signInLink", ["link": signInLink(base: base, token: token)])
     }
 
     /// The page that opens a sign-in link: `<base>/signin#<token>`. The token is in the fragment,

@@ -62,8 +62,7 @@ public struct NearPlugin: RestoringPlugin {
         let units = self.units
         return [
             Command(
-                "near", aliases: ["nearby", "nearest"], usage: "!near [place | nick]",
-                help: "Your nearest classmates, with distances: from your pin, a place, or someone's pin.",
+                "near", aliases: ["nearby", "nearest"],
                 rateLimit: .perUser(every: .seconds(3)),
                 examples: [
                     CommandExample(
@@ -98,17 +97,18 @@ public struct NearPlugin: RestoringPlugin {
         // The line that says where from (a place or a nick) comes first, in a channel too, and
         // counts against the channel's three lines (not when the answer goes to the asker alone).
         let privately = await ClassLookups.answersAskerAlone(call, services)
-        let header = origin.header ?? (privately ? "Nearest to \(origin.description):" : nil)
+        let phrases = call.phrases
+        let header = origin.header ?? (privately ? phrases("near.nearestTo", ["start": origin.description]) : nil)
         let count = privately ? privateCount : channelCount - (header == nil ? 0 : 1)
         let now = services.now()
         let nearest = index.nearest(to: origin.coordinate, k: count, excludingKey: origin.excludedKey, at: now)
         guard !nearest.isEmpty else {
             throw UserFacingError(
                 index.count == 0
-                    ? "Nobody is on the map yet. Be the first: /msg \(call.botNick) \(call.prefix)post <place>"
-                    : "Nobody else is on the map yet.")
+                    ? phrases("near.mapEmpty", ["hint": "/msg \(call.botNick) \(call.prefix)post"])
+                    : phrases("near.nobodyElse"))
         }
-        let unit = await units.unit(for: call.sender, caseMapping: call.caseMapping)
+        let unit = await units.unit(for: call.sender, caseMapping: call.caseMapping, language: call.language)
         // Each distance is no finer than the coarser of the two pins, so that no number of
         // questions from other places locates anyone more precisely than they chose.
         var lines: [String] = []
@@ -119,7 +119,8 @@ public struct NearPlugin: RestoringPlugin {
             (shown.mapString, shown.coordinate) = (place.mapString, place.coordinate)
             let precision = max(origin.precision, await services.privacyGate.precision(of: shown))
             lines.append(
-                Formatting.neighbour(shown, kilometres: found.distanceKilometres, unit: unit, precision: precision))
+                Formatting.neighbour(
+                    shown, kilometres: found.distanceKilometres, unit: unit, precision: precision, phrases: phrases))
         }
         if let header { lines.insert(header, at: 0) }
         await ClassLookups.answer(call, services, lines: lines, naming: nearest.map { Formatting.name($0.payload) })
@@ -127,11 +128,13 @@ public struct NearPlugin: RestoringPlugin {
 
     static func origin(for call: Invocation, _ services: ClassServices) async throws -> StartPoint {
         let argument = call.argument
+        let phrases = call.phrases
         if argument.isEmpty {
             guard let bound = services.session(of: call) else {
                 throw UserFacingError(
-                    "Near what? \(call.prefix)near <place> — or log in (/msg \(call.botNick) \(call.prefix)login …) to use your own pin."
-                )
+                    phrases(
+                        "near.nearWhat",
+                        ["command": call.prefix + "near", "hint": "/msg \(call.botNick) \(call.prefix)login …"]))
             }
             guard
                 let pin = try await services.call({
@@ -139,14 +142,15 @@ public struct NearPlugin: RestoringPlugin {
                 })
             else {
                 throw UserFacingError(
-                    "You have no pin yet: /msg \(call.botNick) \(call.prefix)post <place> — or ask \(call.prefix)near <place>."
-                )
+                    phrases(
+                        "near.noPinYet",
+                        ["hint": "/msg \(call.botNick) \(call.prefix)post", "command": call.prefix + "near"]))
             }
             // From where the pin is shown now: a trip's place while it lasts.
             let shown = pin.shown(at: services.now())
             return StartPoint(
                 coordinate: shown.coordinate, excludedKey: pin.uniqueKey,
-                description: "your pin (\(Formatting.place(shown.mapString)))",
+                description: phrases("near.yourPin", ["place": Formatting.place(shown.mapString)]),
                 precision: await services.privacyGate.precision(of: shown.coordinate, named: shown.mapString))
         }
         if let bound = await NickLookup.session(ofNick: argument, call: call, services: services) {
@@ -156,14 +160,14 @@ public struct NearPlugin: RestoringPlugin {
                     try await services.directory.location(ofAccount: bound.profile.accountKey)
                 })
             else {
-                throw UserFacingError("\(nick) is logged in but has no pin yet.")
+                throw UserFacingError(phrases("near.nickHasNoPin", ["nick": nick]))
             }
             let shown = pin.shown(at: services.now())
-            let description = "\(nick)'s pin (\(Formatting.place(shown.mapString)))"
+            let description = phrases("near.nicksPin", ["nick": nick, "place": Formatting.place(shown.mapString)])
             return StartPoint(
                 coordinate: shown.coordinate, excludedKey: pin.uniqueKey, description: description,
                 precision: await services.privacyGate.precision(of: shown.coordinate, named: shown.mapString),
-                header: "Nearest to \(description):")
+                header: phrases("near.nearestTo", ["start": description]))
         }
         let example = "\(call.prefix)near Lyon, France"
         let place: PlaceCandidate
@@ -171,17 +175,20 @@ public struct NearPlugin: RestoringPlugin {
         switch try await services.resolvePlace(argument) {
         case .found(let found, let namesakes):
             place = found
-            header =
-                "Nearest to \(PlaceWording.place(found))"
-                + (namesakes.first.map { " (another one? e.g. \(call.prefix)near \(PlaceWording.place($0)))" } ?? "")
-                + ":"
+            if let other = namesakes.first {
+                header = phrases(
+                    "near.nearestToPlaceOrOther",
+                    ["place": PlaceWording.place(found), "example": "\(call.prefix)near \(PlaceWording.place(other))"])
+            } else {
+                header = phrases("near.nearestTo", ["start": PlaceWording.place(found)])
+            }
         case .offered(let offers):
             place = offers[0]
-            header = "Did you mean \(PlaceWording.place(offers[0]))? Nearest to it:"
+            header = phrases("near.didYouMean", ["place": PlaceWording.place(offers[0])])
         case .notAPlace(let kind):
-            throw UserFacingError(PlaceWording.notAPlace(kind, typed: argument, example: example))
+            throw UserFacingError(PlaceWording.notAPlace(kind, typed: argument, example: example, phrases: phrases))
         case .notFound:
-            throw UserFacingError(PlaceWording.notFound(argument, example: example))
+            throw UserFacingError(PlaceWording.notFound(argument, example: example, phrases: phrases))
         }
         return StartPoint(
             coordinate: place.coordinate, excludedKey: services.session(of: call)?.profile.accountKey,

@@ -2,6 +2,7 @@ import BotKit
 import ClassKit
 import Foundation
 import IRCProtocol
+import Localization
 import Logging
 import OnTheMapService
 
@@ -60,9 +61,12 @@ public actor UnitPreferences {
         }
     }
 
-    /// The unit `sender` sees (nicks compared under `caseMapping`).
-    public func unit(for sender: UserIdentity, caseMapping: CaseMapping) -> UnitSystem {
-        chosen[sender.key(by: .nick, caseMapping: caseMapping)] ?? defaultUnit
+    /// The unit `sender` sees (nicks compared under `caseMapping`): their choice, else the one
+    /// the readers of `language` use (kilometres for all but English, which is read on both
+    /// sides), else the operator's default.
+    public func unit(for sender: UserIdentity, caseMapping: CaseMapping, language: Language) -> UnitSystem {
+        if let chosen = chosen[sender.key(by: .nick, caseMapping: caseMapping)] { return chosen }
+        return language.usesKilometres.map { $0 ? .km : .mi } ?? defaultUnit
     }
 
     /// Remembers `unit` for `sender` (nicks compared under `caseMapping`), and keeps it.
@@ -138,18 +142,16 @@ struct UnitsCommand {
     var command: Command {
         let units = self.units
         return Command(
-            "units", usage: "!units [km | mi]",
-            help: "Shows or sets the unit of distances for you (km or mi).",
+            "units",
             examples: [
                 CommandExample("!units mi", answer: "OK, I will show you distances in miles (mi)."),
                 CommandExample("!units", answer: "Your distances are in km. Change with !units km or !units mi."),
             ]
         ) { call in
             guard let word = call.words.first?.lowercased() else {
-                let unit = await units.unit(for: call.sender, caseMapping: call.caseMapping)
+                let unit = await units.unit(for: call.sender, caseMapping: call.caseMapping, language: call.language)
                 await call.reply(
-                    "Your distances are in \(unit.rawValue). Change with \(call.prefix)units km or \(call.prefix)units mi."
-                )
+                    call.phrases("units.current", ["unit": unit.rawValue, "command": call.prefix + "units"]))
                 return
             }
             let aliases: [String: UnitSystem] = [
@@ -157,11 +159,10 @@ struct UnitsCommand {
                 "mi": .mi, "mile": .mi, "miles": .mi,
             ]
             guard let unit = aliases[word], call.words.count == 1 else {
-                throw UserFacingError("Units are km or mi: \(call.prefix)units km or \(call.prefix)units mi.")
+                throw UserFacingError(call.phrases("units.unknown", ["command": call.prefix + "units"]))
             }
             await units.set(unit, for: call.sender, caseMapping: call.caseMapping)
-            await call.reply(
-                "OK, I will show you distances in \(unit == .km ? "kilometres (km)" : "miles (mi)").")
+            await call.reply(call.phrases(unit == .km ? "units.setKm" : "units.setMi"))
         }
     }
 }

@@ -3,6 +3,7 @@ import ClassKit
 import Foundation
 import IRCProtocol
 import OnTheMapService
+import Localization
 
 /// An answer to a "did you mean" or a pick among namesakes: `!post yes`, `!post no`, `!post 2`.
 enum PostChoice: Equatable {
@@ -41,9 +42,9 @@ extension PostPlugin {
         case .offered(let offers):
             draft = try await newDraft(typed, offers, confirmed: false, pendingLink, bound)
         case .notAPlace(let kind):
-            throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example))
+            throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example, phrases: call.phrases))
         case .notFound:
-            throw UserFacingError(PlaceWording.notFound(typed, example: example))
+            throw UserFacingError(PlaceWording.notFound(typed, example: example, phrases: call.phrases))
         }
         await flows.open(draft, for: bound)
         if !draft.isConfirmed {

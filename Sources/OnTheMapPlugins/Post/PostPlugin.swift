@@ -4,6 +4,7 @@ import Foundation
 import IRCProtocol
 import Logging
 import OnTheMapService
+import Localization
 
 /// Putting yourself on the map, privately, in two steps: `!post <place>` (geocoded and shown),
 /// then `!post <link>` or `!link <link>` (validated and saved). One shot: `!post <place> | <link>`.
@@ -294,13 +295,17 @@ public struct PostPlugin: RestoringPlugin {
         // Announce once: claimed so the announcer does not announce it too; it saves the pin as
         // announced once these lines have left (see AnnouncePlugin).
         if !(await services.ledger.claim([saved]).isEmpty) {
-            let text = Formatting.line([
-                (replaced ? "Moved pin: " : "New pin: ") + name, place, shownLink,
-            ])
             for channel in services.settings.announceChannels {
                 let namesOnly = await NamesOnlyWording.withholdsPlaces(
                     in: channel, services, isOpen: call.isOpenChannel)
-                await call.say(namesOnly ? NamesOnlyWording.announcement(saved, moved: replaced) : text, in: channel)
+                let heard = call.phrases(forChannel: channel)
+                let text =
+                    namesOnly
+                    ? NamesOnlyWording.announcement(saved, moved: replaced, phrases: heard)
+                    : Formatting.line([
+                        heard(replaced ? "announce.moved" : "announce.new", ["name": name]), place, shownLink,
+                    ])
+                await call.say(text, in: channel)
             }
             await services.ledger.handedOver([saved])
         }

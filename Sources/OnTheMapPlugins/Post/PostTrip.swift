@@ -3,6 +3,7 @@ import ClassKit
 import Foundation
 import IRCProtocol
 import OnTheMapService
+import Localization
 
 /// `!post <place> until <date>`: a trip, shown instead of the home pin until the end of that day
 /// in the trip place's zone; `!unpost trip` ends it early.
@@ -46,9 +47,9 @@ extension PostPlugin {
                 "Did you mean \(PlaceWording.offers(offers))? For a trip, type the place as it is named: \(prefix)post <place> until <date>."
             )
         case .notAPlace(let kind):
-            throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example))
+            throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example, phrases: call.phrases))
         case .notFound:
-            throw UserFacingError(PlaceWording.notFound(typed, example: example))
+            throw UserFacingError(PlaceWording.notFound(typed, example: example, phrases: call.phrases))
         }
         // A date that is no date is told first (whatever the zone, "31 Feb" is none); the end
         // itself is read below, from the place as kept.
@@ -100,14 +101,18 @@ extension PostPlugin {
         )
         // Announced once, like a new pin (see `finish`).
         if !(await services.ledger.claim([saved]).isEmpty) {
-            let text = Formatting.line([
-                TripWording.away(saved, trip: trip, lastDay: end.lastDay), Formatting.link(saved.mediaURL),
-            ])
             for channel in services.settings.announceChannels {
                 let namesOnly = await NamesOnlyWording.withholdsPlaces(
                     in: channel, services, isOpen: call.isOpenChannel)
-                await call.say(
-                    namesOnly ? NamesOnlyWording.away(saved, lastDay: end.lastDay) : text, in: channel)
+                let heard = call.phrases(forChannel: channel)
+                let text =
+                    namesOnly
+                    ? NamesOnlyWording.away(saved, lastDay: end.lastDay, phrases: heard)
+                    : Formatting.line([
+                        TripWording.away(saved, trip: trip, lastDay: end.lastDay, phrases: heard),
+                        Formatting.link(saved.mediaURL),
+                    ])
+                await call.say(text, in: channel)
             }
             await services.ledger.handedOver([saved])
         }

@@ -1,6 +1,7 @@
 import BotKit
 import ClassKit
 import Foundation
+import Localization
 import OnTheMapService
 
 /// `!privacy`: shows what others see of the student and who may look; `!privacy <level>` sets the
@@ -70,8 +71,8 @@ enum PrivacyLevels {
     /// town of at least 15,000 people in your region)".
     static func widening(to precision: PinPrecision, minimum: Int) -> String {
         precision == .city
-            ? "(the nearest town of at least \(Formatting.grouped(minimum)) people in your region)"
-            : "(your region has no town of at least \(Formatting.grouped(minimum)) people)"
+            ? "(the nearest town of at least \(Phrasebook.english.number(minimum)) people in your region)"
+            : "(your region has no town of at least \(Phrasebook.english.number(minimum)) people)"
     }
 
     /// Keeps the trip of `pin` no finer than `level`, as its home pin: a lasting one finer than
@@ -146,7 +147,7 @@ enum PrivacyLevels {
     static func smallPlaces(at level: PinPrecision, _ policy: PrivacyPolicy) -> String {
         guard level == .city, policy.cityMinimumPopulation > 0 else { return "" }
         return
-            "; a place of fewer than \(Formatting.grouped(policy.cityMinimumPopulation)) people shows as the nearest town of at least that size in its region"
+            "; a place of fewer than \(Phrasebook.english.number(policy.cityMinimumPopulation)) people shows as the nearest town of at least that size in its region"
     }
 
     /// "city level (the town)", for a sentence.

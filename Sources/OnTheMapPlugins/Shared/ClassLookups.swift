@@ -1,6 +1,7 @@
 import BotKit
 import ClassKit
 import OnTheMapService
+import Localization
 
 /// The rules every lookup of other students on IRC follows (`!where`, `!near`, `!list`): who may
 /// ask (`web.visibility`) and who hears the answer to a question asked in a channel
@@ -8,7 +9,7 @@ import OnTheMapService
 enum ClassLookups {
     /// The sentence a stranger gets when the class is for the class.
     static func signInSentence(_ call: Invocation) -> String {
-        "The class map is for the class: log in first with /msg \(call.botNick) \(call.prefix)login <email> <password>, then ask again."
+        call.phrases("lookup.classOnly", ["hint": "/msg \(call.botNick) \(call.prefix)login"])
     }
 
     /// Throws ``signInSentence(_:)`` when only the class may look (`web.visibility: class`) and
@@ -50,20 +51,18 @@ enum ClassLookups {
             await answer(call, services, lines: lines)
             return
         }
-        await call.reply(namesOnly(names))
+        await call.reply(namesOnly(names, phrases: call.phrases))
         for line in lines { await call.notice(line) }
     }
 
     /// The channel's line when it hears names only: "Ada Lovelace, Alan Turing — I sent you where
     /// by notice (this channel is open to anyone, so places stay out of it)."
-    static func namesOnly(_ names: [String]) -> String {
+    static func namesOnly(_ names: [String], phrases: Phrasebook) -> String {
         var unique: [String] = []
         for name in names where !unique.contains(name) { unique.append(name) }
         let shown = unique.prefix(5).joined(separator: ", ") + (unique.count > 5 ? ", …" : "")
-        let reason = "this channel is open to anyone, so places stay out of it"
         return unique.isEmpty
-            ? "I sent you the answer by notice (\(reason))."
-            : "\(shown) — I sent you where by notice (\(reason))."
+            ? phrases("lookup.sentByNotice") : phrases("lookup.namesSentByNotice", ["names": shown])
     }
 
     /// Answers `lines`: where the command was said, or by notice to the asker when

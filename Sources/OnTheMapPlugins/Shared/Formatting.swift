@@ -1,5 +1,6 @@
 import Foundation
 import IRCProtocol
+import Localization
 import OnTheMapService
 
 /// Kilometres or miles, for distances shown to students.
@@ -15,55 +16,46 @@ public enum Formatting {
     static let placeBudget = 96
     static let linkBudget = 160
 
-    /// A distance in whole units with thousands separators: "0 km", "12 km", "1,234 mi".
-    public static func distance(kilometres: Double, in unit: UnitSystem) -> String {
+    /// A distance in whole units with the reader's separators: "0 km", "12 km", "1,234 mi",
+    /// "1 234 km".
+    public static func distance(kilometres: Double, in unit: UnitSystem, phrases: Phrasebook) -> String {
         let value = unit == .km ? kilometres : kilometres / 1.609_344
         let rounded = value.isFinite ? Int(value.rounded()) : 0
-        return "\(grouped(max(0, rounded))) \(unit.rawValue)"
+        return phrases(unit == .km ? "distance.km" : "distance.mi", ["distance": max(0, rounded)])
     }
 
     /// A distance no finer than the pins it is between (`precision`: the coarser of the two): exact
     /// pins get whole units; otherwise "same city" (or region, country) when both are the same
     /// place, else "~35 km", rounded to 5, 50 or 500 units for a city, region or country.
-    public static func distance(kilometres: Double, in unit: UnitSystem, precision: PinPrecision) -> String {
+    public static func distance(
+        kilometres: Double, in unit: UnitSystem, precision: PinPrecision, phrases: Phrasebook
+    ) -> String {
         let step: Double
-        let place: String
+        let same: String
         switch precision {
-        case .exact: return distance(kilometres: kilometres, in: unit)
-        case .city: (step, place) = (5, "city")
-        case .region: (step, place) = (50, "region")
-        case .country: (step, place) = (500, "country")
+        case .exact: return distance(kilometres: kilometres, in: unit, phrases: phrases)
+        case .city: (step, same) = (5, "distance.sameCity")
+        case .region: (step, same) = (50, "distance.sameRegion")
+        case .country: (step, same) = (500, "distance.sameCountry")
         }
-        guard kilometres.isFinite, kilometres >= 1 else { return "same \(place)" }
+        guard kilometres.isFinite, kilometres >= 1 else { return phrases(same) }
         let value = unit == .km ? kilometres : kilometres / 1.609_344
         let rounded = max(step, (value / step).rounded() * step)
-        return "~\(grouped(Int(rounded))) \(unit.rawValue)"
-    }
-
-    /// 1234567 → "1,234,567".
-    public static func grouped(_ number: Int) -> String {
-        let digits = String(number)
-        var result = ""
-        for (offset, digit) in digits.enumerated() {
-            if offset > 0 && (digits.count - offset) % 3 == 0 { result.append(",") }
-            result.append(digit)
-        }
-        return result
+        return phrases(unit == .km ? "distance.aboutKm" : "distance.aboutMi", ["distance": Int(rounded)])
     }
 
     /// How long ago `date` was, seen from `now`: "just now", "5 minutes ago", "1 day ago".
-    public static func age(of date: Date, now: Date) -> String {
+    public static func age(of date: Date, now: Date, phrases: Phrasebook) -> String {
         let seconds = Int(now.timeIntervalSince(date))
-        if seconds < 60 { return "just now" }
+        if seconds < 60 { return phrases("age.justNow") }
         let units: [(Int, String)] = [
-            (365 * 86_400, "year"), (30 * 86_400, "month"), (7 * 86_400, "week"), (86_400, "day"),
-            (3600, "hour"), (60, "minute"),
+            (365 * 86_400, "age.years"), (30 * 86_400, "age.months"), (7 * 86_400, "age.weeks"),
+            (86_400, "age.days"), (3600, "age.hours"), (60, "age.minutes"),
         ]
-        for (size, name) in units where seconds >= size {
-            let count = seconds / size
-            return "\(count) \(name)\(count == 1 ? "" : "s") ago"
+        for (size, key) in units where seconds >= size {
+            return phrases(key, ["count": seconds / size])
         }
-        return "just now"
+        return phrases("age.justNow")
     }
 
     /// A student's name from the backend, made safe and short.
@@ -96,17 +88,21 @@ public enum Formatting {
 
     /// `!where` / `!list`: "Jane Doe — Seattle, WA — https://… — 3 days ago".
     /// The place is the one shown at `now`: a trip's while it lasts (``StudentLocation/shown(at:)``).
-    public static func student(_ pin: StudentLocation, now: Date) -> String {
-        line([name(pin), place(pin.shown(at: now).mapString), link(pin.mediaURL), age(of: pin.updatedAt, now: now)])
+    public static func student(_ pin: StudentLocation, now: Date, phrases: Phrasebook) -> String {
+        line([
+            name(pin), place(pin.shown(at: now).mapString), link(pin.mediaURL),
+            age(of: pin.updatedAt, now: now, phrases: phrases),
+        ])
     }
 
     /// `!near`: "Jane Doe — 12 km — Bellevue, WA — https://…".
     public static func neighbour(
-        _ pin: StudentLocation, kilometres: Double, unit: UnitSystem, precision: PinPrecision = .exact
+        _ pin: StudentLocation, kilometres: Double, unit: UnitSystem, precision: PinPrecision = .exact,
+        phrases: Phrasebook
     ) -> String {
         line([
-            name(pin), distance(kilometres: kilometres, in: unit, precision: precision), place(pin.mapString),
-            link(pin.mediaURL),
+            name(pin), distance(kilometres: kilometres, in: unit, precision: precision, phrases: phrases),
+            place(pin.mapString), link(pin.mediaURL),
         ])
     }
 

@@ -1,14 +1,12 @@
 import ClassKit
 import Foundation
 import OnTheMapService
+import Localization
 
 /// What a channel open to anyone hears of a student's pin while the class is for the class
 /// (`privacy.open_channel: names`, see ``ClassLookups/withholdsPlaces(_:_:)``): the name, never
 /// the place or the link.
 enum NamesOnlyWording {
-    /// Where the place can be learnt instead.
-    static let whereToAsk = "ask me privately, or see the class map"
-
     /// Whether announcements in `channel` name students only: anyone may join it while the class
     /// is for the class and `privacy.open_channel` is `names`.
     static func withholdsPlaces(in channel: String, _ services: ClassServices, isOpen: (String) async -> Bool)
@@ -20,18 +18,22 @@ enum NamesOnlyWording {
 
     /// "Ada Lovelace is on the map — ask me privately, or see the class map"; a moved pin: "Ada
     /// Lovelace moved their pin — …".
-    static func announcement(_ pin: StudentLocation, moved: Bool) -> String {
-        "\(Formatting.name(pin)) \(moved ? "moved their pin" : "is on the map") — \(whereToAsk)"
+    static func announcement(_ pin: StudentLocation, moved: Bool, phrases: Phrasebook) -> String {
+        phrases(moved ? "announce.namesOnly.moved" : "announce.namesOnly.new", ["name": Formatting.name(pin)])
     }
 
     /// A trip: "Ada Lovelace is away until 24 Dec — ask me privately, or see the class map".
-    static func away(_ pin: StudentLocation, lastDay: LocalDay) -> String {
-        "\(Formatting.name(pin)) is away until \(lastDay.shortText) — \(whereToAsk)"
+    static func away(_ pin: StudentLocation, lastDay: LocalDay, phrases: Phrasebook) -> String {
+        phrases(
+            "announce.namesOnly.away",
+            ["name": Formatting.name(pin), "day": phrases.shortDate(day: lastDay.day, month: lastDay.month)])
     }
 
-    /// ``away(_:lastDay:)`` while the pin's trip lasts at `now`, else nil.
-    static func away(_ pin: StudentLocation, now: Date, services: ClassServices) async -> String? {
+    /// ``away(_:lastDay:phrases:)`` while the pin's trip lasts at `now`, else nil.
+    static func away(
+        _ pin: StudentLocation, now: Date, services: ClassServices, phrases: Phrasebook
+    ) async -> String? {
         guard let trip = pin.activeTrip(at: now) else { return nil }
-        return away(pin, lastDay: await TripWording.lastDay(of: trip, services: services))
+        return away(pin, lastDay: await TripWording.lastDay(of: trip, services: services), phrases: phrases)
     }
 }

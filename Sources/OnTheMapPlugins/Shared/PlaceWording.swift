@@ -1,4 +1,5 @@
 import OnTheMapService
+import Localization
 
 /// The sentences about places that `!post`, `!near` and `!map` share, in one quote style:
 /// what the student typed is shown in double quotes, commands as they are typed.
@@ -14,26 +15,19 @@ enum PlaceWording {
     }
 
     /// No place of that name: `example` is a command that would work ("!post Lyon, France").
-    static func notFound(_ typed: String, example: String) -> String {
-        "No place called \(quoted(typed)) was found; try \"City, Country\", e.g. \(example)"
+    static func notFound(_ typed: String, example: String, phrases: Phrasebook) -> String {
+        phrases("place.notFound", ["typed": quoted(typed), "example": example])
     }
 
     /// Why `typed` is not a place, and what to type instead (`example`: "!post Lyon, France").
-    static func notAPlace(_ kind: NonPlace, typed: String, example: String) -> String {
+    static func notAPlace(_ kind: NonPlace, typed: String, example: String, phrases: Phrasebook) -> String {
+        let values: [String: any PhraseValue] = ["typed": quoted(typed), "example": example]
         switch kind {
-        case .online:
-            return
-                "\(quoted(typed)) is not a place on the map: it needs a city, region or country. Studying online? Give the city you are in, e.g. \(example)"
-        case .nowhere, .noName:
-            return "\(quoted(typed)) is not a place: the map needs a city, region or country, e.g. \(example)"
-        case .offworld:
-            return
-                "\(quoted(typed)) is not on this map: it needs a city, region or country on Earth, e.g. \(example)"
-        case .link:
-            return "That looks like a link, not a place: the map needs a city, region or country, e.g. \(example)"
-        case .email:
-            return
-                "That looks like an e-mail address, not a place: the map needs a city, region or country, e.g. \(example)"
+        case .online: return phrases("place.online", values)
+        case .nowhere, .noName: return phrases("place.nowhere", values)
+        case .offworld: return phrases("place.offworld", values)
+        case .link: return phrases("place.link", values)
+        case .email: return phrases("place.email", values)
         }
     }
 

@@ -1,6 +1,7 @@
 import ClassKit
 import Foundation
 import OnTheMapService
+import Localization
 
 /// How a trip is said: "Jane Doe is in Lisbon until 24 Dec" (`!where`, the announcer, `!post … until`).
 enum TripWording {
@@ -11,13 +12,20 @@ enum TripWording {
     }
 
     /// "Jane Doe is in Lisbon until 24 Dec".
-    static func away(_ pin: StudentLocation, trip: Trip, lastDay: LocalDay) -> String {
-        "\(Formatting.name(pin)) is in \(Formatting.place(trip.mapString)) until \(lastDay.shortText)"
+    static func away(_ pin: StudentLocation, trip: Trip, lastDay: LocalDay, phrases: Phrasebook) -> String {
+        phrases(
+            "trip.away",
+            [
+                "name": Formatting.name(pin), "place": Formatting.place(trip.mapString),
+                "day": phrases.shortDate(day: lastDay.day, month: lastDay.month),
+            ])
     }
 
     /// "Jane Doe is in Lisbon until 24 Dec" while the pin's trip lasts at `now`, else nil.
-    static func away(_ pin: StudentLocation, now: Date, services: ClassServices) async -> String? {
+    static func away(
+        _ pin: StudentLocation, now: Date, services: ClassServices, phrases: Phrasebook
+    ) async -> String? {
         guard let trip = pin.activeTrip(at: now) else { return nil }
-        return away(pin, trip: trip, lastDay: await lastDay(of: trip, services: services))
+        return away(pin, trip: trip, lastDay: await lastDay(of: trip, services: services), phrases: phrases)
     }
 }

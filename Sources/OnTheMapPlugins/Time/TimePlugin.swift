@@ -2,6 +2,7 @@ import BotKit
 import ClassKit
 import Foundation
 import OnTheMapService
+import Localization
 
 /// `!time [name | nick | place]`, `!awake` and `!overlap <name | nick>`: classmates' local times,
 /// from the time zone of the place each pin shows (a trip's while it lasts), as the offline
@@ -122,7 +123,8 @@ public struct TimePlugin: Plugin {
             prefix = "Did you mean \(PlaceWording.place(offers[0]))? "
         case .notAPlace(let kind):
             guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
-            throw UserFacingError(PlaceWording.notAPlace(kind, typed: argument, example: example))
+            throw UserFacingError(
+                PlaceWording.notAPlace(kind, typed: argument, example: example, phrases: call.phrases))
         case .notFound:
             guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
             throw UserFacingError(

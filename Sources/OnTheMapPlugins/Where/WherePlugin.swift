@@ -2,6 +2,7 @@ import BotKit
 import ClassKit
 import Foundation
 import IRCProtocol
+import Localization
 import OnTheMapService
 
 /// `!where <name or nick>`: finds classmates by first, last or full name (case- and
@@ -24,8 +25,7 @@ public struct WherePlugin: Plugin {
         let services = self.services
         return [
             Command(
-                "where", aliases: ["whereis", "find"], usage: "!where <name | nick>",
-                help: "Where a classmate is: name, place, link and how long ago they posted.",
+                "where", aliases: ["whereis", "find"],
                 rateLimit: .perUser(every: .seconds(2)),
                 examples: [
                     CommandExample(
@@ -56,10 +56,10 @@ public struct WherePlugin: Plugin {
         try ClassLookups.requireClassMember(call, services)
         let query = call.argument
         guard !query.isEmpty else {
-            throw UserFacingError(
-                "Whom should I look for? \(call.prefix)where <first, last or full name | nick>")
+            throw UserFacingError(call.phrases("where.usage", ["command": call.prefix + "where"]))
         }
         let now = services.now()
+        let phrases = call.phrases
         var lines: [String] = []
         var names: [String] = []
         var shownKeys: Set<String> = []
@@ -70,15 +70,19 @@ public struct WherePlugin: Plugin {
             if let pin = try await services.call({
                 try await services.directory.location(ofAccount: owner.profile.accountKey)
             }) {
-                if let away = await TripWording.away(pin, now: now, services: services) {
+                if let away = await TripWording.away(pin, now: now, services: services, phrases: phrases) {
                     lines.append(Formatting.line(["\(nick): \(away)", Formatting.link(pin.mediaURL)]))
                 } else {
-                    lines.append("\(nick) is " + Formatting.student(pin, now: now))
+                    lines.append(
+                        phrases(
+                            "where.nickIs",
+                            ["nick": nick, "student": Formatting.student(pin, now: now, phrases: phrases)]))
                 }
                 shownKeys.insert(pin.uniqueKey)
                 names.append(Formatting.name(pin))
             } else {
-                lines.append("\(nick) is \(Formatting.displayName(owner.profile)) and has no pin yet.")
+                lines.append(
+                    phrases("where.nickHasNoPin", ["nick": nick, "name": Formatting.displayName(owner.profile)]))
                 names.append(Formatting.displayName(owner.profile))
             }
         }
@@ -88,23 +92,21 @@ public struct WherePlugin: Plugin {
         // Namesakes are told apart, never picked between: a name several pins share is said first,
         // then each of them with its place and how long ago it was posted.
         if let shared = Self.sharedName(among: matches) {
-            lines.append(
-                "\(shared.count) students are called \(Formatting.name(shared.pin)); each line is one of them:")
+            lines.append(phrases("where.namesakes", ["count": shared.count, "name": Formatting.name(shared.pin)]))
         }
         // A student on a trip: "Jane Doe is in Lisbon until 24 Dec".
         for pin in matches {
             names.append(Formatting.name(pin))
-            if let away = await TripWording.away(pin, now: now, services: services) {
+            if let away = await TripWording.away(pin, now: now, services: services, phrases: phrases) {
                 lines.append(Formatting.line([away, Formatting.link(pin.mediaURL)]))
             } else {
-                lines.append(Formatting.student(pin, now: now))
+                lines.append(Formatting.student(pin, now: now, phrases: phrases))
             }
         }
 
         guard !lines.isEmpty else {
             let shown = Formatting.clean(query, maxBytes: 60)
-            throw UserFacingError(
-                "Nobody called \"\(shown)\" is on the map (and no one logged in uses that nick).")
+            throw UserFacingError(phrases("where.nobody", ["query": shown]))
         }
         let privately = await ClassLookups.answersAskerAlone(call, services)
         let cap = privately ? privateLimit : call.channelLineCap
@@ -116,8 +118,13 @@ public struct WherePlugin: Plugin {
         let more = lines.count - keep
         let hint =
             privately
-            ? "\(more) more; try a fuller name."
-            : "\(more) more: /msg \(call.botNick) \(call.prefix)where \(Formatting.clean(query, maxBytes: 60))"
+            ? phrases("where.moreTryFuller", ["count": more])
+            : phrases(
+                "where.moreAskPrivately",
+                [
+                    "count": more,
+                    "hint": "/msg \(call.botNick) \(call.prefix)where \(Formatting.clean(query, maxBytes: 60))",
+                ])
         await ClassLookups.answer(call, services, lines: Array(lines.prefix(keep)) + [hint], naming: names)
     }
 }
