@@ -27,8 +27,7 @@ public struct TimePlugin: Plugin {
         let services = self.services
         return [
             Command(
-                "time", aliases: ["localtime"], usage: "!time [name | nick | place]",
-                help: "The local time of a classmate's pin, of a place, or of your own pin.",
+                "time", aliases: ["localtime"],
                 rateLimit: .perUser(every: .seconds(2)),
                 examples: [
                     CommandExample(
@@ -42,9 +41,7 @@ public struct TimePlugin: Plugin {
                 ]
             ) { call in try await Self.time(call, services) },
             Command(
-                "awake", aliases: ["daytime"], usage: "!awake",
-                help:
-                    "How many classmates it is daytime for now (08:00–22:59 their time), and those nearest your time.",
+                "awake", aliases: ["daytime"],
                 rateLimit: .perUser(every: .seconds(3)),
                 examples: [
                     CommandExample(
@@ -53,8 +50,7 @@ public struct TimePlugin: Plugin {
                 ]
             ) { call in try await Self.awake(call, services) },
             Command(
-                "overlap", usage: "!overlap <name | nick>",
-                help: "The hours left today (your day) when it is daytime for both you and a classmate.",
+                "overlap",
                 rateLimit: .perUser(every: .seconds(2)),
                 examples: [
                     CommandExample(
@@ -72,11 +68,13 @@ public struct TimePlugin: Plugin {
     static func time(_ call: Invocation, _ services: ClassServices) async throws {
         let argument = call.argument
         let now = services.now()
+        let phrases = call.phrases
         if argument.isEmpty {
-            let pin = try await ownPin(call, services, command: "time", alternative: "\(call.prefix)time <place>")
+            let pin = try await ownPin(
+                call, services, alternative: "\(call.prefix)time " + phrases("time.placeWord"))
             let zone = await zone(of: pin, services, now: now)
             await ClassLookups.answer(
-                call, services, lines: [timeLine(for: pin, zone: zone, now: now, who: "you", whose: "your")],
+                call, services, lines: [timeLine(for: pin, zone: zone, now: now, of: .asker, phrases: phrases)],
                 naming: [])
             return
         }
@@ -91,7 +89,14 @@ public struct TimePlugin: Plugin {
                 await ClassLookups.answer(
                     call, services,
                     lines: [
-                        "\(pins.count) classmates match \(PlaceWording.quoted(argument)) (\(names)\(pins.count > 4 ? ", …" : "")): /msg \(call.botNick) \(call.prefix)time \(Formatting.clean(argument, maxBytes: 60)) for each one's time."
+                        phrases(
+                            "time.namesakes",
+                            [
+                                "count": pins.count, "typed": PlaceWording.quoted(argument),
+                                "names": names + (pins.count > 4 ? ", …" : ""),
+                                "hint":
+                                    "/msg \(call.botNick) \(call.prefix)time \(Formatting.clean(argument, maxBytes: 60))",
+                            ])
                     ])
                 return
             }
@@ -100,11 +105,11 @@ public struct TimePlugin: Plugin {
                 let name = Formatting.name(pin)
                 lines.append(
                     timeLine(
-                        for: pin, zone: await zone(of: pin, services, now: now), now: now, who: name,
-                        whose: "\(name)'s"))
+                        for: pin, zone: await zone(of: pin, services, now: now), now: now, of: .classmate(name),
+                        phrases: phrases))
             }
             if pins.count > privateNamesakeCount {
-                lines.append("\(pins.count - privateNamesakeCount) more; try a fuller name.")
+                lines.append(phrases("where.moreTryFuller", ["count": pins.count - privateNamesakeCount]))
             }
             await ClassLookups.answer(
                 call, services, lines: lines, naming: pins.prefix(privateNamesakeCount).map(Formatting.name))
@@ -112,7 +117,7 @@ public struct TimePlugin: Plugin {
         }
         let example = "\(call.prefix)time Tokyo, Japan"
         let place: PlaceCandidate
-        var prefix = ""
+        var offered: String?
         switch try await services.resolvePlace(argument) {
         case .found(let found, _):
             place = found
@@ -120,7 +125,7 @@ public struct TimePlugin: Plugin {
             // A stranger's inexact word may be a classmate's name they may not look up: no guess.
             guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
             place = offers[0]
-            prefix = "Did you mean \(PlaceWording.place(offers[0]))? "
+            offered = PlaceWording.place(offers[0])
         case .notAPlace(let kind):
             guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
             throw UserFacingError(
@@ -128,8 +133,7 @@ public struct TimePlugin: Plugin {
         case .notFound:
             guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
             throw UserFacingError(
-                "Nobody called \(PlaceWording.quoted(argument)) is on the map and no place of that name was found; try a classmate's name, a nick or \"City, Country\", e.g. \(example)"
-            )
+                phrases("time.nobodyNorPlace", ["typed": PlaceWording.quoted(argument), "example": example]))
         }
         var zone = place.timeZone ?? .unknown
         if zone == .unknown {
@@ -141,35 +145,64 @@ public struct TimePlugin: Plugin {
         case .zone:
             if let timeZone = zone.timeZone {
                 let clock = LocalClock(timeZone: timeZone, instant: now)
-                line = "It is \(clock.timeAndWeekdayText) in \(shown) (\(clock.offsetText))"
+                line = phrases(
+                    "time.inPlace", ["time": clockText(clock, phrases), "place": shown, "offset": clock.offsetText])
             } else {
-                line = "I do not know the time zone of \(shown)."
+                line = phrases("time.zoneUnknownPlace", ["place": shown])
             }
         case .several:
-            line = "\(shown) has several time zones: ask for a city in it, e.g. \(call.prefix)time <city>, \(shown)"
+            line = phrases(
+                "time.severalZonesPlace",
+                ["place": shown, "example": "\(call.prefix)time \(phrases("time.cityWord")), \(shown)"])
         case .unknown:
-            line = "I do not know the time zone of \(shown)."
+            line = phrases("time.zoneUnknownPlace", ["place": shown])
         }
-        await ClassLookups.answer(call, services, lines: [prefix + line])
+        let answer = offered.map { phrases("time.didYouMean", ["place": $0, "answer": line]) } ?? line
+        await ClassLookups.answer(call, services, lines: [answer])
+    }
+
+    /// Whose time a line tells.
+    enum Subject {
+        /// The student who asked.
+        case asker
+        /// A classmate, by name.
+        case classmate(String)
     }
 
     /// "It is 21:14 on Tuesday for Ada Lovelace (London, UK, UTC+0)", or why it cannot be said.
-    /// `who` is the student as the sentence names them, `whose` the possessive.
-    static func timeLine(for pin: StudentLocation, zone: PlaceTimeZone, now: Date, who: String, whose: String)
-        -> String
-    {
+    static func timeLine(
+        for pin: StudentLocation, zone: PlaceTimeZone, now: Date, of subject: Subject, phrases: Phrasebook
+    ) -> String {
         let place = Formatting.place(pin.shown(at: now).mapString)
+        var values: [String: any PhraseValue] = ["place": place]
+        let mine: Bool
+        switch subject {
+        case .asker: mine = true
+        case .classmate(let name):
+            mine = false
+            values["name"] = name
+        }
         switch zone {
         case .zone:
-            guard let timeZone = zone.timeZone else { return "I do not know the time zone of \(whose) pin (\(place))." }
+            guard let timeZone = zone.timeZone else {
+                return phrases(mine ? "time.zoneUnknownYours" : "time.zoneUnknownTheirs", values)
+            }
             let clock = LocalClock(timeZone: timeZone, instant: now)
-            return "It is \(clock.timeAndWeekdayText) for \(who) (\(place), \(clock.offsetText))"
+            values["time"] = clockText(clock, phrases)
+            values["offset"] = clock.offsetText
+            return phrases(mine ? "time.forYou" : "time.forClassmate", values)
         case .several:
-            return
-                "\(whose.prefix(1).uppercased() + whose.dropFirst()) pin is at \(place), a country with several time zones, so I cannot tell the time there."
+            return phrases(mine ? "time.severalZonesYours" : "time.severalZonesTheirs", values)
         case .unknown:
-            return "I do not know the time zone of \(whose) pin (\(place))."
+            return phrases(mine ? "time.zoneUnknownYours" : "time.zoneUnknownTheirs", values)
         }
+    }
+
+    /// "21:14 on Tuesday", "21:14 el martes".
+    static func clockText(_ clock: LocalClock, _ phrases: Phrasebook) -> String {
+        phrases(
+            "time.clock",
+            ["time": phrases.time(hour: clock.hour, minute: clock.minute), "weekday": phrases.weekday(clock.weekday)])
     }
 
     // MARK: - !awake
@@ -183,6 +216,7 @@ public struct TimePlugin: Plugin {
     static func awake(_ call: Invocation, _ services: ClassServices) async throws {
         try ClassLookups.requireClassMember(call, services)
         let now = services.now()
+        let phrases = call.phrases
         let pins = try await services.call { try await services.classMap.all() }
         let ownKey = services.session(of: call)?.profile.accountKey
         var ownZone: TimeZone?
@@ -207,8 +241,8 @@ public struct TimePlugin: Plugin {
         guard classmates > 0 else {
             throw UserFacingError(
                 pins.isEmpty
-                    ? "Nobody is on the map yet. Be the first: /msg \(call.botNick) \(call.prefix)post <place>"
-                    : "Nobody else is on the map yet.")
+                    ? phrases("near.mapEmpty", ["hint": "/msg \(call.botNick) \(call.prefix)post"])
+                    : phrases("near.nobodyElse"))
         }
         // Nearest your time first (the smallest difference of offsets from UTC); without a pin of
         // your own, the earliest in their day first (those with the most daytime left).
@@ -226,17 +260,15 @@ public struct TimePlugin: Plugin {
         }
         let privately = await ClassLookups.answersAskerAlone(call, services)
         let count = privately ? privateAwakeCount : max(1, call.channelLineCap - 1)
-        let unknownText = unknown == 0 ? "" : " (\(unknown) more whose time I cannot tell)"
-        let order =
+        let unknownText = unknown == 0 ? "" : phrases("awake.unknown", ["count": unknown])
+        let header =
             awake.isEmpty
-            ? "."
-            : ownZone == nil ? "; earliest in their day first:" : "; nearest your time first:"
-        var lines = [
-            "It is daytime (08:00–22:59) now for \(awake.count) of \(classmates) classmates\(unknownText)\(order)"
-        ]
+            ? "awake.header" : ownZone == nil ? "awake.headerEarliestFirst" : "awake.headerNearestFirst"
+        var lines = [phrases(header, ["awake": awake.count, "count": classmates, "unknown": unknownText])]
         lines += awake.prefix(count).map {
             Formatting.line([
-                Formatting.name($0.pin), $0.clock.timeAndWeekdayText, Formatting.place($0.pin.shown(at: now).mapString),
+                Formatting.name($0.pin), clockText($0.clock, phrases),
+                Formatting.place($0.pin.shown(at: now).mapString),
             ])
         }
         await ClassLookups.answer(
@@ -248,32 +280,37 @@ public struct TimePlugin: Plugin {
     static func overlap(_ call: Invocation, _ services: ClassServices) async throws {
         try ClassLookups.requireClassMember(call, services)
         let argument = call.argument
+        let phrases = call.phrases
         guard !argument.isEmpty else {
-            throw UserFacingError("With whom? \(call.prefix)overlap <first, last or full name | nick>")
+            throw UserFacingError(phrases("overlap.withWhom", ["command": call.prefix + "overlap"]))
         }
         let own = try await ownPin(
-            call, services, command: "overlap",
-            alternative: "\(call.prefix)time \(Formatting.clean(argument, maxBytes: 60))")
+            call, services, alternative: "\(call.prefix)time \(Formatting.clean(argument, maxBytes: 60))")
         let now = services.now()
         // A channel that hears names only hears no place in a refusal either.
         let withheld = await ClassLookups.withholdsPlaces(call, services)
         guard let ownZone = await zone(of: own, services, now: now).timeZone else {
-            let place = withheld ? "" : " (\(Formatting.place(own.shown(at: now).mapString)))"
+            let hint = "/msg \(call.botNick) \(call.prefix)post"
             throw UserFacingError(
-                "I do not know the time zone of your pin\(place): post a city with /msg \(call.botNick) \(call.prefix)post <city, country>."
-            )
+                withheld
+                    ? phrases("overlap.ownZoneUnknown", ["hint": hint])
+                    : phrases(
+                        "overlap.ownZoneUnknownAt",
+                        ["hint": hint, "place": Formatting.place(own.shown(at: now).mapString)]))
         }
         let matches = try await classmates(matching: argument, call, services).filter { $0.uniqueKey != own.uniqueKey }
         guard !matches.isEmpty else {
-            throw UserFacingError(
-                "Nobody else called \(PlaceWording.quoted(argument)) is on the map (and no one logged in uses that nick)."
-            )
+            throw UserFacingError(phrases("overlap.nobodyElse", ["typed": PlaceWording.quoted(argument)]))
         }
         guard matches.count == 1 else {
             let names = matches.prefix(4).map(Formatting.name).joined(separator: ", ")
             throw UserFacingError(
-                "\(matches.count) classmates match \(PlaceWording.quoted(argument)) (\(names)\(matches.count > 4 ? ", …" : "")): try a fuller name or their nick."
-            )
+                phrases(
+                    "overlap.namesakes",
+                    [
+                        "count": matches.count, "typed": PlaceWording.quoted(argument),
+                        "names": names + (matches.count > 4 ? ", …" : ""),
+                    ]))
         }
         let other = matches[0]
         let name = Formatting.name(other)
@@ -281,15 +318,18 @@ public struct TimePlugin: Plugin {
         guard let theirZone = otherZone.timeZone else {
             throw UserFacingError(
                 withheld
-                    ? "I cannot tell \(name)'s time: ask me privately."
-                    : timeLine(for: other, zone: otherZone, now: now, who: name, whose: "\(name)'s"))
+                    ? phrases("overlap.askPrivately", ["name": name])
+                    : timeLine(for: other, zone: otherZone, now: now, of: .classmate(name), phrases: phrases))
         }
         let shared = Daytime.sharedToday(asker: ownZone, other: theirZone, now: now, includingPast: false)
         let text =
             shared.isEmpty
-            ? "none today" : shared.map { $0.text(asker: ownZone, other: theirZone) }.joined(separator: "; ")
+            ? phrases("overlap.noneToday")
+            : shared.map {
+                phrases("overlap.window", ["yours": $0.rangeText(in: ownZone), "theirs": $0.rangeText(in: theirZone)])
+            }.joined(separator: "; ")
         await ClassLookups.answer(
-            call, services, lines: ["Daytime you and \(name) still share today: \(text)"], naming: [name])
+            call, services, lines: [phrases("overlap.shared", ["name": name, "windows": text])], naming: [name])
     }
 
     // MARK: - Lookups
@@ -301,13 +341,14 @@ public struct TimePlugin: Plugin {
     }
 
     /// The asker's own pin: they must be logged in and have one.
-    static func ownPin(_ call: Invocation, _ services: ClassServices, command: String, alternative: String)
+    static func ownPin(_ call: Invocation, _ services: ClassServices, alternative: String)
         async throws -> StudentLocation
     {
         guard let session = services.session(of: call) else {
             throw UserFacingError(
-                "For your own time, log in first: /msg \(call.botNick) \(call.prefix)login <email> <password> — or ask \(alternative)."
-            )
+                call.phrases(
+                    "time.logInForOwn",
+                    ["hint": "/msg \(call.botNick) \(call.prefix)login", "alternative": alternative]))
         }
         guard
             let pin = try await services.call({
@@ -315,7 +356,8 @@ public struct TimePlugin: Plugin {
             })
         else {
             throw UserFacingError(
-                "You have no pin yet, so I do not know your time: /msg \(call.botNick) \(call.prefix)post <place> — or ask \(alternative)."
+                call.phrases(
+                    "time.noPinForOwn", ["hint": "/msg \(call.botNick) \(call.prefix)post", "alternative": alternative])
             )
         }
         return pin
@@ -334,7 +376,8 @@ public struct TimePlugin: Plugin {
                     try await services.directory.location(ofAccount: owner.profile.accountKey)
                 })
             else {
-                throw UserFacingError("\(Formatting.clean(query, maxBytes: 40)) is logged in but has no pin yet.")
+                throw UserFacingError(
+                    call.phrases("near.nickHasNoPin", ["nick": Formatting.clean(query, maxBytes: 40)]))
             }
             return [pin]
         }
