@@ -330,7 +330,7 @@ let package = Package(
             name: "OnTheMapAppTests",
             dependencies: [
                 "OnTheMapApp", "BotKit", "IRCClient", "IRCProtocol", "BotTesting", "SQLiteDirectory",
-                "OnTheMapService", "ClassKit", "OnTheMapPlugins",
+                "OnTheMapService", "ClassKit", "OnTheMapPlugins", "Localization",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -150,7 +150,7 @@ struct ClassFixture {
         let plugins =
             ClassPlugins.make(enabled: plugins, services: services).map { plugin in
                 replaced.first { $0.name == plugin.name } ?? plugin
-            } + [CorePlugin()]
+            } + [CorePlugin(conversationCommands: [LanguageCommand(services: services).command])]
         self.plugins = plugins
         // Many commands from one test user: no flood ignore (tested in BotKit).
         self.bot = TestBot(
@@ -158,7 +158,7 @@ struct ClassFixture {
             settings: userLimits
                 ? CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000))
                 : CommandRouter.Settings.unlimited,
-            gate: services.logins, logger: logger, clock: clock)
+            gate: services.logins, logger: logger, clock: clock, languageChoices: services.languages)
     }
 
     /// The wall clock of the class (the bot's clock as a date).

@@ -3,6 +3,7 @@ import BotTesting
 @testable import ClassKit
 import Foundation
 import IRCProtocol
+import Localization
 import OnTheMapService
 import Testing
 
@@ -141,6 +142,13 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         .init(
             name: "coloured unknown command, addressed", input: "MapBot: \u{03}4frob\u{03}", venue: .channel,
             loggedIn: false, reply: .exact(["I don't know the command \"frob\". Try !help."])),
+        .init(
+            name: "lang 2 KB", input: "!lang " + long, venue: .channel, loggedIn: true,
+            reply: .prefix("I have no language \"aaaaaaaaaaaaaaaaaaaa")),
+        .init(
+            name: "lang with colour and bidi", input: "!lang \u{03}12es\u{202E}\u{16}", venue: .privately,
+            loggedIn: true,
+            reply: .exact([Catalogs.bundled.phrasebook(.spanish)("lang.set", ["language": "español (es)"])])),
         .init(
             name: "units with colour", input: "!units \u{03}12km\u{16}x", venue: .privately, loggedIn: true,
             reply: .exact(["Units are km or mi: !units km or !units mi."])),

@@ -114,7 +114,8 @@ public struct TestBot<Login: ExpiringLogin>: Sendable {
     /// test (make it first when the plugins need ``now`` too, see ``ManualBotClock/wallClock()``).
     public init(
         plugins: [any Plugin], settings: CommandRouter.Settings = .unlimited, nick: String = "MapBot",
-        gate: LoginGate<Login>, logger: Logger? = nil, clock: ManualBotClock = ManualBotClock()
+        gate: LoginGate<Login>, logger: Logger? = nil, clock: ManualBotClock = ManualBotClock(),
+        languageChoices: (any LanguageChoices)? = nil
     ) {
         let transport = RecordingTransport(nick: nick)
         let outcomes = CommandRecorder()
@@ -126,7 +127,7 @@ public struct TestBot<Login: ExpiringLogin>: Sendable {
         self.router = CommandRouter(
             plugins: plugins, settings: settings, transport: transport, gate: gate,
             logger: logger ?? Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock,
-            observer: outcomes)
+            observer: outcomes, languageChoices: languageChoices)
     }
 
     /// A sender with a predictable user and host.

@@ -44,7 +44,8 @@ public struct LanguageCommand: Sendable {
     static func run(_ call: Invocation, services: ClassServices) async throws {
         let languages = services.languages
         let account = services.session(of: call)?.profile.accountKey
-        let words = call.words
+        // Colours and other formatting a client may have added are not part of the code.
+        let words = call.words.map { TextSanitizer.untrusted($0) }.filter { !$0.isEmpty }
         let list = Language.supported.map { "\($0.tag) \($0.nativeName)" }.joined(separator: ", ")
         guard let word = words.first else {
             let chosen: Language?
@@ -67,7 +68,7 @@ public struct LanguageCommand: Sendable {
         }
         let resetting = word.lowercased() == "auto"
         guard words.count == 1, resetting || Language(tag: word) != nil else {
-            let shown = TextSanitizer.truncated(TextSanitizer.untrusted(word), maxBytes: 24)
+            let shown = TextSanitizer.truncated(TextSanitizer.untrusted(call.argument), maxBytes: 24)
             throw UserFacingError(
                 call.phrases("lang.unknown", ["code": shown, "languages": list, "command": call.prefix + "lang"]))
         }

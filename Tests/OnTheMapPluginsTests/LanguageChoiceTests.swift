@@ -1,0 +1,69 @@
+import BotKit
+import BotTesting
+import ClassKit
+import Foundation
+import Localization
+import OnTheMapPlugins
+import OnTheMapService
+import Testing
+
+/// `!lang`: a logged-in student's language is kept with their account in the state store (shown by
+/// `!mydata`, in the export, erased by `!forget`); someone not logged in keeps it for their nick
+/// only; a code without a catalogue changes nothing; answers and refusals follow the choice.
+@Suite struct LanguageChoiceTests {
+    static let spanish = Catalogs.bundled.phrasebook(.spanish)
+
+    @Test func aStudentsLanguageIsKeptWithTheAccountExportedAndErased() async throws {
+        let fixture = try await PrivacyTests.start()
+        try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        #expect(await fixture.logIn("jane", email: "jane@class.test").first?.hasPrefix("Welcome") == true)
+        #expect(await fixture.dm("!lang es", as: "jane") == [Self.spanish("lang.set", ["language": "español (es)"])])
+        let key = try #require(try await fixture.sqlite.listAccounts().first?.accountKey)
+        #expect(try await fixture.sqlite.state(StudentLanguages.stateKey(accountKey: key)) == "es")
+        // Refusals of the router are in her language too.
+        #expect(
+            await fixture.dm("!nosuchcommand", as: "jane")
+                == [Self.spanish("router.unknownCommand", ["word": "nosuchcommand", "help": "!help"])])
+        // A new instance reads the choice from the store.
+        #expect(try await fixture.services.languages.chosen(byAccount: key) == .spanish)
+
+        let export = try #require(
+            try await StudentDataExport.make(.key(key), accounts: fixture.sqlite, store: fixture.sqlite))
+        #expect(export.chosenLanguage == "es")
+        let kept = await fixture.services.keptItems(
+            about: StudentReference(accountKey: key, sender: nil, caseMapping: .rfc1459, identities: []))
+        #expect(kept.contains(KeptItem(what: "language", detail: "es", changedAt: nil)))
+
+        _ = await fixture.dm("!forget", as: "jane")
+        _ = await fixture.dm("!forget confirm", as: "jane")
+        #expect(try await fixture.sqlite.state(StudentLanguages.stateKey(accountKey: key)) == nil)
+    }
+
+    @Test func someoneNotLoggedInKeepsALanguageForTheirNickOnly() async throws {
+        let fixture = try await PrivacyTests.start()
+        let french = Catalogs.bundled.phrasebook(.french)
+        #expect(
+            await fixture.dm("!lang FR", as: "bob") == [
+                french("lang.set", ["language": "français (fr)"]), french("lang.notKept", ["login": "!login"]),
+            ])
+        #expect(
+            await fixture.dm("!units", as: "bob") == [french("units.current", ["unit": "km", "command": "!units"])])
+        // Another nick reads the default language; nothing was written to the store.
+        #expect(
+            await fixture.dm("!units", as: "carol") == ["Your distances are in km. Change with !units km or !units mi."]
+        )
+        #expect(try await fixture.sqlite.stateKeys(prefix: "language/") == [])
+    }
+
+    @Test func anUnknownOrMalformedCodeChangesNothing() async throws {
+        let fixture = try await PrivacyTests.start()
+        for typed in ["xx", "es-ES-x-\u{202E}evil", "es fr", "x\u{0}x"] {
+            let answer = await fixture.dm("!lang \(typed)", as: "bob")
+            #expect(answer.count == 1 && answer[0].hasPrefix("I have no language \""), "\(answer)")
+            #expect(answer[0].contains("es español") && answer[0].contains("ja 日本語"), "\(answer)")
+            #expect(!answer[0].contains("\u{202E}") && !answer[0].contains("\u{0}"), "\(answer)")
+        }
+        #expect(
+            await fixture.dm("!units", as: "bob") == ["Your distances are in km. Change with !units km or !units mi."])
+    }
+}
