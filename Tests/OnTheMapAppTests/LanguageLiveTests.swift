@@ -98,8 +98,10 @@ import Testing
                     ])
                 #expect(try await answer(to: bob, "MapBot", "!units") == fr("units.current", units))
                 // A code with no catalogue changes nothing and lists the languages.
-                let unknown = try await answer(to: bob, "MapBot", "!lang xx")
-                #expect(unknown.contains("\"xx\"") && unknown.contains("pt-BR"), "\(unknown)")
+                let languages = Language.supported.map { "\($0.tag) \($0.nativeName)" }.joined(separator: ", ")
+                #expect(
+                    try await answer(to: bob, "MapBot", "!lang xx")
+                        == fr("lang.unknown", ["code": "xx", "languages": languages, "command": "!lang"]))
                 #expect(try await answer(to: bob, "MapBot", "!units") == fr("units.current", units))
 
                 // Tom posts: each channel hears the new pin in its own language (names only, as
