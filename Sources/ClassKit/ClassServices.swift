@@ -276,7 +276,7 @@ public final class ClassServices: Sendable {
         do {
             return try await geocoder.geocode(query, limit: limit)
         } catch let error as ServiceError {
-            throw UserFacingError(ServiceErrorWording.geocoderSentence(for: error))
+            throw ServiceErrorWording.geocoderError(for: error)
         }
     }
 
@@ -285,7 +285,7 @@ public final class ClassServices: Sendable {
         do {
             return try await placeResolver.resolve(query)
         } catch let error as ServiceError {
-            throw UserFacingError(ServiceErrorWording.geocoderSentence(for: error))
+            throw ServiceErrorWording.geocoderError(for: error)
         }
     }
 

@@ -1,67 +1,72 @@
 import BotKit
 import IRCProtocol
+import Localization
 import OnTheMapService
 
 /// Turns every `ServiceError` into one sentence a student can act on.
 public enum ServiceErrorWording {
-    /// The sentence for `error`.
-    public static func sentence(for error: ServiceError) -> String {
+    /// The sentence for a failure of the class directory, in `phrases`' language.
+    public static func sentence(for error: ServiceError, in phrases: Phrasebook) -> String {
         switch error {
         case .networkUnreachable:
-            return "I could not reach the class directory just now; please try again in a minute."
+            return phrases("directory.unreachable")
         case .invalidCredentials:
-            return "Wrong email or password."
+            return phrases("directory.wrongPassword")
         case .sessionExpired:
-            return "Your login has expired; please log in again in a private message with !login."
+            return phrases("directory.sessionExpired", ["login": "!login"])
         case .notFound(let what):
-            var reason = detail(what, fallback: "the directory has no such entry")
+            var reason = detail(what) ?? phrases("directory.noSuchEntry")
             if reason.hasSuffix(".") { reason.removeLast() }
-            return "Not found: \(reason)."
+            return phrases("directory.notFound", ["reason": reason])
         case .rejectedInput(let reason):
-            return "The class directory refused that: \(detail(reason, fallback: "the input is not valid"))"
+            return phrases("directory.refused", ["reason": detail(reason) ?? phrases("directory.notValid")])
         case .unavailable:
-            return "The class directory is busy; nothing was changed. Please try again in a minute."
+            return phrases("directory.busy")
         case .backendFailure(let status, _):
-            let code = status.map { " (error \($0))" } ?? ""
-            return "The class directory had a problem\(code); nothing was changed. Please try again later."
+            return status.map { phrases("directory.failedWithCode", ["code": "\($0)"]) } ?? phrases("directory.failed")
         case .malformedResponse:
-            return "The class directory answered something I could not understand; please try again later."
+            return phrases("directory.malformed")
         case .throttled(let seconds):
-            return "Too many attempts; please wait \(describe(seconds: seconds)) and try again."
+            return phrases("directory.throttled", ["duration": describe(seconds: seconds, in: phrases)])
         case .unsupported(let what):
-            return "This class directory cannot do that: \(detail(what, fallback: "not supported"))"
+            return phrases("directory.unsupported", ["reason": detail(what) ?? phrases("directory.notSupported")])
         }
     }
 
-    /// The sentence for a failure of the place finder (geocoder), which is not the class directory.
-    public static func geocoderSentence(for error: ServiceError) -> String {
+    /// The sentence for a failure of the geocoder (the place finder), in `phrases`' language.
+    public static func geocoderSentence(for error: ServiceError, in phrases: Phrasebook) -> String {
         switch error {
         case .networkUnreachable:
-            return "I could not reach the place finder just now; please try again in a minute."
+            return phrases("geocoder.unreachable")
         case .throttled(let seconds):
-            return "The place finder is busy; please wait \(describe(seconds: seconds)) and try again."
+            return phrases("geocoder.throttled", ["duration": describe(seconds: seconds, in: phrases)])
         case .rejectedInput(let reason):
-            return "The place finder refused that: \(detail(reason, fallback: "the place is not valid"))"
+            return phrases("geocoder.refused", ["reason": detail(reason) ?? phrases("geocoder.notValid")])
         default:
-            return "The place finder had a problem just now; nothing was changed. Please try again later."
+            return phrases("geocoder.failed")
         }
     }
 
-    /// A `UserFacingError` carrying the sentence for `error`.
+    /// A `UserFacingError` carrying the sentence for `error`, said in the asker's language.
     public static func error(for error: ServiceError) -> UserFacingError {
-        UserFacingError(sentence(for: error))
+        UserFacingError(wording: { sentence(for: error, in: $0) })
     }
 
-    /// "1 second", "40 seconds", "15 minutes".
-    public static func describe(seconds: Int) -> String {
+    /// A `UserFacingError` carrying the geocoder's sentence for `error`, in the asker's language.
+    public static func geocoderError(for error: ServiceError) -> UserFacingError {
+        UserFacingError(wording: { geocoderSentence(for: error, in: $0) })
+    }
+
+    /// "1 second", "45 seconds", "3 minutes" (whole minutes from two on, rounded up).
+    public static func describe(seconds: Int, in phrases: Phrasebook) -> String {
         let seconds = max(1, seconds)
-        if seconds >= 120 { return "\((seconds + 59) / 60) minutes" }
-        return seconds == 1 ? "1 second" : "\(seconds) seconds"
+        if seconds >= 120 { return phrases("duration.minutes", ["count": (seconds + 59) / 60]) }
+        return phrases("duration.seconds", ["count": seconds])
     }
 
-    private static func detail(_ text: String, fallback: String) -> String {
+    /// What the directory said, as one clean line, or nil when it said nothing.
+    private static func detail(_ text: String) -> String? {
         let cleaned = TextSanitizer.untrusted(text, maxBytes: 200).trimmingCharacters(in: .whitespaces)
-        guard !cleaned.isEmpty else { return fallback }
-        return cleaned
+        return cleaned.isEmpty ? nil : cleaned
     }
 }

@@ -137,7 +137,7 @@ import Testing
             .malformedResponse("junk"), .throttled(retryAfterSeconds: 90),
             .unsupported("No registration here."), .unavailable("SQLite: database is locked (secret detail)"),
         ]
-        let sentences = errors.map(ServiceErrorWording.sentence(for:))
+        let sentences = errors.map { ServiceErrorWording.sentence(for: $0, in: .english) }
         #expect(Set(sentences).count == errors.count)
         for sentence in sentences {
             #expect(!sentence.isEmpty)

@@ -150,8 +150,31 @@ public enum CommandText: Sendable {
 }
 
 /// An error a handler throws to send one specific sentence to the user instead of the generic
-/// "something went wrong" reply.
+/// "something went wrong" reply: a sentence already in the user's language, or one said in it when
+/// the router answers (``init(wording:)``, for what is thrown far from the command, like a failure
+/// of the directory).
 public struct UserFacingError: Error, Sendable, Equatable {
+    /// The sentence in English (the one a handler wrote, or the wording in English).
     public var message: String
-    public init(_ message: String) { self.message = message }
+    private let wording: (@Sendable (Phrasebook) -> String)?
+
+    public init(_ message: String) {
+        self.message = message
+        self.wording = nil
+    }
+
+    /// The sentence `wording` writes in the reader's language.
+    public init(wording: @escaping @Sendable (Phrasebook) -> String) {
+        self.message = wording(.english)
+        self.wording = wording
+    }
+
+    /// The sentence in `phrases`' language.
+    public func message(in phrases: Phrasebook) -> String {
+        wording?(phrases) ?? message
+    }
+
+    public static func == (lhs: UserFacingError, rhs: UserFacingError) -> Bool {
+        lhs.message == rhs.message
+    }
 }

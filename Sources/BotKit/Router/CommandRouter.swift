@@ -357,7 +357,7 @@ public actor CommandRouter {
             outcome = .ok
         } catch let error as UserFacingError {
             outcome = .refused
-            await invocation.reply(error.message)
+            await invocation.reply(error.message(in: invocation.phrases))
         } catch is CommandTimedOut {
             outcome = .timeout
             await invocation.reply(

@@ -2,6 +2,7 @@ import BotKit
 import ClassKit
 import Foundation
 import IRCProtocol
+import Localization
 import OnTheMapService
 
 /// Accounts and sessions: `!login`, `!logout`, `!whoami`, `!signup`, `!register`, `!unlink`; and the
@@ -59,8 +60,7 @@ public struct LoginPlugin: RestoringPlugin {
         let (throttle, allowRegistration, passwords) = (self.throttle, settings.allowRegistration, settings.passwords)
         var commands = [
             Command(
-                "login", aliases: ["identify"], usage: "!login <email> <password>",
-                help: "Logs you in to the class directory (in a private message only).",
+                "login", aliases: ["identify"],
                 allowed: .privateMessage, hasSecretArguments: true,
                 examples: [
                     CommandExample(
@@ -71,7 +71,7 @@ public struct LoginPlugin: RestoringPlugin {
                 ]
             ) { call in try await Self.logIn(call, services, throttle, passwords: passwords) },
             Command(
-                "logout", usage: "!logout", help: "Ends your login.",
+                "logout",
                 examples: [
                     CommandExample(
                         "!logout",
@@ -82,7 +82,7 @@ public struct LoginPlugin: RestoringPlugin {
                 try await Self.logOut(call, services)
             },
             Command(
-                "whoami", usage: "!whoami", help: "Tells you whether you are logged in, and as whom.",
+                "whoami",
                 examples: [
                     CommandExample("!whoami", answer: "You are logged in as Alice Martin (until …).", loggedIn: true),
                     CommandExample(
@@ -93,29 +93,26 @@ public struct LoginPlugin: RestoringPlugin {
                 await Self.whoAmI(call, services)
             },
             Command(
-                "signup", usage: "!signup", help: "Where to create an account for the class directory.",
+                "signup",
                 examples: [
                     CommandExample(
                         "!signup", answer: "This class has no sign-up page; ask your instructor for an account.")
                 ]
             ) { call in
                 if let url = services.directory.signUpURL, !url.isEmpty {
-                    await call.reply("Create your account here: \(Formatting.clean(url, maxBytes: 300))")
+                    await call.reply(call.phrases("signup.page", ["link": Formatting.clean(url, maxBytes: 300)]))
                 } else if services.accounts != nil && allowRegistration && (!passwords || call.vouchedAccount != nil) {
                     await call.reply(
-                        "Identified to services, create your account in a private message: /msg \(call.botNick) \(call.prefix)register <email> <first name> [last name] (no password: your services account logs you in)."
-                    )
+                        call.phrases("signup.throughServices", ["hint": "/msg \(call.botNick) \(call.prefix)register"]))
                 } else if services.accounts != nil && allowRegistration {
                     await call.reply(
-                        "Create your account in a private message: /msg \(call.botNick) \(call.prefix)register <email> <password> <first name> <last name>"
-                    )
+                        call.phrases("signup.register", ["hint": "/msg \(call.botNick) \(call.prefix)register"]))
                 } else {
-                    await call.reply("This class has no sign-up page; ask your instructor for an account.")
+                    await call.reply(call.phrases("signup.none"))
                 }
             },
             Command(
-                "unlink", usage: "!unlink",
-                help: "Unlinks your services account from your class account, so that it no longer logs you in.",
+                "unlink",
                 requiresLogin: true, isHidden: services.accounts == nil,
                 examples: [
                     CommandExample(
@@ -126,9 +123,7 @@ public struct LoginPlugin: RestoringPlugin {
         ]
         commands.append(
             Command(
-                "register", usage: "!register <email> <password> <first name> [last name]",
-                help:
-                    "Creates your account in the class directory, when the class allows it (private message only).",
+                "register",
                 allowed: .privateMessage, hasSecretArguments: true,
                 isHidden: !(settings.allowRegistration && services.accounts != nil),
                 examples: [
@@ -170,7 +165,7 @@ public struct LoginPlugin: RestoringPlugin {
         }
         let words = call.words
         guard words.count >= 2 else {
-            throw UserFacingError("Usage: \(call.prefix)login <email> <password> (in this private chat).")
+            throw UserFacingError(call.phrases("login.usage", ["command": call.prefix + "login"]))
         }
         let email = words[0]
         // A password may contain spaces: everything after the email is the password.
@@ -178,7 +173,7 @@ public struct LoginPlugin: RestoringPlugin {
         let (identity, origin) = throttleKeys(
             call.sender, caseMapping: call.caseMapping, network: services.settings.networkName)
         if let refusal = await throttle.check(identity: identity, origin: origin, email: email) {
-            throw UserFacingError(refusalSentence(refusal, justFailed: false))
+            throw UserFacingError(refusalSentence(refusal, justFailed: false, phrases: call.phrases))
         }
         let session: DirectorySession
         do {
@@ -187,9 +182,9 @@ public struct LoginPlugin: RestoringPlugin {
             if let refusal = await throttle.recordFailure(
                 identity: identity, origin: origin, email: email)
             {
-                throw UserFacingError(refusalSentence(refusal, justFailed: true))
+                throw UserFacingError(refusalSentence(refusal, justFailed: true, phrases: call.phrases))
             }
-            throw UserFacingError("Wrong email or password.")
+            throw UserFacingError(call.phrases("directory.wrongPassword"))
         } catch let error as ServiceError {
             throw ServiceErrorWording.error(for: error)
         }
@@ -212,9 +207,8 @@ public struct LoginPlugin: RestoringPlugin {
         let name = Formatting.displayName(profile)
         let linked = await linkAfterLogin(call, services, accountKey: session.accountKey)
         await call.reply(
-            "Welcome, \(name)! You are logged in. Post your pin with \(call.prefix)post <place>; \(call.prefix)logout ends the session."
-                + (caveat.map { " " + $0 } ?? "") + (linked.map { " " + $0 } ?? "")
-        )
+            call.phrases("login.welcome", ["name": name, "prefix": call.prefix])
+                + (caveat.map { " " + $0 } ?? "") + (linked.map { " " + $0 } ?? ""))
         await keep(check: check, call, services)
     }
 
@@ -243,31 +237,27 @@ public struct LoginPlugin: RestoringPlugin {
 
     /// Why `!login` with a password is refused when the class has passwords turned off.
     static func passwordsOffSentence(_ call: Invocation) -> String {
-        "This class logs you in with your services account, not a password: identify to services "
-            + "(/msg NickServ IDENTIFY <account> <password>, or SASL in your IRC client) and I know you "
-            + "at your next command, once your instructor has linked that account to the class."
+        call.phrases("login.passwordsOff")
     }
 
     /// What a student is told when the throttle holds a login back.
-    static func refusalSentence(_ refusal: LoginThrottle.Refusal, justFailed: Bool) -> String {
-        let wait = ServiceErrorWording.describe(seconds: refusal.seconds)
+    static func refusalSentence(_ refusal: LoginThrottle.Refusal, justFailed: Bool, phrases: Phrasebook) -> String {
+        let wait: [String: any PhraseValue] = [
+            "duration": ServiceErrorWording.describe(seconds: refusal.seconds, in: phrases)
+        ]
         switch refusal.reason {
         case .identity:
-            return justFailed
-                ? "Wrong email or password. Too many failed attempts: please wait \(wait) before trying again."
-                : "Too many wrong passwords; please wait \(wait) before trying again."
+            return phrases(justFailed ? "login.wrongThenWait" : "login.tooManyWrong", wait)
         case .email:
-            return (justFailed ? "Wrong email or password. " : "")
-                + "Too many wrong passwords were tried for that email; please wait \(wait) before trying again."
+            return phrases(justFailed ? "login.wrongThenWaitForEmail" : "login.tooManyForEmail", wait)
         case .everyone:
-            return
-                "Too many wrong passwords are being tried on this bot just now; please wait \(wait) before trying again."
+            return phrases("login.tooManyOnTheBot", wait)
         }
     }
 
     static func logOut(_ call: Invocation, _ services: ClassServices) async throws {
         guard let bound = await services.logins.endSession(of: call) else {
-            await call.reply("You were not logged in.")
+            await call.reply(call.phrases("logout.notLoggedIn"))
             return
         }
         await services.loggedOut(bound.owner)
@@ -279,78 +269,80 @@ public struct LoginPlugin: RestoringPlugin {
         var everywhere = ""
         if services.accounts != nil {
             await services.endEverySession(ofAccount: bound.profile.accountKey)
-            everywhere =
-                " Your other sessions ended with it: the class map in any browser, the API and the bot's other networks; an unused sign-in link no longer works."
+            everywhere = " " + call.phrases("logout.everywhere")
         }
+        let name = Formatting.displayName(bound.profile)
         if let through = bound.login.servicesAccount {
             await call.reply(
-                "You are logged out, \(Formatting.displayName(bound.profile)); your services account \(Formatting.clean(through, maxBytes: 64)) logs you in again at your next command while you are identified to it. \(call.prefix)unlink removes that link; logging out of services ends it too."
-                    + everywhere
-            )
+                call.phrases(
+                    "logout.servicesStillLinked",
+                    ["name": name, "account": Formatting.clean(through, maxBytes: 64), "prefix": call.prefix])
+                    + everywhere)
             return
         }
-        await call.reply("You are logged out, \(Formatting.displayName(bound.profile)).\(everywhere) See you soon!")
+        await call.reply(call.phrases("logout.done", ["name": name, "everywhere": everywhere]))
     }
 
     static func whoAmI(_ call: Invocation, _ services: ClassServices) async {
         guard let bound = services.session(of: call) else {
-            await call.reply(
-                "You are not logged in. Log in privately: /msg \(call.botNick) \(call.prefix)login <email> <password>"
-            )
+            await call.reply(call.phrases("whoami.notLoggedIn", ["hint": "/msg \(call.botNick) \(call.prefix)login"]))
             return
         }
         let binding: String
         switch bound.owner {
         case .account(let account):
-            binding = "your services account \(Formatting.clean(account, maxBytes: 64))"
+            binding = call.phrases("whoami.servicesAccount", ["account": Formatting.clean(account, maxBytes: 64)])
         case .connection(let nick, let user, let host):
             binding =
                 "\(Formatting.clean(nick, maxBytes: 64))!\(Formatting.clean(user, maxBytes: 32))@\(Formatting.clean(host, maxBytes: 96))"
         }
         if let through = bound.login.servicesAccount {
             await call.reply(
-                "You are logged in as \(Formatting.displayName(bound.profile)), through your services account \(Formatting.clean(through, maxBytes: 64))."
+                call.phrases(
+                    "whoami.throughServices",
+                    ["name": Formatting.displayName(bound.profile), "account": Formatting.clean(through, maxBytes: 64)])
             )
             return
         }
         let until = bound.session.expiresAt.formatted(.iso8601.year().month().day())
         // Where the session is bound (user@host) is only said privately.
-        let detail = call.isPrivate ? "bound to \(binding), until \(until)" : "until \(until)"
-        await call.reply("You are logged in as \(Formatting.displayName(bound.profile)) (\(detail)).")
+        let name = Formatting.displayName(bound.profile)
+        await call.reply(
+            call.isPrivate
+                ? call.phrases("whoami.boundUntil", ["name": name, "binding": binding, "until": until])
+                : call.phrases("whoami.until", ["name": name, "until": until]))
     }
 
     static func register(
         _ call: Invocation, _ services: ClassServices, allowRegistration: Bool, passwords: Bool = true
     ) async throws {
         guard allowRegistration, let accounts = services.accounts else {
-            throw UserFacingError(
-                "Registration is turned off for this class; ask your instructor for an account.")
+            throw UserFacingError(call.phrases("register.off"))
         }
         if let vouched = call.vouchedAccount {
             try await registerThroughServices(call, services, accounts, servicesAccount: vouched)
             return
         }
         guard passwords else {
-            throw UserFacingError(
-                "This class signs you in with your services account: identify to services first (/msg NickServ IDENTIFY <account> <password>, or SASL in your IRC client), then \(call.prefix)register <email> <first name> [last name]."
-            )
+            throw UserFacingError(call.phrases("register.passwordsOff", ["command": call.prefix + "register"]))
         }
         let words = call.words
         guard words.count >= 3 else {
             throw UserFacingError(
-                "Usage: \(call.prefix)register <email> <password> <first name> [last name] (the password needs at least \(DirectoryInput.minimumPasswordCharacters) characters and no spaces)."
-            )
+                call.phrases(
+                    "register.usage",
+                    ["command": call.prefix + "register", "count": DirectoryInput.minimumPasswordCharacters]))
         }
         let email = words[0]
         let password = words[1]
         let firstName = words[2]
         let lastName = words.dropFirst(3).joined(separator: " ")
         // What the class will read must be plain text: no colours, control or direction marks.
-        for (field, value) in [("email", email), ("name", firstName + " " + lastName)]
+        for (field, value) in [
+            ("register.hiddenInEmail", email), ("register.hiddenInName", firstName + " " + lastName),
+        ]
         where TextSanitizer.untrusted(value) != value || DirectoryInput.containsHiddenCharacters(value) {
-            throw UserFacingError(
-                "Your \(field) has control, colour, text-direction or zero-width characters in it; please type it plainly."
-            )
+            throw UserFacingError(call.phrases(field))
         }
         // The email and password rules are about what was typed: said before anything is counted.
         do {
@@ -364,8 +356,12 @@ public struct LoginPlugin: RestoringPlugin {
             .origin
         if let wait = await services.registrations.take(origin: origin) {
             throw UserFacingError(
-                "Your host has tried \(RegistrationAllowance.perHost) registrations today; try again in \(Self.describe(seconds: wait)), or ask your instructor for an account."
-            )
+                call.phrases(
+                    "register.hostLimit",
+                    [
+                        "count": RegistrationAllowance.perHost,
+                        "duration": Self.describe(seconds: wait, in: call.phrases),
+                    ]))
         }
         // Whether the email had an account is never said (a guesser would learn who is in the
         // class): the answer is the same either way, and the student logs in with what they chose.
@@ -379,14 +375,13 @@ public struct LoginPlugin: RestoringPlugin {
         }
         let shown = Formatting.clean(email, maxBytes: 100)
         await call.reply(
-            "Thank you. If \(shown) had no account, it has one now with the password you chose; if it had one, nothing was changed. Log in with /msg \(call.botNick) \(call.prefix)login \(shown) <password>."
-        )
+            call.phrases(
+                "register.done", ["email": shown, "hint": "/msg \(call.botNick) \(call.prefix)login \(shown)"]))
     }
 
-    /// "3 hours", "12 minutes": a wait for a sentence.
-    static func describe(seconds: Int) -> String {
-        if seconds >= 2 * 3600 { return "\(seconds / 3600) hours" }
-        if seconds >= 120 { return "\((seconds + 59) / 60) minutes" }
-        return "\(seconds) seconds"
+    /// "3 hours", "12 minutes": a wait of up to a day, for a sentence.
+    static func describe(seconds: Int, in phrases: Phrasebook) -> String {
+        if seconds >= 2 * 3600 { return phrases("duration.hours", ["count": seconds / 3600]) }
+        return ServiceErrorWording.describe(seconds: seconds, in: phrases)
     }
 }

@@ -2,6 +2,7 @@ import BotKit
 import ClassKit
 import Foundation
 import IRCProtocol
+import Localization
 import OnTheMapService
 
 /// Logins through a services account: a class account linked to a services account on this
@@ -63,10 +64,10 @@ extension LoginPlugin: ServicesAccountSignIn {
     /// session bound to that services account, in every running bot on the directory.
     static func unlink(_ call: Invocation, _ services: ClassServices) async throws {
         guard let accounts = services.accounts else {
-            throw UserFacingError("This class directory has no services account links.")
+            throw UserFacingError(call.phrases("unlink.noLinks"))
         }
         guard let bound = services.session(of: call) else {
-            throw UserFacingError("You are not logged in, so there is nothing to unlink.")
+            throw UserFacingError(call.phrases("unlink.notLoggedIn"))
         }
         let key = bound.session.accountKey
         let removed: ServicesAccountLink?
@@ -76,7 +77,7 @@ extension LoginPlugin: ServicesAccountSignIn {
             throw ServiceErrorWording.error(for: error)
         }
         guard let removed else {
-            await call.reply("Your class account has no services account linked on this network.")
+            await call.reply(call.phrases("unlink.nothingLinked"))
             return
         }
         // Every session bound to that services account ends here at once (those the link made and
@@ -86,10 +87,9 @@ extension LoginPlugin: ServicesAccountSignIn {
         await services.accountEvents?.catchUp()
         let name = Formatting.clean(removed.servicesAccount, maxBytes: 64)
         await call.reply(
-            "Your services account \(name) is no longer linked to your class account"
-                + (made.isEmpty ? "." : ", and the logins bound to it have ended.")
-                + " Log in again with /msg \(call.botNick) \(call.prefix)login <email> <password> while identified to link it again."
-        )
+            call.phrases(
+                made.isEmpty ? "unlink.done" : "unlink.doneAndLoggedOut",
+                ["account": name, "hint": "/msg \(call.botNick) \(call.prefix)login"]))
     }
 
     /// `!register <email> <first name> [last name]` by someone the server vouches for as logged in
@@ -100,19 +100,18 @@ extension LoginPlugin: ServicesAccountSignIn {
         _ call: Invocation, _ services: ClassServices, _ accounts: any AccountDirectory, servicesAccount: String
     ) async throws {
         let words = call.words
-        let usage =
-            "While you are identified to services, \(call.prefix)register takes no password: \(call.prefix)register <email> <first name> [last name]."
-        guard words.count >= 2 else { throw UserFacingError("Usage: " + usage) }
+        let usage = call.phrases("register.throughServicesUsage", ["command": call.prefix + "register"])
+        guard words.count >= 2 else { throw UserFacingError(call.phrases("register.usagePrefix", ["usage": usage])) }
         // A password typed out of habit must not become a name.
         guard !words[1].contains(where: \.isNumber) else { throw UserFacingError(usage) }
         let email = words[0]
         let firstName = words[1]
         let lastName = words.dropFirst(2).joined(separator: " ")
-        for (field, value) in [("email", email), ("name", firstName + " " + lastName)]
+        for (field, value) in [
+            ("register.hiddenInEmail", email), ("register.hiddenInName", firstName + " " + lastName),
+        ]
         where TextSanitizer.untrusted(value) != value || DirectoryInput.containsHiddenCharacters(value) {
-            throw UserFacingError(
-                "Your \(field) has control, colour, text-direction or zero-width characters in it; please type it plainly."
-            )
+            throw UserFacingError(call.phrases(field))
         }
         do {
             _ = try DirectoryInput.normalizedEmail(email)
@@ -126,16 +125,18 @@ extension LoginPlugin: ServicesAccountSignIn {
         let name = Formatting.clean(servicesAccount, maxBytes: 64)
         if try await services.call({ try await accounts.servicesLink(network: network, foldedAccount: folded) }) != nil
         {
-            throw UserFacingError(
-                "Your services account \(name) is already linked to a class account, which logs you in (\(call.prefix)whoami); \(call.prefix)unlink frees it."
-            )
+            throw UserFacingError(call.phrases("register.alreadyLinked", ["account": name, "prefix": call.prefix]))
         }
         let origin = throttleKeys(call.sender, caseMapping: call.caseMapping, network: services.settings.networkName)
             .origin
         if let wait = await services.registrations.take(origin: origin) {
             throw UserFacingError(
-                "Your host has tried \(RegistrationAllowance.perHost) registrations today; try again in \(Self.describe(seconds: wait)), or ask your instructor for an account."
-            )
+                call.phrases(
+                    "register.hostLimit",
+                    [
+                        "count": RegistrationAllowance.perHost,
+                        "duration": Self.describe(seconds: wait, in: call.phrases),
+                    ]))
         }
         do {
             let account = try await accounts.addAccount(
@@ -149,9 +150,7 @@ extension LoginPlugin: ServicesAccountSignIn {
             throw ServiceErrorWording.error(for: error)
         }
         let shown = Formatting.clean(email, maxBytes: 100)
-        await call.reply(
-            "Thank you. If \(shown) had no account, it has one now, linked to your services account \(name): I log you in whenever you are identified to it. If it had one, nothing was changed."
-        )
+        await call.reply(call.phrases("register.doneThroughServices", ["email": shown, "account": name]))
     }
 
     /// After a password login by someone the server vouches for as logged in to a services
@@ -165,12 +164,11 @@ extension LoginPlugin: ServicesAccountSignIn {
             try await accounts.linkServicesAccount(
                 accountKey: accountKey, network: services.networkName, servicesAccount: vouched,
                 foldedAccount: call.caseMapping.lowercased(vouched))
-            return
-                "Your services account \(name) is linked to this class account: whenever you are identified to services, I know you without \(call.prefix)login (\(call.prefix)unlink undoes it)."
+            return call.phrases("login.linked", ["account": name, "prefix": call.prefix])
         } catch ServiceError.rejectedInput(let reason) {
-            return "Your services account \(name) was not linked: \(reason)"
+            return call.phrases("login.notLinked", ["account": name, "reason": reason])
         } catch {
-            return "Your services account \(name) could not be linked just now; log in again later to link it."
+            return call.phrases("login.couldNotLink", ["account": name])
         }
     }
 }

@@ -277,7 +277,7 @@ public struct PostPlugin: RestoringPlugin {
             case .networkUnreachable:
                 reason = "I could not reach the class directory, so your pin was not saved."
             default:
-                reason = "Your pin was not saved. " + ServiceErrorWording.sentence(for: error)
+                reason = "Your pin was not saved. " + ServiceErrorWording.sentence(for: error, in: call.phrases)
             }
             throw UserFacingError(
                 reason
