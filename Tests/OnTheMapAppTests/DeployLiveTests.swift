@@ -92,9 +92,10 @@ import Testing
         #expect(missingOutput.contains("there is no config file"), "\(missingOutput)")
     }
 
-    /// A copy of the executable without the web map's resource folder beside it refuses to start
-    /// with the map on, naming the folder and where it looked (status 78); started through a
-    /// symbolic link, the executable finds the folders beside the file the link points at.
+    /// A copy of the executable without the message catalogues' resource folder, or without the web
+    /// map's with the map on, refuses to start, naming the folder and where it looked (status 78);
+    /// started through a symbolic link, the executable finds the folders beside the file the link
+    /// points at.
     @Test func resourceFoldersAreFoundBesideTheExecutableOrNamed() async throws {
         let executable = try #require(BotLiveTests.builtExecutable())
         let built = URL(fileURLWithPath: executable).deletingLastPathComponent()
@@ -112,12 +113,22 @@ import Testing
         try FileManager.default.copyItem(
             atPath: built.appendingPathComponent("OnTheMapBot_OnTheMapService.resources").path,
             toPath: "\(partial)/OnTheMapBot_OnTheMapService.resources")
-        for command in ["run", "check-config"] {
-            let (status, output) = try await runProcess("\(partial)/onthemap-bot", [command, "--config", config])
-            #expect(status == BotExitStatus.configuration, "\(command): \(output)")
-            #expect(output.contains("OnTheMapBot_OnTheMapApp.resources/Assets"), "\(output)")
-            #expect(output.contains("looked in \(partial)"), "\(output)")
-            #expect(!output.contains("Fatal error"), "\(output)")
+        // Without the message catalogues, then with them but without the web map's files.
+        for (missing, copied) in [
+            ("OnTheMapBot_Localization.resources/Catalogs", nil),
+            ("OnTheMapBot_OnTheMapApp.resources/Assets", "OnTheMapBot_Localization.resources"),
+        ] {
+            if let copied {
+                try FileManager.default.copyItem(
+                    atPath: built.appendingPathComponent(copied).path, toPath: "\(partial)/\(copied)")
+            }
+            for command in ["run", "check-config"] {
+                let (status, output) = try await runProcess("\(partial)/onthemap-bot", [command, "--config", config])
+                #expect(status == BotExitStatus.configuration, "\(command): \(output)")
+                #expect(output.contains(missing), "\(output)")
+                #expect(output.contains("looked in \(partial)"), "\(output)")
+                #expect(!output.contains("Fatal error"), "\(output)")
+            }
         }
 
         let linked = folder.file("bin")

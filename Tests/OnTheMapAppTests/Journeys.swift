@@ -1,5 +1,6 @@
 import BotTesting
 import Foundation
+import Localization
 import Testing
 
 /// What each journey does. Steps check what the person sees; a step whose answer is wrong is an
@@ -16,8 +17,8 @@ enum Journeys {
             case .student:
                 [
                     "help", "ping", "signup", "whoami", "login", "post", "link", "privacy", "unpost", "time", "awake",
-                    "overlap", "where", "near", "units", "list", "refresh", "map", "cancel", "mydata", "logout",
-                    "forget",
+                    "overlap", "where", "near", "units", "lang", "list", "refresh", "map", "cancel", "mydata",
+                    "logout", "forget",
                 ]
             case .stranger: ["where", "near", "time", "list", "awake", "overlap", "map", "whoami", "mydata"]
             case .servicesAccountStudent: ["whoami", "unlink", "post", "login", "logout"]
@@ -191,6 +192,13 @@ enum Journeys {
         #expect(near.first?.hasPrefix("Nearest to your pin (Lisbon, Portugal)") == true, "!near: \(near)")
         #expect(near.contains { $0.hasPrefix("Wanjiru Kamau — ~") && $0.contains(" km") }, "!near: \(near)")
         #expect(try await ada.say("!units mi").hasPrefix("OK, I will show you distances in miles"))
+        // In French for a while: her unit stays hers; `!lang auto` brings the class's English back.
+        let french = Catalogs.bundled.phrasebook(.french)
+        #expect(try await ada.say("!lang fr") == french("lang.set", ["language": "français (fr)"]))
+        #expect(try await ada.say("!units") == french("units.current", ["unit": "mi", "command": "!units"]))
+        #expect(
+            try await ada.say("!lang auto")
+                == Catalogs.bundled.phrasebook(.english)("lang.reset", ["language": "English (en)"]))
         let nearNairobi = try await ada.ask("!near Nairobi")
         #expect(nearNairobi.first?.hasPrefix("Nearest to Nairobi") == true, "!near Nairobi: \(nearNairobi)")
         #expect(
