@@ -27,7 +27,7 @@ public enum ServiceErrorWording {
         case .malformedResponse:
             return phrases("directory.malformed")
         case .throttled(let seconds):
-            return phrases("directory.throttled", ["duration": describe(seconds: seconds, in: phrases)])
+            return phrases("directory.throttled", ["duration": phrases.duration(seconds: seconds)])
         case .unsupported(let what):
             return phrases("directory.unsupported", ["reason": detail(what) ?? phrases("directory.notSupported")])
         }
@@ -39,7 +39,7 @@ public enum ServiceErrorWording {
         case .networkUnreachable:
             return phrases("geocoder.unreachable")
         case .throttled(let seconds):
-            return phrases("geocoder.throttled", ["duration": describe(seconds: seconds, in: phrases)])
+            return phrases("geocoder.throttled", ["duration": phrases.duration(seconds: seconds)])
         case .rejectedInput(let reason):
             return phrases("geocoder.refused", ["reason": detail(reason) ?? phrases("geocoder.notValid")])
         default:
@@ -55,13 +55,6 @@ public enum ServiceErrorWording {
     /// A `UserFacingError` carrying the geocoder's sentence for `error`, in the asker's language.
     public static func geocoderError(for error: ServiceError) -> UserFacingError {
         UserFacingError(wording: { geocoderSentence(for: error, in: $0) })
-    }
-
-    /// "1 second", "45 seconds", "3 minutes" (whole minutes from two on, rounded up).
-    public static func describe(seconds: Int, in phrases: Phrasebook) -> String {
-        let seconds = max(1, seconds)
-        if seconds >= 120 { return phrases("duration.minutes", ["count": (seconds + 59) / 60]) }
-        return phrases("duration.seconds", ["count": seconds])
     }
 
     /// What the directory said, as one clean line, or nil when it said nothing.

@@ -34,6 +34,15 @@ public struct Phrasebook: Sendable {
         return Placeholders.fill(text) { name in values[name]?.written(in: self) }
     }
 
+    /// A wait in words: "1 second", "45 seconds", "3 minutes" (whole minutes from two on, rounded
+    /// up); with `hours`, whole hours from two hours on ("5 hours").
+    public func duration(seconds: Int, hours: Bool = false) -> String {
+        let seconds = max(1, seconds)
+        if hours, seconds >= 2 * 3600 { return self("duration.hours", ["count": seconds / 3600]) }
+        if seconds >= 120 { return self("duration.minutes", ["count": (seconds + 59) / 60]) }
+        return self("duration.seconds", ["count": seconds])
+    }
+
     /// A whole number with the language's grouping ("1,234", "1 234", "1.234").
     public func number(_ value: Int) -> String {
         value.formatted(.number.locale(language.locale))

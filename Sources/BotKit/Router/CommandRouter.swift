@@ -440,12 +440,11 @@ public actor CommandRouter {
         return TextSanitizer.truncated(LinkCredentials.redacting(text) ?? text, maxBytes: 200)
     }
 
-    /// "1 second", "45 seconds", "3 minutes" (whole minutes from two on, rounded up).
+    /// `duration` in words, in whole seconds rounded up (see ``Phrasebook/duration(seconds:hours:)``).
     static func describe(_ duration: Duration, in phrases: Phrasebook) -> String {
-        let seconds = max(
-            1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
-        if seconds >= 120 { return phrases("duration.minutes", ["count": (seconds + 59) / 60]) }
-        return phrases("duration.seconds", ["count": seconds])
+        phrases.duration(
+            seconds: Int(
+                (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
     }
 }
 

@@ -243,7 +243,7 @@ public struct LoginPlugin: RestoringPlugin {
     /// What a student is told when the throttle holds a login back.
     static func refusalSentence(_ refusal: LoginThrottle.Refusal, justFailed: Bool, phrases: Phrasebook) -> String {
         let wait: [String: any PhraseValue] = [
-            "duration": ServiceErrorWording.describe(seconds: refusal.seconds, in: phrases)
+            "duration": phrases.duration(seconds: refusal.seconds)
         ]
         switch refusal.reason {
         case .identity:
@@ -360,7 +360,7 @@ public struct LoginPlugin: RestoringPlugin {
                     "register.hostLimit",
                     [
                         "count": RegistrationAllowance.perHost,
-                        "duration": Self.describe(seconds: wait, in: call.phrases),
+                        "duration": call.phrases.duration(seconds: wait, hours: true),
                     ]))
         }
         // Whether the email had an account is never said (a guesser would learn who is in the
@@ -377,11 +377,5 @@ public struct LoginPlugin: RestoringPlugin {
         await call.reply(
             call.phrases(
                 "register.done", ["email": shown, "hint": "/msg \(call.botNick) \(call.prefix)login \(shown)"]))
-    }
-
-    /// "3 hours", "12 minutes": a wait of up to a day, for a sentence.
-    static func describe(seconds: Int, in phrases: Phrasebook) -> String {
-        if seconds >= 2 * 3600 { return phrases("duration.hours", ["count": seconds / 3600]) }
-        return ServiceErrorWording.describe(seconds: seconds, in: phrases)
     }
 }

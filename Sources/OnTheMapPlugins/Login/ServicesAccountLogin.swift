@@ -135,7 +135,7 @@ extension LoginPlugin: ServicesAccountSignIn {
                     "register.hostLimit",
                     [
                         "count": RegistrationAllowance.perHost,
-                        "duration": Self.describe(seconds: wait, in: call.phrases),
+                        "duration": call.phrases.duration(seconds: wait, hours: true),
                     ]))
         }
         do {
