@@ -6,7 +6,8 @@ import OnTheMapService
 
 /// The language each student chose with `!lang`. A logged-in student's choice is kept with their
 /// account: one state-store key (`language/<accountKey>`), shared by every bot instance on the
-/// directory, read at each command (so a choice made through another instance holds at once),
+/// directory, read again at most every ``freshness`` (so a choice made through another instance
+/// holds within seconds, and a stream of command lines costs the store one read, not one a line),
 /// shown by `!mydata`, exported and erased with the student's data. Without a store (the Udacity
 /// backend) it lasts until a restart. Someone not logged in keeps a choice for their nick while the
 /// bot runs, never written anywhere. Nobody's language is guessed from their nick or host: without
@@ -22,6 +23,10 @@ public actor StudentLanguages: LanguageChoices {
     private let sessions: SessionBook<StudentLogin>
     /// Accounts' choices, when there is no store.
     private var byAccount: [String: Language] = [:]
+    /// What the store said of each account lately, and when (the router's reads).
+    private var recent: [String: (language: Language?, readAt: ContinuousClock.Instant)] = [:]
+    /// How long a choice read from the store is used before it is read again.
+    static let freshness: Duration = .seconds(10)
     /// Choices of people not logged in, by nick key; `connectionOrder` is least recent first.
     private var byConnection: [String: Language] = [:]
     private var connectionOrder: [String] = []
@@ -33,7 +38,16 @@ public actor StudentLanguages: LanguageChoices {
 
     public func chosenLanguage(of sender: UserIdentity, caseMapping: CaseMapping) async -> Language? {
         if let account = await sessions.session(for: sender)?.login.profile.accountKey {
-            return try? await chosen(byAccount: account)
+            let now = ContinuousClock.now
+            if let known = recent[account], known.readAt.duration(to: now) < Self.freshness { return known.language }
+            do {
+                let language = try await chosen(byAccount: account)
+                if recent.count >= Self.connectionCapacity { recent.removeAll() }
+                recent[account] = (language, now)
+                return language
+            } catch {
+                return nil
+            }
         }
         return byConnection[sender.key(by: .nick, caseMapping: caseMapping)]
     }
@@ -46,6 +60,7 @@ public actor StudentLanguages: LanguageChoices {
 
     /// Keeps `language` as the choice of the student with `accountKey` (nil: back to the default).
     public func set(_ language: Language?, forAccount accountKey: String) async throws {
+        recent[accountKey] = nil
         guard let store else {
             byAccount[accountKey] = language
             return
