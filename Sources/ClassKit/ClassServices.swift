@@ -1,5 +1,6 @@
 import BotKit
 import Foundation
+import Localization
 import IRCProtocol
 import NIOConcurrencyHelpers
 import OnTheMapService
@@ -181,7 +182,7 @@ public final class ClassServices: Sendable {
 
     /// Registers what the plugin called `plugin` keeps about students outside the directory:
     /// `describe` lists it for `!mydata`, `erase` forgets it (and returns what it forgot, in words:
-    /// "your unit choice"). A plugin made afresh (a config reload) replaces its earlier registration.
+    /// "your unit choice"), both in the language of the reference's `phrases`. A plugin made afresh (a config reload) replaces its earlier registration.
     public func keepsAboutStudents(
         plugin: String, describe: @escaping @Sendable (StudentReference) async -> [KeptItem],
         erase: @escaping @Sendable (StudentReference) async -> [String]
@@ -318,14 +319,17 @@ final class PinWakeups: Sendable {
 
 /// One thing the bot keeps about a student outside the directory, as `!mydata` lists it.
 public struct KeptItem: Sendable, Hashable {
-    /// What it is ("unit choice").
+    /// Which kind of thing it is, the same in every language ("units").
+    public var id: String
+    /// What it is, in the asker's language ("unit choice").
     public var what: String
     /// Its value, in words ("mi").
     public var detail: String
     /// When it last changed, when known.
     public var changedAt: Date?
 
-    public init(what: String, detail: String, changedAt: Date?) {
+    public init(id: String, what: String, detail: String, changedAt: Date?) {
+        self.id = id
         self.what = what
         self.detail = detail
         self.changedAt = changedAt
@@ -342,12 +346,19 @@ public struct StudentReference: Sendable {
     public var caseMapping: CaseMapping
     /// Every IRC identity known to have used the account (the sender, the owners of its sessions).
     public var identities: [UserIdentity]
+    /// The language what is kept, or was erased, is described in (the asker's; English for the
+    /// operator's tools).
+    public var phrases: Phrasebook
 
-    public init(accountKey: String, sender: UserIdentity?, caseMapping: CaseMapping, identities: [UserIdentity]) {
+    public init(
+        accountKey: String, sender: UserIdentity?, caseMapping: CaseMapping, identities: [UserIdentity],
+        phrases: Phrasebook = .english
+    ) {
         self.accountKey = accountKey
         self.sender = sender
         self.caseMapping = caseMapping
         self.identities = identities
+        self.phrases = phrases
     }
 }
 

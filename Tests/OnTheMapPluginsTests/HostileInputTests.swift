@@ -105,7 +105,7 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
             reply: .exact(["That place is too long; try \"City, Country\", e.g. !post Lyon, France"])),
         .init(
             name: "link 2 KB", input: "!link https://example.com/" + long + long, venue: .privately,
-            loggedIn: true, reply: .exact(["That link is longer than 2048 bytes; please send a shorter one."])
+            loggedIn: true, reply: .exact(["That link is longer than 2,048 bytes; please send a shorter one."])
         ),
         .init(
             name: "login 2 KB email", input: "!login \(long)@class.test whatever-password", venue: .privately,

@@ -31,8 +31,10 @@ import Testing
             try await StudentDataExport.make(.key(key), accounts: fixture.sqlite, store: fixture.sqlite))
         #expect(export.chosenLanguage == "es")
         let kept = await fixture.services.keptItems(
-            about: StudentReference(accountKey: key, sender: nil, caseMapping: .rfc1459, identities: []))
-        #expect(kept.contains(KeptItem(what: "language", detail: "es", changedAt: nil)))
+            about: StudentReference(
+                accountKey: key, sender: nil, caseMapping: .rfc1459, identities: [],
+                phrases: Catalogs.bundled.phrasebook(.spanish)))
+        #expect(kept.contains(KeptItem(id: "language", what: "idioma", detail: "español", changedAt: nil)))
 
         _ = await fixture.dm("!forget", as: "jane")
         _ = await fixture.dm("!forget confirm", as: "jane")

@@ -117,7 +117,7 @@ import Testing
         let long = "https://example.com/" + String(repeating: "a", count: 2_100)
         #expect(
             await fixture.dm("!link \(long)", as: "jane") == [
-                "That link is longer than 2048 bytes; please send a shorter one."
+                "That link is longer than 2,048 bytes; please send a shorter one."
             ])
         #expect(try await fixture.sqlite.recentLocations(limit: 10, skip: 0).isEmpty)
 

@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 import Testing
 
 @testable import OnTheMapService
@@ -106,9 +107,10 @@ struct TripEndDateTests {
             refusal("in 91 days")?.description
                 == "26 Feb 2027 is more than 90 days ahead: a trip can last 90 days at most.")
 
-        #expect(refusal("31 Feb") == .noSuchDay("31 Feb"))
-        #expect(refusal("2026-02-30") == .noSuchDay("30 Feb 2026"))
-        #expect(refusal("29 Feb") == .noSuchDay("29 Feb"))  // no leap year in 2025–2027
+        #expect(refusal("31 Feb") == .noSuchDay(day: 31, month: 2, year: nil))
+        #expect(refusal("2026-02-30") == .noSuchDay(day: 30, month: 2, year: 2026))
+        #expect(refusal("29 Feb") == .noSuchDay(day: 29, month: 2, year: nil))  // no leap year in 2025–2027
+        #expect(refusal("2026-02-30")?.description == "There is no 30 Feb 2026 in the calendar.")
         #expect(refusal("31 Feb")?.description == "There is no 31 Feb in the calendar.")
 
         for text in [
@@ -120,6 +122,52 @@ struct TripEndDateTests {
             refusal("soon")?.description
                 == "I can't read \"soon\" as a date: write 2026-12-24, 24 Dec, Dec 24, a weekday (Sunday), "
                 + "today, tomorrow or in 3 days.")
+    }
+
+    @Test("A reader's own month and weekday names and words for today and tomorrow are read besides English")
+    func datesInTheReadersLanguage() throws {
+        func day(_ text: String, _ language: Language) throws -> LocalDay {
+            try TripEndDateParser.parse(text, now: now, in: london, language: language).lastDay
+        }
+        let christmasEve = LocalDay(year: 2026, month: 12, day: 24)
+        for (text, language) in [
+            ("24 dic", Language.spanish), ("24 de diciembre", .spanish), ("24 déc.", .french),
+            ("24 decembre", .french), ("24. Dez", .german), ("24. Dezember", .german), ("24 de dez.", .brazilianPortuguese),
+            ("12月24日", .japanese), ("2026年12月24日", .japanese), ("24 Dec", .japanese),
+        ] {
+            #expect(try day(text, language) == christmasEve, "\(text)")
+        }
+        let saturday = LocalDay(year: 2026, month: 11, day: 28)
+        #expect(try day("mañana", .spanish) == saturday)
+        #expect(try day("manana", .spanish) == saturday)
+        #expect(try day("demain", .french) == saturday)
+        #expect(try day("morgen", .german) == saturday)
+        #expect(try day("amanhã", .brazilianPortuguese) == saturday)
+        #expect(try day("明日", .japanese) == saturday)
+        #expect(try day("hoy", .spanish) == LocalDay(year: 2026, month: 11, day: 27))
+        #expect(try day("domingo", .spanish) == LocalDay(year: 2026, month: 11, day: 29))
+        #expect(try day("Sonntag", .german) == LocalDay(year: 2026, month: 11, day: 29))
+        // Another language's words are not read: "mañana" is no date for an English reader.
+        #expect(throws: TripEndDateError.unreadable("mañana")) {
+            try TripEndDateParser.parse("mañana", now: now, in: london)
+        }
+        #expect(throws: TripEndDateError.noSuchDay(day: 31, month: 2, year: nil)) {
+            try TripEndDateParser.parse("31 de febrero", now: now, in: london, language: .spanish)
+        }
+    }
+
+    @Test("Each refusal is said in the reader's language, with its dates written that language's way")
+    func refusalsInTheReadersLanguage() {
+        let spanish = Catalogs.bundled.phrasebook(.spanish)
+        let japanese = Catalogs.bundled.phrasebook(.japanese)
+        let february = TripEndDateError.noSuchDay(day: 31, month: 2, year: nil)
+        #expect(february.sentence(in: spanish).contains("31 feb"))
+        #expect(february.sentence(in: japanese).contains("2月31日"))
+        let ahead = TripEndDateError.tooFarAhead(LocalDay(year: 2027, month: 2, day: 26))
+        #expect(ahead.sentence(in: spanish).contains("90"))
+        #expect(!ahead.sentence(in: spanish).contains("days"))
+        let unreadable = TripEndDateError.unreadable("pronto").sentence(in: spanish)
+        #expect(unreadable.contains("\"pronto\"") && unreadable.contains("2026-12-24") && unreadable.contains("domingo"))
     }
 
     @Test("An unreadable date is quoted back without control characters and cut short")

@@ -1,5 +1,6 @@
 import Foundation
 import IRCProtocol
+import Localization
 
 /// The rules a pin's link must follow: http or https, a host, no user name or password, at most
 /// 2,048 bytes, no spaces, no control or text-direction characters (typed or percent-encoded,
@@ -23,33 +24,25 @@ public enum LinkRules {
         case unreadableCharacters
         case malformed
 
-        /// The sentence for the student (`prefix` is the command prefix).
+        /// The sentence for the student in English (`prefix` is the command prefix).
         public func sentence(prefix: String) -> String {
+            sentence(prefix: prefix, in: .english)
+        }
+
+        /// The sentence for the student in `phrases`' language.
+        public func sentence(prefix: String, in phrases: Phrasebook) -> String {
+            let commands: [String: any PhraseValue] = ["link": prefix + "link", "cancel": prefix + "cancel"]
             switch self {
-            case .empty:
-                return
-                    "The link is empty: send it with \(prefix)link https://your-page.example (or \(prefix)cancel)."
-            case .tooLong:
-                return "That link is longer than \(LinkRules.maximumBytes) bytes; please send a shorter one."
+            case .empty: return phrases("link.empty", commands)
+            case .tooLong: return phrases("link.tooLong", ["count": LinkRules.maximumBytes])
             case .missingScheme(let suggestion):
-                return "Links start with http:// or https:// — did you mean \(prefix)link \(suggestion) ?"
-            case .unsupportedScheme:
-                return
-                    "Only http and https links are accepted; send the address of your page, like https://example.com/your-page."
-            case .missingHost:
-                return "That link has no host name; it should look like https://example.com/your-page."
-            case .credentials:
-                return
-                    "That link has a user name or password in it, which everyone would see; send it without the part before @."
-            case .hiddenCharacters:
-                return
-                    "That link has hidden characters in it (line breaks, control or text-direction characters, or codes like %0A); please send the plain address."
-            case .unreadableCharacters:
-                return
-                    "That link has characters I could not read (the text did not arrive as UTF-8); please set your IRC client to UTF-8 and send it again."
-            case .malformed:
-                return
-                    "That is not a valid web link; it should look like https://example.com/your-page (no spaces)."
+                return phrases("link.missingScheme", ["link": prefix + "link", "suggestion": suggestion])
+            case .unsupportedScheme: return phrases("link.unsupportedScheme")
+            case .missingHost: return phrases("link.missingHost")
+            case .credentials: return phrases("link.credentials")
+            case .hiddenCharacters: return phrases("link.hiddenCharacters")
+            case .unreadableCharacters: return phrases("link.unreadableCharacters")
+            case .malformed: return phrases("link.malformed")
             }
         }
     }

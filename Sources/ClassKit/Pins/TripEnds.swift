@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 import OnTheMapService
 
 /// Why the end of a trip could not be told.
@@ -15,8 +16,10 @@ extension ClassServices {
     /// ("24 Dec" ends at midnight in Lisbon), and for a country with several zones at the last
     /// midnight among them. So the end tells no more than the place shown: the moment a
     /// country-level student's home pin returns does not give away the real place's UTC offset.
-    public func tripEnd(until: String, shownAt coordinate: Coordinate, named name: String)
-        async throws(TripEndRefusal) -> TripEnd
+    /// `language`'s words for dates are read besides English ones.
+    public func tripEnd(
+        until: String, shownAt coordinate: Coordinate, named name: String, language: Language = .english
+    ) async throws(TripEndRefusal) -> TripEnd
     {
         let zones = (await timeZones.finder?.timeZones(ofPinAt: coordinate, named: name) ?? [])
             .compactMap(TimeZone.init(identifier:))
@@ -25,7 +28,7 @@ extension ClassServices {
         for zone in zones {
             let end: TripEnd
             do throws(TripEndDateError) {
-                end = try TripEndDateParser.parse(until, now: now(), in: zone)
+                end = try TripEndDateParser.parse(until, now: now(), in: zone, language: language)
             } catch {
                 throw .date(error)
             }

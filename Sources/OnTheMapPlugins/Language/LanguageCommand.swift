@@ -18,12 +18,16 @@ public struct LanguageCommand: Sendable {
             plugin: "lang",
             describe: { student in
                 guard let chosen = try? await languages.chosen(byAccount: student.accountKey) else { return [] }
-                return [KeptItem(what: "language", detail: chosen.tag, changedAt: nil)]
+                return [
+                    KeptItem(
+                        id: "language", what: student.phrases("kept.language"), detail: chosen.nativeName,
+                        changedAt: nil)
+                ]
             },
             erase: { student in
                 guard (try? await languages.chosen(byAccount: student.accountKey)) ?? nil != nil else { return [] }
                 try? await languages.forget(accountKey: student.accountKey)
-                return ["your language"]
+                return [student.phrases("kept.erased.language")]
             })
     }
 

@@ -44,11 +44,15 @@ public struct NearPlugin: RestoringPlugin {
                 guard let sender = student.sender,
                     let choice = await units.choice(of: sender, caseMapping: student.caseMapping)
                 else { return [] }
-                return [KeptItem(what: "unit choice", detail: choice.unit.rawValue, changedAt: choice.at)]
+                return [
+                    KeptItem(
+                        id: "units", what: student.phrases("kept.unitChoice"), detail: choice.unit.rawValue,
+                        changedAt: choice.at)
+                ]
             },
             erase: { student in
                 let forgotten = await units.forget(keys: UnitPreferences.keys(of: student.identities))
-                return forgotten > 0 ? ["your unit choice"] : []
+                return forgotten > 0 ? [student.phrases("kept.erased.unitChoice")] : []
             })
     }
 

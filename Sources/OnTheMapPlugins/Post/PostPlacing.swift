@@ -33,7 +33,7 @@ extension PostPlugin {
     func startFlow(
         place typed: String, pendingLink: String?, bound: StudentSession, call: Invocation
     ) async throws -> PostDraft {
-        let example = "\(call.prefix)post Lyon, France"
+        let example = call.phrases("post.example", ["post": call.prefix + "post"])
         let typed = try Self.cleanedPlace(typed, call: call)
         let draft: PostDraft
         switch try await services.resolvePlace(typed) {
@@ -48,7 +48,7 @@ extension PostPlugin {
         }
         await flows.open(draft, for: bound)
         if !draft.isConfirmed {
-            await call.reply(lines: offerLines(draft, prefix: call.prefix))
+            await call.reply(lines: offerLines(draft, call: call))
         } else if pendingLink == nil {
             await announceFound(draft, call: call)
         }
@@ -58,16 +58,16 @@ extension PostPlugin {
     /// The typed place made fit to become a pin's text (no colours, control characters or runs of
     /// spaces), or the sentence that says why it cannot: too long, not UTF-8, hidden characters, empty.
     static func cleanedPlace(_ typed: String, call: Invocation) throws -> String {
-        let example = "\(call.prefix)post Lyon, France"
+        let example: [String: any PhraseValue] = [
+            "example": call.phrases("post.example", ["post": call.prefix + "post"])
+        ]
         guard typed.utf8.count <= DirectoryInput.maximumMapStringBytes else {
-            throw UserFacingError("That place is too long; try \"City, Country\", e.g. \(example)")
+            throw UserFacingError(call.phrases("post.placeTooLong", example))
         }
         // U+FFFD stands for bytes that were not UTF-8 (the line decoder puts it there): saved, the
         // place would show as "Madrid ����" to the whole class.
         guard !typed.unicodeScalars.contains("\u{FFFD}") else {
-            throw UserFacingError(
-                "That place has characters I could not read (the text did not arrive as UTF-8); please set your IRC client to UTF-8 and send it again."
-            )
+            throw UserFacingError(call.phrases("post.placeNotUTF8"))
         }
         // The one rule for a place's text on every way in: no text-direction, zero-width or other
         // format character (refused, as the API and imports refuse them); IRC's own formatting
@@ -77,15 +77,12 @@ extension PostPlugin {
                 $0.properties.generalCategory == .format && DirectoryInput.isHiddenCharacter($0)
             })
         else {
-            throw UserFacingError(
-                "That place has hidden characters in it (text-direction or zero-width characters); please type it plainly, e.g. \(example)"
-            )
+            throw UserFacingError(call.phrases("post.placeHiddenCharacters", example))
         }
         // The place becomes the pin's text: no colours or control characters.
         let typed = TextSanitizer.untrusted(typed).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !typed.isEmpty else {
-            throw UserFacingError(
-                "Where are you? \(call.prefix)post <place>, e.g. \(call.prefix)post Seattle, WA — then your link.")
+            throw UserFacingError(whereAreYou(call))
         }
         return typed
     }
@@ -124,22 +121,26 @@ extension PostPlugin {
         switch choice {
         case .no where draft.isConfirmed:
             throw UserFacingError(
-                "To drop this post, \(prefix)cancel; otherwise \(nextStep(of: draft, prefix: prefix))")
+                call.phrases(
+                    "post.dropOrGoOn", ["cancel": prefix + "cancel", "next": nextStep(of: draft, call: call)]))
         case .no:
             await flows.close(bound.owner)
             await call.reply(
-                "OK, no place is chosen; type it again: \(prefix)post <place>, e.g. \(prefix)post Lyon, France")
+                call.phrases(
+                    "post.noneChosen",
+                    ["post": prefix + "post", "example": call.phrases("post.example", ["post": prefix + "post"])]))
             return
         case .yes where draft.isConfirmed:
-            throw UserFacingError(nextStep(of: draft, prefix: prefix))
+            throw UserFacingError(nextStep(of: draft, call: call))
         case .yes:
             index = 0
         case .number(let number):
             guard number <= draft.choices.count else {
+                let next = nextStep(of: draft, call: call)
                 throw UserFacingError(
                     draft.choices.count == 1
-                        ? "There is no place \(number) to choose. \(nextStep(of: draft, prefix: prefix))"
-                        : "Choose a number from 1 to \(draft.choices.count). \(nextStep(of: draft, prefix: prefix))")
+                        ? call.phrases("post.noSuchChoice", ["number": number, "next": next])
+                        : call.phrases("post.chooseANumber", ["last": draft.choices.count, "next": next]))
             }
             index = number - 1
         }
@@ -163,40 +164,60 @@ extension PostPlugin {
     }
 
     /// What the open flow waits for, as one sentence.
-    func nextStep(of draft: PostDraft, prefix: String) -> String {
-        guard draft.isConfirmed else { return offerLines(draft, prefix: prefix).joined(separator: " ") }
-        return "Now send your link: \(prefix)link https://… (or \(prefix)cancel)."
+    func nextStep(of draft: PostDraft, call: Invocation) -> String {
+        guard draft.isConfirmed else { return offerLines(draft, call: call).joined(separator: " ") }
+        return call.phrases("post.sendLink", ["link": call.prefix + "link", "cancel": call.prefix + "cancel"])
     }
 
     /// "Did you mean …? !post yes, or type the place again." (numbered when there are several).
-    func offerLines(_ draft: PostDraft, prefix: String) -> [String] {
-        let kept = draft.pendingLink == nil ? "" : " (your link is kept)"
+    func offerLines(_ draft: PostDraft, call: Invocation) -> [String] {
+        let phrases = call.phrases
+        let again = phrases(draft.pendingLink == nil ? "post.typeAgain" : "post.typeAgainLinkKept")
+        let post = call.prefix + "post"
         if draft.choices.count == 1 {
             return [
-                "Did you mean \(PlaceWording.offers(draft.choices))? \(prefix)post yes, or type the place again\(kept)."
+                phrases(
+                    "post.didYouMeanOne", ["place": PlaceWording.offers(draft.choices), "post": post, "again": again])
             ]
         }
-        let numbers = (1...draft.choices.count).map { "\(prefix)post \($0)" }
+        let numbers = (1...draft.choices.count).map { "\(post) \($0)" }
         return [
-            "Did you mean \(PlaceWording.offers(draft.choices))?",
-            "Choose with \(numbers.dropLast().joined(separator: ", ")) or \(numbers.last ?? ""), or type the place again\(kept).",
+            phrases("post.didYouMean", ["places": PlaceWording.offers(draft.choices)]),
+            phrases(
+                "post.chooseWith",
+                [
+                    "choices": numbers.dropLast().joined(separator: ", "), "last": numbers.last ?? "",
+                    "again": again,
+                ]),
         ]
     }
 
     /// "Found … (lat, lon); or <namesake>: !post 2." and the link step.
     func announceFound(_ draft: PostDraft, call: Invocation) async {
-        var found = "Found \(PlaceWording.place(draft.place)) (\(Formatting.coordinate(draft.place.coordinate)))"
+        let phrases = call.phrases
+        var others = ""
         for (offset, other) in draft.choices.enumerated() where other != draft.place {
-            found += "; or \(Formatting.clean(other.displayName, maxBytes: 80)): \(call.prefix)post \(offset + 1)"
+            others += phrases(
+                "post.orNamesake",
+                ["place": Formatting.clean(other.displayName, maxBytes: 80), "choice": "\(call.prefix)post \(offset + 1)"])
         }
-        found += "."
+        var found = phrases(
+            "post.foundAt",
+            [
+                "place": PlaceWording.place(draft.place), "coordinate": Formatting.coordinate(draft.place.coordinate),
+                "others": others,
+            ])
         if let existing = draft.existingPlace {
-            found += " This will replace your pin at \(Formatting.place(existing))."
+            found += " " + phrases("post.willReplace", ["place": Formatting.place(existing)])
         }
-        var next =
-            "Now send your link: \(call.prefix)link https://… (or \(call.prefix)cancel; this waits \(await flows.lifetimeMinutes) minutes)."
+        var next = phrases(
+            "post.sendLinkWithin",
+            [
+                "link": call.prefix + "link", "cancel": call.prefix + "cancel",
+                "duration": phrases.duration(seconds: await flows.lifetimeMinutes * 60),
+            ])
         if let map = services.settings.webMapURL {
-            next += " Map: \(Formatting.clean(map, maxBytes: 200))"
+            next += " " + phrases("post.mapAddress", ["url": Formatting.clean(map, maxBytes: 200)])
         }
         await call.reply(lines: [found, next])
     }

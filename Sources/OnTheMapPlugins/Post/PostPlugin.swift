@@ -52,15 +52,18 @@ public struct PostPlugin: RestoringPlugin {
             plugin: "post",
             describe: { student in
                 guard let draft = await flows.openDraft(ofAccount: student.accountKey) else { return [] }
-                let step = draft.isConfirmed ? "waiting for your link" : "waiting for you to confirm the place"
+                let phrases = student.phrases
                 return [
                     KeptItem(
-                        what: "open post step",
-                        detail: "\(Formatting.place(draft.typedPlace)), \(step)", changedAt: draft.startedAt)
+                        id: "post", what: phrases("kept.postStep"),
+                        detail: phrases(
+                            draft.isConfirmed ? "kept.postStep.waitingForLink" : "kept.postStep.waitingForPlace",
+                            ["place": Formatting.place(draft.typedPlace)]),
+                        changedAt: draft.startedAt)
                 ]
             },
             erase: { student in
-                await flows.close(accountKey: student.accountKey) > 0 ? ["your open post step"] : []
+                await flows.close(accountKey: student.accountKey) > 0 ? [student.phrases("kept.erased.postStep")] : []
             })
     }
 
@@ -74,9 +77,7 @@ public struct PostPlugin: RestoringPlugin {
         let flows = self.flows
         return [
             Command(
-                "post", usage: "!post <place> | <link>, or !post <place> until <date>",
-                help:
-                    "Puts you on the map: first the place (confirm a near match with !post yes), then your link (or both at once, separated by |). Away for a while? !post <place> until <date> shows that place instead of your home pin until the end of that day (at most 90 days; !unpost trip ends it early).",
+                "post",
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
@@ -111,8 +112,7 @@ public struct PostPlugin: RestoringPlugin {
                 ]
             ) { call in try await plugin.post(call) },
             Command(
-                "link", usage: "!link <https://…>",
-                help: "The second step of !post: your link, then the pin is saved.",
+                "link",
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
@@ -121,9 +121,7 @@ public struct PostPlugin: RestoringPlugin {
                 ]
             ) { call in try await plugin.link(call.argument, call) },
             Command(
-                "unpost", usage: "!unpost, then !unpost confirm; !unpost trip",
-                help:
-                    "Takes your pin off the map: shows it first, and removes it when you confirm. !unpost trip ends your trip early: your home pin shows again.",
+                "unpost",
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
@@ -141,16 +139,21 @@ public struct PostPlugin: RestoringPlugin {
                 }
             },
             Command(
-                "cancel", usage: "!cancel", help: "Ends an unfinished !post.", allowed: .privateMessage,
+                "cancel", allowed: .privateMessage,
                 examples: [CommandExample("!cancel", answer: "There is nothing to cancel.")]
             ) { call in
                 guard let bound = services.session(of: call), await flows.close(bound.owner) else {
-                    await call.reply("There is nothing to cancel.")
+                    await call.reply(call.phrases("post.nothingToCancel"))
                     return
                 }
-                await call.reply("OK, your post is cancelled; nothing was changed.")
+                await call.reply(call.phrases("post.cancelled"))
             },
         ]
+    }
+
+    /// "Where are you? !post <place>, e.g. !post Seattle, WA — then your link."
+    static func whereAreYou(_ call: Invocation) -> String {
+        call.phrases("post.whereAreYou", ["post": call.prefix + "post"])
     }
 
     func post(_ call: Invocation) async throws {
@@ -158,8 +161,7 @@ public struct PostPlugin: RestoringPlugin {
         let argument = call.argument
         if !argument.contains("|"), argument.lowercased().hasSuffix(" until") {
             throw UserFacingError(
-                "Until when? \(call.prefix)post <place> until <date>, with the date as \(TripEndDateParser.acceptedForms)."
-            )
+                call.phrases("post.untilWhen", ["post": call.prefix + "post", "forms": TripEndDateParser.acceptedForms(in: call.phrases)]))
         }
         if !argument.contains("|"), PostChoice(argument) == nil, let trip = Self.tripParts(of: argument) {
             try await postTrip(place: trip.place, until: trip.until, bound: bound, call: call)
@@ -169,7 +171,7 @@ public struct PostPlugin: RestoringPlugin {
             let place = argument[..<bar].trimmingCharacters(in: .whitespaces)
             let link = argument[argument.index(after: bar)...].trimmingCharacters(in: .whitespaces)
             guard !place.isEmpty else {
-                throw UserFacingError("The place is missing: \(call.prefix)post <place> | <link>")
+                throw UserFacingError(call.phrases("post.placeMissing", ["post": call.prefix + "post"]))
             }
             let draft = try await startFlow(place: place, pendingLink: link, bound: bound, call: call)
             if draft.isConfirmed {
@@ -184,11 +186,9 @@ public struct PostPlugin: RestoringPlugin {
         }
         if argument.isEmpty {
             if case .open(let draft) = lookup {
-                throw UserFacingError(nextStep(of: draft, prefix: call.prefix))
+                throw UserFacingError(nextStep(of: draft, call: call))
             }
-            throw UserFacingError(
-                "Where are you? \(call.prefix)post <place>, e.g. \(call.prefix)post Seattle, WA — then your link."
-            )
+            throw UserFacingError(Self.whereAreYou(call))
         }
         // Anything that looks like a link is judged as one, never looked up as a place.
         if LinkRules.looksLikeLink(argument) {
@@ -197,13 +197,11 @@ public struct PostPlugin: RestoringPlugin {
                 try await finish(draft, link: argument, bound: bound, call: call, oneShot: false)
                 return
             case .open(let draft):
-                throw UserFacingError(nextStep(of: draft, prefix: call.prefix))
+                throw UserFacingError(nextStep(of: draft, call: call))
             case .expired:
-                throw UserFacingError(
-                    "Your post waited too long and expired; start again with \(call.prefix)post <place>.")
+                throw UserFacingError(call.phrases("post.expired", ["post": call.prefix + "post"]))
             case .none:
-                throw UserFacingError(
-                    "First tell me where you are: \(call.prefix)post <place>, then send this link.")
+                throw UserFacingError(call.phrases("post.placeBeforeThisLink", ["post": call.prefix + "post"]))
             }
         }
         var pendingLink: String?
@@ -212,8 +210,12 @@ public struct PostPlugin: RestoringPlugin {
             // never taken for a place.
             guard !draft.isConfirmed else {
                 throw UserFacingError(
-                    "Your place is \(PlaceWording.place(draft.place)); now send your link: \(call.prefix)link https://… — for another place, \(call.prefix)cancel first, then \(call.prefix)post <place>."
-                )
+                    call.phrases(
+                        "post.placeIsSet",
+                        [
+                            "place": PlaceWording.place(draft.place), "link": call.prefix + "link",
+                            "cancel": call.prefix + "cancel", "post": call.prefix + "post",
+                        ]))
             }
             pendingLink = draft.pendingLink
         }
@@ -230,12 +232,11 @@ public struct PostPlugin: RestoringPlugin {
         case .open(let draft) where draft.isConfirmed:
             try await finish(draft, link: argument, bound: bound, call: call, oneShot: false)
         case .open(let draft):
-            throw UserFacingError(nextStep(of: draft, prefix: call.prefix))
+            throw UserFacingError(nextStep(of: draft, call: call))
         case .expired:
-            throw UserFacingError(
-                "Your post waited too long and expired; start again with \(call.prefix)post <place>.")
+            throw UserFacingError(call.phrases("post.expired", ["post": call.prefix + "post"]))
         case .none:
-            throw UserFacingError("First tell me where you are: \(call.prefix)post <place>, then your link.")
+            throw UserFacingError(call.phrases("post.placeBeforeLink", ["post": call.prefix + "post"]))
         }
     }
 
@@ -243,16 +244,20 @@ public struct PostPlugin: RestoringPlugin {
     func finish(
         _ draft: PostDraft, link: String, bound: StudentSession, call: Invocation, oneShot: Bool
     ) async throws {
-        let found = "Found \(PlaceWording.place(draft.place))."
-        let keepOpen =
-            " Your place is kept: send \(call.prefix)link <link> to finish, or \(call.prefix)cancel."
+        let phrases = call.phrases
+        let commands: [String: any PhraseValue] = ["link": call.prefix + "link", "cancel": call.prefix + "cancel"]
         let mediaURL: String
         switch LinkRules.validate(link) {
         case .success(let valid): mediaURL = valid
         case .failure(let problem):
+            let refusal = problem.sentence(prefix: call.prefix, in: phrases)
             throw UserFacingError(
-                (oneShot ? found + " " : "") + problem.sentence(prefix: call.prefix)
-                    + (oneShot ? keepOpen : ""))
+                oneShot
+                    ? [
+                        phrases("post.found", ["place": PlaceWording.place(draft.place)]), refusal,
+                        phrases("post.placeKept", commands),
+                    ].joined(separator: " ")
+                    : refusal)
         }
         let profile = bound.profile
         let typedDraft = PinDraft(
@@ -275,14 +280,11 @@ public struct PostPlugin: RestoringPlugin {
             let reason: String
             switch error {
             case .networkUnreachable:
-                reason = "I could not reach the class directory, so your pin was not saved."
+                reason = phrases("post.notSavedUnreachable")
             default:
-                reason = "Your pin was not saved. " + ServiceErrorWording.sentence(for: error, in: call.phrases)
+                reason = phrases("post.notSaved", ["reason": ServiceErrorWording.sentence(for: error, in: phrases)])
             }
-            throw UserFacingError(
-                reason
-                    + " Your place and link are kept: send \(call.prefix)link <link> to try again, or \(call.prefix)cancel."
-            )
+            throw UserFacingError(reason + " " + phrases("post.keptForRetry", commands))
         }
         await flows.close(bound.owner)
         await services.classMap.record(saved)
@@ -290,8 +292,12 @@ public struct PostPlugin: RestoringPlugin {
         let place = Formatting.place(saved.mapString)
         let shownLink = Formatting.link(saved.mediaURL)
         await call.reply(
-            "\(replaced ? "Your pin is updated" : "You are on the map"): \(name) — \(place) (\(Formatting.coordinate(saved.coordinate))) — \(shownLink)"
-        )
+            phrases(
+                replaced ? "post.updated" : "post.saved",
+                [
+                    "name": name, "place": place, "coordinate": Formatting.coordinate(saved.coordinate),
+                    "link": shownLink,
+                ]))
         // Announce once: claimed so the announcer does not announce it too; it saves the pin as
         // announced once these lines have left (see AnnouncePlugin).
         if !(await services.ledger.claim([saved]).isEmpty) {

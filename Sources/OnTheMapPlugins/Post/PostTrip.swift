@@ -21,21 +21,20 @@ extension PostPlugin {
         return (place, until)
     }
 
-    /// What a student hears on a directory that keeps one pin per student.
-    static let noTrips =
-        "This class directory (the Udacity-compatible API) keeps one pin per student, so it has no trips: your pin shows your home place."
-
-    /// The directory's trips, or the sentence that says it has none.
-    func tripDirectory() throws -> any TripDirectory {
-        guard let trips = services.trips else { throw UserFacingError(Self.noTrips) }
+    /// The directory's trips, or the sentence that says it has none (the Udacity-compatible API
+    /// keeps one pin per student).
+    func tripDirectory(_ call: Invocation) throws -> any TripDirectory {
+        guard let trips = services.trips else { throw UserFacingError(call.phrases("post.noTrips")) }
         return trips
     }
 
     /// Saves a trip to `typedPlace` ending with the day `until` names there, and says so.
     func postTrip(place typedPlace: String, until: String, bound: StudentSession, call: Invocation) async throws {
-        let trips = try tripDirectory()
+        let trips = try tripDirectory(call)
         let prefix = call.prefix
-        let example = "\(prefix)post Lisbon until 24 Dec"
+        let phrases = call.phrases
+        let example = phrases(
+            "post.tripExample", ["post": prefix + "post", "date": phrases.shortDate(day: 24, month: 12)])
         let accountKey = bound.profile.accountKey
         let typed = try Self.cleanedPlace(typedPlace, call: call)
         let place: PlaceCandidate
@@ -44,8 +43,7 @@ extension PostPlugin {
             place = found
         case .offered(let offers):
             throw UserFacingError(
-                "Did you mean \(PlaceWording.offers(offers))? For a trip, type the place as it is named: \(prefix)post <place> until <date>."
-            )
+                phrases("post.tripDidYouMean", ["places": PlaceWording.offers(offers), "post": prefix + "post"]))
         case .notAPlace(let kind):
             throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example, phrases: call.phrases))
         case .notFound:
@@ -54,18 +52,17 @@ extension PostPlugin {
         // A date that is no date is told first (whatever the zone, "31 Feb" is none); the end
         // itself is read below, from the place as kept.
         do {
-            _ = try TripEndDateParser.parse(until, now: services.now(), in: TimeZone(secondsFromGMT: 0) ?? .current)
+            _ = try TripEndDateParser.parse(
+                until, now: services.now(), in: TimeZone(secondsFromGMT: 0) ?? .current, language: phrases.language)
         } catch {
             switch error {
-            case .unreadable, .noSuchDay: throw UserFacingError(error.description)
+            case .unreadable, .noSuchDay: throw UserFacingError(error.sentence(in: phrases))
             case .past, .alreadyEnded, .tooFarAhead: break  // told by the place's own calendar below
             }
         }
         guard try await services.call({ try await services.directory.location(ofAccount: accountKey) }) != nil
         else {
-            throw UserFacingError(
-                "A trip shows instead of your home pin, and you have none yet: post your home place first with \(prefix)post <place>, then \(example)."
-            )
+            throw UserFacingError(phrases("post.tripNeedsHome", ["post": prefix + "post", "example": example]))
         }
         // Made no more precise than the student chose, like a home pin.
         let level = try await services.call { try await services.privacyGate.level(of: accountKey) }
@@ -79,14 +76,13 @@ extension PostPlugin {
         // Its end is read from the place as kept, never the finer one typed.
         let end: TripEnd
         do {
-            end = try await services.tripEnd(until: until, shownAt: shown.coordinate, named: mapString)
+            end = try await services.tripEnd(
+                until: until, shownAt: shown.coordinate, named: mapString, language: phrases.language)
         } catch {
             switch error {
             case .noTimeZone:
-                throw UserFacingError(
-                    "I don't know which time zone \(PlaceWording.place(place)) keeps, so I can't tell when your trip's last day ends there; try its nearest city."
-                )
-            case .date(let refusal): throw UserFacingError(refusal.description)
+                throw UserFacingError(phrases("post.tripNoTimeZone", ["place": PlaceWording.place(place)]))
+            case .date(let refusal): throw UserFacingError(refusal.sentence(in: phrases))
             }
         }
         let kept = await services.privacyGate.keep(
@@ -97,8 +93,12 @@ extension PostPlugin {
         }
         await services.classMap.record(saved)
         await call.reply(
-            "You are in \(Formatting.place(mapString)) until \(end.lastDay.shortText); your home pin comes back after that."
-        )
+            phrases(
+                "post.tripSaved",
+                [
+                    "place": Formatting.place(mapString),
+                    "date": phrases.shortDate(day: end.lastDay.day, month: end.lastDay.month),
+                ]))
         // Announced once, like a new pin (see `finish`).
         if !(await services.ledger.claim([saved]).isEmpty) {
             for channel in services.settings.announceChannels {
@@ -122,20 +122,19 @@ extension PostPlugin {
     /// `!unpost trip`: ends the student's trip now; their home pin shows again.
     func endTrip(_ call: Invocation) async throws {
         guard let bound = services.session(of: call) else { return }
-        let trips = try tripDirectory()
+        let trips = try tripDirectory(call)
         let accountKey = bound.profile.accountKey
         let ended = try await services.call {
             try await trips.endTrip(ofAccount: accountKey, session: bound.session)
         }
         let pin = try await services.call { try await services.directory.location(ofAccount: accountKey) }
         guard let pin else {
-            throw UserFacingError("You have no pin on the map, so no trip to end.")
+            throw UserFacingError(call.phrases("post.noPinNoTrip"))
         }
         await services.classMap.record(pin)
         guard let ended, ended.isActive(at: services.now()) else {
-            throw UserFacingError(
-                "You have no trip to end; your pin shows \(Formatting.place(pin.mapString)).")
+            throw UserFacingError(call.phrases("post.noTripToEnd", ["place": Formatting.place(pin.mapString)]))
         }
-        await call.reply("Your trip ended; your pin shows \(Formatting.place(pin.mapString)) again.")
+        await call.reply(call.phrases("post.tripEnded", ["place": Formatting.place(pin.mapString)]))
     }
 }

@@ -9,6 +9,7 @@ import OnTheMapService
 /// `!privacy name …` is ``PrivacyNames``.
 enum PrivacyLevels {
     static func privacy(_ call: Invocation, _ services: ClassServices) async throws {
+        let phrases = call.phrases
         let words = call.words
         guard let word = words.first else {
             await call.reply(lines: try await explanation(call, services))
@@ -20,23 +21,24 @@ enum PrivacyLevels {
         }
         guard words.count == 1, let level = PinPrecision(word: word) else {
             throw UserFacingError(
-                "The levels are \(PinPrecision.wordList): \(call.prefix)privacy region, for example.")
+                phrases("privacy.levels", ["levels": PinPrecision.wordList, "example": call.prefix + "privacy region"]))
         }
         guard let bound = services.session(of: call) else {
             throw UserFacingError(
-                "Log in first to choose your own level: /msg \(call.botNick) \(call.prefix)login <email> <password>.")
+                phrases("privacy.loginForLevel", ["login": "/msg \(call.botNick) \(call.prefix)login"]))
         }
         let policy = services.settings.privacy
         guard level >= policy.finestPrecision else {
             throw UserFacingError(
-                "This class keeps pins no finer than \(describe(policy.finestPrecision)): choose \(allowedWords(policy))."
-            )
+                phrases(
+                    "privacy.noFinerThan",
+                    ["level": describe(policy.finestPrecision, phrases), "choices": allowedWords(policy, phrases)]))
         }
         let accountKey = bound.profile.accountKey
         try await services.call { try await services.privacyChoices.set(level, for: accountKey) }
         let pin = try await services.call { try await services.directory.location(ofAccount: accountKey) }
         guard let pin else {
-            await call.reply("OK: your pin will be kept at \(describe(level)) when you post one.")
+            await call.reply(phrases("privacy.levelForNextPin", ["level": describe(level, phrases)]))
             return
         }
         let gate = services.privacyGate
@@ -46,11 +48,11 @@ enum PrivacyLevels {
             // Not finer than the level: kept at it already (a region's point and name may be its
             // main town's too, so a pin read as the town's can be the region's as well).
             if tripChanged { await flushFinerPlace(of: pin, services) }
-            await call.reply(
-                level >= current
-                    ? "OK: your pin is kept at \(describe(level)): others see \(Formatting.place(pin.mapString))."
-                    : "OK: your next pin will be kept at \(describe(level)). The one you have stays at \(describe(current)) (\(Formatting.place(pin.mapString))): nothing finer was kept, so post again to change it: \(call.prefix)post <place>."
-            )
+            let values: [String: any PhraseValue] = [
+                "level": describe(level, phrases), "current": describe(current, phrases),
+                "place": Formatting.place(pin.mapString), "post": call.prefix + "post",
+            ]
+            await call.reply(phrases(level >= current ? "privacy.keptAt" : "privacy.nextPinAt", values))
             return
         }
         let coarse = try await services.call { try await gate.keep(pin, at: level) }
@@ -61,18 +63,21 @@ enum PrivacyLevels {
         await services.classMap.record(saved)
         await flushFinerPlace(of: pin, services)
         let widened =
-            coarse.isWidened ? " " + widening(to: coarse.precision, minimum: gate.cityMinimumPopulation) : ""
+            coarse.isWidened
+            ? " " + widening(to: coarse.precision, minimum: gate.cityMinimumPopulation, phrases) : ""
         await call.reply(
-            "OK: your pin is now kept at \(describe(coarse.precision)): others see \(Formatting.place(saved.mapString))\(widened); the finer place is no longer stored."
-        )
+            phrases(
+                "privacy.nowKeptAt",
+                [
+                    "level": describe(coarse.precision, phrases), "place": Formatting.place(saved.mapString),
+                    "widened": widened,
+                ]))
     }
 
     /// Why a city-level pin shows a larger town than the student's, or their region: "(the nearest
     /// town of at least 15,000 people in your region)".
-    static func widening(to precision: PinPrecision, minimum: Int) -> String {
-        precision == .city
-            ? "(the nearest town of at least \(Phrasebook.english.number(minimum)) people in your region)"
-            : "(your region has no town of at least \(Phrasebook.english.number(minimum)) people)"
+    static func widening(to precision: PinPrecision, minimum: Int, _ phrases: Phrasebook) -> String {
+        phrases(precision == .city ? "privacy.widenedToTown" : "privacy.widenedToRegion", ["count": minimum])
     }
 
     /// Keeps the trip of `pin` no finer than `level`, as its home pin: a lasting one finer than
@@ -111,6 +116,7 @@ enum PrivacyLevels {
 
     /// Three lines: what others see of the asker (or the class's rule), who may look, how to change it.
     static func explanation(_ call: Invocation, _ services: ClassServices) async throws -> [String] {
+        let phrases = call.phrases
         let policy = services.settings.privacy
         let mine: String
         if let bound = services.session(of: call) {
@@ -122,49 +128,61 @@ enum PrivacyLevels {
                 // A pin that is already what the student's coarser level makes of it (a region that
                 // shares its main town's point and name) is kept at that level.
                 if level > current, await !gate.isFiner(pin, than: level) { current = level }
-                mine =
-                    "Your pin shows \(Formatting.place(pin.mapString)) (\(describe(current))); pins you post are kept at \(describe(level))\(smallPlaces(at: level, policy))."
+                mine = phrases(
+                    "privacy.yourPin",
+                    [
+                        "place": Formatting.place(pin.mapString), "current": describe(current, phrases),
+                        "level": describe(level, phrases), "small": smallPlaces(at: level, policy, phrases),
+                    ])
             } else {
-                mine =
-                    "You have no pin; the one you post will be kept at \(describe(level))\(smallPlaces(at: level, policy))."
+                mine = phrases(
+                    "privacy.noPinYet",
+                    ["level": describe(level, phrases), "small": smallPlaces(at: level, policy, phrases)])
             }
         } else {
-            mine =
-                "Pins are kept at \(describe(policy.defaultPrecision)) unless a student chooses otherwise: \(policy.defaultPrecision == .exact ? "the place as typed" : "never the street typed")\(smallPlaces(at: policy.defaultPrecision, policy))."
+            mine = phrases(
+                policy.defaultPrecision == .exact ? "privacy.classRuleExact" : "privacy.classRule",
+                [
+                    "level": describe(policy.defaultPrecision, phrases),
+                    "small": smallPlaces(at: policy.defaultPrecision, policy, phrases),
+                ])
         }
-        let who =
-            policy.classOnly
-            ? "Who sees them: only students signed in to this class (on IRC, on the web map and through its API); distances are never finer than a pin."
-            : "Who sees them: anyone on IRC or with the map's address (the operator made this class public); distances are never finer than a pin."
-        let change =
-            "Change yours: \(call.prefix)privacy \(allowedWords(policy).replacingOccurrences(of: ", ", with: "|").replacingOccurrences(of: " or ", with: "|")); your name in full or as first name and last initial: \(call.prefix)privacy name full|first. What is kept about you: \(call.prefix)mydata; erase it all: \(call.prefix)forget."
+        let who = phrases(policy.classOnly ? "privacy.whoClass" : "privacy.whoPublic")
+        let levels = [PinPrecision.city, .region, .country, .exact].filter { $0 >= policy.finestPrecision }
+            .map(\.rawValue).joined(separator: "|")
+        let change = phrases(
+            "privacy.howToChange",
+            [
+                "privacy": call.prefix + "privacy", "levels": levels, "mydata": call.prefix + "mydata",
+                "forget": call.prefix + "forget",
+            ])
         return [mine, who, change]
     }
 
     /// At city level with `privacy.city_min_population` on, the rule for small places, to end a
     /// sentence: "; a place of fewer than 15,000 people shows as the nearest town of at least that
     /// size in its region". Empty otherwise.
-    static func smallPlaces(at level: PinPrecision, _ policy: PrivacyPolicy) -> String {
+    static func smallPlaces(at level: PinPrecision, _ policy: PrivacyPolicy, _ phrases: Phrasebook) -> String {
         guard level == .city, policy.cityMinimumPopulation > 0 else { return "" }
-        return
-            "; a place of fewer than \(Phrasebook.english.number(policy.cityMinimumPopulation)) people shows as the nearest town of at least that size in its region"
+        return phrases("privacy.smallPlaces", ["count": policy.cityMinimumPopulation])
     }
 
     /// "city level (the town)", for a sentence.
-    static func describe(_ level: PinPrecision) -> String {
+    static func describe(_ level: PinPrecision, _ phrases: Phrasebook) -> String {
         switch level {
-        case .exact: "exact level (the place as typed)"
-        case .city: "city level (the town)"
-        case .region: "region level (state or province)"
-        case .country: "country level"
+        case .exact: phrases("privacy.level.exact")
+        case .city: phrases("privacy.level.city")
+        case .region: phrases("privacy.level.region")
+        case .country: phrases("privacy.level.country")
         }
     }
 
-    /// The levels a student may choose here, coarsest last: "city, region or country".
-    static func allowedWords(_ policy: PrivacyPolicy) -> String {
+    /// The levels a student may choose here, coarsest last: "city, region or country" (the option
+    /// words, as typed).
+    static func allowedWords(_ policy: PrivacyPolicy, _ phrases: Phrasebook) -> String {
         let levels = [PinPrecision.city, .region, .country, .exact].filter { $0 >= policy.finestPrecision }.map(
             \.rawValue)
         guard levels.count > 1 else { return levels.joined() }
-        return levels.dropLast().joined(separator: ", ") + " or " + (levels.last ?? "")
+        return phrases("privacy.orList", ["list": levels.dropLast().joined(separator: ", "), "last": levels.last ?? ""])
     }
 }

@@ -1,6 +1,7 @@
 import BotKit
 import ClassKit
 import Foundation
+import Localization
 import OnTheMapService
 
 /// `!privacy name`: how the student's name shows to others; `!privacy name full|first` sets it and
@@ -10,28 +11,28 @@ enum PrivacyNames {
     static func name(_ words: ArraySlice<String>, _ call: Invocation, _ services: ClassServices) async throws {
         guard let bound = services.session(of: call) else {
             throw UserFacingError(
-                "Log in first to choose how your name shows: /msg \(call.botNick) \(call.prefix)login <email> <password>."
-            )
+                call.phrases("privacy.loginForName", ["login": "/msg \(call.botNick) \(call.prefix)login"]))
         }
+        let phrases = call.phrases
+        let command = call.prefix + "privacy name"
         let profile = bound.profile
         let accountKey = profile.accountKey
         let gate = services.privacyGate
         guard let word = words.first else {
             let form = try await services.call { try await gate.nameForm(of: accountKey) }
             await call.reply(
-                "Others see your name as \(shown(profile, form)) (\(describe(form))). "
-                    + "Change it: \(call.prefix)privacy name full|first.")
+                phrases(
+                    "privacy.name.current",
+                    ["name": shown(profile, form), "form": describe(form, phrases), "command": command]))
             return
         }
         guard words.count == 1, let form = NameForm(word: word) else {
-            throw UserFacingError(
-                "Usage: \(call.prefix)privacy name full (your whole name) or \(call.prefix)privacy name first (your first name and last initial)."
-            )
+            throw UserFacingError(phrases("privacy.name.usage", ["command": command]))
         }
         try await services.call { try await services.privacyChoices.set(form, for: accountKey) }
         let pin = try await services.call { try await services.directory.location(ofAccount: accountKey) }
         guard let pin else {
-            await call.reply("OK: others will see your name as \(shown(profile, form)) when you post a pin.")
+            await call.reply(phrases("privacy.name.forNextPin", ["name": shown(profile, form)]))
             return
         }
         // The pin again under the account's own names in the new form, at the level it is kept at.
@@ -44,9 +45,7 @@ enum PrivacyNames {
         }
         await services.classMap.record(saved)
         await PrivacyLevels.flushFinerPlace(of: pin, services)
-        await call.reply(
-            "OK: others now see you as \(Formatting.name(saved)) on IRC, on the map and through its API; "
-                + "your account keeps your full name, which only you see.")
+        await call.reply(phrases("privacy.name.changed", ["name": Formatting.name(saved)]))
     }
 
     /// The student's name as others see it in `form`, safe to print.
@@ -57,10 +56,10 @@ enum PrivacyNames {
     }
 
     /// "in full", "first name and last initial".
-    static func describe(_ form: NameForm) -> String {
+    static func describe(_ form: NameForm, _ phrases: Phrasebook) -> String {
         switch form {
-        case .full: "in full"
-        case .first: "first name and last initial"
+        case .full: phrases("privacy.name.full")
+        case .first: phrases("privacy.name.first")
         }
     }
 }

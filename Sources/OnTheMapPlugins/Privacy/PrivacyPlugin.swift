@@ -2,6 +2,7 @@ import BotKit
 import ClassKit
 import Foundation
 import IRCProtocol
+import Localization
 import Logging
 import NIOConcurrencyHelpers
 import OnTheMapService
@@ -32,9 +33,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         let services = self.services
         return [
             Command(
-                "privacy", usage: "!privacy [city | region | country | exact | name full|first]",
-                help:
-                    "Who sees your pin and how precisely: shows it, sets the level your pin is kept at (city by default), or shows your name in full or as first name and last initial.",
+                "privacy",
                 allowed: .privateMessage,
                 examples: [
                     CommandExample(
@@ -59,8 +58,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
                 ]
             ) { call in try await PrivacyLevels.privacy(call, services) },
             Command(
-                "mydata", usage: "!mydata",
-                help: "Everything this bot keeps about you, with when it last changed (in a private message only).",
+                "mydata",
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
@@ -71,9 +69,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
                 ]
             ) { call in try await plugin.myData(call) },
             Command(
-                "forget", usage: "!forget, then !forget confirm",
-                help:
-                    "Erases everything this bot keeps about you: your pin, your account, sessions and choices (in a private message only).",
+                "forget",
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
@@ -108,109 +104,152 @@ public struct PrivacyPlugin: BackgroundPlugin {
 
     func myData(_ call: Invocation) async throws {
         guard let bound = services.session(of: call) else { return }
+        let phrases = call.phrases
         let key = bound.profile.accountKey
         let reference = StudentReference(
-            accountKey: key, sender: call.sender, caseMapping: call.caseMapping, identities: [call.sender])
+            accountKey: key, sender: call.sender, caseMapping: call.caseMapping, identities: [call.sender],
+            phrases: phrases)
         let kept = await services.keptItems(about: reference)
+        let forget = call.prefix + "forget"
         var lines: [String] = []
         guard let accounts = services.accounts else {
             lines.append(
-                "Your account and pin are kept by the class's Udacity service, not by this bot; it holds your "
-                    + "session here (until \(Self.day(bound.session.expiresAt))) and your name "
-                    + "\(Formatting.displayName(bound.profile)).")
-            lines.append(Self.keptLine(kept))
-            lines.append("Nothing else is kept. \(call.prefix)forget erases what this bot holds.")
-            lines.append(services.settings.privacy.logSentence)
+                phrases(
+                    "mydata.remoteService",
+                    [
+                        "date": Self.day(bound.session.expiresAt),
+                        "name": Formatting.displayName(bound.profile),
+                    ]))
+            lines.append(Self.keptLine(kept, phrases: phrases))
+            lines.append(phrases("mydata.nothingElse", ["forget": forget]))
+            lines.append(Self.logSentence(services.settings.privacy, phrases))
             await call.reply(lines: lines)
             return
         }
         guard let record = try await services.call({ try await accounts.accountRecord(.key(key)) }) else {
-            throw UserFacingError("Your account is no longer in the class directory.")
+            throw UserFacingError(phrases("privacy.accountGone"))
         }
         let account = record.account
-        let name = Formatting.clean("\(account.firstName) \(account.lastName)", maxBytes: 100, fallback: "(no name)")
+        let name = Formatting.clean(
+            "\(account.firstName) \(account.lastName)", maxBytes: 100, fallback: phrases("mydata.noName"))
         let form = try await services.call { try await services.privacyGate.nameForm(of: key) }
         let others =
             form == .full
-            ? "others see your name in full"
-            : "others see it as \(PrivacyNames.shown(bound.profile, form)) (your choice)"
+            ? phrases("mydata.nameInFull")
+            : phrases("mydata.nameShortened", ["name": PrivacyNames.shown(bound.profile, form)])
         lines.append(
-            "Account: \(Formatting.clean(account.email, maxBytes: 254)), \(name) (created \(Self.time(account.createdAt))); \(others)."
-        )
-        let precision = try await precisionWords(key)
+            phrases(
+                "mydata.account",
+                [
+                    "email": Formatting.clean(account.email, maxBytes: 254), "name": name,
+                    "created": Self.time(account.createdAt), "others": others,
+                ]))
+        let precision = try await precisionWords(key, phrases)
         if let pin = record.pin {
             let kept = await services.privacyGate.precision(of: pin)
             lines.append(
-                "Pin: \(Formatting.place(pin.mapString)) "
-                    + "(\(Formatting.coordinate(pin.coordinate))), kept at \(kept.rawValue) level, posted \(Self.time(pin.createdAt)), "
-                    + "last changed \(Self.time(pin.updatedAt)); your level: \(precision).")
+                phrases(
+                    "mydata.pin",
+                    [
+                        "place": Formatting.place(pin.mapString), "coordinate": Formatting.coordinate(pin.coordinate),
+                        "kept": kept.rawValue, "posted": Self.time(pin.createdAt),
+                        "changed": Self.time(pin.updatedAt), "level": precision,
+                    ]))
             if let trip = pin.trip {
-                let end = trip.isActive(at: services.now()) ? "until" : "ended"
+                let active = trip.isActive(at: services.now())
                 lines.append(
-                    "Trip: \(Formatting.place(trip.mapString)) (\(Formatting.coordinate(trip.coordinate))), \(end) \(Self.time(trip.endsAt))"
-                        + (trip.isActive(at: services.now()) ? "; \(call.prefix)unpost trip ends it." : "."))
+                    phrases(
+                        active ? "mydata.tripUntil" : "mydata.tripEnded",
+                        [
+                            "place": Formatting.place(trip.mapString),
+                            "coordinate": Formatting.coordinate(trip.coordinate), "time": Self.time(trip.endsAt),
+                            "command": call.prefix + "unpost trip",
+                        ]))
             }
         } else {
-            lines.append("Pin: none; your level: \(precision).")
+            lines.append(phrases("mydata.noPin", ["level": precision]))
         }
 
-        var access = "Sessions: \(record.sessions.count) in the directory"
-        if let latest = record.sessions.map(\.createdAt).max() { access += " (latest started \(Self.time(latest)))" }
+        var access = [phrases("mydata.sessions", ["count": record.sessions.count])]
+        if let latest = record.sessions.map(\.createdAt).max() {
+            access[0] += " " + phrases("mydata.latestSession", ["time": Self.time(latest)])
+        }
         let trusted = await services.loginThrottle.trusted(email: account.email)
-        access += "; trusted hosts: \(trusted.count)"
-        if let last = trusted.map(\.at).max() { access += " (last login \(Self.time(last)))" }
+        var hosts = phrases("mydata.trustedHosts", ["count": trusted.count])
+        if let last = trusted.map(\.at).max() { hosts += " " + phrases("mydata.lastLogin", ["time": Self.time(last)]) }
+        access.append(hosts)
         if !record.servicesLinks.isEmpty {
             let links = record.servicesLinks.map {
-                "\(Formatting.clean($0.servicesAccount, maxBytes: 64)) on \(Formatting.clean($0.network, maxBytes: 64))"
+                phrases(
+                    "mydata.servicesAccount",
+                    [
+                        "account": Formatting.clean($0.servicesAccount, maxBytes: 64),
+                        "network": Formatting.clean($0.network, maxBytes: 64),
+                    ])
             }
-            access += "; linked services accounts: " + links.joined(separator: ", ")
+            access.append(phrases("mydata.servicesLinks", ["links": links.joined(separator: ", ")]))
         }
         if let store = services.stateStore,
             let expiry = try? await SignInLinks(store: store).unusedLinkExpiry(accountKey: key)
         {
-            access += "; an unused sign-in link to the class map (kept as a digest), working until \(Self.time(expiry))"
+            access.append(phrases("mydata.signInLink", ["time": Self.time(expiry)]))
         }
-        lines.append(access + ".")
-        lines.append(Self.keptLine(kept))
-        lines.append(
-            "No password or session id is shown here or kept in clear. "
-                + "\(call.prefix)forget erases all of this.")
-        lines.append(services.settings.privacy.logSentence)
+        lines.append(phrases("mydata.list", ["items": access.joined(separator: "; ")]))
+        lines.append(Self.keptLine(kept, phrases: phrases))
+        lines.append(phrases("mydata.noSecrets", ["forget": forget]))
+        lines.append(Self.logSentence(services.settings.privacy, phrases))
         await call.reply(lines: lines)
     }
 
     /// The level the student's pins are kept at, in words ("city (the class default)").
-    func precisionWords(_ accountKey: String) async throws -> String {
+    func precisionWords(_ accountKey: String, _ phrases: Phrasebook) async throws -> String {
         let chosen = try await services.call { try await services.privacyChoices.chosen(by: accountKey) }
         let level = services.settings.privacy.allowed(chosen)
-        return chosen == nil ? "\(level.rawValue) (the class default)" : "\(level.rawValue) (your choice)"
+        return phrases(
+            chosen == nil ? "mydata.levelByDefault" : "mydata.levelChosen",
+            ["level": level.rawValue])
     }
 
-    static func keptLine(_ items: [KeptItem]) -> String {
-        let open = items.first { $0.what == "open post step" }
-        let unit = items.first { $0.what == "unit choice" }
+    /// What the plugins keep about the student: the open post step and the unit choice always
+    /// (said to be none), then anything else.
+    static func keptLine(_ items: [KeptItem], phrases: Phrasebook) -> String {
+        func since(_ item: KeptItem) -> String {
+            item.changedAt.map { " " + phrases("mydata.since", ["time": time($0)]) } ?? ""
+        }
+        func entry(_ item: KeptItem) -> String {
+            phrases("mydata.keptItem", ["what": item.what, "detail": item.detail]) + since(item)
+        }
         var parts: [String] = []
         parts.append(
-            open.map { "Open post step: \($0.detail)" + ($0.changedAt.map { " (since \(time($0)))" } ?? "") }
-                ?? "Open post step: none")
+            items.first { $0.id == "post" }.map(entry)
+                ?? phrases("mydata.keptItem", ["what": phrases("kept.postStep"), "detail": phrases("mydata.none")]))
         parts.append(
-            unit.map { "unit choice: \($0.detail)" + ($0.changedAt.map { " (since \(time($0)))" } ?? "") }
-                ?? "unit choice: none (the class default)")
-        for item in items where item.what != "open post step" && item.what != "unit choice" {
-            parts.append("\(item.what): \(item.detail)" + (item.changedAt.map { " (since \(time($0)))" } ?? ""))
+            items.first { $0.id == "units" }.map(entry)
+                ?? phrases(
+                    "mydata.keptItem", ["what": phrases("kept.unitChoice"), "detail": phrases("mydata.unitByDefault")]))
+        for item in items where item.id != "post" && item.id != "units" {
+            parts.append(entry(item))
         }
-        return parts.joined(separator: "; ") + "."
+        let line = phrases("mydata.list", ["items": parts.joined(separator: "; ")])
+        return line.prefix(1).uppercased() + line.dropFirst()
+    }
+
+    /// What the operator's log may still hold about a student, for `!mydata` and `!forget`.
+    static func logSentence(_ policy: PrivacyPolicy, _ phrases: Phrasebook) -> String {
+        phrases(policy.studentDataInLog ? "privacy.log.typed" : "privacy.log.codeName")
     }
 
     // MARK: - !forget
 
     func forget(_ call: Invocation) async throws {
         guard let bound = services.session(of: call) else { return }
+        let phrases = call.phrases
+        let commands: [String: any PhraseValue] = [
+            "forget": call.prefix + "forget", "confirm": call.prefix + "forget confirm",
+        ]
         let words = call.words.map { $0.lowercased() }
         guard words.isEmpty || words == ["confirm"] else {
-            throw UserFacingError(
-                "Usage: \(call.prefix)forget to see what would be erased, then \(call.prefix)forget confirm to erase it."
-            )
+            throw UserFacingError(phrases("forget.usage", commands))
         }
         let key = bound.profile.accountKey
         let now = services.now()
@@ -224,9 +263,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         }
         let asked = askedToForget.withLockedValue { $0.removeValue(forKey: key) }
         guard let asked, now.timeIntervalSince(asked) <= Self.confirmWindow, now >= asked else {
-            throw UserFacingError(
-                "Nothing was erased: say \(call.prefix)forget first to see what would go, "
-                    + "then \(call.prefix)forget confirm within 5 minutes.")
+            throw UserFacingError(phrases("forget.notAsked", commands))
         }
         guard let erasure = StudentErasure(services: services) else {
             try await forgetOnRemoteService(call, bound: bound)
@@ -234,82 +271,90 @@ public struct PrivacyPlugin: BackgroundPlugin {
         }
         let report = try await services.call {
             try await erasure.erase(
-                accountKey: key, requester: call.sender, caseMapping: call.caseMapping, book: services.sessions)
+                accountKey: key, requester: call.sender, caseMapping: call.caseMapping, book: services.sessions,
+                phrases: phrases)
         }
         guard let report else {
             await services.sessions.unbind(call.sender)
-            throw UserFacingError("Your account is no longer in the class directory; nothing was left to erase.")
+            throw UserFacingError(phrases("forget.accountGone"))
         }
-        await call.reply(lines: [Self.erasedSentence(report), services.settings.privacy.logSentence])
+        await call.reply(lines: [
+            Self.erasedSentence(report, phrases: phrases), Self.logSentence(services.settings.privacy, phrases),
+        ])
     }
 
     /// What `!forget confirm` would erase (the answer to `!forget`).
     func describeErasure(_ call: Invocation, bound: StudentSession) async throws {
-        let confirm = "Say \(call.prefix)forget confirm within 5 minutes to erase it; nothing changes until you do."
+        let phrases = call.phrases
+        let confirm = phrases("forget.confirmWithin", ["confirm": call.prefix + "forget confirm"])
         guard let accounts = services.accounts else {
             await call.reply(lines: [
-                "This erases what this bot holds about you: your session here, your open post step and your "
-                    + "unit choice, and logs you out on every network.",
-                "Your account and pin are kept by the class's Udacity service itself: this bot cannot erase "
-                    + "them; ask there. " + confirm,
+                phrases("forget.remoteWhatGoes"),
+                phrases("forget.remoteKeptThere") + " " + confirm,
             ])
             return
         }
         guard let record = try await services.call({ try await accounts.accountRecord(.key(bound.profile.accountKey)) })
-        else { throw UserFacingError("Your account is no longer in the class directory.") }
+        else { throw UserFacingError(phrases("privacy.accountGone")) }
         let account = record.account
-        let name = Formatting.clean("\(account.firstName) \(account.lastName)", maxBytes: 100, fallback: "(no name)")
-        let pin = record.pin.map { "your pin (\(Formatting.place($0.mapString)))" } ?? "no pin (you have none)"
+        let name = Formatting.clean(
+            "\(account.firstName) \(account.lastName)", maxBytes: 100, fallback: phrases("mydata.noName"))
+        let pin =
+            record.pin.map { phrases("forget.yourPin", ["place": Formatting.place($0.mapString)]) }
+            ?? phrases("forget.noPin")
         await call.reply(lines: [
-            "This erases for good: your account (\(Formatting.clean(account.email, maxBytes: 254)), \(name)), "
-                + "\(pin), your \(Self.count(record.sessions.count, "session")) on every network, the hosts "
-                + "trusted for your logins, your privacy choices, open post step and unit choice.",
-            "You will be logged out and need a new account to come back. " + confirm,
+            phrases(
+                "forget.whatGoes",
+                [
+                    "email": Formatting.clean(account.email, maxBytes: 254), "name": name, "pin": pin,
+                    "count": record.sessions.count,
+                ]),
+            phrases("forget.newAccount") + " " + confirm,
         ])
     }
 
     /// `!forget confirm` on the Udacity-compatible API: the bot erases what it holds itself.
     func forgetOnRemoteService(_ call: Invocation, bound: StudentSession) async throws {
+        let phrases = call.phrases
         let key = bound.profile.accountKey
         var ended = await services.sessions.unbindAll { $0.session.accountKey == key }
         let networks = services.everyNetwork
         for network in networks.dropFirst() {
             ended += await network.sessionArchive.endSessions(ofAccount: key)
         }
-        var erased: [String] = []
+        var erased = [phrases("forget.erased.session")]
         let student = StudentReference(
-            accountKey: key, sender: call.sender, caseMapping: call.caseMapping, identities: [call.sender])
+            accountKey: key, sender: call.sender, caseMapping: call.caseMapping, identities: [call.sender],
+            phrases: phrases)
         for network in networks {
             for item in await network.eraseKept(about: student) where !erased.contains(item) { erased.append(item) }
         }
         for owner in Set(ended.map(\.owner)) { await services.loggedOut(owner) }
         try? await services.directory.logOut(bound.session)
-        let extra = erased.isEmpty ? "" : ", " + erased.joined(separator: ", ")
-        await call.reply(
-            "Erased what this bot held: your session\(extra); you are logged out. "
-                + "Your account and pin are kept by the class's Udacity service: to erase them, ask there.")
+        await call.reply(phrases("forget.remoteDone", ["items": erased.joined(separator: ", ")]))
     }
 
     /// The answer to a done erasure.
-    static func erasedSentence(_ report: StudentErasure.Report) -> String {
-        var parts = ["your account (email and name)"]
-        if let pin = report.record.pin { parts.append("your pin (\(Formatting.place(pin.mapString)))") }
-        parts.append(count(report.record.sessions.count, "directory session"))
-        if report.ircSessionsEnded > 0 { parts.append(count(report.ircSessionsEnded, "IRC session")) }
-        if report.trustedHosts > 0 { parts.append(count(report.trustedHosts, "trusted host")) }
+    static func erasedSentence(_ report: StudentErasure.Report, phrases: Phrasebook) -> String {
+        var parts = [phrases("forget.erased.account")]
+        if let pin = report.record.pin {
+            parts.append(phrases("forget.yourPin", ["place": Formatting.place(pin.mapString)]))
+        }
+        parts.append(phrases("forget.erased.directorySessions", ["count": report.record.sessions.count]))
+        if report.ircSessionsEnded > 0 {
+            parts.append(phrases("forget.erased.ircSessions", ["count": report.ircSessionsEnded]))
+        }
+        if report.trustedHosts > 0 { parts.append(phrases("forget.erased.trustedHosts", ["count": report.trustedHosts])) }
         if !report.record.servicesLinks.isEmpty {
-            parts.append(count(report.record.servicesLinks.count, "services account link"))
+            parts.append(phrases("forget.erased.servicesLinks", ["count": report.record.servicesLinks.count]))
         }
         parts += report.keptState
-        return "Erased: " + parts.joined(separator: ", ")
-            + ". You are logged out and nothing of yours is left in this bot's data. Goodbye!"
+        return phrases("forget.done", ["items": parts.joined(separator: ", ")])
     }
 
     // MARK: - Wording
 
-    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-
-    /// A time as "2026-11-26 17:05 UTC".
+    /// A time as "2026-11-26 17:05 UTC" (the same in every language).
     static func time(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -1,6 +1,7 @@
 import BotKit
 import ClassKit
 import Foundation
+import Localization
 import IRCProtocol
 import OnTheMapService
 
@@ -57,7 +58,7 @@ public struct StudentErasure: Sendable {
     /// asked (`!forget confirm`), whose session in `book` (their network's) ends too.
     public func erase(
         accountKey: String, requester: UserIdentity? = nil, caseMapping: CaseMapping = .rfc1459,
-        book: SessionBook<StudentLogin>? = nil
+        book: SessionBook<StudentLogin>? = nil, phrases: Phrasebook = .english
     ) async throws -> Report? {
         guard let record = try await accounts.accountRecord(.key(accountKey)) else { return nil }
         // Who used the account: the requester, and every owner of a session of it, live or kept.
@@ -82,7 +83,8 @@ public struct StudentErasure: Sendable {
         var trustedHosts = 0
         if let services {
             let student = StudentReference(
-                accountKey: accountKey, sender: requester, caseMapping: caseMapping, identities: identities)
+                accountKey: accountKey, sender: requester, caseMapping: caseMapping, identities: identities,
+                phrases: phrases)
             for (network, endedHere) in zip(networks, ended) {
                 for item in await network.eraseKept(about: student) where !keptState.contains(item) {
                     keptState.append(item)

@@ -1,20 +1,20 @@
 import BotKit
 import ClassKit
 import Foundation
+import Localization
 import OnTheMapService
 
 /// Taking pins off the map, for a student (`!unpost`) and for the bot's owners (`!pin remove`).
 /// Only the directories that keep their own pins (local, PostgreSQL) can delete one; the
 /// Udacity-compatible API has no delete, and the answer says so.
 public enum PinRemoval {
-    /// The answer when the directory cannot delete pins (only the Udacity-compatible API keeps
-    /// no accounts of its own, and its contract has no delete).
-    static let noDelete =
-        "This class's directory is the Udacity-compatible API, which has no way to delete a pin, so nothing was removed."
-
-    /// The directory that can remove pins, or a refusal that says why there is none.
-    static func remover(_ services: ClassServices, hint: String = "") throws -> any AccountDirectory {
-        guard let accounts = services.accounts else { throw UserFacingError(noDelete + hint) }
+    /// The directory that can remove pins, or a refusal in `phrases`' language that says why there
+    /// is none (only the Udacity-compatible API keeps no accounts of its own, and its contract has
+    /// no delete), followed by `hint`.
+    static func remover(
+        _ services: ClassServices, phrases: Phrasebook = .english, hint: String = ""
+    ) throws -> any AccountDirectory {
+        guard let accounts = services.accounts else { throw UserFacingError(phrases("unpost.noDelete") + hint) }
         return accounts
     }
 
@@ -66,21 +66,24 @@ extension PinRemoval {
     /// `!unpost` shows the student's pin and asks for `!unpost confirm`; `!unpost confirm` removes it.
     static func unpost(_ call: Invocation, services: ClassServices) async throws {
         guard let bound = services.session(of: call) else { return }
+        let phrases = call.phrases
         let words = call.words.map { $0.lowercased() }
+        let commands: [String: any PhraseValue] = [
+            "unpost": call.prefix + "unpost", "confirm": call.prefix + "unpost confirm", "post": call.prefix + "post",
+        ]
         guard words.isEmpty || words == ["confirm"] else {
-            throw UserFacingError(
-                "Usage: \(call.prefix)unpost, then \(call.prefix)unpost confirm to take your pin off the map.")
+            throw UserFacingError(phrases("unpost.usage", commands))
         }
-        let move = " You can still move it with \(call.prefix)post <place>."
-        let remover = try remover(services, hint: move)
+        let remover = try remover(services, phrases: phrases, hint: " " + phrases("unpost.canMove", commands))
         let key = bound.profile.accountKey
         guard words == ["confirm"] else {
             guard let pin = try await services.call({ try await services.directory.location(ofAccount: key) }) else {
-                throw UserFacingError("You have no pin on the map.")
+                throw UserFacingError(phrases("unpost.noPin"))
             }
             await call.reply(
-                "This takes your pin off the map: \(Formatting.name(pin)) — \(Formatting.place(pin.mapString)). "
-                    + "Say \(call.prefix)unpost confirm to remove it; nothing changes until you do.")
+                phrases(
+                    "unpost.confirmFirst",
+                    ["name": Formatting.name(pin), "place": Formatting.place(pin.mapString), "confirm": call.prefix + "unpost confirm"]))
             return
         }
         let removed: StudentLocation?
@@ -90,11 +93,10 @@ extension PinRemoval {
             if case .sessionExpired = error { await services.sessions.unbind(call.sender) }
             throw ServiceErrorWording.error(for: error)
         }
-        guard let removed else { throw UserFacingError("You have no pin on the map.") }
+        guard let removed else { throw UserFacingError(phrases("unpost.noPin")) }
         await services.classMap.forget(removed)
         await call.reply(
-            "Your pin is off the map (\(Formatting.place(removed.mapString))). "
-                + "\(call.prefix)post <place> puts you back on it.")
+            phrases("unpost.done", ["place": Formatting.place(removed.mapString), "post": call.prefix + "post"]))
     }
 
     /// `!pin remove <name | nick | email | id>` (owners only): removes the one pin the words mean,

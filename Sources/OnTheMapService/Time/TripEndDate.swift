@@ -1,4 +1,5 @@
 import Foundation
+import Localization
 
 /// The last day of a trip, and the instant the trip's pin ends: the start of the next day in the
 /// trip place's zone (so the pin lasts through the whole of its last local day).
@@ -17,12 +18,13 @@ public struct TripEnd: Sendable, Hashable {
     }
 }
 
-/// Why the `until` of a trip was refused. Each has a sentence for the person who typed it.
+/// Why the `until` of a trip was refused. Each has a sentence for the person who typed it, in
+/// their language (``sentence(in:)``); ``description`` is the English one.
 public enum TripEndDateError: Error, Sendable, Hashable, CustomStringConvertible {
     /// None of the accepted forms (the text, cleaned for echoing).
     case unreadable(String)
-    /// A date the calendar does not have ("31 Feb").
-    case noSuchDay(String)
+    /// A date the calendar does not have ("31 Feb"); `year` when it was typed.
+    case noSuchDay(day: Int, month: Int, year: Int?)
     /// A day that has ended everywhere on Earth.
     case past(LocalDay)
     /// A day that has ended in the trip place's zone, though it is still that day in some other
@@ -31,20 +33,27 @@ public enum TripEndDateError: Error, Sendable, Hashable, CustomStringConvertible
     /// A day more than `TripEndDateParser.maximumDaysAhead` days after today in the trip place.
     case tooFarAhead(LocalDay)
 
-    public var description: String {
+    public var description: String { sentence(in: .english) }
+
+    /// The refusal in `phrases`' language.
+    public func sentence(in phrases: Phrasebook) -> String {
+        func date(_ day: LocalDay) -> String { phrases.date(day: day.day, month: day.month, year: day.year) }
+        func short(_ day: LocalDay) -> String { phrases.shortDate(day: day.day, month: day.month) }
         switch self {
         case .unreadable(let text):
-            return "I can't read \"\(text)\" as a date: write \(TripEndDateParser.acceptedForms)."
-        case .noSuchDay(let text):
-            return "There is no \(text) in the calendar."
+            return phrases(
+                "trip.date.unreadable", ["text": text, "forms": TripEndDateParser.acceptedForms(in: phrases)])
+        case .noSuchDay(let day, let month, let year):
+            let words = TripDateWords.of(phrases.language)
+            var shown = phrases("trip.date.dayAndMonth", ["day": day, "month": words.monthAbbreviation(month)])
+            if let year { shown += " \(year)" }
+            return phrases("trip.date.noSuchDay", ["date": shown])
         case .past(let day):
-            return "\(day.text) is in the past: a trip must end today or later."
+            return phrases("trip.date.past", ["date": date(day)])
         case .alreadyEnded(let day, let today):
-            return "\(day.shortText) has already ended at the trip's place (it is \(today.shortText) there): "
-                + "a trip must end today or later in its own time zone."
+            return phrases("trip.date.alreadyEnded", ["date": short(day), "today": short(today)])
         case .tooFarAhead(let day):
-            return "\(day.text) is more than \(TripEndDateParser.maximumDaysAhead) days ahead: "
-                + "a trip can last \(TripEndDateParser.maximumDaysAhead) days at most."
+            return phrases("trip.date.tooFarAhead", ["date": date(day), "count": TripEndDateParser.maximumDaysAhead])
         }
     }
 }
@@ -61,6 +70,10 @@ public enum TripEndDateError: Error, Sendable, Hashable, CustomStringConvertible
 ///   today excluded (on a Sunday, `Sunday` is a week ahead; `today` names today);
 /// * `today`, `tomorrow`, `in 3 days`, `in 1 day`, `in 2 weeks`.
 ///
+/// In another language the reader's words are read too (``TripDateWords``): month and weekday
+/// names and their abbreviations as that language writes them (`24 dic`, `24 de diciembre`,
+/// `24. Dez`, `domingo`, `12月24日`), and its words for today and tomorrow (`hoy`, `demain`).
+///
 /// The result is the last day of the trip; it must be today or later in the trip place and at
 /// most `maximumDaysAhead` days ahead.
 public enum TripEndDateParser {
@@ -68,18 +81,34 @@ public enum TripEndDateParser {
     public static let maximumDaysAhead = 90
 
     /// The forms, for messages: "2026-12-24, 24 Dec, Dec 24, a weekday (Sunday), today, tomorrow or in 3 days".
-    public static let acceptedForms = "2026-12-24, 24 Dec, Dec 24, a weekday (Sunday), today, tomorrow or in 3 days"
+    public static var acceptedForms: String { acceptedForms(in: .english) }
+
+    /// The forms in `phrases`' language, with its own month and weekday names.
+    public static func acceptedForms(in phrases: Phrasebook) -> String {
+        phrases(
+            "trip.date.forms",
+            [
+                "iso": "2026-12-24", "dayAndMonth": phrases.shortDate(day: 24, month: 12),
+                "weekday": phrases.weekday(1),
+            ])
+    }
 
     /// The longest text echoed back in an error.
     static let echoLimit = 40
 
     /// The trip's end for `text`, with today taken at `now` in `zone` (the trip place's zone).
-    public static func parse(_ text: String, now: Date, in zone: TimeZone) throws(TripEndDateError) -> TripEnd {
+    /// `language`'s words are read besides English ones.
+    public static func parse(
+        _ text: String, now: Date, in zone: TimeZone, language: Language = .english
+    ) throws(TripEndDateError) -> TripEnd {
         let today = LocalClock(timeZone: zone, instant: now).localDay
         let words = Self.words(of: text)
-        guard let day = try Self.day(named: words, today: today) else {
-            throw .unreadable(Self.echo(text))
+        let native = language == .english ? nil : TripDateWords.of(language)
+        var found = try Self.day(named: words, today: today, native: native)
+        if found == nil, let native {
+            found = try native.day(named: words, today: today)
         }
+        guard let day = found else { throw .unreadable(Self.echo(text)) }
         if day < today {
             // A date that has ended here may still be current somewhere (UTC-12 is the last zone to leave a day).
             if let latest = TimeZone(secondsFromGMT: -12 * 3600), now < day.adding(days: 1).start(in: latest) {
@@ -92,7 +121,9 @@ public enum TripEndDateParser {
     }
 
     /// The day `words` name, nil when they are no accepted form.
-    private static func day(named words: [String], today: LocalDay) throws(TripEndDateError) -> LocalDay? {
+    private static func day(
+        named words: [String], today: LocalDay, native: TripDateWords?
+    ) throws(TripEndDateError) -> LocalDay? {
         switch words.count {
         case 1:
             if words[0] == "today" { return today }
@@ -110,40 +141,41 @@ public enum TripEndDateParser {
             default: return nil
             }
         case 2, 3:
-            return try dayAndMonth(words, today: today)
+            return try dayAndMonth(words, today: today) { self.month($0) ?? native?.month($0) }
         default:
             return nil
         }
     }
 
     /// `2026-12-24`.
-    private static func isoDate(_ word: String) throws(TripEndDateError) -> LocalDay? {
+    static func isoDate(_ word: String) throws(TripEndDateError) -> LocalDay? {
         let parts = word.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, (1...2).contains(parts[1].count), (1...2).contains(parts[2].count),
             let year = Int(parts[0]), let month = Int(parts[1]), let dayNumber = Int(parts[2])
         else { return nil }
         let day = LocalDay(year: year, month: month, day: dayNumber)
         guard (1...12).contains(month) else { return nil }
-        guard day.exists else { throw .noSuchDay(day.text) }
+        guard day.exists else { throw .noSuchDay(day: dayNumber, month: month, year: year) }
         return day
     }
 
     /// `24 Dec`, `Dec 24`, `24th December`, with an optional year after them.
-    private static func dayAndMonth(_ words: [String], today: LocalDay) throws(TripEndDateError) -> LocalDay? {
+    static func dayAndMonth(
+        _ words: [String], today: LocalDay, monthNamed: (String) -> Int?
+    ) throws(TripEndDateError) -> LocalDay? {
         let month: Int
         let dayNumber: Int
-        if let found = self.month(words[0]), let number = dayOfMonth(words[1]) {
+        if let found = monthNamed(words[0]), let number = dayOfMonth(words[1]) {
             (month, dayNumber) = (found, number)
-        } else if let number = dayOfMonth(words[0]), let found = self.month(words[1]) {
+        } else if let number = dayOfMonth(words[0]), let found = monthNamed(words[1]) {
             (month, dayNumber) = (found, number)
         } else {
             return nil
         }
-        let name = "\(dayNumber) \(LocalClock.monthAbbreviations[month - 1])"
         if words.count == 3 {
             guard words[2].count == 4, let year = Int(words[2]) else { return nil }
             let day = LocalDay(year: year, month: month, day: dayNumber)
-            guard day.exists else { throw .noSuchDay(day.text) }
+            guard day.exists else { throw .noSuchDay(day: dayNumber, month: month, year: year) }
             return day
         }
         // Without a year: the nearest existing one to today, the later on a tie.
@@ -153,13 +185,13 @@ public enum TripEndDateParser {
         guard
             let nearest = candidates.min(by: { abs(today.days(to: $0)) < abs(today.days(to: $1)) })
         else {
-            throw .noSuchDay(name)
+            throw .noSuchDay(day: dayNumber, month: month, year: nil)
         }
         return nearest
     }
 
     /// The next `weekday` (1 = Sunday) after `today`: 1 to 7 days ahead.
-    private static func nextWeekday(_ weekday: Int, after today: LocalDay) -> LocalDay {
+    static func nextWeekday(_ weekday: Int, after today: LocalDay) -> LocalDay {
         let ahead = (weekday - today.weekday + 7) % 7
         return today.adding(days: ahead == 0 ? 7 : ahead)
     }
@@ -184,8 +216,10 @@ public enum TripEndDateParser {
     }
 
     /// `24`, `24th`, `1st`, `2nd`, `3rd`: 1 to 31.
-    private static func dayOfMonth(_ word: String) -> Int? {
+    static func dayOfMonth(_ word: String) -> Int? {
         var digits = Substring(word)
+        // "24." is how German writes the day.
+        if digits.hasSuffix(".") { digits = digits.dropLast() }
         for suffix in ["st", "nd", "rd", "th"] where digits.hasSuffix(suffix) {
             digits = digits.dropLast(2)
             break
@@ -197,7 +231,7 @@ public enum TripEndDateParser {
     }
 
     /// Lower-cased words, split at spaces and commas, a final full stop dropped.
-    private static func words(of text: String) -> [String] {
+    static func words(of text: String) -> [String] {
         var cleaned = text.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)
         if cleaned.hasSuffix(".") { cleaned.removeLast() }
         return cleaned.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
@@ -219,5 +253,108 @@ extension Trip {
     /// when no single zone is known.
     public func lastDay(in zone: TimeZone?) -> LocalDay {
         LocalClock(timeZone: zone ?? TimeZone(secondsFromGMT: 0)!, instant: endsAt.addingTimeInterval(-1)).localDay
+    }
+}
+
+/// A language's own words for a trip's last day, read besides English ones: month and weekday
+/// names as Foundation writes them in the language's locale (full and abbreviated, accents and case
+/// ignored, a final full stop dropped), the words for today and tomorrow from the language's message
+/// catalogue (`trip.date.today`, `trip.date.tomorrow`: alternatives separated by `|`), `de`/`del`
+/// between day and month ("24 de diciembre"), and Japanese `12月24日`.
+public struct TripDateWords: Sendable {
+    let months: [String: Int]
+    let weekdays: [String: Int]
+    let monthAbbreviations: [String]
+    let today: Set<String>
+    let tomorrow: Set<String>
+
+    /// The words of `language`, made once.
+    public static func of(_ language: Language) -> TripDateWords {
+        all[language] ?? all[.english] ?? TripDateWords(language: .english)
+    }
+
+    private static let all: [Language: TripDateWords] = Dictionary(
+        uniqueKeysWithValues: Language.supported.map { ($0, TripDateWords(language: $0)) })
+
+    init(language: Language) {
+        let formatter = DateFormatter()
+        formatter.locale = language.locale
+        var months: [String: Int] = [:]
+        for list in [
+            formatter.monthSymbols, formatter.shortMonthSymbols, formatter.standaloneMonthSymbols,
+            formatter.shortStandaloneMonthSymbols,
+        ] {
+            for (index, name) in list.enumerated() { months[Self.folded(name)] = index + 1 }
+        }
+        var weekdays: [String: Int] = [:]
+        for list in [
+            formatter.weekdaySymbols, formatter.shortWeekdaySymbols, formatter.standaloneWeekdaySymbols,
+            formatter.shortStandaloneWeekdaySymbols,
+        ] {
+            for (index, name) in list.enumerated() { weekdays[Self.folded(name)] = index + 1 }
+        }
+        months[""] = nil
+        weekdays[""] = nil
+        self.months = months
+        self.weekdays = weekdays
+        let abbreviations: [String] = formatter.shortStandaloneMonthSymbols
+        monthAbbreviations =
+            language == .english || abbreviations.count != 12 ? LocalClock.monthAbbreviations : abbreviations
+        let phrases = Catalogs.bundled.phrasebook(language)
+        func alternatives(_ text: String) -> Set<String> {
+            Set(text.split(separator: "|").map { Self.folded(String($0)) }.filter { !$0.isEmpty })
+        }
+        today = alternatives(phrases("trip.date.today"))
+        tomorrow = alternatives(phrases("trip.date.tomorrow"))
+    }
+
+    /// The short name of `month` (1 to 12).
+    func monthAbbreviation(_ month: Int) -> String {
+        monthAbbreviations[max(1, min(12, month)) - 1]
+    }
+
+    /// The month `word` names, if any.
+    func month(_ word: String) -> Int? { months[Self.folded(word)] }
+
+    /// The day `words` (as ``TripEndDateParser`` splits them) name in this language, nil when none.
+    func day(named words: [String], today day: LocalDay) throws(TripEndDateError) -> LocalDay? {
+        let words = words.filter { $0 != "de" && $0 != "del" }
+        switch words.count {
+        case 1:
+            let word = Self.folded(words[0])
+            if today.contains(word) { return day }
+            if tomorrow.contains(word) { return day.adding(days: 1) }
+            if let weekday = weekdays[word] { return TripEndDateParser.nextWeekday(weekday, after: day) }
+            return try Self.japaneseDate(words[0], today: day)
+        case 2, 3:
+            return try TripEndDateParser.dayAndMonth(words, today: day) { month($0) }
+        default:
+            return nil
+        }
+    }
+
+    /// `12月24日` and `2026年12月24日`.
+    static func japaneseDate(_ word: String, today: LocalDay) throws(TripEndDateError) -> LocalDay? {
+        guard word.hasSuffix("日"), word.contains("月") else { return nil }
+        var rest = Substring(word.dropLast())
+        var year: String?
+        if let mark = rest.firstIndex(of: "年") {
+            year = String(rest[..<mark])
+            rest = rest[rest.index(after: mark)...]
+        }
+        let parts = rest.split(separator: "月", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[0].allSatisfy(\.isASCII),
+            let month = Int(parts[0]), (1...12).contains(month)
+        else { return nil }
+        var words = [String(parts[1]), LocalClock.monthAbbreviations[month - 1].lowercased()]
+        if let year { words.append(year) }
+        return try TripEndDateParser.dayAndMonth(words, today: today) { _ in month }
+    }
+
+    /// `word` lower-cased, without accents or a final full stop.
+    static func folded(_ word: String) -> String {
+        var folded = word.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        while folded.hasSuffix(".") { folded.removeLast() }
+        return folded
     }
 }
