@@ -41,6 +41,40 @@ import Testing
         #expect(try await fixture.sqlite.state(StudentLanguages.stateKey(accountKey: key)) == nil)
     }
 
+    /// The two steps of `!post`, a trip typed with Spanish words, `!mydata` and `!forget` are all in
+    /// Spanish for a student who chose it, with Spanish dates and counted words.
+    @Test func postingATripAndErasingAreInTheStudentsLanguage() async throws {
+        let fixture = try await PrivacyTests.start()
+        let es = Self.spanish
+        try await fixture.addStudent("jane@class.test", "Jane", "Doe")
+        _ = await fixture.logIn("jane", email: "jane@class.test")
+        _ = await fixture.dm("!lang es", as: "jane")
+        let found = await fixture.dm("!post Paris", as: "jane")
+        #expect(found.first?.hasPrefix("Encontré Paris") == true, "\(found)")
+        #expect(found.last?.hasPrefix("Ahora envía tu enlace: !link https://… (o !cancel; esto espera 10 minutos).") == true)
+        #expect(
+            await fixture.dm("!link example.org/jane", as: "jane")
+                == [es("link.missingScheme", ["link": "!link", "suggestion": "https://example.org/jane"])])
+        let saved = await fixture.dm("!link https://example.org/jane", as: "jane")
+        #expect(saved.first?.hasPrefix("Estás en el mapa: Jane Doe — Paris") == true, "\(saved)")
+        // A trip's end typed in Spanish, answered with a Spanish date.
+        let trip = await fixture.dm("!post Lisbon until 24 de diciembre", as: "jane")
+        #expect(trip.first?.hasPrefix("Estás en Lisbon") == true && trip.first?.contains("hasta el 24 dic") == true, "\(trip)")
+        #expect(
+            await fixture.dm("!post Lisbon until pronto", as: "jane")
+                == [es("trip.date.unreadable", ["text": "pronto", "forms": TripEndDateParser.acceptedForms(in: es)])])
+        let data = await fixture.dm("!mydata", as: "jane")
+        #expect(data.first?.hasPrefix("Cuenta: jane@class.test, Jane Doe") == true, "\(data)")
+        #expect(data.contains { $0.hasPrefix("Viaje: Lisbon") }, "\(data)")
+        #expect(data.contains { $0.contains("idioma: español") }, "\(data)")
+        #expect(data.last == es("privacy.log.codeName"))
+        let asked = await fixture.dm("!forget", as: "jane")
+        #expect(asked.first?.hasPrefix("Esto borra para siempre: tu cuenta (jane@class.test, Jane Doe)") == true, "\(asked)")
+        let erased = await fixture.dm("!forget confirm", as: "jane")
+        #expect(erased.first?.hasPrefix("Borrado: tu cuenta (correo y nombre), tu pin (") == true, "\(erased)")
+        #expect(erased.first?.contains("tu idioma") == true, "\(erased)")
+    }
+
     @Test func someoneNotLoggedInKeepsALanguageForTheirNickOnly() async throws {
         let fixture = try await PrivacyTests.start()
         let french = Catalogs.bundled.phrasebook(.french)
