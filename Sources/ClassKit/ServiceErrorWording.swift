@@ -19,7 +19,8 @@ public enum ServiceErrorWording {
             if reason.hasSuffix(".") { reason.removeLast() }
             return phrases("directory.notFound", ["reason": reason])
         case .rejectedInput(let reason):
-            return phrases("directory.refused", ["reason": detail(reason) ?? phrases("directory.notValid")])
+            let said = inputSentence(reason, in: phrases) ?? detail(reason) ?? phrases("directory.notValid")
+            return phrases("directory.refused", ["reason": said])
         case .unavailable:
             return phrases("directory.busy")
         case .backendFailure(let status, _):
@@ -30,6 +31,25 @@ public enum ServiceErrorWording {
             return phrases("directory.throttled", ["duration": phrases.duration(seconds: seconds)])
         case .unsupported(let what):
             return phrases("directory.unsupported", ["reason": detail(what) ?? phrases("directory.notSupported")])
+        }
+    }
+
+    /// An account field's refusal (``DirectoryInput``'s reasons) in `phrases`' language; nil for
+    /// any other reason.
+    static func inputSentence(_ reason: String, in phrases: Phrasebook) -> String? {
+        switch reason {
+        case DirectoryInput.emailEmpty: phrases("input.emailEmpty")
+        case DirectoryInput.emailTooLong: phrases("input.emailTooLong")
+        case DirectoryInput.notAnEmail: phrases("input.notAnEmail")
+        case DirectoryInput.passwordEmpty: phrases("input.passwordEmpty")
+        case DirectoryInput.passwordTooShort:
+            phrases("input.passwordTooShort", ["count": DirectoryInput.minimumPasswordCharacters])
+        case DirectoryInput.passwordTooLong: phrases("input.passwordTooLong")
+        case DirectoryInput.passwordControlCharacters: phrases("input.passwordControlCharacters")
+        case DirectoryInput.nameEmpty: phrases("input.nameEmpty")
+        case DirectoryInput.nameTooLong: phrases("input.nameTooLong")
+        case DirectoryInput.nameHiddenCharacters: phrases("input.nameHiddenCharacters")
+        default: nil
         }
     }
 

@@ -51,7 +51,9 @@ import Testing
         _ = await fixture.dm("!lang es", as: "jane")
         let found = await fixture.dm("!post Paris", as: "jane")
         #expect(found.first?.hasPrefix("Encontré Paris") == true, "\(found)")
-        #expect(found.last?.hasPrefix("Ahora envía tu enlace: !link https://… (o !cancel; esto espera 10 minutos).") == true)
+        #expect(
+            found.last?.hasPrefix("Ahora envía tu enlace: !link https://… (o !cancel; esto espera 10 minutos).") == true
+        )
         #expect(
             await fixture.dm("!link example.org/jane", as: "jane")
                 == [es("link.missingScheme", ["link": "!link", "suggestion": "https://example.org/jane"])])
@@ -59,7 +61,9 @@ import Testing
         #expect(saved.first?.hasPrefix("Estás en el mapa: Jane Doe — Paris") == true, "\(saved)")
         // A trip's end typed in Spanish, answered with a Spanish date.
         let trip = await fixture.dm("!post Lisbon until 24 de diciembre", as: "jane")
-        #expect(trip.first?.hasPrefix("Estás en Lisbon") == true && trip.first?.contains("hasta el 24 dic") == true, "\(trip)")
+        #expect(
+            trip.first?.hasPrefix("Estás en Lisbon") == true && trip.first?.contains("hasta el 24 dic") == true,
+            "\(trip)")
         #expect(
             await fixture.dm("!post Lisbon until pronto", as: "jane")
                 == [es("trip.date.unreadable", ["text": "pronto", "forms": TripEndDateParser.acceptedForms(in: es)])])
@@ -69,10 +73,33 @@ import Testing
         #expect(data.contains { $0.contains("idioma: español") }, "\(data)")
         #expect(data.last == es("privacy.log.codeName"))
         let asked = await fixture.dm("!forget", as: "jane")
-        #expect(asked.first?.hasPrefix("Esto borra para siempre: tu cuenta (jane@class.test, Jane Doe)") == true, "\(asked)")
+        #expect(
+            asked.first?.hasPrefix("Esto borra para siempre: tu cuenta (jane@class.test, Jane Doe)") == true, "\(asked)"
+        )
         let erased = await fixture.dm("!forget confirm", as: "jane")
         #expect(erased.first?.hasPrefix("Borrado: tu cuenta (correo y nombre), tu pin (") == true, "\(erased)")
         #expect(erased.first?.contains("tu idioma") == true, "\(erased)")
+    }
+
+    /// The account rules `!register` applies are said in the asker's language.
+    @Test func accountRulesAreSaidInTheAskersLanguage() async throws {
+        let fixture = try RegistrationAbuseTests.fixture()
+        _ = await fixture.dm("!lang pt-BR", as: "newbie")
+        let portuguese = Catalogs.bundled.phrasebook(.brazilianPortuguese)
+        let short = await fixture.dm("!register new@class.test short Nova Aluna", as: "newbie")
+        #expect(
+            short
+                == [
+                    portuguese(
+                        "directory.refused",
+                        [
+                            "reason": portuguese(
+                                "input.passwordTooShort", ["count": DirectoryInput.minimumPasswordCharacters])
+                        ])
+                ], "\(short)")
+        #expect(
+            await fixture.dm("!register not-an-email longenough1 Nova Aluna", as: "newbie")
+                == [portuguese("directory.refused", ["reason": portuguese("input.notAnEmail")])])
     }
 
     @Test func someoneNotLoggedInKeepsALanguageForTheirNickOnly() async throws {

@@ -132,7 +132,8 @@ struct TripEndDateTests {
         let christmasEve = LocalDay(year: 2026, month: 12, day: 24)
         for (text, language) in [
             ("24 dic", Language.spanish), ("24 de diciembre", .spanish), ("24 déc.", .french),
-            ("24 decembre", .french), ("24. Dez", .german), ("24. Dezember", .german), ("24 de dez.", .brazilianPortuguese),
+            ("24 decembre", .french), ("24. Dez", .german), ("24. Dezember", .german),
+            ("24 de dez.", .brazilianPortuguese),
             ("12月24日", .japanese), ("2026年12月24日", .japanese), ("24 Dec", .japanese),
         ] {
             #expect(try day(text, language) == christmasEve, "\(text)")
@@ -167,7 +168,8 @@ struct TripEndDateTests {
         #expect(ahead.sentence(in: spanish).contains("90"))
         #expect(!ahead.sentence(in: spanish).contains("days"))
         let unreadable = TripEndDateError.unreadable("pronto").sentence(in: spanish)
-        #expect(unreadable.contains("\"pronto\"") && unreadable.contains("2026-12-24") && unreadable.contains("domingo"))
+        #expect(
+            unreadable.contains("\"pronto\"") && unreadable.contains("2026-12-24") && unreadable.contains("domingo"))
     }
 
     @Test("An unreadable date is quoted back without control characters and cut short")

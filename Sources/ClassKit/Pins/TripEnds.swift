@@ -19,8 +19,7 @@ extension ClassServices {
     /// `language`'s words for dates are read besides English ones.
     public func tripEnd(
         until: String, shownAt coordinate: Coordinate, named name: String, language: Language = .english
-    ) async throws(TripEndRefusal) -> TripEnd
-    {
+    ) async throws(TripEndRefusal) -> TripEnd {
         let zones = (await timeZones.finder?.timeZones(ofPinAt: coordinate, named: name) ?? [])
             .compactMap(TimeZone.init(identifier:))
         guard !zones.isEmpty else { throw .noTimeZone }

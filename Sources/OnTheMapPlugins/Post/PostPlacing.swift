@@ -199,7 +199,10 @@ extension PostPlugin {
         for (offset, other) in draft.choices.enumerated() where other != draft.place {
             others += phrases(
                 "post.orNamesake",
-                ["place": Formatting.clean(other.displayName, maxBytes: 80), "choice": "\(call.prefix)post \(offset + 1)"])
+                [
+                    "place": Formatting.clean(other.displayName, maxBytes: 80),
+                    "choice": "\(call.prefix)post \(offset + 1)",
+                ])
         }
         var found = phrases(
             "post.foundAt",

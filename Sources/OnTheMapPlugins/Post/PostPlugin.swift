@@ -161,7 +161,9 @@ public struct PostPlugin: RestoringPlugin {
         let argument = call.argument
         if !argument.contains("|"), argument.lowercased().hasSuffix(" until") {
             throw UserFacingError(
-                call.phrases("post.untilWhen", ["post": call.prefix + "post", "forms": TripEndDateParser.acceptedForms(in: call.phrases)]))
+                call.phrases(
+                    "post.untilWhen",
+                    ["post": call.prefix + "post", "forms": TripEndDateParser.acceptedForms(in: call.phrases)]))
         }
         if !argument.contains("|"), PostChoice(argument) == nil, let trip = Self.tripParts(of: argument) {
             try await postTrip(place: trip.place, until: trip.until, bound: bound, call: call)

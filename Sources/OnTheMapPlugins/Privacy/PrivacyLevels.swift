@@ -183,6 +183,7 @@ enum PrivacyLevels {
         let levels = [PinPrecision.city, .region, .country, .exact].filter { $0 >= policy.finestPrecision }.map(
             \.rawValue)
         guard levels.count > 1 else { return levels.joined() }
-        return phrases("privacy.orList", ["list": levels.dropLast().joined(separator: ", "), "last": levels.last ?? ""])
+        return phrases(
+            "privacy.orList", ["list": levels.dropLast().joined(separator: ", "), "last": levels.last ?? ""])
     }
 }

@@ -344,7 +344,9 @@ public struct PrivacyPlugin: BackgroundPlugin {
         if report.ircSessionsEnded > 0 {
             parts.append(phrases("forget.erased.ircSessions", ["count": report.ircSessionsEnded]))
         }
-        if report.trustedHosts > 0 { parts.append(phrases("forget.erased.trustedHosts", ["count": report.trustedHosts])) }
+        if report.trustedHosts > 0 {
+            parts.append(phrases("forget.erased.trustedHosts", ["count": report.trustedHosts]))
+        }
         if !report.record.servicesLinks.isEmpty {
             parts.append(phrases("forget.erased.servicesLinks", ["count": report.record.servicesLinks.count]))
         }

@@ -83,7 +83,10 @@ extension PinRemoval {
             await call.reply(
                 phrases(
                     "unpost.confirmFirst",
-                    ["name": Formatting.name(pin), "place": Formatting.place(pin.mapString), "confirm": call.prefix + "unpost confirm"]))
+                    [
+                        "name": Formatting.name(pin), "place": Formatting.place(pin.mapString),
+                        "confirm": call.prefix + "unpost confirm",
+                    ]))
             return
         }
         let removed: StudentLocation?

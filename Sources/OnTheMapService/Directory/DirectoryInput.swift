@@ -13,31 +13,44 @@ public enum DirectoryInput {
     /// person asking).
     public static let emailTaken = "An account with this email already exists."
 
+    // Why an account's fields are refused, the reasons `ServiceError.rejectedInput` carries (the
+    // bot says each in the asker's language, see ClassKit's ServiceErrorWording).
+    public static let emailEmpty = "The email is empty."
+    public static let emailTooLong = "The email is too long."
+    public static let notAnEmail = "That does not look like an email address."
+    public static let passwordEmpty = "The password is empty."
+    public static let passwordTooShort = "The password must have at least \(minimumPasswordCharacters) characters."
+    public static let passwordTooLong = "The password is too long."
+    public static let passwordControlCharacters = "The password contains control characters."
+    public static let nameEmpty = "The name is empty."
+    public static let nameTooLong = "The name is too long."
+    public static let nameHiddenCharacters = "The name contains \(hiddenCharactersWording)."
+
     /// The email as stored and compared: trimmed and lowercased. Rejects empty or malformed ones.
     public static func normalizedEmail(_ email: String) throws -> String {
         let normalized = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        guard !normalized.isEmpty else { throw ServiceError.rejectedInput("The email is empty.") }
+        guard !normalized.isEmpty else { throw ServiceError.rejectedInput(emailEmpty) }
         guard normalized.utf8.count <= maximumEmailBytes else {
-            throw ServiceError.rejectedInput("The email is too long.")
+            throw ServiceError.rejectedInput(emailTooLong)
         }
         let parts = normalized.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
             !normalized.unicodeScalars.contains(where: { $0.properties.isWhitespace || isControl($0) })
-        else { throw ServiceError.rejectedInput("That does not look like an email address.") }
+        else { throw ServiceError.rejectedInput(notAnEmail) }
         return normalized
     }
 
     /// Checks a new password: 8 characters or more, at most 1024 bytes, no control characters.
     public static func validateNewPassword(_ password: String) throws {
-        guard !password.isEmpty else { throw ServiceError.rejectedInput("The password is empty.") }
+        guard !password.isEmpty else { throw ServiceError.rejectedInput(passwordEmpty) }
         guard password.count >= minimumPasswordCharacters else {
-            throw ServiceError.rejectedInput("The password must have at least \(minimumPasswordCharacters) characters.")
+            throw ServiceError.rejectedInput(passwordTooShort)
         }
         guard password.utf8.count <= maximumPasswordBytes else {
-            throw ServiceError.rejectedInput("The password is too long.")
+            throw ServiceError.rejectedInput(passwordTooLong)
         }
         guard !containsControlCharacters(password) else {
-            throw ServiceError.rejectedInput("The password contains control characters.")
+            throw ServiceError.rejectedInput(passwordControlCharacters)
         }
     }
 
@@ -46,13 +59,13 @@ public enum DirectoryInput {
     public static func validateNames(firstName: String, lastName: String) throws -> (String, String) {
         let first = firstName.trimmingCharacters(in: .whitespaces)
         let last = lastName.trimmingCharacters(in: .whitespaces)
-        guard !(first.isEmpty && last.isEmpty) else { throw ServiceError.rejectedInput("The name is empty.") }
+        guard !(first.isEmpty && last.isEmpty) else { throw ServiceError.rejectedInput(nameEmpty) }
         for name in [first, last] {
             guard name.utf8.count <= maximumNameBytes else {
-                throw ServiceError.rejectedInput("The name is too long.")
+                throw ServiceError.rejectedInput(nameTooLong)
             }
             guard !containsHiddenCharacters(name) else {
-                throw ServiceError.rejectedInput("The name contains \(hiddenCharactersWording).")
+                throw ServiceError.rejectedInput(nameHiddenCharacters)
             }
         }
         return (first, last)
@@ -127,9 +140,9 @@ public enum DirectoryInput {
     /// Email and password must both be non-empty before a login is tried.
     public static func requireCredentials(email: String, password: String) throws {
         if email.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            throw ServiceError.rejectedInput("The email is empty.")
+            throw ServiceError.rejectedInput(emailEmpty)
         }
-        if password.isEmpty { throw ServiceError.rejectedInput("The password is empty.") }
+        if password.isEmpty { throw ServiceError.rejectedInput(passwordEmpty) }
     }
 
     /// True for NUL, C0/C1 control characters (which include IRC formatting codes) and DEL.
