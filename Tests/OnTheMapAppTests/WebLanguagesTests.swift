@@ -104,6 +104,26 @@ import Testing
         }
     }
 
+    /// A page's words are escaped like everything else put in it; only the markup the page itself
+    /// gives for a placeholder stays markup, and the scripts' data block cannot close its element.
+    @Test func aPagesWordsAreEscapedAndItsDataBlockStaysData() throws {
+        let catalogs = Catalogs(
+            source: MessageCatalog(
+                language: .english,
+                messages: ["web.page.x": .text("A {name} in {place} & </script>")]),
+            translations: [:])
+        let text = WebPageText(phrases: catalogs.phrasebook(.english))
+        let html = text.render(
+            "<p>{{t:web.page.x}}</p>", values: ["name": "<b>Mallory</b>"],
+            markup: ["place": "<strong id=\"p\"></strong>"])
+        #expect(html == "<p>A &lt;b&gt;Mallory&lt;/b&gt; in <strong id=\"p\"></strong> &amp; &lt;/script&gt;</p>")
+        let block = text.scriptBlock(prefixes: ["web.page."])
+        #expect(!block.contains("<") && !block.contains(">") && !block.contains("&"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(block.utf8)) as? [String: Any])
+        #expect((object["messages"] as? [String: String])?["web.page.x"] == "A {name} in {place} & </script>")
+        #expect(object["locale"] as? String == "en-001")
+    }
+
     /// The v1 API words its errors in the request's `Accept-Language` (English without one); the
     /// status, the JSON shape and its machine-readable fields stay as they are.
     @Test func anAPIErrorIsInTheRequestsLanguageWithTheSameShape() {

@@ -168,7 +168,7 @@
       } else {
         node = el('g', { 'class': 'cluster', 'data-count': String(group.length), transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
         el('circle', { r: 11 + Math.min(8, group.length) }, node);
-        el('text', {}, node).textContent = String(group.length);
+        el('text', {}, node).textContent = words.number(group.length);
         el('title', {}, node).textContent = t('web.page.cluster.title', {
           count: group.length, names: listFormat(group.map(function (g) { return g.pin.name; })) });
       }

@@ -41,5 +41,5 @@
     });
   }
 
-  window.OnTheMapText = { t: t, language: language, locale: locale };
+  window.OnTheMapText = { t: t, number: written, language: language, locale: locale };
 })();
