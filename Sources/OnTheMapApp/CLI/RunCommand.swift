@@ -140,14 +140,17 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// The languages of the web pages: a signed-in student's `!lang` choice (read from the running
-    /// bot's class services), else the browser's, else the top-level `language:`.
+    /// bot's class services), else the browser's, else the bot's default language (`language:`,
+    /// under the first network's `irc.language` when it has one, as its private answers use; kept
+    /// current by a config reload through the class services' settings).
     static func webLanguages(_ config: BotConfiguration, _ bot: BotService) -> WebLanguages {
-        var chosenByAccount: (@Sendable (String) async -> Language?)?
-        if let languages = bot.control?.services.languages {
-            chosenByAccount = { accountKey in try? await languages.chosen(byAccount: accountKey) }
+        guard let services = bot.control?.services else {
+            return WebLanguages(catalogs: .bundled, fallback: config.language ?? .english)
         }
+        let languages = services.languages
         return WebLanguages(
-            catalogs: .bundled, fallback: config.language ?? .english, chosenByAccount: chosenByAccount)
+            catalogs: .bundled, defaultLanguage: { services.settings.languages.fallback },
+            chosenByAccount: { accountKey in try? await languages.chosen(byAccount: accountKey) })
     }
 
     /// Who may read the web map's pins (`web.visibility`), over the stack's sessions and sign-in

@@ -20,20 +20,32 @@ public struct WebLanguages: Sendable {
     static let cookieMaxAge = 365 * 86_400
 
     public var catalogs: Catalogs
-    /// The language of a page when nothing else chooses one (`language:` in the config).
-    public var fallback: Language
+    /// The language of a page when nothing else chooses one, read at each request (the running
+    /// bot's, which a config reload changes).
+    public var defaultLanguage: @Sendable () -> Language
     /// The `!lang` choice of the student with this account key, nil when they made none (or it
     /// cannot be read just now).
     public var chosenByAccount: (@Sendable (String) async -> Language?)?
 
     public init(
-        catalogs: Catalogs = .bundled, fallback: Language = .english,
+        catalogs: Catalogs = .bundled, defaultLanguage: @escaping @Sendable () -> Language,
         chosenByAccount: (@Sendable (String) async -> Language?)? = nil
     ) {
         self.catalogs = catalogs
-        self.fallback = fallback
+        self.defaultLanguage = defaultLanguage
         self.chosenByAccount = chosenByAccount
     }
+
+    /// A fixed default language.
+    public init(
+        catalogs: Catalogs = .bundled, fallback: Language = .english,
+        chosenByAccount: (@Sendable (String) async -> Language?)? = nil
+    ) {
+        self.init(catalogs: catalogs, defaultLanguage: { fallback }, chosenByAccount: chosenByAccount)
+    }
+
+    /// The language of a page when nothing else chooses one, now.
+    public var fallback: Language { defaultLanguage() }
 
     /// The order of the choice, for a page: the student's own choice, the menu's cookie, the
     /// browser's `Accept-Language`, the default.
