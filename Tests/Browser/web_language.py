@@ -6,7 +6,8 @@ against the built bot's web listener:
 2. its language menu switches the page to Japanese, which holds after a reload; the log-in scene's
    refusal of an empty form is Japanese;
 3. the sign-in link of a student who chose French on IRC (`!lang fr`), opened in a Spanish browser:
-   the sign-in page is Spanish; once signed in, the map is French and names her.
+   the sign-in page is Spanish; once signed in, the map is French and names her, and so is the
+   posting scene.
 
     /usr/bin/python3 Tests/Browser/web_language.py BASE_URL SIGN_IN_LINK STUDENT_NAME
 
@@ -141,6 +142,18 @@ def student_in_french(base, link, name):
         wait_until(driver, "the status counts the pins in French",
                    lambda: "·" in (text(driver, "status") or "")
                    and (text(driver, "status") or "").split(" ")[1] in ("épingle", "épingles"))
+        # The posting scene, in French: its heading, its fields, and its refusal of an empty place.
+        driver.find_element(By.ID, "post-open").click()
+        wait_until(driver, "the posting scene opens", lambda: shown(driver, "place-form"))
+        heading = driver.find_element(By.CSS_SELECTOR, "#place-form h2").text
+        if heading != words("fr", "web.page.place.heading"):
+            raise StepFailed("the posting scene's heading is %r" % heading)
+        placeholder = driver.find_element(By.ID, "place").get_attribute("placeholder")
+        if placeholder != words("fr", "web.page.place.placeholder"):
+            raise StepFailed("the place field's placeholder is %r" % placeholder)
+        driver.find_element(By.ID, "place-find").click()
+        wait_until(driver, "an empty place is refused in French",
+                   lambda: text(driver, "place-error") == words("fr", "web.page.place.empty"))
         errors = page_errors(driver)
         if errors:
             raise StepFailed("the page logged errors: %s" % errors)

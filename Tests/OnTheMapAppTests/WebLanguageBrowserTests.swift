@@ -14,7 +14,8 @@ import Testing
     /// A browser that asks for Spanish reads the page, the class map's sign-in note and the log-in
     /// scene in Spanish; its language menu switches to Japanese, which holds after a reload (and
     /// the log-in scene's refusal is Japanese). Jane says `!lang fr` on IRC and opens the link of
-    /// her private `!map` in a Spanish browser: signed in, she reads the map in French. The API's
+    /// her private `!map` in a Spanish browser: signed in, she reads the map and its posting scene
+    /// in French. The API's
     /// error texts follow `Accept-Language`, its statuses and shapes unchanged.
     @Test func thePageFollowsTheBrowserTheMenuAndTheStudentsLanguage() async throws {
         try await NgircdServer.withRunning { server in
