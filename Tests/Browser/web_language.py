@@ -7,7 +7,7 @@ against the built bot's web listener:
    refusal of an empty form is Japanese;
 3. the sign-in link of a student who chose French on IRC (`!lang fr`), opened in a Spanish browser:
    the sign-in page is Spanish; once signed in, the map is French and names her, and so is the
-   posting scene.
+   posting scene; the menu cannot override her choice, and says so in French.
 
     /usr/bin/python3 Tests/Browser/web_language.py BASE_URL SIGN_IN_LINK STUDENT_NAME
 
@@ -154,7 +154,16 @@ def student_in_french(base, link, name):
         driver.find_element(By.ID, "place-find").click()
         wait_until(driver, "an empty place is refused in French",
                    lambda: text(driver, "place-error") == words("fr", "web.page.place.empty"))
-        errors = page_errors(driver)
+        # Her choice on IRC holds over the menu: the menu says how to change it, and nothing moves.
+        Select(driver.find_element(By.ID, "language")).select_by_value("ja")
+        wait_until(driver, "the menu says, in French, that her !lang choice holds",
+                   lambda: text(driver, "status") == words("fr", "web.language.chosenOnIRC", language="français"))
+        wait_until(driver, "the menu shows the page's language again",
+                   lambda: Select(driver.find_element(By.ID, "language")).first_selected_option.get_attribute("value") == "fr")
+        driver.refresh()
+        expect_page(driver, "fr", "after the menu's refusal and a reload")
+        # The menu's refusal (409) is the answer the page words.
+        errors = page_errors(driver, expected=lambda message: "/language" in message and "409" in message)
         if errors:
             raise StepFailed("the page logged errors: %s" % errors)
     except StepFailed:

@@ -89,6 +89,23 @@ import Testing
                 #expect(response.status == .seeOther)
                 #expect(response.headers[.setCookie]?.hasPrefix("lang=pt-BR; Path=/;") == true)
             }
+            // Jane's own choice on IRC holds: the menu says so, in French, and keeps nothing.
+            try await client.execute(
+                uri: "/language", method: .post,
+                headers: [
+                    .contentType: "application/x-www-form-urlencoded",
+                    .cookie: "onthemap_session=\(session.sessionId)",
+                ],
+                body: ByteBuffer(string: "lang=ja")
+            ) { response in
+                #expect(response.status == .conflict)
+                #expect(response.headers[.setCookie] == nil)
+                #expect(response.headers[.contentLanguage] == "fr")
+                #expect(
+                    String(buffer: response.body)
+                        == Catalogs.bundled.phrasebook(.french)(
+                            "web.language.chosenOnIRC", ["language": "français"]))
+            }
             for forged in ["lang=xx", "lang=%3Cscript%3E", "language=es", ""] {
                 try await client.execute(
                     uri: "/language", method: .post,

@@ -68,15 +68,18 @@ public struct WebLanguages: Sendable {
     /// The language of a page for `request`; `accounts`: the directory whose sessions tell which
     /// student is signed in (nil: nobody can be).
     func pageLanguage(of request: Request, accounts: (any AccountDirectory)?) async -> Language {
-        var studentChoice: Language?
-        if let chosenByAccount, let accounts, let credentials = APISessionCredentials.presented(in: request),
-            let session = try? await accounts.session(id: credentials.sessionId)
-        {
-            studentChoice = await chosenByAccount(session.accountKey)
-        }
-        return Self.choose(
-            studentChoice: studentChoice, cookie: APISessionCredentials.cookies(of: request)[Self.cookieName],
+        Self.choose(
+            studentChoice: await studentChoice(of: request, accounts: accounts),
+            cookie: APISessionCredentials.cookies(of: request)[Self.cookieName],
             acceptLanguage: request.headers[.acceptLanguage], fallback: fallback)
+    }
+
+    /// The `!lang` choice of the student signed in on `request`, nil when nobody is or they made none.
+    func studentChoice(of request: Request, accounts: (any AccountDirectory)?) async -> Language? {
+        guard let chosenByAccount, let accounts, let credentials = APISessionCredentials.presented(in: request),
+            let session = try? await accounts.session(id: credentials.sessionId)
+        else { return nil }
+        return await chosenByAccount(session.accountKey)
     }
 
     /// The language of a JSON answer to `request`: its `Accept-Language`, else English.

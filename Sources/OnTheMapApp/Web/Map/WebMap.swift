@@ -216,7 +216,9 @@ public struct WebMap: Sendable {
 
     /// `POST /language` with the form `lang=<tag>` (the page's language menu): keeps one of the
     /// supported languages as this browser's choice (the `lang` cookie) and goes back to the map
-    /// (303); any other value is refused (400, one sentence) and sets nothing.
+    /// (303); any other value is refused (400, one sentence) and sets nothing. A signed-in student
+    /// who chose another language with `!lang` reads that one whatever the menu says: the menu
+    /// refuses (409) with the sentence that says how to change it on IRC, and sets nothing.
     func chooseLanguage(_ request: Request) async -> Response {
         var request = request
         let form = try? await request.collectBody(upTo: Self.maximumLanguageFormBytes)
@@ -231,6 +233,13 @@ public struct WebMap: Sendable {
             return respond(
                 Data(sentence.utf8), type: "text/plain; charset=utf-8", cache: "no-store", status: .badRequest,
                 language: language)
+        }
+        if let own = await languages.studentChoice(of: request, accounts: access.accounts), own != chosen {
+            let phrases = languages.catalogs.phrasebook(own)
+            let sentence = phrases("web.language.chosenOnIRC", ["language": own.nativeName])
+            return respond(
+                Data(sentence.utf8), type: "text/plain; charset=utf-8", cache: "no-store", status: .conflict,
+                language: own)
         }
         var headers = securityHeaders
         headers[.cacheControl] = "no-store"

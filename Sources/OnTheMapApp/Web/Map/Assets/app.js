@@ -595,8 +595,9 @@
   signoutButton.addEventListener('click', function () { signOut(false); });
   signoutEverywhereButton.addEventListener('click', function () { signOut(true); });
   // The language menu: the server keeps the choice for this browser (the `lang` cookie; it
-  // refuses a language it does not offer), and the page is read again in it. Without scripts the
-  // menu's form posts with its button.
+  // refuses a language it does not offer, and one that a signed-in student's own `!lang` choice
+  // overrides, saying why), and the page is read again in it. Without scripts the menu's form
+  // posts with its button.
   var languageMenu = document.getElementById('language');
   document.getElementById('language-apply').hidden = true;
   languageMenu.addEventListener('change', function () {
@@ -606,8 +607,12 @@
       body: 'lang=' + encodeURIComponent(languageMenu.value)
     }).then(function (response) {
       if (response.ok) { location.reload(); return; }
+      languageMenu.value = words.language;
       return response.text().then(function (text) { setStatus(text, true); });
-    }).catch(function () { setStatus(t('web.page.language.failed'), true); });
+    }).catch(function () {
+      languageMenu.value = words.language;
+      setStatus(t('web.page.language.failed'), true);
+    });
   });
   document.addEventListener('keydown', function (e) { if (e.key === 'Escape') hidePopup(); });
   window.addEventListener('hashchange', applyHash);
