@@ -141,6 +141,19 @@ import Testing
         #expect(object["locale"] as? String == "en-001")
     }
 
+    /// A refused trip date reads in the request's language, its days written that language's way;
+    /// in English as before.
+    @Test func aRefusedTripDateIsWordedInTheRequestsLanguage() {
+        let day = LocalDay(year: 2020, month: 1, day: 1)
+        let english = ClassAPI.sentence(.past(day), Catalogs.bundled.phrasebook(.english))
+        #expect(english == TripEndDateError.past(day).description)
+        let french = ClassAPI.sentence(.past(day), Catalogs.bundled.phrasebook(.french))
+        #expect(french.hasPrefix("Le 1 janv. 2020 est passé"), "\(french)")
+        let ended = ClassAPI.sentence(
+            .alreadyEnded(day, today: LocalDay(year: 2020, month: 1, day: 2)), Catalogs.bundled.phrasebook(.english))
+        #expect(ended == TripEndDateError.alreadyEnded(day, today: LocalDay(year: 2020, month: 1, day: 2)).description)
+    }
+
     /// The v1 API words its errors in the request's `Accept-Language` (English without one); the
     /// status, the JSON shape and its machine-readable fields stay as they are.
     @Test func anAPIErrorIsInTheRequestsLanguageWithTheSameShape() {

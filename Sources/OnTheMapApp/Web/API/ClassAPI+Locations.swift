@@ -141,7 +141,9 @@ extension ClassAPI {
                     return APIAnswer.codeError(
                         .badRequest, phrases("web.api.tripNoTimeZone", ["place": draft.mapString]),
                         language: phrases.language)
-                case .date(let refusal): return APIAnswer.codeError(.badRequest, refusal.description)
+                case .date(let refusal):
+                    return APIAnswer.codeError(
+                        .badRequest, Self.sentence(refusal, phrases), language: phrases.language)
                 }
             }
             let trip = try await services.privacyGate.keep(
@@ -244,6 +246,24 @@ extension ClassAPI {
             return APIAnswer.codeError(.unauthorized, phrases("web.api.sessionExpired"), language: phrases.language)
         } catch {
             return unavailable(error, prefixed: false, phrases)
+        }
+    }
+
+    /// The sentence for a refused trip end date, in `phrases`' language (days written its way).
+    static func sentence(_ refusal: TripEndDateError, _ phrases: Phrasebook) -> String {
+        func long(_ day: LocalDay) -> String { phrases.date(day: day.day, month: day.month, year: day.year) }
+        func short(_ day: LocalDay) -> String { phrases.shortDate(day: day.day, month: day.month) }
+        switch refusal {
+        case .unreadable(let text):
+            return phrases("web.api.trip.unreadable", ["text": text, "forms": TripEndDateParser.acceptedForms])
+        case .noSuchDay(let text):
+            return phrases("web.api.trip.noSuchDay", ["text": text])
+        case .past(let day):
+            return phrases("web.api.trip.past", ["day": long(day)])
+        case .alreadyEnded(let day, let today):
+            return phrases("web.api.trip.alreadyEnded", ["day": short(day), "today": short(today)])
+        case .tooFarAhead(let day):
+            return phrases("web.api.trip.tooFarAhead", ["day": long(day), "count": TripEndDateParser.maximumDaysAhead])
         }
     }
 
