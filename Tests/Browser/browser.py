@@ -15,12 +15,16 @@ class StepFailed(Exception):
     """A step did not show what a person must see; its text says which."""
 
 
-def headless_chromium(eager=False):
+def headless_chromium(eager=False, language=None):
     """Debian's Chromium, headless at 1200 x 800. `eager`: navigation returns once the document is
-    parsed, without waiting for every image (for pages whose images may never arrive)."""
+    parsed, without waiting for every image (for pages whose images may never arrive). `language`:
+    the languages the browser asks for (its `Accept-Language`), like "es"."""
     options = webdriver.ChromeOptions()
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,800"):
         options.add_argument(flag)
+    if language:
+        options.add_argument("--lang=" + language)
+        options.add_experimental_option("prefs", {"intl.accept_languages": language})
     options.binary_location = "/usr/bin/chromium"
     if eager:
         options.page_load_strategy = "eager"

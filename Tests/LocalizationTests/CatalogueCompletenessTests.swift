@@ -33,6 +33,44 @@ import Testing
         return files
     }()
 
+    /// The text of every page and script the web listener serves (`.html`, `.js` under `Sources`):
+    /// a page names a message as `{{t:key}}` (filled in by the server), a script as `t('key'`
+    /// (from the messages the server writes into the page, ``keysOfPageScripts``).
+    static let webSources: [(path: String, text: String)] = {
+        guard let walker = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else {
+            return []
+        }
+        var files: [(String, String)] = []
+        for case let url as URL in walker where ["html", "js"].contains(url.pathExtension) {
+            if let text = try? String(contentsOf: url, encoding: .utf8) { files.append((url.path, text)) }
+        }
+        return files
+    }()
+
+    /// The keys a served page or script names, with the file that names each.
+    static let keysInWebSources: [(key: String, file: String)] = {
+        let inPage = /\{\{t:([A-Za-z0-9_.]+)\}\}/
+        let inScript = /\bt\(\s*'([A-Za-z0-9_.]+)'/
+        var keys: [(String, String)] = []
+        for file in webSources {
+            let name = URL(fileURLWithPath: file.path).lastPathComponent
+            for match in file.text.matches(of: inPage) { keys.append((String(match.1), name)) }
+            // A script's comments name no key: only its code counts.
+            let code = file.text.split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+            for match in code.matches(of: inScript) { keys.append((String(match.1), name)) }
+        }
+        return keys
+    }()
+
+    /// The messages each page script can read: the prefix of the keys the server writes into its
+    /// page (`WebPageText.scriptBlock(prefixes:)`: the map's `web.page.`, the sign-in page's
+    /// `web.signin.`).
+    static let keysOfPageScripts: [String: String] = [
+        "app.js": "web.page.", "posting.js": "web.page.", "layers.js": "web.page.", "tiles.js": "web.page.",
+        "signin.js": "web.signin.",
+    ]
+
     /// Every translation has every message of the source and nothing more.
     @Test(arguments: translations) func aTranslationHasEveryMessageAndNoOther(_ language: Language) throws {
         let translation = try #require(Self.catalogs.translations[language])
@@ -97,13 +135,15 @@ import Testing
         }
     }
 
-    /// The keys the code asks for: `phrases("key"` (and `phrases(\n "key"`), and each declared
-    /// command's `command.<name>.usage` and `.help`.
+    /// The keys the code asks for: `phrases("key"` (and `phrases(\n "key"`), each declared
+    /// command's `command.<name>.usage` and `.help`, and the keys the web pages and their scripts
+    /// name (``keysInWebSources``).
     static let keysInCode: Set<String> = {
         var keys: Set<String> = []
         let asked = /phrases\(\s*"([A-Za-z0-9_.]+)"/
         let named = /"([a-z][A-Za-z0-9_]*\.[A-Za-z0-9_.]+)"/
         let commands = /Command\(\s*"([a-z]+)"/
+        for use in keysInWebSources { keys.insert(use.key) }
         for file in swiftSources {
             for match in file.text.matches(of: asked) { keys.insert(String(match.1)) }
             for match in file.text.matches(of: commands) {
@@ -133,7 +173,25 @@ import Testing
                 missing.append("\(match.1) (\(URL(fileURLWithPath: file.path).lastPathComponent))")
             }
         }
+        for use in Self.keysInWebSources where Self.catalogs.source.messages[use.key] == nil {
+            missing.append("\(use.key) (\(use.file))")
+        }
         #expect(missing == [])
+    }
+
+    /// The web pages and their scripts name messages (so a page in English only would fail the
+    /// tests above for the keys it does not name), and a script names only messages its page
+    /// carries: another key would reach the reader as the key itself.
+    @Test func aPageScriptNamesOnlyTheMessagesItsPageCarries() {
+        #expect(Self.keysInWebSources.contains { $0.file == "index.html" })
+        #expect(Self.keysInWebSources.contains { $0.file == "app.js" })
+        #expect(Self.keysInWebSources.contains { $0.file == "posting.js" })
+        #expect(Self.keysInWebSources.contains { $0.file == "signin.js" })
+        for use in Self.keysInWebSources where use.file.hasSuffix(".js") {
+            let prefix = Self.keysOfPageScripts[use.file]
+            #expect(prefix != nil, "\(use.file) names \(use.key) but its page carries no messages")
+            if let prefix { #expect(use.key.hasPrefix(prefix), "\(use.file) names \(use.key), not under \(prefix)") }
+        }
     }
 
     /// Every command declared with its text in the catalogues has a usage and a help there.

@@ -82,7 +82,8 @@ struct RunCommand: AsyncParsableCommand {
                         signupURL: config.service.signupURL,
                         passwords: LoginPlugin.Settings(section: config.plugins.sections["login"]).passwords),
                 placeLabels: stack.placeLevels.map { MapPlaceLabels($0) } ?? MapPlaceLabels.none,
-                tiles: config.web.tileLayer, logger: logger.withLabel("onthemap.web.map"))
+                tiles: config.web.tileLayer, languages: Self.webLanguages(config, bot),
+                logger: logger.withLabel("onthemap.web.map"))
             let tls = try Self.webTLS(for: config, logger: logger)
             services.append(
                 .init(
@@ -136,6 +137,20 @@ struct RunCommand: AsyncParsableCommand {
             passwords: LoginPlugin.Settings(section: config.plugins.sections["login"]).passwords)
         return ClassAPI(
             services: services, accounts: accounts, settings: settings, logger: logger.withLabel("onthemap.web.api"))
+    }
+
+    /// The languages of the web pages: a signed-in student's `!lang` choice (read from the running
+    /// bot's class services), else the browser's, else the bot's default language (`language:`,
+    /// under the first network's `irc.language` when it has one, as its private answers use; kept
+    /// current by a config reload through the class services' settings).
+    static func webLanguages(_ config: BotConfiguration, _ bot: BotService) -> WebLanguages {
+        guard let services = bot.control?.services else {
+            return WebLanguages(catalogs: .bundled, fallback: config.language ?? .english)
+        }
+        let languages = services.languages
+        return WebLanguages(
+            catalogs: .bundled, defaultLanguage: { services.settings.languages.fallback },
+            chosenByAccount: { accountKey in try? await languages.chosen(byAccount: accountKey) })
     }
 
     /// Who may read the web map's pins (`web.visibility`), over the stack's sessions and sign-in

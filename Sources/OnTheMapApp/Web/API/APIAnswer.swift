@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Localization
 import NIOCore
 
 /// The answers of the v1 API, in the shapes of the On The Map contract: session and user answers
@@ -23,16 +24,24 @@ enum APIAnswer {
     }
 
     /// A session or user error: prefixed `{"status": <status>, "error": message}`.
-    static func statusError(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:])
-        -> Response
-    {
-        json(["status": status.code, "error": message], status: status, prefixed: true, headers: headers)
+    /// `language`: the message's language (the request's `Accept-Language`), sent as
+    /// `Content-Language`; the status and the shape stay the same in every language.
+    static func statusError(
+        _ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:], language: Language? = nil
+    ) -> Response {
+        var headers = headers
+        if let language { headers.append(contentsOf: WebLanguages.languageHeaders(language, varyOnCookie: false)) }
+        return json(["status": status.code, "error": message], status: status, prefixed: true, headers: headers)
     }
 
     /// A location (or geocode) error: `{"code": code, "error": message}`, `code` the HTTP status
-    /// unless the contract has a more precise one.
-    static func codeError(_ status: HTTPResponse.Status, _ message: String, code: Int? = nil) -> Response {
-        json(["code": code ?? status.code, "error": message], status: status)
+    /// unless the contract has a more precise one; `language` as for ``statusError(_:_:headers:language:)``.
+    static func codeError(
+        _ status: HTTPResponse.Status, _ message: String, code: Int? = nil, language: Language? = nil
+    ) -> Response {
+        json(
+            ["code": code ?? status.code, "error": message], status: status,
+            headers: language.map { WebLanguages.languageHeaders($0, varyOnCookie: false) } ?? [:])
     }
 
     /// ISO-8601 UTC with milliseconds: `2015-02-25T01:10:38.103Z` (pin times).

@@ -1,6 +1,7 @@
 import ClassKit
 import Foundation
 import Hummingbird
+import Localization
 import OnTheMapService
 
 extension ClassAPI {
@@ -12,26 +13,32 @@ extension ClassAPI {
 
     /// `GET /v1/StudentLocation?limit=&skip=&order=&uniqueKey=`.
     func list(_ request: Request) async -> Response {
+        let phrases = WebLanguages.answerPhrases(for: request)
         let query = request.uri.queryParameters
         var limit = 100
         if let text = query.get("limit") {
             guard let value = Int(text), value >= 0 else {
-                return APIAnswer.codeError(.badRequest, "Invalid limit.", code: 102)
+                return APIAnswer.codeError(
+                    .badRequest, phrases("web.api.invalidLimit"), code: 102, language: phrases.language)
             }
             limit = min(value, Self.maximumPageSize)
         }
         var skip = 0
         if let text = query.get("skip") {
             guard let value = Int(text), value >= 0 else {
-                return APIAnswer.codeError(.badRequest, "Invalid skip.", code: 102)
+                return APIAnswer.codeError(
+                    .badRequest, phrases("web.api.invalidSkip"), code: 102, language: phrases.language)
             }
             skip = min(value, Self.maximumSorted)
         }
         let order = query.get("order") ?? "-updatedAt"
-        guard Self.orders.contains(order) else { return APIAnswer.codeError(.badRequest, "Invalid order.", code: 105) }
+        guard Self.orders.contains(order) else {
+            return APIAnswer.codeError(
+                .badRequest, phrases("web.api.invalidOrder"), code: 105, language: phrases.language)
+        }
         do {
             if settings.readRequiresLogin, try await session(of: request) == nil {
-                return APIAnswer.codeError(.unauthorized, "Log in first: POST /v1/session.")
+                return APIAnswer.codeError(.unauthorized, phrases("web.api.logInFirst"), language: phrases.language)
             }
             let pins: [StudentLocation]
             if let uniqueKey = query.get("uniqueKey") {
@@ -45,7 +52,7 @@ extension ClassAPI {
             }
             return APIAnswer.json(["results": pins.map(Self.record)])
         } catch {
-            return unavailable(error, prefixed: false)
+            return unavailable(error, prefixed: false, phrases)
         }
     }
 
@@ -73,71 +80,71 @@ extension ClassAPI {
 
     /// `POST /v1/StudentLocation` (objectId nil) and `PUT /v1/StudentLocation/<objectId>`.
     func save(_ request: Request, objectId: String?) async -> Response {
+        let phrases = WebLanguages.answerPhrases(for: request)
         let authenticated: DirectorySession
         do {
             guard let (session, _) = try await session(of: request) else {
                 return APIAnswer.codeError(
-                    .unauthorized,
-                    "Log in first: POST /v1/session, then send its cookie or Authorization: Bearer <session id>.")
+                    .unauthorized, phrases("web.api.logInFirstBearer"), language: phrases.language)
             }
             authenticated = session
         } catch {
-            return unavailable(error, prefixed: false)
+            return unavailable(error, prefixed: false, phrases)
         }
         guard Self.isJSON(request) else {
-            return APIAnswer.codeError(.unsupportedMediaType, "Send the pin as JSON (Content-Type: application/json).")
+            return APIAnswer.codeError(.unsupportedMediaType, phrases("web.api.pinNotJSON"), language: phrases.language)
         }
         guard let data = await Self.body(of: request) else {
-            return APIAnswer.codeError(.contentTooLarge, "The request body is too large.")
+            return APIAnswer.codeError(.contentTooLarge, phrases("web.api.tooLarge"), language: phrases.language)
         }
         guard let body = try? JSONDecoder().decode(StudentLocationBody.self, from: data) else {
-            return APIAnswer.codeError(.badRequest, "Failed to parse JSON body.", code: 142)
+            return APIAnswer.codeError(.badRequest, phrases("web.api.badJSON"), code: 142, language: phrases.language)
         }
         guard body.uniqueKey == authenticated.accountKey else {
-            return APIAnswer.codeError(.forbidden, "A pin can only be saved for your own account.")
+            return APIAnswer.codeError(.forbidden, phrases("web.api.ownAccountOnly"), language: phrases.language)
         }
         let pin: KeptPin
-        switch await keptPin(body, session: authenticated) {
+        switch await keptPin(body, session: authenticated, phrases: phrases) {
         case .success(let valid): pin = valid
         case .failure(let refusal): return refusal.answer
         }
         if let until = body.until {
-            return await storeTrip(pin.draft, until: until, objectId: objectId, session: authenticated)
+            return await storeTrip(
+                pin.draft, until: until, objectId: objectId, session: authenticated, phrases: phrases)
         }
-        return await store(pin, objectId: objectId, session: authenticated)
+        return await store(pin, objectId: objectId, session: authenticated, phrases: phrases)
     }
 
     /// A write with `until`: the checked place (`draft`, kept at the student's level) becomes the
     /// account's trip, shown instead of its
     /// home pin (which stays as it is) until the end of that day in the place's zone, as `!post
     /// <place> until <date>` does. Answers the contract's `updatedAt` and the trip as kept.
-    func storeTrip(_ draft: PinDraft, until: String, objectId: String?, session: DirectorySession) async -> Response {
+    func storeTrip(
+        _ draft: PinDraft, until: String, objectId: String?, session: DirectorySession, phrases: Phrasebook
+    ) async -> Response {
         guard let trips = services.trips else {
-            return APIAnswer.codeError(
-                .badRequest,
-                "This class directory keeps one pin per student, so it has no trips: send the pin without until.")
+            return APIAnswer.codeError(.badRequest, phrases("web.api.noTrips"), language: phrases.language)
         }
         do {
             guard let home = try await directory.location(ofAccount: session.accountKey) else {
-                return APIAnswer.codeError(
-                    .badRequest,
-                    "A trip shows instead of your home pin, and you have none yet: post your home place first (without until)."
-                )
+                return APIAnswer.codeError(.badRequest, phrases("web.api.tripWithoutHome"), language: phrases.language)
             }
             if let objectId, objectId != home.objectId {
-                return APIAnswer.codeError(.forbidden, "A trip is kept with your own pin: send it to that pin.")
+                return APIAnswer.codeError(.forbidden, phrases("web.api.tripOwnPin"), language: phrases.language)
             }
             let end: TripEnd
             do {
-                end = try await services.tripEnd(until: until, shownAt: draft.coordinate, named: draft.mapString)
+                end = try await services.tripEnd(
+                    until: until, shownAt: draft.coordinate, named: draft.mapString, language: phrases.language)
             } catch {
                 switch error {
                 case .noTimeZone:
                     return APIAnswer.codeError(
-                        .badRequest,
-                        "The time zone of \(draft.mapString) is not known, so the end of the trip's last day there cannot be told; try its nearest city."
-                    )
-                case .date(let refusal): return APIAnswer.codeError(.badRequest, refusal.description)
+                        .badRequest, phrases("web.api.tripNoTimeZone", ["place": draft.mapString]),
+                        language: phrases.language)
+                case .date(let refusal):
+                    return APIAnswer.codeError(
+                        .badRequest, refusal.sentence(in: phrases), language: phrases.language)
                 }
             }
             let trip = try await services.privacyGate.keep(
@@ -152,9 +159,9 @@ extension ClassAPI {
         } catch ServiceError.rejectedInput(let reason) {
             return APIAnswer.codeError(.badRequest, reason)
         } catch ServiceError.sessionExpired {
-            return APIAnswer.codeError(.unauthorized, "The session has expired; log in again.")
+            return APIAnswer.codeError(.unauthorized, phrases("web.api.sessionExpired"), language: phrases.language)
         } catch {
-            return unavailable(error, prefixed: false)
+            return unavailable(error, prefixed: false, phrases)
         }
     }
 
@@ -166,12 +173,17 @@ extension ClassAPI {
     /// The pin to save: `!post`'s link rules, the directory's text rules for the names and place
     /// (control characters refused, not stripped), and the account's own name on the pin; kept at
     /// the student's level.
-    func keptPin(_ body: StudentLocationBody, session: DirectorySession) async -> Result<KeptPin, Refusal> {
+    func keptPin(
+        _ body: StudentLocationBody, session: DirectorySession, phrases: Phrasebook
+    ) async -> Result<KeptPin, Refusal> {
         let mediaURL: String
         switch LinkRules.validate(body.mediaURL) {
         case .success(let link): mediaURL = link
         case .failure(let problem):
-            return .failure(Refusal(answer: APIAnswer.codeError(.badRequest, Self.sentence(problem))))
+            return .failure(
+                Refusal(
+                    answer: APIAnswer.codeError(
+                        .badRequest, Self.sentence(problem, phrases), language: phrases.language)))
         }
         let profile: StudentProfile
         do {
@@ -181,9 +193,11 @@ extension ClassAPI {
             return .failure(Refusal(answer: APIAnswer.codeError(.badRequest, reason)))
         } catch ServiceError.sessionExpired {
             return .failure(
-                Refusal(answer: APIAnswer.codeError(.unauthorized, "The session has expired; log in again.")))
+                Refusal(
+                    answer: APIAnswer.codeError(
+                        .unauthorized, phrases("web.api.sessionExpired"), language: phrases.language)))
         } catch {
-            return .failure(Refusal(answer: unavailable(error, prefixed: false)))
+            return .failure(Refusal(answer: unavailable(error, prefixed: false, phrases)))
         }
         let draft = PinDraft(
             uniqueKey: session.accountKey,
@@ -195,20 +209,23 @@ extension ClassAPI {
         } catch ServiceError.rejectedInput(let reason) {
             return .failure(Refusal(answer: APIAnswer.codeError(.badRequest, reason)))
         } catch {
-            return .failure(Refusal(answer: APIAnswer.codeError(.badRequest, "The pin is not valid.")))
+            return .failure(
+                Refusal(
+                    answer: APIAnswer.codeError(.badRequest, phrases("web.api.pinInvalid"), language: phrases.language))
+            )
         }
         // An app sends exact coordinates and the text typed: both are made no more precise than
         // the student chose (the nearest populated place, its region or its country) before storage.
         do {
             return .success(try await services.privacyGate.keep(draft).pin)
         } catch {
-            return .failure(Refusal(answer: unavailable(error, prefixed: false)))
+            return .failure(Refusal(answer: unavailable(error, prefixed: false, phrases)))
         }
     }
 
     /// Saves a checked pin (a POST for an account that has a pin replaces it: one pin per account),
     /// hands it to the class map and the announcer, and answers as the contract does.
-    func store(_ pin: KeptPin, objectId: String?, session: DirectorySession) async -> Response {
+    func store(_ pin: KeptPin, objectId: String?, session: DirectorySession, phrases: Phrasebook) async -> Response {
         do {
             let saved: StudentLocation
             if let objectId {
@@ -221,23 +238,31 @@ extension ClassAPI {
                 ? APIAnswer.json(["createdAt": APIAnswer.milliseconds(saved.createdAt), "objectId": saved.objectId])
                 : APIAnswer.json(["updatedAt": APIAnswer.milliseconds(saved.updatedAt)])
         } catch ServiceError.notFound {
-            return APIAnswer.codeError(.notFound, "Object not found.", code: 101)
+            return APIAnswer.codeError(
+                .notFound, phrases("web.api.objectNotFound"), code: 101, language: phrases.language)
         } catch ServiceError.rejectedInput {
             // The pin was checked before: what the directory still refuses is another account's pin.
-            return APIAnswer.codeError(.forbidden, "This pin belongs to another account.")
+            return APIAnswer.codeError(.forbidden, phrases("web.api.otherAccountsPin"), language: phrases.language)
         } catch ServiceError.sessionExpired {
-            return APIAnswer.codeError(.unauthorized, "The session has expired; log in again.")
+            return APIAnswer.codeError(.unauthorized, phrases("web.api.sessionExpired"), language: phrases.language)
         } catch {
-            return unavailable(error, prefixed: false)
+            return unavailable(error, prefixed: false, phrases)
         }
     }
 
-    /// `!post`'s sentence for a refused link, without its IRC commands.
-    static func sentence(_ problem: LinkRules.Problem) -> String {
+    /// The sentence for a refused link (`!post`'s rules, without its IRC commands), in `phrases`'
+    /// language.
+    static func sentence(_ problem: LinkRules.Problem, _ phrases: Phrasebook) -> String {
         switch problem {
-        case .empty: return "The link (mediaURL) is empty."
-        case .missingScheme(let suggestion): return "Links start with http:// or https:// — did you mean \(suggestion)?"
-        default: return problem.sentence(prefix: "")
+        case .empty: return phrases("web.api.link.empty")
+        case .tooLong: return phrases("web.api.link.tooLong", ["count": LinkRules.maximumBytes])
+        case .missingScheme(let suggestion): return phrases("web.api.link.missingScheme", ["suggestion": suggestion])
+        case .unsupportedScheme: return phrases("web.api.link.unsupportedScheme")
+        case .missingHost: return phrases("web.api.link.missingHost")
+        case .credentials: return phrases("web.api.link.credentials")
+        case .hiddenCharacters: return phrases("web.api.link.hiddenCharacters")
+        case .unreadableCharacters: return phrases("web.api.link.unreadableCharacters")
+        case .malformed: return phrases("web.api.link.malformed")
         }
     }
 
@@ -247,16 +272,17 @@ extension ClassAPI {
     /// `{"status": "found" | "offered" | "not_a_place" | "not_found", "results": [...]}`; a found
     /// place comes first, then its namesakes; offers are near matches to confirm.
     func geocode(_ request: Request) async -> Response {
+        let phrases = WebLanguages.answerPhrases(for: request)
         do {
             guard try await session(of: request) != nil else {
-                return APIAnswer.codeError(.unauthorized, "Log in first: POST /v1/session.")
+                return APIAnswer.codeError(.unauthorized, phrases("web.api.logInFirst"), language: phrases.language)
             }
         } catch {
-            return unavailable(error, prefixed: false)
+            return unavailable(error, prefixed: false, phrases)
         }
         let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !query.isEmpty, query.utf8.count <= 200, !DirectoryInput.containsControlCharacters(query) else {
-            return APIAnswer.codeError(.badRequest, "Send a place of at most 200 bytes, like ?q=Seattle, WA.")
+            return APIAnswer.codeError(.badRequest, phrases("web.api.geocodeQuery"), language: phrases.language)
         }
         let resolution: PlaceResolution
         do {
@@ -264,7 +290,7 @@ extension ClassAPI {
         } catch {
             logger.warning("geocoding failed", metadata: ["error": "\(error)"])
             return APIAnswer.codeError(
-                .serviceUnavailable, "The place finder is unavailable just now; try again later.")
+                .serviceUnavailable, phrases("web.api.geocodeUnavailable"), language: phrases.language)
         }
         let answer: (status: String, places: [PlaceCandidate])
         switch resolution {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IRCProtocol
+import Localization
 import Logging
 import OnTheMapService
 
@@ -127,41 +128,40 @@ public struct ClassAPI: Sendable {
 
     /// `POST /v1/session`.
     func logIn(_ request: Request, clientKey: String) async -> Response {
+        let phrases = WebLanguages.answerPhrases(for: request)
         guard settings.passwords else {
-            return APIAnswer.statusError(
-                .forbidden,
-                "This class signs in without passwords: ask the bot for your sign-in link privately (/msg the bot !map) while identified to services."
-            )
+            return APIAnswer.statusError(.forbidden, phrases("web.api.passwordsOff"), language: phrases.language)
         }
         // JSON only: a cross-site form (which can send text/plain) cannot log a browser in.
         guard Self.isJSON(request) else {
             return APIAnswer.statusError(
-                .unsupportedMediaType, "Send the login as JSON (Content-Type: application/json).")
+                .unsupportedMediaType, phrases("web.api.loginNotJSON"), language: phrases.language)
         }
         guard let body = await Self.body(of: request) else {
-            return APIAnswer.statusError(.contentTooLarge, "The request body is too large.")
+            return APIAnswer.statusError(.contentTooLarge, phrases("web.api.tooLarge"), language: phrases.language)
         }
         guard let login = try? JSONDecoder().decode(LoginBody.self, from: body) else {
             return APIAnswer.json(
-                ["status": 400, "error": "Failed to parse JSON body."], status: .badRequest)
+                ["status": 400, "error": phrases("web.api.badJSON")], status: .badRequest,
+                headers: WebLanguages.languageHeaders(phrases.language, varyOnCookie: false))
         }
         let (email, password) = (login.udacity.username, login.udacity.password)
         let throttle = services.loginThrottle
         if let refusal = await throttle.check(identity: clientKey, origin: clientKey, email: email) {
-            return Self.tooManyAttempts(refusal)
+            return Self.tooManyAttempts(refusal, phrases)
         }
         let session: DirectorySession
         do {
             session = try await directory.logIn(email: email, password: password)
         } catch ServiceError.invalidCredentials {
             if let refusal = await throttle.recordFailure(identity: clientKey, origin: clientKey, email: email) {
-                return Self.tooManyAttempts(refusal)
+                return Self.tooManyAttempts(refusal, phrases)
             }
-            return APIAnswer.statusError(.forbidden, "Account not found or invalid credentials.")
+            return APIAnswer.statusError(.forbidden, phrases("web.api.badCredentials"), language: phrases.language)
         } catch ServiceError.rejectedInput(let reason) {
             return APIAnswer.statusError(.badRequest, reason)
         } catch {
-            return unavailable(error, prefixed: true)
+            return unavailable(error, prefixed: true, phrases)
         }
         await throttle.recordSuccess(identity: clientKey, email: email)
         var headers = HTTPFields()
@@ -181,11 +181,12 @@ public struct ClassAPI: Sendable {
     /// session must also carry its XSRF token in both the `XSRF-TOKEN` cookie and the
     /// `X-XSRF-TOKEN` header.
     func logOut(_ request: Request) async -> Response {
+        let phrases = WebLanguages.answerPhrases(for: request)
         guard let credentials = APISessionCredentials.presented(in: request) else {
-            return APIAnswer.statusError(.forbidden, "No session to end: send the session cookie or a bearer token.")
+            return APIAnswer.statusError(.forbidden, phrases("web.api.noSession"), language: phrases.language)
         }
         if credentials.viaCookie, !credentials.hasXSRFPair(in: request) {
-            return APIAnswer.statusError(.forbidden, "Missing or invalid XSRF token.")
+            return APIAnswer.statusError(.forbidden, phrases("web.api.xsrf"), language: phrases.language)
         }
         let everywhere = request.uri.queryParameters.get("everywhere") == "1"
         do {
@@ -194,7 +195,7 @@ public struct ClassAPI: Sendable {
                 DirectorySession(accountKey: "", sessionId: credentials.sessionId, expiresAt: Date()))
             if let student { await services.endEverySession(ofAccount: student) }
         } catch {
-            return unavailable(error, prefixed: true)
+            return unavailable(error, prefixed: true, phrases)
         }
         var headers = HTTPFields()
         for cookie in APISessionCredentials.endCookies(secure: settings.secureCookies) {
@@ -208,10 +209,11 @@ public struct ClassAPI: Sendable {
     /// `GET /v1/users/<key>`: the profile, flat, behind the prefix; to anyone but the student, the
     /// name in the form they chose (`!privacy name`).
     func user(_ request: Request, key: String) async -> Response {
+        let phrases = WebLanguages.answerPhrases(for: request)
         do {
             let asker = try await session(of: request)
             if settings.readRequiresLogin, asker == nil {
-                return APIAnswer.statusError(.unauthorized, "Log in first: POST /v1/session.")
+                return APIAnswer.statusError(.unauthorized, phrases("web.api.logInFirst"), language: phrases.language)
             }
             let profile = try await directory.profile(accountKey: key, session: nil)
             var (first, last) = (profile.firstName, profile.lastName)
@@ -224,28 +226,28 @@ public struct ClassAPI: Sendable {
                     "nickname": profile.nickname ?? first, "_registered": true,
                 ], prefixed: true)
         } catch ServiceError.notFound {
-            return APIAnswer.statusError(.notFound, "User not found.")
+            return APIAnswer.statusError(.notFound, phrases("web.api.userNotFound"), language: phrases.language)
         } catch {
-            return unavailable(error, prefixed: true)
+            return unavailable(error, prefixed: true, phrases)
         }
     }
 
     // MARK: - Failures
 
-    static func tooManyAttempts(_ refusal: LoginThrottle.Refusal) -> Response {
+    static func tooManyAttempts(_ refusal: LoginThrottle.Refusal, _ phrases: Phrasebook) -> Response {
         var headers = HTTPFields()
         headers[.retryAfter] = String(max(1, refusal.seconds))
         return APIAnswer.statusError(
-            .tooManyRequests, "Too many failed logins; try again in \(max(1, refusal.seconds)) seconds.",
-            headers: headers)
+            .tooManyRequests, phrases("web.api.tooManyLogins", ["count": max(1, refusal.seconds)]), headers: headers,
+            language: phrases.language)
     }
 
     /// The directory could not answer: 503, the cause logged (never shown: it may name files).
-    func unavailable(_ error: any Error, prefixed: Bool) -> Response {
+    func unavailable(_ error: any Error, prefixed: Bool, _ phrases: Phrasebook) -> Response {
         logger.warning("API request failed", metadata: ["error": "\(error)"])
-        let message = "The class directory is unavailable just now; try again later."
+        let message = phrases("web.api.unavailable")
         return prefixed
-            ? APIAnswer.statusError(.serviceUnavailable, message)
-            : APIAnswer.codeError(.serviceUnavailable, message)
+            ? APIAnswer.statusError(.serviceUnavailable, message, language: phrases.language)
+            : APIAnswer.codeError(.serviceUnavailable, message, language: phrases.language)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Localization
 import OnTheMapService
 
 /// Who may read the class's pins on the web map (`web.visibility`), and how a browser signs in.
@@ -38,16 +39,11 @@ public struct MapAccess: Sendable {
     /// A map whose pins anyone may read (`web.visibility: public`).
     public static let anyone = MapAccess(visibility: .public, accounts: nil, signInLinks: nil)
 
-    /// What a signed-out visitor reads instead of the pins; `loginForm`: the page offers its own
-    /// login (the v1 API is served beside the map).
-    func signInSentence(loginForm: Bool) -> String {
-        guard accounts != nil else {
-            return
-                "The class map is for the class, and this class's accounts are kept by the Udacity service: the web map cannot sign anyone in, so ask the class bot on IRC (!where, !near, !list) after !login."
-        }
-        let here = loginForm ? "log in with the button above, or " : ""
-        return
-            "The class map is for the class: \(here)send !map to the class bot in a private message on IRC (after !login) for a link that signs this browser in."
+    /// What a signed-out visitor reads instead of the pins, in `phrases`' language; `loginForm`: the
+    /// page offers its own login (the v1 API is served beside the map).
+    func signInSentence(loginForm: Bool, phrases: Phrasebook = .english) -> String {
+        guard accounts != nil else { return phrases("web.map.signIn.noAccounts") }
+        return loginForm ? phrases("web.map.signIn.formOrLink") : phrases("web.map.signIn.link")
     }
 
     /// Whether `request` may read the pins: always on a public map; on a class map only with a live

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Localization
 import Logging
 import NIOCore
 import OnTheMapService
@@ -18,25 +19,28 @@ import OnTheMapService
 /// as the page's login, and the script then goes to the map. A used, replaced, expired or garbled
 /// link gets one sentence and changes nothing. `POST /signout` ends such a session when the page
 /// has no v1 logout to use.
+///
+/// The page is written in the browser's language (``WebLanguages``), and each answer of the calls
+/// in the request's `Accept-Language` (the script sends the page's).
 struct SignInPage: Sendable {
     let access: MapAccess
-    let page: Data
+    /// `signin.html`, its words named by catalogue key (``WebPageText``).
+    let page: String
     let script: Data
     let securityHeaders: HTTPFields
+    let languages: WebLanguages
     let logger: Logger
 
     /// The largest body read: a token is under 150 characters.
     static let maximumBodyBytes = 4 * 1024
 
-    static let usedOrUnknown =
-        "This sign-in link was already used, was replaced by a newer one, or is not one the bot gave out: send !map to the class bot in a private message for a new one."
-    static let expired =
-        "This sign-in link is more than 10 minutes old: send !map to the class bot in a private message for a new one."
-
     func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         let signIn = self
-        router.get("signin") { _, _ in
-            signIn.respond(signIn.page, type: "text/html; charset=utf-8", cache: "no-store")
+        router.get("signin") { request, _ in
+            let language = await signIn.languages.pageLanguage(of: request, accounts: signIn.access.accounts)
+            return signIn.respond(
+                Data(signIn.renderPage(in: language).utf8), type: "text/html; charset=utf-8", cache: "no-store",
+                language: language)
         }
         router.get("map/signin.js") { _, _ in
             signIn.respond(signIn.script, type: "text/javascript; charset=utf-8", cache: "max-age=300")
@@ -45,19 +49,28 @@ struct SignInPage: Sendable {
         router.post("signout") { request, _ in await signIn.signOut(request) }
     }
 
+    /// The sign-in page in `language`.
+    func renderPage(in language: Language) -> String {
+        let text = WebPageText(phrases: languages.catalogs.phrasebook(language))
+        return text.render(page)
+            .replacingOccurrences(of: "{{LANG}}", with: language.tag)
+            .replacingOccurrences(of: "{{PAGE_TEXT}}", with: text.scriptBlock(prefixes: ["web.signin."]))
+    }
+
     /// `POST /signout`: ends the session of the browser's cookie (the page's "Sign out" when the v1
     /// API, whose logout the page otherwise uses, is off); `POST /signout?everywhere=1` ends every
     /// session of its student too, their IRC logins included (``MapAccess/endEverySession``). Like
     /// that logout, it needs the XSRF token in both the `XSRF-TOKEN` cookie and the `X-XSRF-TOKEN`
     /// header.
     func signOut(_ request: Request) async -> Response {
+        let phrases = WebLanguages.answerPhrases(for: request)
         guard let accounts = access.accounts, let credentials = APISessionCredentials.presented(in: request),
             credentials.viaCookie
         else {
-            return failure(.forbidden, "This browser is not signed in.")
+            return failure(.forbidden, phrases("web.signout.notSignedIn"), phrases)
         }
         guard credentials.hasXSRFPair(in: request) else {
-            return failure(.forbidden, "Missing or invalid XSRF token: reload the page and sign out again.")
+            return failure(.forbidden, phrases("web.signout.xsrf"), phrases)
         }
         let everywhere = request.uri.queryParameters.get("everywhere") == "1"
         do {
@@ -67,7 +80,7 @@ struct SignInPage: Sendable {
             if let student { try await access.endEverySession(ofAccount: student, in: accounts) }
         } catch {
             logger.warning("a web session could not be ended", metadata: ["error": "\(error)"])
-            return failure(.serviceUnavailable, "The class directory is unavailable just now; try again soon.")
+            return failure(.serviceUnavailable, phrases("web.signout.unavailable"), phrases)
         }
         var headers = HTTPFields()
         for cookie in APISessionCredentials.endCookies(secure: access.secureCookies) {
@@ -82,30 +95,30 @@ struct SignInPage: Sendable {
 
     /// `POST /signin` with `{"token": "<token>"}`.
     func redeem(_ request: Request) async -> Response {
+        let phrases = WebLanguages.answerPhrases(for: request)
         guard (request.headers[.contentType] ?? "").lowercased().hasPrefix("application/json") else {
-            return failure(.unsupportedMediaType, "Send the sign-in link's token as JSON.")
+            return failure(.unsupportedMediaType, phrases("web.signin.notJSON"), phrases)
         }
         guard let accounts = access.accounts, let links = access.signInLinks else {
-            return failure(
-                .notFound,
-                "This class's accounts are kept by the Udacity service: the web map cannot sign anyone in.")
+            return failure(.notFound, phrases("web.signin.noAccounts"), phrases)
         }
+        let usedOrUnknown = phrases("web.signin.usedOrUnknown")
         var request = request
         guard let buffer = try? await request.collectBody(upTo: Self.maximumBodyBytes) else {
-            return failure(.contentTooLarge, Self.usedOrUnknown)
+            return failure(.contentTooLarge, usedOrUnknown, phrases)
         }
         guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)) else {
-            return failure(.badRequest, Self.usedOrUnknown)
+            return failure(.badRequest, usedOrUnknown, phrases)
         }
         do {
             let accountKey: String
             switch try await links.redeem(body.token) {
-            case .unknown: return failure(.forbidden, Self.usedOrUnknown)
-            case .expired: return failure(.forbidden, Self.expired)
+            case .unknown: return failure(.forbidden, usedOrUnknown, phrases)
+            case .expired: return failure(.forbidden, phrases("web.signin.expired"), phrases)
             case .account(let key): accountKey = key
             }
             guard let session = try await accounts.openSession(accountKey: accountKey) else {
-                return failure(.forbidden, "The account of this sign-in link no longer exists.")
+                return failure(.forbidden, phrases("web.signin.accountGone"), phrases)
             }
             let profile = try await accounts.profile(accountKey: accountKey, session: session)
             var headers = HTTPFields()
@@ -119,18 +132,21 @@ struct SignInPage: Sendable {
                 ["key": accountKey, "firstName": profile.firstName, "lastName": profile.lastName], headers: headers)
         } catch {
             logger.warning("a sign-in link could not be opened", metadata: ["error": "\(error)"])
-            return failure(.serviceUnavailable, "The class directory is unavailable just now; try the link again soon.")
+            return failure(.serviceUnavailable, phrases("web.signin.unavailable"), phrases)
         }
     }
 
-    func failure(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        APIAnswer.json(["error": message], status: status)
+    func failure(_ status: HTTPResponse.Status, _ message: String, _ phrases: Phrasebook) -> Response {
+        APIAnswer.json(
+            ["error": message], status: status,
+            headers: WebLanguages.languageHeaders(phrases.language, varyOnCookie: false))
     }
 
-    func respond(_ body: Data, type: String, cache: String) -> Response {
+    func respond(_ body: Data, type: String, cache: String, language: Language? = nil) -> Response {
         var headers = securityHeaders
         headers[.contentType] = type
         headers[.cacheControl] = cache
+        if let language { headers.append(contentsOf: WebLanguages.languageHeaders(language, varyOnCookie: true)) }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

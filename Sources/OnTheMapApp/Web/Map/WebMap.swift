@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Localization
 import Hummingbird
 import Logging
@@ -12,12 +13,17 @@ import OnTheMapService
 /// load, and the Content-Security-Policy lets images come from that origin too.
 ///
 /// Routes: `/` and `/map` (the page; `?focus=<lat>,<lon>` or `?focus=<place>` centres it),
-/// `/map/app.js`, `/map/layers.js`, `/map/tiles.js`, `/map/posting.js`, `/map/app.css`, `/map/basemap.json`,
+/// `/map/app.js`, `/map/layers.js`, `/map/tiles.js`, `/map/posting.js`, `/map/text.js`, `/map/app.css`, `/map/basemap.json`,
 /// `/map/places.json` (city labels from the gazetteer, see ``MapPlaceLabels``),
 /// `/map/detail/<column>-<row>.json` (finer outlines at city zoom, ``MapDetailCells``), `/api/locations.json`.
 ///
 /// With ``StudentScenes`` (when the class's v1 API is served beside it) the page also lets a
 /// student log in, put themselves on the map and log out (`posting.js`, over `/v1`).
+///
+/// The page and its scenes are written in the reader's language (``WebLanguages``: a signed-in
+/// student's `!lang`, the page's language menu, the browser's `Accept-Language`, the configured
+/// default), every word from the message catalogues (`web.page.*`, ``WebPageText``); `POST /language`
+/// is the menu's (it keeps the choice in the `lang` cookie).
 ///
 /// Who may read the pins is ``MapAccess``'s (`web.visibility`): on a class map,
 /// `/api/locations.json` needs a signed-in browser, and `/signin` opens the sign-in links the bot
@@ -33,6 +39,8 @@ public struct WebMap: Sendable {
         public var tiles: Data
         /// The log-in and posting scenes (`posting.js`).
         public var posting: Data
+        /// The page's words by catalogue key, for every script of the map and sign-in pages (`text.js`).
+        public var text: Data
         /// The page of a sign-in link and its script (`signin.html`, `signin.js`).
         public var signInPage: Data
         public var signInScript: Data
@@ -64,6 +72,7 @@ public struct WebMap: Sendable {
             return Assets(
                 page: String(decoding: try read("index.html"), as: UTF8.self), script: try read("app.js"),
                 layers: try read("layers.js"), tiles: try read("tiles.js"), posting: try read("posting.js"),
+                text: try read("text.js"),
                 signInPage: try read("signin.html"), signInScript: try read("signin.js"), style: try read("app.css"),
                 basemap: try read("basemap.json"),
                 detailFolder: detail)
@@ -71,7 +80,8 @@ public struct WebMap: Sendable {
 
         /// Bytes a browser downloads for one view of the page (HTML, scripts, style, basemap).
         public var pageWeight: Int {
-            page.utf8.count + script.count + layers.count + tiles.count + posting.count + style.count + basemap.count
+            page.utf8.count + script.count + layers.count + tiles.count + posting.count + text.count + style.count
+                + basemap.count
         }
     }
 
@@ -104,17 +114,19 @@ public struct WebMap: Sendable {
     let tileLayer: MapTileLayer?
     let access: MapAccess
     let securityHeaders: HTTPFields
+    let languages: WebLanguages
     let logger: Logger
 
     /// `pollSeconds`: how often an open page asks for new pins; `scenes`: offer log-in and posting
     /// (only when the v1 API is served on the same listener); `placeLabels`: where city labels come
     /// from (none by default); `tiles`: an XYZ tile service the
     /// page draws while it can reach it (`web.tiles`; nil: the offline map only); `access`: who may
-    /// read the pins (`web.visibility`), and how a browser signs in.
+    /// read the pins (`web.visibility`), and how a browser signs in; `languages`: which language
+    /// each page is written in (``WebLanguages``).
     public init(
         feed: MapPinFeed, geocoder: any Geocoder, assets: Assets, access: MapAccess, pollSeconds: Int = 15,
         scenes: StudentScenes? = nil, placeLabels: MapPlaceLabels? = nil, tiles: MapTileLayer? = nil,
-        logger: Logger
+        languages: WebLanguages = WebLanguages(), logger: Logger
     ) {
         self.feed = feed
         self.geocoder = geocoder
@@ -125,6 +137,7 @@ public struct WebMap: Sendable {
         self.tileLayer = tiles
         self.access = access
         self.securityHeaders = Self.securityHeaders(imageOrigin: tiles?.origin)
+        self.languages = languages
         self.logger = logger
     }
 
@@ -145,9 +158,12 @@ public struct WebMap: Sendable {
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         let map = self
         let pageHandler: @Sendable (Request, Context) async throws -> Response = { request, _ in
-            let focus = await map.resolveFocus(request.uri.queryParameters.get("focus"))
+            let language = await map.languages.pageLanguage(of: request, accounts: map.access.accounts)
+            let text = WebPageText(phrases: map.languages.catalogs.phrasebook(language))
+            let focus = await map.resolveFocus(request.uri.queryParameters.get("focus"), phrases: text.phrases)
             return map.respond(
-                Data(map.renderPage(focus: focus).utf8), type: "text/html; charset=utf-8", cache: "no-store")
+                Data(map.renderPage(focus: focus, text: text).utf8), type: "text/html; charset=utf-8",
+                cache: "no-store", language: language)
         }
         router.get("/", use: pageHandler)
         router.get("map", use: pageHandler)
@@ -167,6 +183,9 @@ public struct WebMap: Sendable {
         router.get("map/detail/:cell") { _, context in
             map.detailResponse(cell: context.parameters.get("cell"))
         }
+        router.get("map/text.js") { _, _ in
+            map.respond(map.assets.text, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        }
         router.get("map/posting.js") { _, _ in
             map.respond(map.assets.posting, type: "text/javascript; charset=utf-8", cache: "max-age=300")
         }
@@ -177,38 +196,79 @@ public struct WebMap: Sendable {
             map.respond(map.assets.basemap, type: "application/json", cache: "max-age=86400")
         }
         router.get("api/locations.json") { request, _ in
+            let phrases = WebLanguages.answerPhrases(for: request)
             do {
-                guard try await map.access.mayReadPins(request) else { return map.signedOutResponse() }
+                guard try await map.access.mayReadPins(request) else { return map.signedOutResponse(phrases) }
             } catch {
-                return map.unavailableResponse(error)
+                return map.unavailableResponse(error, phrases)
             }
-            return await map.locationsResponse(since: request.uri.queryParameters.get("since"))
+            return await map.locationsResponse(since: request.uri.queryParameters.get("since"), phrases: phrases)
         }
+        router.post("language") { request, _ in await map.chooseLanguage(request) }
         SignInPage(
-            access: access, page: assets.signInPage, script: assets.signInScript, securityHeaders: securityHeaders,
-            logger: logger
+            access: access, page: String(decoding: assets.signInPage, as: UTF8.self), script: assets.signInScript,
+            securityHeaders: securityHeaders, languages: languages, logger: logger
         ).addRoutes(to: router)
     }
 
+    /// The most bytes read of the language menu's form (`lang=pt-BR`).
+    static let maximumLanguageFormBytes = 256
+
+    /// `POST /language` with the form `lang=<tag>` (the page's language menu): keeps one of the
+    /// supported languages as this browser's choice (the `lang` cookie) and goes back to the map
+    /// (303); any other value is refused (400, one sentence) and sets nothing. A signed-in student
+    /// who chose another language with `!lang` reads that one whatever the menu says: the menu
+    /// refuses (409) with the sentence that says how to change it on IRC, and sets nothing.
+    func chooseLanguage(_ request: Request) async -> Response {
+        var request = request
+        let form = try? await request.collectBody(upTo: Self.maximumLanguageFormBytes)
+        let value = form.flatMap { buffer in
+            URLComponents(string: "?" + String(decoding: buffer.readableBytesView, as: UTF8.self))?
+                .queryItems?.first(where: { $0.name == "lang" })?.value
+        }
+        guard let value, let chosen = WebLanguages.menuLanguage(value) else {
+            let language = await languages.pageLanguage(of: request, accounts: access.accounts)
+            let phrases = languages.catalogs.phrasebook(language)
+            let sentence = phrases("web.language.unknown")
+            return respond(
+                Data(sentence.utf8), type: "text/plain; charset=utf-8", cache: "no-store", status: .badRequest,
+                language: language)
+        }
+        if let own = await languages.studentChoice(of: request, accounts: access.accounts), own != chosen {
+            let phrases = languages.catalogs.phrasebook(own)
+            let sentence = phrases("web.language.chosenOnIRC", ["language": own.nativeName])
+            return respond(
+                Data(sentence.utf8), type: "text/plain; charset=utf-8", cache: "no-store", status: .conflict,
+                language: own)
+        }
+        var headers = securityHeaders
+        headers[.cacheControl] = "no-store"
+        headers[.location] = "map"
+        headers.append(
+            HTTPField(name: .setCookie, value: WebLanguages.cookie(for: chosen, secure: access.secureCookies)))
+        return Response(status: .seeOther, headers: headers)
+    }
+
     /// 401 with the sentence that says how to sign in (a class map, a signed-out request).
-    func signedOutResponse() -> Response {
-        let message = Self.jsonString(access.signInSentence(loginForm: scenes != nil))
+    func signedOutResponse(_ phrases: Phrasebook = .english) -> Response {
+        let message = Self.jsonString(access.signInSentence(loginForm: scenes != nil, phrases: phrases))
         return respond(
-            Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store", status: .unauthorized)
+            Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store", status: .unauthorized,
+            language: phrases.language)
     }
 
     /// 503: the directory could not be asked (the cause logged, not shown).
-    func unavailableResponse(_ error: any Error) -> Response {
+    func unavailableResponse(_ error: any Error, _ phrases: Phrasebook = .english) -> Response {
         logger.warning("web map could not read the pins", metadata: ["error": "\(error)"])
-        let message = Self.jsonString(ServiceErrorText.describe(error))
+        let message = Self.jsonString(phrases("web.map.unavailable"))
         return respond(
             Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store",
-            status: .serviceUnavailable)
+            status: .serviceUnavailable, language: phrases.language)
     }
 
     /// Every pin, or with `since` only what changed after that cursor (every pin again when the
     /// cursor is too old or from before a restart; 400 when it is not a cursor at all).
-    func locationsResponse(since: String? = nil) async -> Response {
+    func locationsResponse(since: String? = nil, phrases: Phrasebook = .english) async -> Response {
         do {
             let document: MapDocumentWriter
             if let since {
@@ -236,30 +296,36 @@ public struct WebMap: Sendable {
                     try await writer.finish(nil)
                 })
         } catch is MapPinFeed.BadCursor {
-            let message = Self.jsonString(
-                "The since value is not a cursor this map gave out; ask /api/locations.json without since for every pin."
-            )
+            let message = Self.jsonString(phrases("web.map.badCursor"))
             return respond(
-                Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store", status: .badRequest)
+                Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store", status: .badRequest,
+                language: phrases.language)
         } catch {
-            return unavailableResponse(error)
+            return unavailableResponse(error, phrases)
         }
     }
 
-    func respond(_ body: Data, type: String, cache: String, status: HTTPResponse.Status = .ok) -> Response {
-        respond(ByteBuffer(bytes: body), type: type, cache: cache, status: status)
+    /// An answer; with `language`, one whose words are in that language, chosen by the request's
+    /// `Accept-Language` and cookies (`Content-Language`, `Vary`).
+    func respond(
+        _ body: Data, type: String, cache: String, status: HTTPResponse.Status = .ok, language: Language? = nil
+    ) -> Response {
+        respond(ByteBuffer(bytes: body), type: type, cache: cache, status: status, language: language)
     }
 
-    func respond(_ body: ByteBuffer, type: String, cache: String, status: HTTPResponse.Status = .ok) -> Response {
+    func respond(
+        _ body: ByteBuffer, type: String, cache: String, status: HTTPResponse.Status = .ok, language: Language? = nil
+    ) -> Response {
         var headers = securityHeaders
         headers[.contentType] = type
         headers[.cacheControl] = cache
+        if let language { headers.append(contentsOf: WebLanguages.languageHeaders(language, varyOnCookie: true)) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
     /// `"<lat>,<lon>"` as numbers, or else a place name resolved like `!post` resolves it (a near
     /// match is labelled "Did you mean …?"); nil when neither gives a point.
-    func resolveFocus(_ raw: String?) async -> Focus? {
+    func resolveFocus(_ raw: String?, phrases: Phrasebook = .english) async -> Focus? {
         guard let raw else { return nil }
         let text = raw.replacingOccurrences(of: "+", with: " ").trimmingCharacters(
             in: .whitespacesAndNewlines)
@@ -273,7 +339,9 @@ public struct WebMap: Sendable {
                 return Focus(coordinate: place.coordinate, label: place.displayName)
             case .offered(let offers):
                 // A near match is shown as a question, never as the place asked for.
-                return Focus(coordinate: offers[0].coordinate, label: "Did you mean \(offers[0].displayName)?")
+                return Focus(
+                    coordinate: offers[0].coordinate,
+                    label: phrases("web.page.focus.didYouMean", ["place": offers[0].displayName]))
             case .notAPlace, .notFound:
                 return nil
             }
@@ -294,8 +362,10 @@ public struct WebMap: Sendable {
         return coordinate.isValid ? coordinate : nil
     }
 
-    /// The page with its placeholders filled in; everything put in it is HTML-escaped.
-    func renderPage(focus: Focus?) -> String {
+    /// The page with its placeholders filled in, its words in `text`'s language (English when not
+    /// given); everything put in it is HTML-escaped.
+    func renderPage(focus: Focus?, text: WebPageText? = nil) -> String {
+        let text = text ?? WebPageText(phrases: languages.catalogs.phrasebook(.english))
         var attributes = "data-poll-seconds=\"\(pollSeconds)\" data-visibility=\"\(access.visibility.rawValue)\""
         if let scenes {
             attributes += " data-api=\"on\" data-signup-url=\"\(Self.escapeHTML(scenes.signupURL))\""
@@ -312,9 +382,28 @@ public struct WebMap: Sendable {
                 " data-tiles-url=\"\(Self.escapeHTML(tileLayer.template))\""
                 + " data-tiles-attribution=\"\(Self.escapeHTML(tileLayer.attribution))\""
         }
-        return assets.page
+        // The catalogue's words first: nothing filled in after them (a focus label, the tile
+        // service's attribution) is read for `{{t:…}}`.
+        let worded = text.render(
+            assets.page, values: ["count": TableRows.count],
+            markup: [
+                "place": "<strong id=\"link-place\"></strong>",
+                "naturalEarth":
+                    "<a href=\"https://www.naturalearthdata.com/\" rel=\"noopener noreferrer\">Natural Earth</a>",
+                "gshhg":
+                    "<a href=\"https://www.soest.hawaii.edu/pwessel/gshhg/\" rel=\"noopener noreferrer\">GSHHG</a>",
+            ])
+        return
+            worded
+            .replacingOccurrences(of: "{{LANG}}", with: text.language.tag)
+            .replacingOccurrences(of: "{{LANGUAGE_OPTIONS}}", with: text.languageOptions())
+            .replacingOccurrences(of: "{{PAGE_TEXT}}", with: text.scriptBlock(prefixes: ["web.page."]))
             .replacingOccurrences(of: "{{APP_ATTRIBUTES}}", with: attributes)
-            .replacingOccurrences(of: "{{GEONAMES}}", with: Self.escapeHTML(GazetteerGeocoder.attribution))
+    }
+
+    /// How many posts the Table tab lists (app.js keeps to the same number).
+    enum TableRows {
+        static let count = 100
     }
 
     /// Text safe inside HTML element content and quoted attribute values.

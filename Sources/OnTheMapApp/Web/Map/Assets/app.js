@@ -1,9 +1,13 @@
 // The class map: an SVG world (Natural Earth outlines, equirectangular; or, when the bot names a
 // tile service and it answers, its XYZ tiles in Web Mercator) with a pin per student, and a table
 // of the same pins. Data is only ever put in the page as text (textContent,
-// setAttribute), never parsed as HTML; links are made clickable only when they are http(s).
+// setAttribute), never parsed as HTML; links are made clickable only when they are http(s). Every
+// word shown comes from the page's catalogue messages (text.js), in the page's language, and
+// numbers, days and times are written that language's way.
 (function () {
   'use strict';
+  var words = window.OnTheMapText;
+  var t = words.t;
   var SVG = 'http://www.w3.org/2000/svg';
   var UNIT = 10; // the offline basemap's box: 10 units per degree
   var CLUSTER_PX = 22, MAX_ZOOM = 96; // the offline map's closest zoom, in world views
@@ -27,6 +31,7 @@
   var popup = document.getElementById('popup');
   var popupList = document.getElementById('popup-list');
   var rows = document.getElementById('rows');
+  var tableEmpty = document.getElementById('table-empty');
   var status = document.getElementById('status');
   var signinNote = document.getElementById('signin-note');
   var signoutButton = document.getElementById('signout');
@@ -106,7 +111,7 @@
     view.ty = s.h / 2 - m.y * k;
     clampView();
     app.setAttribute('data-basemap', 'offline');
-    tileCredit.textContent = 'Map tiles could not be loaded: showing the offline map.';
+    tileCredit.textContent = t('web.page.tiles.offline');
     tileCredit.classList.add('offline');
     draw();
   }
@@ -163,8 +168,9 @@
       } else {
         node = el('g', { 'class': 'cluster', 'data-count': String(group.length), transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
         el('circle', { r: 11 + Math.min(8, group.length) }, node);
-        el('text', {}, node).textContent = String(group.length);
-        el('title', {}, node).textContent = group.length + ' students here: ' + group.map(function (g) { return g.pin.name; }).join(', ');
+        el('text', {}, node).textContent = words.number(group.length);
+        el('title', {}, node).textContent = t('web.page.cluster.title', {
+          count: group.length, names: listFormat(group.map(function (g) { return g.pin.name; })) });
       }
       if (open && ids.some(function (id) { return open.ids.indexOf(id) >= 0; })) node.classList.add('active');
       node.addEventListener('click', function (e) { e.stopPropagation(); choose(group, ids, mx, my); });
@@ -217,58 +223,72 @@
     } else {
       node = document.createElement('span');
       node.className = 'nolink';
-      node.title = 'Not a web link: not opened';
+      node.title = t('web.page.link.notWeb');
     }
     node.classList.add('link');
-    node.textContent = p.link || '(no link)';
+    node.textContent = p.link || t('web.page.link.none');
     return node;
   }
 
-  // ---- local time ----
-  var MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  // "Ada, Grace and Linus", the language's way.
+  function listFormat(names) {
+    try { return new Intl.ListFormat(words.locale, { type: 'conjunction' }).format(names); } catch (e) { return names.join(', '); }
+  }
 
+  // ---- local time ----
   // "Tue 21:14" now in a pin's zone (an IANA name, read with the browser's own time zone data),
-  // "several time zones" for a country whose towns keep different times, '' when not known.
+  // in the page's language, on the 24-hour clock; "several time zones" for a country whose towns
+  // keep different times, '' when not known.
   function localTime(zone) {
     if (!zone) return '';
-    if (zone === 'several') return 'several time zones';
+    if (zone === 'several') return t('web.page.localTime.several');
     try {
-      return new Intl.DateTimeFormat('en-GB', {
+      return new Intl.DateTimeFormat(words.locale, {
         timeZone: zone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23'
       }).format(new Date()).replace(',', '');
     } catch (e) { return ''; }
   }
 
-  // An element that shows the local time of `zone` and keeps it current (see the minute timer).
-  function localTimeNode(tag, zone, prefix) {
+  // The text of a local-time element: the time alone in the table, "Local time: …" in a popup.
+  function localTimeText(zone, labelled) {
+    var time = localTime(zone);
+    if (!time) return '';
+    return labelled ? t('web.page.localTime', { time: time }) : time;
+  }
+
+  // An element that shows the local time of `zone` and keeps it current (see the minute timer);
+  // `labelled`: with its label (a popup), else the time alone (the table's column).
+  function localTimeNode(tag, zone, labelled) {
     var node = document.createElement(tag);
     node.className = 'local';
     if (zone) {
       node.setAttribute('data-zone', zone);
-      node.setAttribute('data-prefix', prefix);
-      var text = localTime(zone);
-      node.textContent = text ? prefix + text : '';
+      node.setAttribute('data-prefix', labelled ? 'label' : '');
+      node.textContent = localTimeText(zone, labelled);
     }
     return node;
   }
 
   function refreshLocalTimes() {
     Array.prototype.forEach.call(document.querySelectorAll('.local[data-zone]'), function (node) {
-      var text = localTime(node.getAttribute('data-zone'));
-      node.textContent = text ? node.getAttribute('data-prefix') + text : '';
+      node.textContent = localTimeText(node.getAttribute('data-zone'), node.getAttribute('data-prefix') === 'label');
     });
   }
 
-  // "24 Dec" for a day written "2026-12-24"; '' for anything else.
+  // "24 Dec" ("24 dic", "12月24日") for a day written "2026-12-24"; '' for anything else.
   function dayText(iso) {
     var day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(iso || '');
-    return day ? Number(day[3]) + ' ' + MONTHS[Number(day[2]) - 1] : '';
+    if (!day) return '';
+    try {
+      return new Intl.DateTimeFormat(words.locale, { day: 'numeric', month: 'short', timeZone: 'UTC' })
+        .format(new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]), 12)));
+    } catch (e) { return iso; }
   }
 
   // "Tokyo until 24 Dec" for a pin on a trip (`until` is the trip's last day, "2026-12-24").
   function placeText(p) {
     var until = dayText(p.until);
-    return until ? p.place + ' until ' + until : p.place;
+    return until ? t('web.page.place.until', { place: p.place, day: until }) : p.place;
   }
 
   function showPopup(ids, mx, my) {
@@ -287,7 +307,7 @@
       place.textContent = placeText(p);
       li.appendChild(name);
       li.appendChild(place);
-      if (p.timeZone) li.appendChild(localTimeNode('span', p.timeZone, 'Local time: '));
+      if (p.timeZone) li.appendChild(localTimeNode('span', p.timeZone, true));
       li.appendChild(linkNode(p));
       popupList.appendChild(li);
     });
@@ -318,13 +338,19 @@
   }
 
   // ---- table ----
+  // "just now", "5 minutes ago", "3 days ago" in the page's language; older than 60 days, the date.
   function ago(date) {
     var s = Math.max(0, (Date.now() - date.getTime()) / 1000);
-    if (s < 60) return 'just now';
-    if (s < 3600) return Math.floor(s / 60) + ' min ago';
-    if (s < 86400) return Math.floor(s / 3600) + ' h ago';
-    if (s < 86400 * 60) return Math.floor(s / 86400) + ' days ago';
-    return date.toISOString().slice(0, 10);
+    if (s < 60) return t('web.page.ago.now');
+    try {
+      if (s < 86400 * 60) {
+        var relative = new Intl.RelativeTimeFormat(words.locale, { numeric: 'auto' });
+        if (s < 3600) return relative.format(-Math.floor(s / 60), 'minute');
+        if (s < 86400) return relative.format(-Math.floor(s / 3600), 'hour');
+        return relative.format(-Math.floor(s / 86400), 'day');
+      }
+      return new Intl.DateTimeFormat(words.locale, { dateStyle: 'medium' }).format(date);
+    } catch (e) { return date.toISOString().slice(0, 10); }
   }
 
   // The table is the 100 most recent posts (pins are kept newest first).
@@ -338,14 +364,14 @@
       var show = document.createElement('button');
       show.type = 'button';
       show.className = 'show';
-      show.title = 'Show on the map';
+      show.title = t('web.page.table.show');
       show.textContent = p.name;
       show.addEventListener('click', function () { showPin(p.id, 6); });
       name.appendChild(show);
       var place = document.createElement('td');
       place.className = 'place';
       place.textContent = placeText(p);
-      var local = localTimeNode('td', p.timeZone, '');
+      var local = localTimeNode('td', p.timeZone, false);
       var link = document.createElement('td');
       link.className = 'link';
       link.appendChild(linkNode(p));
@@ -354,12 +380,15 @@
       var time = document.createElement('time');
       var date = new Date(p.updatedAt);
       time.setAttribute('datetime', p.updatedAt);
-      time.title = date.toString();
+      try {
+        time.title = new Intl.DateTimeFormat(words.locale, { dateStyle: 'full', timeStyle: 'short' }).format(date);
+      } catch (e) { time.title = date.toString(); }
       time.textContent = ago(date);
       when.appendChild(time);
       [name, place, local, link, when].forEach(function (c) { tr.appendChild(c); });
       rows.appendChild(tr);
     });
+    tableEmpty.hidden = pins.length > 0;
   }
 
   // ---- tabs and deep links (#tab=table, #pin=<id>) ----
@@ -394,15 +423,23 @@
   // ---- data ----
   function setStatus(text, error) { status.textContent = text; status.classList.toggle('error', !!error); }
 
+  // "14:05" now, on the 24-hour clock of the page's language.
+  function clockTime(date) {
+    try {
+      return new Intl.DateTimeFormat(words.locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(date);
+    } catch (e) { return date.toTimeString().slice(0, 5); }
+  }
+
   // The first load reads every pin; later ones send the cursor and get only what changed.
   function fetchPins() {
     var url = 'api/locations.json' + (cursor ? '?since=' + encodeURIComponent(cursor) : '');
-    return fetch(url, { cache: 'no-store' }).then(function (response) {
+    // The server words its refusals in the language asked for: the page's.
+    return fetch(url, { cache: 'no-store', headers: { 'Accept-Language': words.language } }).then(function (response) {
       return response.json().then(function (body) {
         if (response.status === 400 && cursor) { cursor = null; return fetchPins(); }
-        if (response.status === 401) { var out = new Error(body.error || 'Sign in to see the pins.'); out.signedOut = true; throw out; }
+        if (response.status === 401) { var out = new Error(body.error || t('web.page.signedOut')); out.signedOut = true; throw out; }
         if (!response.ok || !(Array.isArray(body.pins) || Array.isArray(body.changed))) {
-          throw new Error(body.error || ('HTTP ' + response.status));
+          throw new Error(body.error || t('web.page.error.http', { status: String(response.status) }));
         }
         return body;
       });
@@ -436,8 +473,7 @@
       app.removeAttribute('data-signed-out');
       signoutButton.hidden = !ownSignout;
       signoutEverywhereButton.hidden = !ownSignout;
-      var now = new Date();
-      setStatus(body.count + (body.count === 1 ? ' pin' : ' pins') + ' · updated ' + now.toTimeString().slice(0, 5));
+      setStatus(t('web.page.status.pins', { count: body.count, time: clockTime(new Date()) }));
       app.setAttribute('data-cursor', cursor || '');
       if (!take(body)) return;
       app.setAttribute('data-version', version);
@@ -451,7 +487,7 @@
       if (!opened) { opened = true; applyHash(); }
     }).catch(function (error) {
       if (error.signedOut) { signedOut(error.message); return; }
-      setStatus('Could not load the pins: ' + error.message + ' (showing the last ones)', true);
+      setStatus(t('web.page.status.failed', { reason: error.message }), true);
     });
   }
 
@@ -471,13 +507,13 @@
     signinNote.hidden = false;
     signoutButton.hidden = true;
     signoutEverywhereButton.hidden = true;
-    setStatus('Sign in to see the pins');
+    setStatus(t('web.page.signedOut'));
   }
 
   function loadBasemap() {
     return fetch('map/basemap.json').then(function (r) { return r.json(); }).then(function (basemap) {
       land.setAttribute('d', basemap.path);
-    }).catch(function () { setStatus('Could not load the basemap', true); });
+    }).catch(function () { setStatus(t('web.page.basemap.failed'), true); });
   }
 
   // ---- input: mouse, wheel, touch (pointer events) ----
@@ -547,10 +583,10 @@
       .filter(function (c) { return c.indexOf('XSRF-TOKEN=') === 0; })[0];
     var token = match ? decodeURIComponent(match.slice('XSRF-TOKEN='.length)) : '';
     var path = everywhere ? 'signout?everywhere=1' : 'signout';
-    fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'X-XSRF-TOKEN': token } })
+    fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'X-XSRF-TOKEN': token, 'Accept-Language': words.language } })
       .then(function (response) {
         return response.json().then(function (body) {
-          if (!response.ok) throw new Error(body.error || ('HTTP ' + response.status));
+          if (!response.ok) throw new Error(body.error || t('web.page.error.http', { status: String(response.status) }));
           sessionStorage.removeItem('onthemap.student');
           return load();
         });
@@ -558,6 +594,26 @@
   }
   signoutButton.addEventListener('click', function () { signOut(false); });
   signoutEverywhereButton.addEventListener('click', function () { signOut(true); });
+  // The language menu: the server keeps the choice for this browser (the `lang` cookie; it
+  // refuses a language it does not offer, and one that a signed-in student's own `!lang` choice
+  // overrides, saying why), and the page is read again in it. Without scripts the menu's form
+  // posts with its button.
+  var languageMenu = document.getElementById('language');
+  document.getElementById('language-apply').hidden = true;
+  languageMenu.addEventListener('change', function () {
+    fetch('language', {
+      method: 'POST', credentials: 'same-origin', cache: 'no-store',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Accept-Language': words.language },
+      body: 'lang=' + encodeURIComponent(languageMenu.value)
+    }).then(function (response) {
+      if (response.ok) { location.reload(); return; }
+      languageMenu.value = words.language;
+      return response.text().then(function (text) { setStatus(text, true); });
+    }).catch(function () {
+      languageMenu.value = words.language;
+      setStatus(t('web.page.language.failed'), true);
+    });
+  });
   document.addEventListener('keydown', function (e) { if (e.key === 'Escape') hidePopup(); });
   window.addEventListener('hashchange', applyHash);
   window.addEventListener('resize', function () { clampView(); draw(); });

@@ -1,9 +1,12 @@
 // The student's scenes of the class map, over the class's own v1 API (present only when the
 // operator turned the API on): log in, put yourself on the map in steps (where → confirm the place
 // on the map → your link → submit, replacing an existing pin only after you say so), log out.
-// Every failure is told in words; nothing from the server is ever parsed as HTML.
+// Every failure is told in words, in the page's language (text.js; the API is asked in it too);
+// nothing from the server is ever parsed as HTML.
 (function () {
   'use strict';
+  var words = window.OnTheMapText;
+  var t = words.t;
   var app = document.getElementById('app');
   if (app.getAttribute('data-api') !== 'on') return;
 
@@ -25,6 +28,7 @@
   // apart from an answer.
   function call(method, path, body, headers) {
     var init = { method: method, credentials: 'same-origin', headers: headers || {} };
+    init.headers['Accept-Language'] = words.language;
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -37,14 +41,14 @@
         return { status: response.status, body: parsed || {} };
       });
     }, function () {
-      throw new Failure('Could not reach the server. Check your connection and try again.', 0);
+      throw new Failure(t('web.page.error.network'), 0);
     });
   }
 
   // The words for a refused request: the server's own message when it gave one.
   function refusal(answer, fallback) {
-    if (answer.status === 401) return new Failure('Your session has ended: log in again.', 401);
-    if (answer.status >= 500) return new Failure('The class map is unavailable just now; try again in a minute.', answer.status);
+    if (answer.status === 401) return new Failure(t('web.page.error.sessionEnded'), 401);
+    if (answer.status >= 500) return new Failure(t('web.page.error.unavailable'), answer.status);
     return new Failure((answer.body && answer.body.error) || fallback, answer.status);
   }
 
@@ -68,7 +72,8 @@
     $('logout').hidden = !student;
     $('logout-everywhere').hidden = !student;
     $('who').hidden = !student;
-    $('who').textContent = student ? 'Logged in as ' + student.firstName + ' ' + student.lastName : '';
+    $('who').textContent = student
+      ? t('web.page.who', { name: (student.firstName + ' ' + student.lastName).trim() }) : '';
   }
 
   function forget(message) {
@@ -93,15 +98,15 @@
   $('login-form').addEventListener('submit', function (e) {
     e.preventDefault();
     var email = $('login-email').value.trim(), password = $('login-password').value;
-    if (!email || !password) { say('login-error', 'Give your email and your password.'); return; }
+    if (!email || !password) { say('login-error', t('web.page.login.empty')); return; }
     say('login-error', '');
     $('login-submit').disabled = true;
     call('POST', 'v1/session', { udacity: { username: email, password: password } }).then(function (answer) {
-      if (answer.status === 403) throw new Failure('Wrong email or password.', 403);
-      if (answer.status !== 200 || !answer.body.account) throw refusal(answer, 'The login was refused.');
+      if (answer.status === 403) throw new Failure(t('web.page.login.wrong'), 403);
+      if (answer.status !== 200 || !answer.body.account) throw refusal(answer, t('web.page.login.refused'));
       var key = answer.body.account.key;
       return call('GET', 'v1/users/' + encodeURIComponent(key)).then(function (profile) {
-        if (profile.status !== 200) throw refusal(profile, 'Your profile could not be read.');
+        if (profile.status !== 200) throw refusal(profile, t('web.page.login.profileFailed'));
         return { key: key, firstName: profile.body.first_name || '', lastName: profile.body.last_name || '' };
       });
     }).then(function (who) {
@@ -129,12 +134,12 @@
     call('DELETE', path, undefined, { 'X-XSRF-TOKEN': token }).then(function (answer) {
       // Without its token cookie the browser holds no session any more: nothing left to end.
       var gone = answer.status === 403 && !token;
-      if (answer.status !== 200 && !gone) throw refusal(answer, 'The logout was refused.');
+      if (answer.status !== 200 && !gone) throw refusal(answer, t('web.page.logout.refused'));
       student = null;
       sessionStorage.removeItem(STORE);
       showStudent();
       show(null);
-      window.OnTheMap.setStatus(everywhere ? 'Logged out everywhere, IRC included.' : 'Logged out.');
+      window.OnTheMap.setStatus(everywhere ? t('web.page.logout.doneEverywhere') : t('web.page.logout.done'));
       // On a class map the pins leave the page with the session.
       window.OnTheMap.reload();
     }).catch(function (failure) { window.OnTheMap.setStatus(failure.message, true); });
@@ -175,20 +180,19 @@
     chosen = null;
     clearChoices();
     $('place-confirm').hidden = true;
-    if (!query) { say('place-error', 'Type a city, region or country, like "Lisbon, Portugal".'); return; }
+    if (!query) { say('place-error', t('web.page.place.empty')); return; }
     say('place-error', '');
     call('GET', 'v1/geocode?q=' + encodeURIComponent(query)).then(function (answer) {
-      if (answer.status !== 200) throw refusal(answer, 'That place could not be looked up.');
+      if (answer.status !== 200) throw refusal(answer, t('web.page.place.lookupFailed'));
       var places = answer.body.results || [];
       if (answer.body.status === 'not_a_place') {
-        throw new Failure('"' + query + '" is not a place the map can show: give a city, region or country.');
+        throw new Failure(t('web.page.place.notAPlace', { query: query }));
       }
       if (!places.length) {
-        throw new Failure('No place called "' + query + '" was found. Check the spelling, or add the country.');
+        throw new Failure(t('web.page.place.notFound', { query: query }));
       }
       $('place-question').textContent = answer.body.status === 'offered'
-        ? 'Did you mean one of these? Choose one, or type the place again.'
-        : 'Is this the place? Choose another one if not.';
+        ? t('web.page.place.offered') : t('web.page.place.found');
       $('place-question').hidden = false;
       places.forEach(function (place, index) {
         var item = document.createElement('li');
@@ -215,11 +219,10 @@
   function postTrip(until) {
     say('place-error', '');
     call('GET', 'v1/StudentLocation?limit=1&uniqueKey=' + encodeURIComponent(student.key)).then(function (answer) {
-      if (answer.status !== 200) throw refusal(answer, 'Your pin could not be looked up.');
+      if (answer.status !== 200) throw refusal(answer, t('web.page.pin.lookupFailed'));
       var home = (answer.body.results || [])[0];
       if (!home) {
-        throw new Failure('A trip shows instead of your home pin, and you have none yet: '
-          + 'put your home on the map first (leave Until empty).');
+        throw new Failure(t('web.page.trip.noHome'));
       }
       return call('PUT', 'v1/StudentLocation/' + encodeURIComponent(home.objectId), {
         uniqueKey: student.key, firstName: student.firstName, lastName: student.lastName,
@@ -227,11 +230,10 @@
         latitude: chosen.latitude, longitude: chosen.longitude, until: until
       });
     }).then(function (answer) {
-      if (answer.status !== 200) throw refusal(answer, 'Your trip was refused.');
+      if (answer.status !== 200) throw refusal(answer, t('web.page.trip.refused'));
       var trip = answer.body.trip || {};
       var shown = window.OnTheMap.dayText(trip.until) || until;
-      say('done-text', 'You are in ' + (trip.mapString || chosen.name) + ' until ' + shown
-        + '; your home pin comes back after that.');
+      say('done-text', t('web.page.trip.done', { place: trip.mapString || chosen.name, day: shown }));
       show('done');
       window.OnTheMap.reload();
     }).catch(fail('place-error'));
@@ -245,14 +247,13 @@
   $('link-form').addEventListener('submit', function (e) {
     e.preventDefault();
     var link = $('link').value.trim();
-    if (!isWebLink(link)) { say('link-error', 'Give a web address that starts with http:// or https://.'); return; }
+    if (!isWebLink(link)) { say('link-error', t('web.page.link.invalid')); return; }
     say('link-error', '');
     call('GET', 'v1/StudentLocation?limit=1&uniqueKey=' + encodeURIComponent(student.key)).then(function (answer) {
-      if (answer.status !== 200) throw refusal(answer, 'Your pin could not be looked up.');
+      if (answer.status !== 200) throw refusal(answer, t('web.page.pin.lookupFailed'));
       existing = (answer.body.results || [])[0] || null;
       if (existing) {
-        $('replace-question').textContent = 'You are already on the map at ' + existing.mapString
-          + '. Replace that pin with ' + chosen.name + '?';
+        $('replace-question').textContent = t('web.page.replace.question', { old: existing.mapString, place: chosen.name });
         show('replace-form');
       } else {
         submit(null);
@@ -273,8 +274,8 @@
       ? call('PUT', 'v1/StudentLocation/' + encodeURIComponent(objectId), pin)
       : call('POST', 'v1/StudentLocation', pin);
     request.then(function (answer) {
-      if (answer.status !== 200 && answer.status !== 201) throw refusal(answer, 'Your pin was refused.');
-      say('done-text', 'You are on the map at ' + chosen.name + '.');
+      if (answer.status !== 200 && answer.status !== 201) throw refusal(answer, t('web.page.pin.refused'));
+      say('done-text', t('web.page.pin.done', { place: chosen.name }));
       show('done');
       window.OnTheMap.reload();
     }).catch(function (failure) {

@@ -2,8 +2,11 @@
 // server sees), taken out of the address bar, and posted only when the student presses the button,
 // so a chat client's link preview, which fetches the page but runs no script and presses nothing,
 // cannot use the link up.
+// Its words are the page's catalogue messages (text.js), in the page's language.
 (function () {
   'use strict';
+  var words = window.OnTheMapText;
+  var t = words.t;
   var STORE = 'onthemap.student';
   var button = document.getElementById('signin-button');
   var error = document.getElementById('signin-error');
@@ -17,7 +20,7 @@
   }
 
   if (!token) {
-    say('This page opens the link the class bot sends you: send it !map in a private message on IRC.');
+    say(t('web.signin.noToken'));
     return;
   }
   button.disabled = false;
@@ -26,17 +29,18 @@
     say('');
     fetch('signin', {
       method: 'POST', credentials: 'same-origin', cache: 'no-store',
-      headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ token: token })
+      headers: { 'Content-Type': 'application/json', 'Accept-Language': words.language },
+      body: JSON.stringify({ token: token })
     }).then(function (response) {
       return response.json().then(function (body) {
-        if (!response.ok) throw new Error(body.error || ('HTTP ' + response.status));
+        if (!response.ok) throw new Error(body.error || t('web.signin.failed'));
         // What the map's posting scene knows of a student after its own login.
         sessionStorage.setItem(STORE, JSON.stringify({ key: body.key, firstName: body.firstName, lastName: body.lastName }));
         location.replace('map');
       });
     }).catch(function (failure) {
       token = '';
-      say(failure.message || 'The sign-in failed; send !map to the class bot for a new link.');
+      say(failure.message || t('web.signin.failed'));
     });
   });
 })();
