@@ -106,6 +106,23 @@ import Testing
                         == Catalogs.bundled.phrasebook(.french)(
                             "web.language.chosenOnIRC", ["language": "français"]))
             }
+            // Another site's form cannot change it.
+            for site in ["cross-site", "same-site"] {
+                try await client.execute(
+                    uri: "/language", method: .post,
+                    headers: [
+                        .contentType: "application/x-www-form-urlencoded", .acceptLanguage: "de",
+                        HTTPField.Name("Sec-Fetch-Site")!: site,
+                    ],
+                    body: ByteBuffer(string: "lang=pt-BR")
+                ) { response in
+                    #expect(response.status == .forbidden, "\(site)")
+                    #expect(response.headers[.setCookie] == nil, "\(site)")
+                    #expect(
+                        String(buffer: response.body)
+                            == Catalogs.bundled.phrasebook(.german)("web.language.crossSite"))
+                }
+            }
             for forged in ["lang=xx", "lang=%3Cscript%3E", "language=es", ""] {
                 try await client.execute(
                     uri: "/language", method: .post,

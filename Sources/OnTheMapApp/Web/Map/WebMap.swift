@@ -219,7 +219,18 @@ public struct WebMap: Sendable {
     /// (303); any other value is refused (400, one sentence) and sets nothing. A signed-in student
     /// who chose another language with `!lang` reads that one whatever the menu says: the menu
     /// refuses (409) with the sentence that says how to change it on IRC, and sets nothing.
+    /// A request another site sent (`Sec-Fetch-Site` other than `same-origin` or `none`) is refused
+    /// (403) and sets nothing.
     func chooseLanguage(_ request: Request) async -> Response {
+        // Another site's form must not change a visitor's language: browsers say where a request
+        // comes from (Sec-Fetch-Site); one from another site is refused and sets nothing.
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" {
+            let language = await languages.pageLanguage(of: request, accounts: access.accounts)
+            let sentence = languages.catalogs.phrasebook(language)("web.language.crossSite")
+            return respond(
+                Data(sentence.utf8), type: "text/plain; charset=utf-8", cache: "no-store", status: .forbidden,
+                language: language)
+        }
         var request = request
         let form = try? await request.collectBody(upTo: Self.maximumLanguageFormBytes)
         let value = form.flatMap { buffer in
