@@ -2,6 +2,7 @@ import BotKit
 import BotTesting
 import ClassKit
 import Foundation
+import IRCProtocol
 import Localization
 import OnTheMapPlugins
 import OnTheMapService
@@ -128,5 +129,55 @@ import Testing
         }
         #expect(
             await fixture.dm("!units", as: "bob") == ["Your distances are in km. Change with !units km or !units mi."])
+    }
+}
+
+/// A student's `!lang` holds for their next command at once, even when that command's read of the
+/// stored choice began before the choice was written (lines a client sends back to back are
+/// admitted while the previous command still runs).
+@Suite struct StudentLanguageRaceTests {
+    /// A state store whose reads wait until they are let through.
+    actor HeldReadStore: BotStateStore {
+        private var values: [String: String] = [:]
+        private var held: [CheckedContinuation<Void, Never>] = []
+        private var holding = false
+
+        func hold() { holding = true }
+        func release() {
+            holding = false
+            for reader in held { reader.resume() }
+            held.removeAll()
+        }
+        var waitingReads: Int { held.count }
+
+        func state(_ key: String) async throws -> String? {
+            let before = values[key]
+            if holding { await withCheckedContinuation { held.append($0) } }
+            return before
+        }
+        func setState(_ key: String, _ value: String?) async throws { values[key] = value }
+        func stateKeys(prefix: String) async throws -> [String] { values.keys.filter { $0.hasPrefix(prefix) } }
+        func states(prefix: String) async throws -> [String: String] { values.filter { $0.key.hasPrefix(prefix) } }
+        func takeState(_ key: String) async throws -> String? { values.removeValue(forKey: key) }
+    }
+
+    @Test func aChoiceHoldsForACommandWhoseReadBeganBeforeIt() async throws {
+        let store = HeldReadStore()
+        let book = SessionBook<StudentLogin>()
+        let tom = UserIdentity(nick: "tom", user: "~tom", host: "tom.example")
+        let session = DirectorySession(accountKey: "tom-key", sessionId: "s1", expiresAt: .distantFuture)
+        await book.bind(
+            StudentLogin(session: session, profile: StudentProfile(accountKey: "tom-key", firstName: "Tom", lastName: "T")),
+            to: tom)
+        let languages = StudentLanguages(store: store, sessions: book)
+        await store.hold()
+        // The next command's read of Tom's language starts and waits on the store (it sees no choice yet)...
+        let read = Task { await languages.chosenLanguage(of: tom, caseMapping: .rfc1459) }
+        while await store.waitingReads == 0 { await Task.yield() }
+        // ...while his `!lang es` is kept.
+        try await languages.set(.spanish, forAccount: "tom-key")
+        await store.release()
+        #expect(await read.value == .spanish)
+        #expect(await languages.chosenLanguage(of: tom, caseMapping: .rfc1459) == .spanish)
     }
 }

@@ -42,6 +42,8 @@ public actor StudentLanguages: LanguageChoices {
             if let known = recent[account], known.readAt.duration(to: now) < Self.freshness { return known.language }
             do {
                 let language = try await chosen(byAccount: account)
+                // A choice made here while the store was being read is newer than what it said.
+                if let known = recent[account], known.readAt >= now { return known.language }
                 if recent.count >= Self.connectionCapacity { recent.removeAll() }
                 recent[account] = (language, now)
                 return language
@@ -59,13 +61,20 @@ public actor StudentLanguages: LanguageChoices {
     }
 
     /// Keeps `language` as the choice of the student with `accountKey` (nil: back to the default).
+    /// The choice holds at once for the commands this instance admits, even those whose read of the
+    /// store began before it was written.
     public func set(_ language: Language?, forAccount accountKey: String) async throws {
-        recent[accountKey] = nil
         guard let store else {
             byAccount[accountKey] = language
             return
         }
-        try await store.setState(Self.stateKey(accountKey: accountKey), language?.tag)
+        recent[accountKey] = (language, ContinuousClock.now)
+        do {
+            try await store.setState(Self.stateKey(accountKey: accountKey), language?.tag)
+        } catch {
+            recent[accountKey] = nil
+            throw error
+        }
     }
 
     /// Keeps `language` for `sender`'s nick while the bot runs (nil: back to the default).
