@@ -9,6 +9,12 @@ enum PlaceWording {
         Formatting.clean(candidate.displayName, maxBytes: 120)
     }
 
+    /// A place shown to the reader of `phrases`, its country and division in their language
+    /// (``Formatting/place(_:phrases:maxBytes:)``): safe, one line, short.
+    static func place(_ candidate: PlaceCandidate, phrases: Phrasebook) -> String {
+        Formatting.place(candidate.displayName, phrases: phrases, maxBytes: 120)
+    }
+
     /// What the student typed, safe and short, in double quotes.
     static func quoted(_ typed: String) -> String {
         "\"\(Formatting.clean(typed, maxBytes: 60, fallback: "?"))\""
