@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(inspircd ngircd atheme-services postgresql openssl libsqlite3-dev zlib1g-dev ca-certificates chromium chromium-driver python3-selenium
-  curl irssi tmux tzdata)
+  curl irssi tmux tzdata iso-codes)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

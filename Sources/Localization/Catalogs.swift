@@ -5,14 +5,18 @@ public struct Catalogs: Sendable {
     /// The English catalogue, the source of every message.
     public let source: MessageCatalog
     public let translations: [Language: MessageCatalog]
+    /// The names of countries and their divisions in each language (``Phrasebook/place(_:)``).
+    public let placeNames: PlaceNames
 
-    public init(source: MessageCatalog, translations: [Language: MessageCatalog]) {
+    public init(source: MessageCatalog, translations: [Language: MessageCatalog], placeNames: PlaceNames = .none) {
         self.source = source
         self.translations = translations
+        self.placeNames = placeNames
     }
 
-    /// Reads `<tag>.json` of every supported language from `folder`.
-    public init(folder: URL) throws {
+    /// Reads `<tag>.json` of every supported language from `folder`; places are named with
+    /// `placeNames`.
+    public init(folder: URL, placeNames: PlaceNames = .none) throws {
         func read(_ language: Language) throws -> Data {
             try Data(contentsOf: folder.appendingPathComponent("\(language.tag).json"))
         }
@@ -21,7 +25,7 @@ public struct Catalogs: Sendable {
         for language in Language.supported where language != .english {
             translations[language] = try MessageCatalog(language: language, json: read(language), source: source)
         }
-        self.init(source: source, translations: translations)
+        self.init(source: source, translations: translations, placeNames: placeNames)
     }
 
     /// The resource folder SwiftPM builds beside the executables for this module.
@@ -32,16 +36,20 @@ public struct Catalogs: Sendable {
         try ResourceFolder.locate(resourceFolder, item: "Catalogs", purpose: "the message catalogues of every language")
     }
 
-    /// The shipped catalogues, read on first use. When they cannot be read every message is the
-    /// key it is filed under; the program checks ``loadBundled()`` at start and refuses to run then.
+    /// The shipped catalogues with the installed place names (``PlaceNames/installed``), read on
+    /// first use. When the catalogues cannot be read every message is the key it is filed under;
+    /// the program checks ``loadBundled()`` at start and refuses to run then. Missing place names
+    /// only leave places as stored.
     public static let bundled: Catalogs =
         (try? loadBundled())
         ?? Catalogs(
-            source: MessageCatalog(language: .english, messages: [:]), translations: [:])
+            source: MessageCatalog(language: .english, messages: [:]), translations: [:],
+            placeNames: .installed)
 
-    /// Reads the shipped catalogues; throws a sentence naming what is missing or broken.
+    /// Reads the shipped catalogues, with the installed place names; throws a sentence naming what
+    /// is missing or broken in the catalogues.
     public static func loadBundled() throws -> Catalogs {
-        try Catalogs(folder: bundledFolder())
+        try Catalogs(folder: bundledFolder(), placeNames: .installed)
     }
 
     /// The message filed under `key` in `language`, else in English; nil when no catalogue has it.

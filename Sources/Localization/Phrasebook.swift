@@ -6,6 +6,7 @@ import Foundation
 ///     let phrases = Catalogs.bundled.phrasebook(.french)
 ///     phrases("lang.set", ["language": "français (fr)"])   // "D’accord : je vous réponds en français (fr)."
 ///     phrases.number(1234.5, fractionDigits: 1)            // "1 234,5"
+///     phrases.place("Munich, Bavaria, Germany")             // "Munich, Bavière, Allemagne"
 public struct Phrasebook: Sendable {
     public let language: Language
     public let catalogs: Catalogs
@@ -32,6 +33,13 @@ public struct Phrasebook: Sendable {
             text = forms[language.pluralRule.category(of: count)] ?? forms[.other] ?? forms.values.first ?? key
         }
         return Placeholders.fill(text) { name in values[name]?.written(in: self) }
+    }
+
+    /// A place's name as this language writes it: "Munich, Bavaria, Germany" reads "Munich,
+    /// Bavière, Allemagne" in French. Only a country at the end and the division before it are
+    /// translated, when known (``PlaceNames``); anything else, and every name in English, stays as given.
+    public func place(_ name: String) -> String {
+        catalogs.placeNames.translate(name, into: language)
     }
 
     /// A wait in words: "1 second", "45 seconds", "3 minutes" (whole minutes from two on, rounded

@@ -6,7 +6,8 @@ import Testing
 /// The built `onthemap-bot` on a real ngircd over TLS, with one English and one Spanish channel as
 /// an instructor configures them: each student reads answers in the language they chose with
 /// `!lang` (kept with their account across a restart; for the nick of someone not logged in),
-/// else in the channel's; each channel hears announcements in its own language.
+/// else in the channel's; each channel hears announcements in its own language, places included
+/// (their countries and regions named from the installed iso-codes).
 @Suite(.serialized, .timeLimit(.minutes(3))) struct LanguageLiveTests {
     @Test func eachStudentReadsTheirLanguageAndEachChannelItsOwn() async throws {
         let catalogs = try Catalogs(folder: Catalogs.bundledFolder())
@@ -139,6 +140,98 @@ import Testing
             }
             try await bot.stop()
             for user in [jane, tom, bob] { await user.quit() }
+        }
+    }
+
+    /// A student who chose French, then Spanish, reads a pin's country (and region) in that language
+    /// in `!where` and `!list`; the English channel's announcement names the place as stored.
+    @Test func placesReadInTheReadersLanguage() async throws {
+        let catalogs = try Catalogs(folder: Catalogs.bundledFolder(), placeNames: .installed)
+        let (en, es, fr) = (
+            catalogs.phrasebook(.english), catalogs.phrasebook(.spanish), catalogs.phrasebook(.french)
+        )
+        let stored = "Munich, Bavaria, Germany"
+        // The names checked are translated here: without iso-codes they would read as stored.
+        #expect(fr.place(stored) == "Munich, Bavière, Allemagne")
+        #expect(es.place(stored) == "Munich, Bavaria, Alemania")
+
+        try await NgircdServer.withRunning { server in
+            let folder = try TemporaryDirectory(prefix: "bot-place-names")
+            let database = folder.file("class.sqlite")
+            try await BotFaultLiveTests.makeDatabase(database)
+            func connect(_ nick: String) async throws -> TestIRCUser {
+                try await TestIRCUser.connect(
+                    port: server.tlsPort, caFile: server.certificate.certificatePath, nick: nick)
+            }
+            let jane = try await connect("jane")
+            let tom = try await connect("tom")
+            try await jane.join("#class")
+            let config = """
+                irc:
+                  server: 127.0.0.1
+                  port: \(server.tlsPort)
+                  tls_ca_file: \(server.certificate.certificatePath)
+                  nick: MapBot
+                  channels: ["#class"]
+                  announce_to: ["#class"]
+                  flood: {enabled: false}
+                service:
+                  database: \(database)
+                privacy:
+                  open_channel: full   # the channel has no key: the announcement with its place is tested
+                """
+            let bot = try BotFaultLiveTests.startBot(config: config, in: folder)
+            do {
+                _ = try await jane.waitForMessage(timeout: .seconds(30), "the bot joins #class") {
+                    $0.command == "JOIN" && $0.sourceNick == "MapBot" && $0.parameters.first == "#class"
+                }
+                /// The bot's next private line to `user` after they say `text` to it.
+                func answer(to user: TestIRCUser, _ text: String) async throws -> String {
+                    try await user.privmsg("MapBot", text)
+                    let nick = await user.nick
+                    let line = try await user.waitForMessage(timeout: .seconds(10), "an answer to \(text)") {
+                        ($0.command == "PRIVMSG" || $0.command == "NOTICE") && $0.sourceNick == "MapBot"
+                            && $0.parameters.first == nick
+                    }
+                    return line.parameters.last ?? ""
+                }
+                for (user, account) in [(jane, BotFaultLiveTests.jane), (tom, BotFaultLiveTests.tom)] {
+                    let welcome = try await answer(to: user, "!login \(account.email) \(account.password)")
+                    #expect(welcome.contains("You are logged in"), "\(welcome)")
+                }
+                #expect(try await answer(to: jane, "!lang fr") == fr("lang.set", ["language": "français (fr)"]))
+
+                // Tom posts Munich: the English channel hears the place as stored.
+                try await tom.privmsg("MapBot", "!post Munich | https://tom.example")
+                _ = try await tom.waitForMessage(timeout: .seconds(20), "Tom's pin is saved") {
+                    $0.sourceNick == "MapBot" && $0.parameters.last?.hasPrefix("You are on the map") == true
+                }
+                let announced = [en("announce.new", ["name": "Tom Li"]), stored, "https://tom.example"]
+                    .joined(separator: " — ")
+                _ = try await jane.waitForMessage(timeout: .seconds(20), "#class hears: \(announced)") {
+                    $0.command == "PRIVMSG" && $0.sourceNick == "MapBot" && $0.parameters == ["#class", announced]
+                }
+
+                // Jane reads the country in French, then, after `!lang es`, in Spanish.
+                let whereTom = try await answer(to: jane, "!where Tom")
+                #expect(
+                    whereTom.hasPrefix("Tom Li — Munich, Bavière, Allemagne — https://tom.example — "), "\(whereTom)")
+                #expect(try await answer(to: jane, "!lang es") == es("lang.set", ["language": "español (es)"]))
+                try await jane.privmsg("MapBot", "!list")
+                let listed = try await jane.waitForMessage(timeout: .seconds(10), "Tom's pin in the list") {
+                    $0.sourceNick == "MapBot" && $0.parameters.last?.hasPrefix("1. Tom Li — ") == true
+                }
+                #expect(
+                    listed.parameters.last?.hasPrefix("1. Tom Li — Munich, Bavaria, Alemania — https://tom.example — ")
+                        == true, "\(listed.parameters)")
+                // No warning about missing place names: iso-codes is installed.
+                #expect(!bot.log.contains("place names stay as stored"))
+            } catch {
+                try await bot.stop()
+                throw error
+            }
+            try await bot.stop()
+            for user in [jane, tom] { await user.quit() }
         }
     }
 }

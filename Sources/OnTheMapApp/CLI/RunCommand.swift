@@ -47,6 +47,7 @@ struct RunCommand: AsyncParsableCommand {
             logger.warning("config: \(warning)")
         }
         let assets = try Self.installedFiles(for: config, logger: logger)
+        Self.checkPlaceNames(Catalogs.bundled.placeNames, logger: logger)
         // The gazetteer loads on the other core while the bot connects and registers.
         let stack = try await ServiceStack.make(config: config, logger: logger, loadGazetteerInBackground: true)
         let bot = BotAssembly.makeService(config: config, configPath: options.config, stack: stack, logger: logger)
@@ -179,6 +180,15 @@ struct RunCommand: AsyncParsableCommand {
             print("onthemap-bot cannot start: \(error)", to: &stderr)
             throw BotExitStatus.exit(BotExitStatus.configuration)
         }
+    }
+
+    /// Says in one warning when the names of places in other languages (the iso-codes package)
+    /// could not all be read: the bot runs, and those places read as stored.
+    static func checkPlaceNames(_ names: PlaceNames, logger: Logger) {
+        guard !names.problems.isEmpty else { return }
+        logger.warning(
+            "place names stay as stored where a translation is missing (install the iso-codes package): \(names.problems.joined(separator: "; "))"
+        )
     }
 
     /// Checks that the resource folders `config` needs were installed beside the executable (the

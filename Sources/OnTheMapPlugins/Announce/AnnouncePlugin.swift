@@ -254,7 +254,7 @@ public struct AnnouncePlugin: BackgroundPlugin {
     static func line(_ pin: StudentLocation, phrases: Phrasebook) -> String {
         Formatting.line([
             phrases(isMove(pin) ? "announce.moved" : "announce.new", ["name": Formatting.name(pin)]),
-            Formatting.place(pin.mapString), Formatting.link(pin.mediaURL),
+            Formatting.place(pin.mapString, phrases: phrases), Formatting.link(pin.mediaURL),
         ])
     }
 }

@@ -44,7 +44,8 @@ public struct MapPlugin: Plugin {
                 } else {
                     let link = Self.focusLink(base: url, focus: String(place.prefix(100)))
                     let text = Formatting.clean(link, maxBytes: 400)
-                    first = call.phrases("map.linkAround", ["place": Formatting.place(place), "link": text])
+                    first = call.phrases(
+                        "map.linkAround", ["place": Formatting.place(place, phrases: call.phrases), "link": text])
                 }
                 guard call.isPrivate, services.settings.privacy.classOnly else {
                     await call.reply(first)

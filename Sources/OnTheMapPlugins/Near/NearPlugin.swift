@@ -154,7 +154,7 @@ public struct NearPlugin: RestoringPlugin {
             let shown = pin.shown(at: services.now())
             return StartPoint(
                 coordinate: shown.coordinate, excludedKey: pin.uniqueKey,
-                description: phrases("near.yourPin", ["place": Formatting.place(shown.mapString)]),
+                description: phrases("near.yourPin", ["place": Formatting.place(shown.mapString, phrases: phrases)]),
                 precision: await services.privacyGate.precision(of: shown.coordinate, named: shown.mapString))
         }
         if let bound = await NickLookup.session(ofNick: argument, call: call, services: services) {
@@ -167,7 +167,8 @@ public struct NearPlugin: RestoringPlugin {
                 throw UserFacingError(phrases("near.nickHasNoPin", ["nick": nick]))
             }
             let shown = pin.shown(at: services.now())
-            let description = phrases("near.nicksPin", ["nick": nick, "place": Formatting.place(shown.mapString)])
+            let description = phrases(
+                "near.nicksPin", ["nick": nick, "place": Formatting.place(shown.mapString, phrases: phrases)])
             return StartPoint(
                 coordinate: shown.coordinate, excludedKey: pin.uniqueKey, description: description,
                 precision: await services.privacyGate.precision(of: shown.coordinate, named: shown.mapString),
@@ -182,13 +183,16 @@ public struct NearPlugin: RestoringPlugin {
             if let other = namesakes.first {
                 header = phrases(
                     "near.nearestToPlaceOrOther",
-                    ["place": PlaceWording.place(found), "example": "\(call.prefix)near \(PlaceWording.place(other))"])
+                    [
+                        "place": PlaceWording.place(found, phrases: phrases),
+                        "example": "\(call.prefix)near \(PlaceWording.place(other))",
+                    ])
             } else {
-                header = phrases("near.nearestTo", ["start": PlaceWording.place(found)])
+                header = phrases("near.nearestTo", ["start": PlaceWording.place(found, phrases: phrases)])
             }
         case .offered(let offers):
             place = offers[0]
-            header = phrases("near.didYouMean", ["place": PlaceWording.place(offers[0])])
+            header = phrases("near.didYouMean", ["place": PlaceWording.place(offers[0], phrases: phrases)])
         case .notAPlace(let kind):
             throw UserFacingError(PlaceWording.notAPlace(kind, typed: argument, example: example, phrases: phrases))
         case .notFound:
@@ -196,6 +200,6 @@ public struct NearPlugin: RestoringPlugin {
         }
         return StartPoint(
             coordinate: place.coordinate, excludedKey: services.session(of: call)?.profile.accountKey,
-            description: PlaceWording.place(place), header: header)
+            description: PlaceWording.place(place, phrases: phrases), header: header)
     }
 }

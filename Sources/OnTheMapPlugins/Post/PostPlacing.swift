@@ -177,12 +177,13 @@ extension PostPlugin {
         if draft.choices.count == 1 {
             return [
                 phrases(
-                    "post.didYouMeanOne", ["place": PlaceWording.offers(draft.choices), "post": post, "again": again])
+                    "post.didYouMeanOne",
+                    ["place": PlaceWording.offers(draft.choices, phrases: phrases), "post": post, "again": again])
             ]
         }
         let numbers = (1...draft.choices.count).map { "\(post) \($0)" }
         return [
-            phrases("post.didYouMean", ["places": PlaceWording.offers(draft.choices)]),
+            phrases("post.didYouMean", ["places": PlaceWording.offers(draft.choices, phrases: phrases)]),
             phrases(
                 "post.chooseWith",
                 [
@@ -207,11 +208,12 @@ extension PostPlugin {
         var found = phrases(
             "post.foundAt",
             [
-                "place": PlaceWording.place(draft.place), "coordinate": Formatting.coordinate(draft.place.coordinate),
+                "place": PlaceWording.place(draft.place, phrases: phrases),
+                "coordinate": Formatting.coordinate(draft.place.coordinate),
                 "others": others,
             ])
         if let existing = draft.existingPlace {
-            found += " " + phrases("post.willReplace", ["place": Formatting.place(existing)])
+            found += " " + phrases("post.willReplace", ["place": Formatting.place(existing, phrases: phrases)])
         }
         var next = phrases(
             "post.sendLinkWithin",

@@ -58,7 +58,7 @@ public struct PostPlugin: RestoringPlugin {
                         id: "post", what: phrases("kept.postStep"),
                         detail: phrases(
                             draft.isConfirmed ? "kept.postStep.waitingForLink" : "kept.postStep.waitingForPlace",
-                            ["place": Formatting.place(draft.typedPlace)]),
+                            ["place": Formatting.place(draft.typedPlace, phrases: phrases)]),
                         changedAt: draft.startedAt)
                 ]
             },
@@ -215,7 +215,8 @@ public struct PostPlugin: RestoringPlugin {
                     call.phrases(
                         "post.placeIsSet",
                         [
-                            "place": PlaceWording.place(draft.place), "link": call.prefix + "link",
+                            "place": PlaceWording.place(draft.place, phrases: call.phrases),
+                            "link": call.prefix + "link",
                             "cancel": call.prefix + "cancel", "post": call.prefix + "post",
                         ]))
             }
@@ -256,7 +257,7 @@ public struct PostPlugin: RestoringPlugin {
             throw UserFacingError(
                 oneShot
                     ? [
-                        phrases("post.found", ["place": PlaceWording.place(draft.place)]), refusal,
+                        phrases("post.found", ["place": PlaceWording.place(draft.place, phrases: phrases)]), refusal,
                         phrases("post.placeKept", commands),
                     ].joined(separator: " ")
                     : refusal)
@@ -291,7 +292,7 @@ public struct PostPlugin: RestoringPlugin {
         await flows.close(bound.owner)
         await services.classMap.record(saved)
         let name = Formatting.name(saved)
-        let place = Formatting.place(saved.mapString)
+        let place = Formatting.place(saved.mapString, phrases: phrases)
         let shownLink = Formatting.link(saved.mediaURL)
         await call.reply(
             phrases(
@@ -311,7 +312,8 @@ public struct PostPlugin: RestoringPlugin {
                     namesOnly
                     ? NamesOnlyWording.announcement(saved, moved: replaced, phrases: heard)
                     : Formatting.line([
-                        heard(replaced ? "announce.moved" : "announce.new", ["name": name]), place, shownLink,
+                        heard(replaced ? "announce.moved" : "announce.new", ["name": name]),
+                        Formatting.place(saved.mapString, phrases: heard), shownLink,
                     ])
                 await call.say(text, in: channel)
             }

@@ -43,7 +43,9 @@ extension PostPlugin {
             place = found
         case .offered(let offers):
             throw UserFacingError(
-                phrases("post.tripDidYouMean", ["places": PlaceWording.offers(offers), "post": prefix + "post"]))
+                phrases(
+                    "post.tripDidYouMean",
+                    ["places": PlaceWording.offers(offers, phrases: phrases), "post": prefix + "post"]))
         case .notAPlace(let kind):
             throw UserFacingError(PlaceWording.notAPlace(kind, typed: typed, example: example, phrases: call.phrases))
         case .notFound:
@@ -81,7 +83,8 @@ extension PostPlugin {
         } catch {
             switch error {
             case .noTimeZone:
-                throw UserFacingError(phrases("post.tripNoTimeZone", ["place": PlaceWording.place(place)]))
+                throw UserFacingError(
+                    phrases("post.tripNoTimeZone", ["place": PlaceWording.place(place, phrases: phrases)]))
             case .date(let refusal): throw UserFacingError(refusal.sentence(in: phrases))
             }
         }
@@ -96,7 +99,7 @@ extension PostPlugin {
             phrases(
                 "post.tripSaved",
                 [
-                    "place": Formatting.place(mapString),
+                    "place": Formatting.place(mapString, phrases: phrases),
                     "date": phrases.shortDate(day: end.lastDay.day, month: end.lastDay.month),
                 ]))
         // Announced once, like a new pin (see `finish`).
@@ -133,8 +136,10 @@ extension PostPlugin {
         }
         await services.classMap.record(pin)
         guard let ended, ended.isActive(at: services.now()) else {
-            throw UserFacingError(call.phrases("post.noTripToEnd", ["place": Formatting.place(pin.mapString)]))
+            throw UserFacingError(
+                call.phrases("post.noTripToEnd", ["place": Formatting.place(pin.mapString, phrases: call.phrases)]))
         }
-        await call.reply(call.phrases("post.tripEnded", ["place": Formatting.place(pin.mapString)]))
+        await call.reply(
+            call.phrases("post.tripEnded", ["place": Formatting.place(pin.mapString, phrases: call.phrases)]))
     }
 }

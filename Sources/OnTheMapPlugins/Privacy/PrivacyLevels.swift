@@ -50,7 +50,7 @@ enum PrivacyLevels {
             if tripChanged { await flushFinerPlace(of: pin, services) }
             let values: [String: any PhraseValue] = [
                 "level": describe(level, phrases), "current": describe(current, phrases),
-                "place": Formatting.place(pin.mapString), "post": call.prefix + "post",
+                "place": Formatting.place(pin.mapString, phrases: phrases), "post": call.prefix + "post",
             ]
             await call.reply(phrases(level >= current ? "privacy.keptAt" : "privacy.nextPinAt", values))
             return
@@ -69,7 +69,8 @@ enum PrivacyLevels {
             phrases(
                 "privacy.nowKeptAt",
                 [
-                    "level": describe(coarse.precision, phrases), "place": Formatting.place(saved.mapString),
+                    "level": describe(coarse.precision, phrases),
+                    "place": Formatting.place(saved.mapString, phrases: phrases),
                     "widened": widened,
                 ]))
     }
@@ -131,7 +132,8 @@ enum PrivacyLevels {
                 mine = phrases(
                     "privacy.yourPin",
                     [
-                        "place": Formatting.place(pin.mapString), "current": describe(current, phrases),
+                        "place": Formatting.place(pin.mapString, phrases: phrases),
+                        "current": describe(current, phrases),
                         "level": describe(level, phrases), "small": smallPlaces(at: level, policy, phrases),
                     ])
             } else {

@@ -151,7 +151,8 @@ public struct PrivacyPlugin: BackgroundPlugin {
                 phrases(
                     "mydata.pin",
                     [
-                        "place": Formatting.place(pin.mapString), "coordinate": Formatting.coordinate(pin.coordinate),
+                        "place": Formatting.place(pin.mapString, phrases: phrases),
+                        "coordinate": Formatting.coordinate(pin.coordinate),
                         "kept": kept.rawValue, "posted": Self.time(pin.createdAt),
                         "changed": Self.time(pin.updatedAt), "level": precision,
                     ]))
@@ -161,7 +162,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
                     phrases(
                         active ? "mydata.tripUntil" : "mydata.tripEnded",
                         [
-                            "place": Formatting.place(trip.mapString),
+                            "place": Formatting.place(trip.mapString, phrases: phrases),
                             "coordinate": Formatting.coordinate(trip.coordinate), "time": Self.time(trip.endsAt),
                             "command": call.prefix + "unpost trip",
                         ]))
@@ -300,7 +301,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         let name = Formatting.clean(
             "\(account.firstName) \(account.lastName)", maxBytes: 100, fallback: phrases("mydata.noName"))
         let pin =
-            record.pin.map { phrases("forget.yourPin", ["place": Formatting.place($0.mapString)]) }
+            record.pin.map { phrases("forget.yourPin", ["place": Formatting.place($0.mapString, phrases: phrases)]) }
             ?? phrases("forget.noPin")
         await call.reply(lines: [
             phrases(
@@ -338,7 +339,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
     static func erasedSentence(_ report: StudentErasure.Report, phrases: Phrasebook) -> String {
         var parts = [phrases("forget.erased.account")]
         if let pin = report.record.pin {
-            parts.append(phrases("forget.yourPin", ["place": Formatting.place(pin.mapString)]))
+            parts.append(phrases("forget.yourPin", ["place": Formatting.place(pin.mapString, phrases: phrases)]))
         }
         parts.append(phrases("forget.erased.directorySessions", ["count": report.record.sessions.count]))
         if report.ircSessionsEnded > 0 {

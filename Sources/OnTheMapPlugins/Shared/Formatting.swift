@@ -68,6 +68,20 @@ public enum Formatting {
         clean(text, maxBytes: placeBudget, fallback: "(no place)")
     }
 
+    /// A place as the reader of `phrases` writes it (``Phrasebook/place(_:)``: "Munich, Bavière,
+    /// Allemagne" in French), made safe and short: the text is cleaned, translated, then cut to
+    /// the place's byte budget, so a longer translation keeps to the same budget.
+    public static func place(_ text: String, phrases: Phrasebook) -> String {
+        place(text, phrases: phrases, maxBytes: placeBudget)
+    }
+
+    /// ``place(_:phrases:)`` cut to `maxBytes`.
+    static func place(_ text: String, phrases: Phrasebook, maxBytes: Int) -> String {
+        let cleaned = clean(text, maxBytes: .max)
+        guard !cleaned.isEmpty else { return "(no place)" }
+        return clean(phrases.place(cleaned), maxBytes: maxBytes, fallback: "(no place)")
+    }
+
     /// A student's link, made safe and short.
     public static func link(_ text: String) -> String {
         clean(text, maxBytes: linkBudget, fallback: "(no link)")
@@ -90,7 +104,7 @@ public enum Formatting {
     /// The place is the one shown at `now`: a trip's while it lasts (``StudentLocation/shown(at:)``).
     public static func student(_ pin: StudentLocation, now: Date, phrases: Phrasebook) -> String {
         line([
-            name(pin), place(pin.shown(at: now).mapString), link(pin.mediaURL),
+            name(pin), place(pin.shown(at: now).mapString, phrases: phrases), link(pin.mediaURL),
             age(of: pin.updatedAt, now: now, phrases: phrases),
         ])
     }
@@ -102,7 +116,7 @@ public enum Formatting {
     ) -> String {
         line([
             name(pin), distance(kilometres: kilometres, in: unit, precision: precision, phrases: phrases),
-            place(pin.mapString), link(pin.mediaURL),
+            place(pin.mapString, phrases: phrases), link(pin.mediaURL),
         ])
     }
 

@@ -84,7 +84,7 @@ extension PinRemoval {
                 phrases(
                     "unpost.confirmFirst",
                     [
-                        "name": Formatting.name(pin), "place": Formatting.place(pin.mapString),
+                        "name": Formatting.name(pin), "place": Formatting.place(pin.mapString, phrases: phrases),
                         "confirm": call.prefix + "unpost confirm",
                     ]))
             return
@@ -99,7 +99,9 @@ extension PinRemoval {
         guard let removed else { throw UserFacingError(phrases("unpost.noPin")) }
         await services.classMap.forget(removed)
         await call.reply(
-            phrases("unpost.done", ["place": Formatting.place(removed.mapString), "post": call.prefix + "post"]))
+            phrases(
+                "unpost.done",
+                ["place": Formatting.place(removed.mapString, phrases: phrases), "post": call.prefix + "post"]))
     }
 
     /// `!pin remove <name | nick | email | id>` (owners only): removes the one pin the words mean,

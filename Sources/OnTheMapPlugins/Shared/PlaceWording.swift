@@ -9,6 +9,12 @@ enum PlaceWording {
         Formatting.clean(candidate.displayName, maxBytes: 120)
     }
 
+    /// A place shown to the reader of `phrases`, its country and division in their language
+    /// (``Formatting/place(_:phrases:maxBytes:)``): safe, one line, short.
+    static func place(_ candidate: PlaceCandidate, phrases: Phrasebook) -> String {
+        Formatting.place(candidate.displayName, phrases: phrases, maxBytes: 120)
+    }
+
     /// What the student typed, safe and short, in double quotes.
     static func quoted(_ typed: String) -> String {
         "\"\(Formatting.clean(typed, maxBytes: 60, fallback: "?"))\""
@@ -32,8 +38,9 @@ enum PlaceWording {
     }
 
     /// "Roanoke, Virginia, United States" or "1) Seattle, … 2) Seaside, …".
-    static func offers(_ candidates: [PlaceCandidate]) -> String {
-        guard candidates.count > 1 else { return candidates.first.map(place) ?? "" }
-        return candidates.enumerated().map { "\($0.offset + 1)) \(place($0.element))" }.joined(separator: ", ")
+    static func offers(_ candidates: [PlaceCandidate], phrases: Phrasebook) -> String {
+        guard candidates.count > 1 else { return candidates.first.map { place($0, phrases: phrases) } ?? "" }
+        return candidates.enumerated().map { "\($0.offset + 1)) \(place($0.element, phrases: phrases))" }
+            .joined(separator: ", ")
     }
 }

@@ -16,7 +16,7 @@ enum TripWording {
         phrases(
             "trip.away",
             [
-                "name": Formatting.name(pin), "place": Formatting.place(trip.mapString),
+                "name": Formatting.name(pin), "place": Formatting.place(trip.mapString, phrases: phrases),
                 "day": phrases.shortDate(day: lastDay.day, month: lastDay.month),
             ])
     }

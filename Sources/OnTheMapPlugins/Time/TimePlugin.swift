@@ -125,7 +125,7 @@ public struct TimePlugin: Plugin {
             // A stranger's inexact word may be a classmate's name they may not look up: no guess.
             guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
             place = offers[0]
-            offered = PlaceWording.place(offers[0])
+            offered = PlaceWording.place(offers[0], phrases: phrases)
         case .notAPlace(let kind):
             guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
             throw UserFacingError(
@@ -139,7 +139,7 @@ public struct TimePlugin: Plugin {
         if zone == .unknown {
             zone = await services.timeZones.timeZone(ofPinAt: place.coordinate, named: place.displayName)
         }
-        let shown = PlaceWording.place(place)
+        let shown = PlaceWording.place(place, phrases: phrases)
         let line: String
         switch zone {
         case .zone:
@@ -151,9 +151,13 @@ public struct TimePlugin: Plugin {
                 line = phrases("time.zoneUnknownPlace", ["place": shown])
             }
         case .several:
+            // The example is typed, so it names the place as the gazetteer does.
             line = phrases(
                 "time.severalZonesPlace",
-                ["place": shown, "example": "\(call.prefix)time \(phrases("time.cityWord")), \(shown)"])
+                [
+                    "place": shown,
+                    "example": "\(call.prefix)time \(phrases("time.cityWord")), \(PlaceWording.place(place))",
+                ])
         case .unknown:
             line = phrases("time.zoneUnknownPlace", ["place": shown])
         }
@@ -173,7 +177,7 @@ public struct TimePlugin: Plugin {
     static func timeLine(
         for pin: StudentLocation, zone: PlaceTimeZone, now: Date, of subject: Subject, phrases: Phrasebook
     ) -> String {
-        let place = Formatting.place(pin.shown(at: now).mapString)
+        let place = Formatting.place(pin.shown(at: now).mapString, phrases: phrases)
         var values: [String: any PhraseValue] = ["place": place]
         let mine: Bool
         switch subject {
@@ -268,7 +272,7 @@ public struct TimePlugin: Plugin {
         lines += awake.prefix(count).map {
             Formatting.line([
                 Formatting.name($0.pin), clockText($0.clock, phrases),
-                Formatting.place($0.pin.shown(at: now).mapString),
+                Formatting.place($0.pin.shown(at: now).mapString, phrases: phrases),
             ])
         }
         await ClassLookups.answer(
@@ -296,7 +300,7 @@ public struct TimePlugin: Plugin {
                     ? phrases("overlap.ownZoneUnknown", ["hint": hint])
                     : phrases(
                         "overlap.ownZoneUnknownAt",
-                        ["hint": hint, "place": Formatting.place(own.shown(at: now).mapString)]))
+                        ["hint": hint, "place": Formatting.place(own.shown(at: now).mapString, phrases: phrases)]))
         }
         let matches = try await classmates(matching: argument, call, services).filter { $0.uniqueKey != own.uniqueKey }
         guard !matches.isEmpty else {
