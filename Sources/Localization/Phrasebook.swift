@@ -39,7 +39,8 @@ public struct Phrasebook: Sendable {
     /// Bavière, Allemagne" in French. Only a country at the end and the division before it are
     /// translated, when known (``PlaceNames``); anything else, and every name in English, stays as given.
     public func place(_ name: String) -> String {
-        catalogs.placeNames.translate(name, into: language)
+        guard language != .english else { return name }
+        return catalogs.placeNames.translate(name, into: language)
     }
 
     /// A wait in words: "1 second", "45 seconds", "3 minutes" (whole minutes from two on, rounded

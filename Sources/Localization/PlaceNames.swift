@@ -34,6 +34,20 @@ public struct PlaceNames: Sendable {
     /// The names of the installed `iso-codes`, read on first use; ``problems`` says what was missing.
     public static let installed = PlaceNames(jsonFolder: systemJSONFolder, localeFolder: systemLocaleFolder)
 
+    /// The lists and catalogues of `iso-codes` that are not installed (checked without reading them).
+    public static func missingFiles(
+        jsonFolder: URL = systemJSONFolder, localeFolder: URL = systemLocaleFolder
+    ) -> [String] {
+        var files = ["iso_3166-1.json", "iso_3166-2.json"].map { jsonFolder.appendingPathComponent($0).path }
+        for language in Language.supported where language != .english {
+            let folder = language.tag.replacingOccurrences(of: "-", with: "_")
+            for domain in ["iso_3166-1", "iso_3166-2"] {
+                files.append(localeFolder.appendingPathComponent("\(folder)/LC_MESSAGES/\(domain).mo").path)
+            }
+        }
+        return files.filter { !FileManager.default.fileExists(atPath: $0) }
+    }
+
     private init(
         countryCodes: [String: String], divisionNames: [String: [String: String]],
         countries: [Language: [String: String]], divisions: [Language: [String: String]], problems: [String]

@@ -41,6 +41,29 @@ import Testing
     }
 
     /// English readers get the stored text, whatever it is.
+    /// A class that reads English only never reads the iso-codes files: the names are asked for the
+    /// first time a place is named in another language.
+    @Test func placeNamesAreReadOnlyForAnotherLanguage() throws {
+        let asked = Counter()
+        let catalogs = try Catalogs(
+            folder: Catalogs.bundledFolder(),
+            placeNamesOnFirstUse: {
+                asked.add()
+                return .installed
+            })
+        #expect(catalogs.phrasebook(.english).place("Munich, Bavaria, Germany") == "Munich, Bavaria, Germany")
+        #expect(asked.value == 0)
+        #expect(catalogs.phrasebook(.french).place("Munich, Bavaria, Germany") == "Munich, Bavière, Allemagne")
+        #expect(asked.value == 1)
+    }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.withLock { count += 1 } }
+        var value: Int { lock.withLock { count } }
+    }
+
     @Test func englishIsUnchanged() {
         for text in ["Munich, Bavaria, Germany", "munich, bayern, germany", "Tokyo, Japan", "my couch"] {
             #expect(Self.installed.translate(text, into: .english) == text)

@@ -11,7 +11,8 @@ import Testing
     @Test func missingIsoCodesIsOneWarning() {
         let recorder = LogRecorder()
         let nowhere = URL(fileURLWithPath: "/nowhere/iso-codes")
-        RunCommand.checkPlaceNames(PlaceNames(jsonFolder: nowhere, localeFolder: nowhere), logger: recorder.logger())
+        RunCommand.checkPlaceNames(
+            missing: PlaceNames.missingFiles(jsonFolder: nowhere, localeFolder: nowhere), logger: recorder.logger())
         #expect(recorder.all.count == 1, "\(recorder.all)")
         let line = recorder.all.first ?? ""
         #expect(line.hasPrefix("warning [hostile] place names stay as stored"), "\(line)")
@@ -22,7 +23,7 @@ import Testing
 
     @Test func installedIsoCodesIsSilent() {
         let recorder = LogRecorder()
-        RunCommand.checkPlaceNames(Catalogs.bundled.placeNames, logger: recorder.logger())
+        RunCommand.checkPlaceNames(missing: PlaceNames.missingFiles(), logger: recorder.logger())
         #expect(recorder.all.isEmpty, "\(recorder.all)")
     }
 }

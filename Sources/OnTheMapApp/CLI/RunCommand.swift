@@ -47,7 +47,12 @@ struct RunCommand: AsyncParsableCommand {
             logger.warning("config: \(warning)")
         }
         let assets = try Self.installedFiles(for: config, logger: logger)
-        Self.checkPlaceNames(Catalogs.bundled.placeNames, logger: logger)
+        Self.checkPlaceNames(missing: PlaceNames.missingFiles(), logger: logger)
+        // A class configured to read another language than English will name places in it: their
+        // names are read now, beside the start, rather than by the first command that needs them.
+        if Self.readsAnotherLanguage(config) {
+            Task.detached(priority: .utility) { _ = Catalogs.bundled.placeNames }
+        }
         // The gazetteer loads on the other core while the bot connects and registers.
         let stack = try await ServiceStack.make(config: config, logger: logger, loadGazetteerInBackground: true)
         let bot = BotAssembly.makeService(config: config, configPath: options.config, stack: stack, logger: logger)
@@ -184,11 +189,20 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Says in one warning when the names of places in other languages (the iso-codes package)
     /// could not all be read: the bot runs, and those places read as stored.
-    static func checkPlaceNames(_ names: PlaceNames, logger: Logger) {
-        guard !names.problems.isEmpty else { return }
+    static func checkPlaceNames(missing: [String], logger: Logger) {
+        guard !missing.isEmpty else { return }
         logger.warning(
-            "place names stay as stored where a translation is missing (install the iso-codes package): \(names.problems.joined(separator: "; "))"
+            "place names stay as stored where a translation is missing (install the iso-codes package): missing \(missing.joined(separator: ", "))"
         )
+    }
+
+    /// Whether a channel or network of `config`, or its default, reads another language than English.
+    static func readsAnotherLanguage(_ config: BotConfiguration) -> Bool {
+        if let language = config.language, language != .english { return true }
+        return config.networks.contains { network in
+            network.irc.language.map { $0 != .english } == true
+                || network.irc.channels.contains { $0.language.map { $0 != .english } == true }
+        }
     }
 
     /// Checks that the resource folders `config` needs were installed beside the executable (the
