@@ -255,14 +255,11 @@ extension ClassAPI {
     static func sentence(_ problem: LinkRules.Problem, _ phrases: Phrasebook) -> String {
         switch problem {
         case .empty: return phrases("web.api.link.empty")
-        case .tooLong: return phrases("web.api.link.tooLong", ["count": LinkRules.maximumBytes])
         case .missingScheme(let suggestion): return phrases("web.api.link.missingScheme", ["suggestion": suggestion])
-        case .unsupportedScheme: return phrases("web.api.link.unsupportedScheme")
-        case .missingHost: return phrases("web.api.link.missingHost")
-        case .credentials: return phrases("web.api.link.credentials")
-        case .hiddenCharacters: return phrases("web.api.link.hiddenCharacters")
         case .unreadableCharacters: return phrases("web.api.link.unreadableCharacters")
-        case .malformed: return phrases("web.api.link.malformed")
+        // The rest name no IRC command: the bot's own sentence.
+        case .tooLong, .unsupportedScheme, .missingHost, .credentials, .hiddenCharacters, .malformed:
+            return problem.sentence(prefix: "", in: phrases)
         }
     }
 
