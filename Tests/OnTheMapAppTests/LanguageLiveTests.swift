@@ -87,6 +87,14 @@ import Testing
                         == es("lang.set", ["language": "español (es)"]))
                 #expect(try await answer(to: jane, "#class", "!units") == "jane: " + es("units.current", units))
                 #expect(try await answer(to: tom, "#class", "!units") == "tom: " + en("units.current", units))
+                // Her private `!post` steps are Spanish too: the place found, the link step, `!cancel`.
+                try await jane.privmsg("MapBot", "!post Lisbon")
+                let steps = try await jane.waitForMessages(count: 2, timeout: .seconds(10), "the post's two lines") {
+                    $0.command == "PRIVMSG" && $0.sourceNick == "MapBot" && $0.parameters.first == "jane"
+                }.map { $0.parameters.last ?? "" }
+                #expect(steps[0].hasPrefix("Encontré Lisbon"), "\(steps)")
+                #expect(steps[1].hasPrefix("Ahora envía tu enlace: !link https://…"), "\(steps)")
+                #expect(try await answer(to: jane, "MapBot", "!cancel") == es("post.cancelled"))
 
                 // Bob, not logged in, keeps French for his nick and is told it is not kept.
                 try await bob.privmsg("MapBot", "!lang fr")
