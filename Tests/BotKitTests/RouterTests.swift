@@ -275,7 +275,7 @@ final class CallLog: Sendable {
 
     /// Handlers run off the router: while one computes, the router takes and answers another user's
     /// command.
-    @Test func aHandlerThatComputesDoesNotHoldUpOtherUsers() async {
+    @Test(.tags(.runsAlone)) func aHandlerThatComputesDoesNotHoldUpOtherUsers() async {
         let bot = makeBot()
         await bot.router.handle(IRCUserMessage(sender: bot.user("rae"), origin: .privateMessage, text: "!compute"))
         while !probe.log.all.contains("compute started") { try? await Task.sleep(for: .milliseconds(5)) }

@@ -13,7 +13,7 @@ import Testing
 /// garbage: each command answers within the client's timeout (plus a margin) with the right
 /// human sentence, nothing hangs, nothing changes, and once the server is healthy again the same
 /// commands work with the same bot (no restart).
-@Suite struct BackendOutageTests {
+@Suite(.tags(.runsAlone)) struct BackendOutageTests {
     /// How the fake server misbehaves.
     enum Outage: String, CaseIterable, Sendable, CustomTestStringConvertible {
         /// Stopped: connections are refused.

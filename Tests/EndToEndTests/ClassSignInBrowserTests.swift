@@ -12,7 +12,7 @@ import Testing
 /// `Tests/Browser/class_signin.py`) against the served page over SQLite, with the link a student
 /// gets from a private `!map` through the real command router. Needs Debian's `chromium`,
 /// `chromium-driver` and `python3-selenium` (CI installs them).
-@Suite("Class sign-in in Chromium", .serialized)
+@Suite("Class sign-in in Chromium", .tags(.runsAlone), .serialized)
 struct ClassSignInBrowserTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Browser/class_signin.py").path

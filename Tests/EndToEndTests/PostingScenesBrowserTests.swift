@@ -6,7 +6,7 @@ import Testing
 /// The web map's student scenes in a real browser (headless Chromium driven by Selenium:
 /// `Tests/Browser/posting_scenes.py`) against the served page and `/v1` API on SQLite and PostgreSQL.
 /// Needs Debian's `chromium`, `chromium-driver` and `python3-selenium` (CI installs them).
-@Suite("Posting scenes in Chromium", .serialized)
+@Suite("Posting scenes in Chromium", .tags(.runsAlone), .serialized)
 struct PostingScenesBrowserTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Browser/posting_scenes.py").path

@@ -13,7 +13,7 @@ import Testing
 /// so their connection-bound sessions do not carry over (someone else under the same nick and
 /// user@host would look the same), but after logging in again an open `!post` goes on; someone else
 /// under the nick gets nothing; every announcement is heard exactly once.
-@Suite(.serialized) struct ServerRestartScenarioTests {
+@Suite(.tags(.startsProcesses), .serialized) struct ServerRestartScenarioTests {
     static let botNick = "MapBot"
     static let channel = "#class"
     static let jane = (

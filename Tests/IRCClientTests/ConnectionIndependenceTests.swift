@@ -19,7 +19,7 @@ struct ConnectionIndependenceTests {
         }
     }
 
-    @Test func aConsumerBusyComputingDoesNotStopTheClientAnsweringPings() async throws {
+    @Test(.tags(.runsAlone)) func aConsumerBusyComputingDoesNotStopTheClientAnsweringPings() async throws {
         let server = try await Self.registeringServer()
         let client = IRCClient(
             configuration: testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot"))

@@ -10,7 +10,7 @@ import Testing
 /// (each from its own address, in a relaxed class, so that they all really reach the bot): students who
 /// ask `!ping` in the channel right after the flood starts are still answered within 5 seconds, only a
 /// handful of CTCP queries are answered, and the bot is never disconnected.
-@Suite(.serialized) struct CTCPFloodLoadTests {
+@Suite(.tags(.runsAlone), .serialized) struct CTCPFloodLoadTests {
     static let channel = "#class"
 
     @Test(.timeLimit(.minutes(2))) func aCTCPFloodFromTwentyConnectionsDelaysNoStudentsPingByMoreThanFiveSeconds()

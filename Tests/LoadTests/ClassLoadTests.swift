@@ -29,7 +29,7 @@ import Testing
 /// default `activeStudents` (16) of the 200 do the whole login → post → !near →
 /// !where sequence (≈ 6 reply lines each) while all 200 chatter; `ONTHEMAP_LOAD_ACTIVE=200` runs every
 /// student through it (≈ 1300 reply lines: over 20 minutes at the stock rate, not for CI).
-@Suite(.serialized) struct ClassLoadTests {
+@Suite(.tags(.classLoad), .serialized) struct ClassLoadTests {
     static let botNick = "LoadBot"
     static let channel = "#class"
     static let spamStart: Duration = .seconds(15)

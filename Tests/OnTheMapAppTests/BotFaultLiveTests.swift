@@ -9,7 +9,7 @@ import Testing
 /// The built `onthemap-bot` executable against a real ircd, under faults an operator must see and
 /// input a student should not get through: a locked database, SIGTERM with many replies queued,
 /// invalid UTF-8 and bidi marks.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct BotFaultLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(3))) struct BotFaultLiveTests {
     static let jane = (email: "jane@class.test", password: "jane-Secret-Pw-1")
     static let tom = (email: "tom@class.test", password: "tom-Secret-Pw-22")
 

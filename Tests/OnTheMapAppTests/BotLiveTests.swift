@@ -6,7 +6,7 @@ import OnTheMapApp
 import Testing
 
 /// The whole bot against a real ngircd over TLS (certificate made at test time).
-@Suite(.serialized) struct BotLiveTests {
+@Suite(.tags(.startsProcesses), .serialized) struct BotLiveTests {
     static func config(
         for server: NgircdServer, nick: String, channel: String, database: String
     ) throws -> BotConfiguration {

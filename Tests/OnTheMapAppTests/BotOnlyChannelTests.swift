@@ -8,7 +8,7 @@ import Testing
 /// the server keeps it; the class channel admits bots only when invited, and the owner the bot sees
 /// in the staff channel hears one sentence saying so (not one per retry), which `!status` repeats
 /// until the invitation lets the bot in; the bot publishes what it is with `draft/metadata-2`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.startsProcesses), .timeLimit(.minutes(2)))
 struct BotOnlyChannelTests {
     @Test func theOwnerIsToldToInviteTheBotAndTheInvitationLetsItIn() async throws {
         let network = SolanumLikeNetwork(

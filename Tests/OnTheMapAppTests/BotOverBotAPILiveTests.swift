@@ -6,7 +6,7 @@ import Testing
 /// Two real `onthemap-bot run` processes on one InspIRCd: bot A keeps the class in SQLite and
 /// serves it as the v1 API; bot B uses A's `/v1` as its `udacity` backend. A student logs in and
 /// posts through B, and both channels hear the announcement: B's at once, A's through the API.
-@Suite(.serialized) struct BotOverBotAPILiveTests {
+@Suite(.tags(.startsProcesses), .serialized) struct BotOverBotAPILiveTests {
     static let password = "over-the-api-pw-1"
     static let email = "rosalind@class.test"
 

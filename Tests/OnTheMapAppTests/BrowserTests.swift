@@ -11,7 +11,7 @@ import Testing
 /// A real browser (headless Chromium, Debian's `chromium`) loads the map from a running server
 /// backed by a temporary SQLite class, and we check what it rendered. Chromium is required: CI
 /// installs it (`.ci/run`, `scripts/install-deps.sh`); without it these tests fail.
-@Suite(.serialized) struct BrowserTests {
+@Suite(.tags(.runsAlone), .serialized) struct BrowserTests {
     static let password = "browser-test-password"
 
     /// A class with four students; Ada and Grace share one spot (a cluster), one name is markup

@@ -8,7 +8,7 @@ import Testing
 /// `onthemap-bot console` driven as a person or a script drives it: the built executable with
 /// lines on standard input, a temp config on a temp SQLite file seeded with the demo class.
 /// Serialized: each test starts processes, and the machine is shared with timing-sensitive tests.
-@Suite(.serialized) struct ConsoleTests {
+@Suite(.tags(.startsProcesses), .serialized) struct ConsoleTests {
     struct Transcript {
         var status: Int32
         var output: String

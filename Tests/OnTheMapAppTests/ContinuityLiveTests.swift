@@ -9,7 +9,7 @@ import Testing
 /// `!units` choice and the owner's `!ignore` are still there. A student who disconnected while the
 /// bot was down, and whose nick and user@host someone took meanwhile (a new sign-on time), is not
 /// logged in for the newcomer.
-@Suite(.serialized, .timeLimit(.minutes(6))) struct ContinuityLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(6))) struct ContinuityLiveTests {
     static let bot = "MapBot"
     static let password = "continuity-Pw-1"
 

@@ -12,7 +12,7 @@ import Testing
 /// The guarantee tested is the announcer's (see `AnnouncePlugin`): at-least-once, where the one
 /// announcement that may be repeated is the last one that went out before the kill (the bot can
 /// die between that line leaving and its being saved as announced).
-@Suite(.serialized) struct CrashRecoveryTests {
+@Suite(.tags(.startsProcesses), .serialized) struct CrashRecoveryTests {
     static let botNick = "CrashBot"
     static let channel = "#class"
     static let places = ["Paris, France", "Lima, Peru", "Tokyo, Japan", "Seattle, WA", "Quito, Ecuador"]

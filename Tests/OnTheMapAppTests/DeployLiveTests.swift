@@ -6,7 +6,7 @@ import Testing
 /// What an operator's install and service manager meet, on the built executable: the two HTTP
 /// listeners apart, `healthcheck`, resource folders found beside the executable or named when
 /// missing, and the exit statuses that tell a service manager not to restart.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct DeployLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(3))) struct DeployLiveTests {
     static func ircSection(_ server: NgircdServer, nick: String) -> String {
         """
         irc:

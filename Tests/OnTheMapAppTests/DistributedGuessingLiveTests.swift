@@ -6,7 +6,7 @@ import Testing
 /// its own host to the bot): once wrong passwords for one email came from a few hosts, every host
 /// that never logged in to it waits, the right password from a fresh address included, while the
 /// owner's usual address still logs in.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct DistributedGuessingLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(3))) struct DistributedGuessingLiveTests {
     static let password = "the-right-one-42"
 
     @Test func guessesFromManyAddressesLockTheEmailForEveryStranger() async throws {

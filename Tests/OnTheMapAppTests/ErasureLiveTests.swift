@@ -7,7 +7,7 @@ import Testing
 /// The erasure as a student meets it: the built bot on a real ircd over TLS and a real SQLite
 /// file. After `!login`, `!forget` and `!forget confirm`, while the bot still runs, the student's
 /// email and name are in neither the database file nor its write-ahead log.
-@Suite struct ErasureLiveTests {
+@Suite(.tags(.startsProcesses)) struct ErasureLiveTests {
     @Test func forgetConfirmLeavesNoByteOfTheStudentInTheRunningBotsFiles() async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
         try await LiveBotSetup.withServer("ngircd") { port, caFile in

@@ -7,7 +7,7 @@ import Testing
 /// sending `!register` and `!post Paris` privately at once: a student elsewhere is answered within
 /// 5 s while the crowd waits (the crowd shares one budget of commands and one turn of the send
 /// queue), and once the crowd has gone the queue empties instead of writing to nobody for minutes.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct HostCrowdLiveTests {
+@Suite(.tags(.runsAlone), .serialized, .timeLimit(.minutes(3))) struct HostCrowdLiveTests {
     static let crowdSize = 60
 
     @Test func aCrowdFromOneAddressDoesNotMakeOthersWait() async throws {

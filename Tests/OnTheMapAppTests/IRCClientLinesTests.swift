@@ -9,7 +9,7 @@ import Testing
 /// The irssi lines `scripts/run-local` prints work as printed: the real irssi (Debian's, 1.4), in a
 /// tmux terminal, types them, checks the local server's certificate, joins #class and sees the
 /// bot answer.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct IRCClientLinesTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(3))) struct IRCClientLinesTests {
     @Test func irssiConnectsWithThePrintedLinesAndTheBotAnswers() async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
         let irssi = try #require(

@@ -9,7 +9,7 @@ import Testing
 /// output. One ircd serves the whole suite and one bot process each store; every journey of a store
 /// talks to that bot with its own people, so a failing journey names itself and leaves the others
 /// their footing.
-@Suite(.serialized, .journeyNetwork)
+@Suite(.tags(.startsProcesses), .serialized, .journeyNetwork)
 struct JourneyLiveTests {
     /// The journeys on the SQLite store (`service.backend: local`).
     @Suite(.journeyBot(.sqlite), .timeLimit(.minutes(5))) struct OnSQLite {

@@ -8,7 +8,7 @@ import Testing
 /// `!lang` (kept with their account across a restart; for the nick of someone not logged in),
 /// else in the channel's; each channel hears announcements in its own language, places included
 /// (their countries and regions named from the installed iso-codes).
-@Suite(.serialized, .timeLimit(.minutes(3))) struct LanguageLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(3))) struct LanguageLiveTests {
     @Test func eachStudentReadsTheirLanguageAndEachChannelItsOwn() async throws {
         let catalogs = try Catalogs(folder: Catalogs.bundledFolder())
         let (en, es, fr) = (

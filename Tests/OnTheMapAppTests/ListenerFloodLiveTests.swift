@@ -10,7 +10,7 @@ import Testing
 /// the listeners close them and refuse the excess, the map and `/healthz` keep answering, and when
 /// the process runs out of file descriptors the IRC connection retries instead of stopping, and
 /// SIGTERM still ends the process cleanly.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ListenerFloodLiveTests {
+@Suite(.tags(.runsAlone), .serialized, .timeLimit(.minutes(3))) struct ListenerFloodLiveTests {
     /// Connections to `port` from `source` that send nothing; each records when it closed.
     final class SilentConnections: Sendable {
         struct Connection {

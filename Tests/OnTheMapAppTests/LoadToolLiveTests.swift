@@ -4,7 +4,7 @@ import Testing
 
 /// `onthemap-load` end to end: the built tool starts the built bot against a
 /// real InspIRCd over TLS, runs a short version of the benchmark and writes its figures as JSON.
-@Suite(.serialized, .timeLimit(.minutes(5))) struct LoadToolLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(5))) struct LoadToolLiveTests {
     /// The parts of the tool's JSON this test reads.
     private struct Figures: Decodable {
         struct Distribution: Decodable {

@@ -12,7 +12,7 @@ import Testing
 /// `resolvehostnames` off) shows each client's source address as its host, so these stand for
 /// separate machines as the bot sees them; nothing else distinguishes hosts on a test server without
 /// services (no accounts, no cloaks).
-@Suite(.serialized, .timeLimit(.minutes(6))) struct LoginThrottleLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(6))) struct LoginThrottleLiveTests {
     static let bob = (email: "bob@uni.edu", password: "Bob-Correct-Horse-77")
     static let carol = (email: "carol@uni.edu", password: "Carol-Staple-Battery-12")
     static let studentHost = "127.0.0.2"

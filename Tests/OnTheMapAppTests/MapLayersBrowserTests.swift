@@ -7,7 +7,7 @@ import Testing
 /// The class map at city zoom in a real browser (headless Chromium driven by Selenium:
 /// `Tests/Browser/map_layers.py`) against the served page with the bundled gazetteer. Needs
 /// Debian's `chromium`, `chromium-driver` and `python3-selenium` (CI installs them).
-@Suite(.serialized) struct MapLayersBrowserTests {
+@Suite(.tags(.runsAlone), .serialized) struct MapLayersBrowserTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Browser/map_layers.py").path
 

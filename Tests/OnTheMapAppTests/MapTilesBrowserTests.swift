@@ -10,7 +10,7 @@ import Testing
 /// by Selenium: `Tests/Browser/map_tiles.py`), against a tile server of the test's own on
 /// 127.0.0.1, never the internet. Needs Debian's `chromium`, `chromium-driver` and
 /// `python3-selenium` (CI installs them).
-@Suite(.serialized) struct MapTilesBrowserTests {
+@Suite(.tags(.runsAlone), .serialized) struct MapTilesBrowserTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Browser/map_tiles.py").path
     static let attribution = "Test tiles © \"Tile & Co\" contributors"

@@ -6,7 +6,7 @@ import Testing
 /// The built bot on InspIRCd linked to Atheme: students whose NickServ accounts are linked to their
 /// class accounts are logged in by the server's word alone. One ircd, one services and one bot
 /// serve every step.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct NetworkSignInLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(3))) struct NetworkSignInLiveTests {
     static let servicesPassword = "Atheme-Secret-4711"
 
     /// Runs `body` with InspIRCd and Atheme linked and `accounts` registered with NickServ.

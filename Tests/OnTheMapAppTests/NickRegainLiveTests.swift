@@ -7,7 +7,7 @@ import Testing
 /// its channels once and takes the nick back as soon as it is free — at once through MONITOR on
 /// InspIRCd, within one ISON poll on ngircd (no MONITOR or WATCH) — long before its slow periodic
 /// retry would.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct NickRegainLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(4))) struct NickRegainLiveTests {
     @Test(arguments: ["inspircd", "ngircd"])
     func theBotTakesItsNickBackAsSoonAsItIsFree(server: String) async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")

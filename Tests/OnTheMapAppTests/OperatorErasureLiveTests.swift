@@ -7,7 +7,7 @@ import Testing
 /// The operator's `accounts forget`, run as a separate process while the built bot runs on a real
 /// ircd over TLS and a real SQLite file: the running bot ends the student's session and drops their
 /// open post step at once, and writes none of it back when it saves what it keeps for others.
-@Suite(.timeLimit(.minutes(3))) struct OperatorErasureLiveTests {
+@Suite(.tags(.startsProcesses), .timeLimit(.minutes(3))) struct OperatorErasureLiveTests {
     /// After `accounts forget`, the student's `!whoami` names nobody, their open `!post` step cannot
     /// be completed, and once another student has logged in, started a post and chosen a unit (each
     /// a write of the bot's kept state), neither the database file nor its write-ahead log holds the

@@ -6,7 +6,7 @@ import Testing
 /// The built bot on InspIRCd, steered by its owner from IRC: a stranger is refused; the owner joins
 /// and leaves channels, speaks through the bot, ignores and un-ignores a user, reloads the config
 /// (by `!reload` and by SIGHUP: new channels, a new command prefix), reads `!status`, and stops it.
-@Suite(.serialized, .timeLimit(.minutes(4))) struct OwnerLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(4))) struct OwnerLiveTests {
     @Test func theOwnerSteersTheRunningBotFromIRC() async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
         try await LiveBotSetup.withServer("inspircd") { port, caFile in

@@ -8,7 +8,7 @@ import Testing
 /// `POST /v1/StudentLocation` with exact coordinates are both stored at city level — the town's
 /// name and point — read back that way over IRC and HTTP, and the street is in no byte of the
 /// database file or its WAL.
-@Suite(.serialized) struct PinPrecisionLiveTests {
+@Suite(.tags(.startsProcesses), .serialized) struct PinPrecisionLiveTests {
     static let password = "precise-enough-pw-1"
     static let street = "1600 Amphitheatre Parkway"
 

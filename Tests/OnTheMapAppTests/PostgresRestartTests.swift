@@ -13,7 +13,7 @@ import Testing
 /// place and link kept for a retry — no silent automatic retry); after the restart both instances
 /// recover by themselves (connections and LISTEN/NOTIFY), a post made through one instance is
 /// announced in the other's channel, no post is lost and none is announced twice.
-@Suite(.serialized) struct PostgresRestartTests {
+@Suite(.tags(.startsProcesses), .serialized) struct PostgresRestartTests {
     static let quietLogger = Logger(label: "pg-restart", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// One bot instance without IRC: its config's service stack and plugins on a real router.

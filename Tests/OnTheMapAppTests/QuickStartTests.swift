@@ -11,7 +11,7 @@ import Testing
 /// demo class, a client connects, logs in as a demo student and asks `!near`, and Ctrl-C stops
 /// everything it started.
 /// Also checks that systemd accepts the deploy unit.
-@Suite struct QuickStartTests {
+@Suite(.tags(.startsProcesses)) struct QuickStartTests {
     /// The package root (this file is Tests/OnTheMapAppTests/QuickStartTests.swift).
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

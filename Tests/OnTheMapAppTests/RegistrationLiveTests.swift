@@ -6,7 +6,7 @@ import Testing
 /// The built bot on InspIRCd with `!register` allowed: four nicks from one host make three
 /// accounts at most, and registering an email that has an account gets the very answer a new one
 /// gets (nothing tells who is in the class).
-@Suite(.serialized, .timeLimit(.minutes(3))) struct RegistrationLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(3))) struct RegistrationLiveTests {
     @Test func oneHostMakesFewAccountsAndNoAnswerTellsWhoHasOne() async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
         try await LiveBotSetup.withServer("inspircd") { port, caFile in

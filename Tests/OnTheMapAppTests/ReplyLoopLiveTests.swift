@@ -7,7 +7,7 @@ import Testing
 /// no reply loop (an owner's `!say` to its own nick is refused, a user marked as a bot (+B) gets no
 /// answer at all, the greeting a person gets for a chat line is a NOTICE, which nothing answers), no
 /// busy owner shut out, no reload that opens the bot silently or expands a hostile file.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct ReplyLoopLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(3))) struct ReplyLoopLiveTests {
     @Test func theBotAnswersNeitherItselfNorOtherBots() async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
         try await LiveBotSetup.withServer("inspircd") { port, caFile in

@@ -8,7 +8,7 @@ import Testing
 /// InspIRCd, which offers MONITOR, and ngircd, which offers neither MONITOR nor WATCH (the bot checks
 /// the sign-on time WHOIS gives). Each attempt comes from the same host with the same nick and user
 /// name as the student, as from a shared NAT, shell or web gateway.
-@Suite(.serialized, .timeLimit(.minutes(6))) struct SessionTakeoverLiveTests {
+@Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(6))) struct SessionTakeoverLiveTests {
     static let bot = "MapBot"
     static let jane = (email: "jane@class.test", password: "jane-Secret-Pw-1")
     static let notLoggedIn = "You are not logged in."

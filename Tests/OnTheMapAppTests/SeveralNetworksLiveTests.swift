@@ -14,7 +14,7 @@ import Testing
 /// killed, ngircd's students are still answered. Answers in InspIRCd's channel are threaded under
 /// their questions (`+reply`), and private answers to channel commands name the channel
 /// (`+channel-context`); on ngircd they carry no tags.
-@Suite(.serialized) struct SeveralNetworksLiveTests {
+@Suite(.tags(.startsProcesses), .serialized) struct SeveralNetworksLiveTests {
     static let botNick = "MapBot"
     static let channel = "#class"
     static let janePin = "New pin: Jane Doe — Seattle, Washington, United States — https://jane.example"

@@ -8,7 +8,7 @@ import Testing
 /// again and again) is announced exactly once in each channel (each instance keeps its own
 /// announcement ledger) — also moves made while the second instance could not read the directory
 /// (paused), which it reads all at once afterwards: each move, not only the pin's latest place.
-@Suite(.serialized) struct SharedDirectoryAnnounceTests {
+@Suite(.tags(.startsProcesses), .serialized) struct SharedDirectoryAnnounceTests {
     static let password = "shared-directory-pw-1"
     static let students = (1...2).map { (nick: "poster\($0)", email: "poster\($0)@class.test") }
     static let posts = 6

@@ -7,7 +7,7 @@ import Testing
 /// ngircd over TLS, its web listener with the v1 API) and headless Chromium driven by Selenium
 /// (`Tests/Browser/web_language.py`). Needs Debian's `chromium`, `chromium-driver` and
 /// `python3-selenium` (CI installs them).
-@Suite(.serialized, .timeLimit(.minutes(4))) struct WebLanguageBrowserTests {
+@Suite(.tags(.runsAlone), .serialized, .timeLimit(.minutes(4))) struct WebLanguageBrowserTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Browser/web_language.py").path
 

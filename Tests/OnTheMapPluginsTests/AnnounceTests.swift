@@ -7,7 +7,7 @@ import OnTheMapPlugins
 import OnTheMapService
 import Testing
 
-@Suite struct AnnounceTests {
+@Suite(.tags(.startsProcesses)) struct AnnounceTests {
     /// An announcer that polls every 50 ms.
     static func fastAnnouncer(_ services: ClassServices) -> [any Plugin] {
         [AnnouncePlugin(services: services, settings: .init(pollInterval: .milliseconds(50)))]

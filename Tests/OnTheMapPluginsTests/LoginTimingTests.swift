@@ -9,7 +9,7 @@ import Testing
 /// No timing oracle on the local backend: a login with an unknown email costs the same work as
 /// one with a known email and a wrong password. Proved by counting PBKDF2 derivations (exact),
 /// then checked with a clock (medians, generous bounds, both directions).
-@Suite struct LoginTimingTests {
+@Suite(.tags(.runsAlone)) struct LoginTimingTests {
     /// Records the round count of every PBKDF2 derivation.
     /// (Behind `NSLock`, a pthread lock that ThreadSanitizer understands: derivations run on other threads.)
     final class DerivationLog: @unchecked Sendable {
