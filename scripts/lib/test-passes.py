@@ -1,18 +1,31 @@
 #!/usr/bin/env python3
-"""Prints the `swift test --filter` pattern of the tests that declare a pass tag.
+"""The test passes of scripts/test, as the tests declare them.
 
-    scripts/lib/test-passes.py startsProcesses|runsAlone|classLoad
+    scripts/lib/test-passes.py filter TAG
+        Prints the `swift test --filter` pattern of the tests that declare TAG.
+    scripts/lib/test-passes.py run TAG WIDTH -- COMMAND…
+        Runs COMMAND `--no-parallel --filter SUITE` once per suite that declares TAG, WIDTH at a
+        time (each suite's tests one after the other in one process, different suites side by
+        side), prints each suite's output when it ends and exits 1 if any failed.
 
-Reads every Swift file under Tests/: a `@Suite(...)` or `@Test(...)` whose attribute names
-`.tags(...)` with the tag (see Sources/BotTesting/TestPasses.swift) gives the name of the type or
-function it declares. Suites give `[./]Suite/` (every test in it, extensions and nested suites included), tests give
-`/name(` (that test wherever it is). Exits 1 when no test declares the tag: a pass that would
-silently run nothing is a mistake.
+A `@Suite(...)` or `@Test(...)` whose attribute names `.tags(...)` with TAG (the tags are in
+Sources/BotTesting/TestPasses.swift) declares the type or function after it. Suites match as
+`[./]Suite/` (every test in it, extensions and nested suites included), tests as `/name(`. A tag
+no test declares is an error: a pass that would silently run nothing is a mistake.
+
+`run` starts the suites that declare the longest time limits first (`.timeLimit(.minutes(N))`
+in the suite's file, summed; the longer file first on a tie), so that the last to finish is a
+short one.
 """
 import pathlib
 import re
+import os
+import subprocess
 import sys
+import threading
+import time
 
+TESTS = pathlib.Path(__file__).resolve().parents[2] / "Tests"
 DECLARATION = re.compile(
     r"@(Suite|Test)\s*\((?P<traits>(?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)"  # the attribute, nested parentheses
     r"(?:\s*@\w+(?:\([^)]*\))?)*"  # other attributes
@@ -22,30 +35,75 @@ DECLARATION = re.compile(
 )
 
 
-def declared(tag: str, root: pathlib.Path) -> list[str]:
-    names: set[str] = set()
-    for path in sorted(root.rglob("*.swift")):
+def declared(tag: str) -> list[tuple[str, str, pathlib.Path]]:
+    """(kind, name, file) of every suite or test that declares `tag`."""
+    found = []
+    for path in sorted(TESTS.rglob("*.swift")):
         text = path.read_text(encoding="utf-8")
         for match in DECLARATION.finditer(text):
             tags = re.findall(r"\.tags\(([^)]*)\)", match.group("traits"))
-            if not any(re.search(r"\." + re.escape(tag) + r"\b", found) for found in tags):
-                continue
-            name = match.group("name")
-            names.add(f"/{name}\\(" if match.group("kind") == "func" else f"[./]{name}/")
-    return sorted(names)
+            if any(re.search(r"\." + re.escape(tag) + r"\b", listed) for listed in tags):
+                found.append((match.group("kind"), match.group("name"), path))
+    if not found:
+        sys.exit(f"no test declares the tag .{tag}")
+    return found
 
 
-def main() -> int:
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
-    names = declared(sys.argv[1], pathlib.Path(__file__).resolve().parents[2] / "Tests")
-    if not names:
-        print(f"no test declares the tag .{sys.argv[1]}", file=sys.stderr)
+def pattern(kind: str, name: str) -> str:
+    return f"/{name}\\(" if kind == "func" else f"[./]{name}/"
+
+
+def weight(path: pathlib.Path) -> tuple[int, int]:
+    text = path.read_text(encoding="utf-8")
+    minutes = sum(int(n) for n in re.findall(r"\.timeLimit\(\.minutes\((\d+)\)\)", text))
+    return (minutes, len(text))
+
+
+def run(tag: str, width: int, command: list[str]) -> int:
+    queue = sorted(declared(tag), key=lambda entry: weight(entry[2]), reverse=True)
+    lock = threading.Lock()
+    failed: list[str] = []
+
+    def worker() -> None:
+        while True:
+            with lock:
+                if not queue:
+                    return
+                kind, name, _ = queue.pop(0)
+            started = time.monotonic()
+            result = subprocess.run(
+                command + ["--no-parallel", "--filter", pattern(kind, name)],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                env={**os.environ, "NO_COLOR": "1"},  # the output is a log, not a terminal
+            )
+            seconds = time.monotonic() - started
+            with lock:
+                verdict = "passed" if result.returncode == 0 else f"FAILED (exit {result.returncode})"
+                if result.returncode != 0:
+                    failed.append(name)
+                sys.stdout.write(f"\n── {name}: {verdict} in {seconds:.0f} s\n{result.stdout}")
+                sys.stdout.flush()
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, width))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}")
         return 1
-    print("|".join(names))
     return 0
 
 
+def main(arguments: list[str]) -> int:
+    if len(arguments) == 2 and arguments[0] == "filter":
+        print("|".join(sorted({pattern(kind, name) for kind, name, _ in declared(arguments[1])})))
+        return 0
+    if len(arguments) >= 5 and arguments[0] == "run" and arguments[2].isdigit() and arguments[3] == "--":
+        return run(arguments[1], int(arguments[2]), arguments[4:])
+    print(__doc__.split("\n\n")[1], file=sys.stderr)
+    return 2
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -18,7 +18,52 @@ public final class RecordingTransport: BotTransport {
     }
 
     public func send(_ line: OutgoingText) async {
-        state.withLockedValue { $0.sent.append(line) }
+        let sent = state.withLockedValue { state in
+            state.sent.append(line)
+            return state.sent
+        }
+        let satisfied = waiters.withLockedValue { waiters in
+            let ready = waiters.filter { $0.value.condition(sent) }
+            for id in ready.keys { waiters.removeValue(forKey: id) }
+            return ready.values
+        }
+        for waiter in satisfied { waiter.continuation.resume() }
+    }
+
+    /// The waits of ``waitForSent(timeout:until:)`` not yet satisfied.
+    private let waiters = NIOLockedValueBox<
+        [UUID: (condition: @Sendable ([OutgoingText]) -> Bool, continuation: CheckedContinuation<Void, Never>)]
+    >([:])
+
+    /// Waits until what was sent satisfies `condition` (looked at as each line is sent) and returns
+    /// it; `timeout` only bounds a wait for a line that never comes (then it returns what was sent).
+    @discardableResult
+    public func waitForSent(
+        timeout: Duration = .seconds(60), until condition: @escaping @Sendable ([OutgoingText]) -> Bool
+    ) async -> [OutgoingText] {
+        let id = UUID()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        // Registered and checked under the lock `send` takes after appending: a
+                        // line sent meanwhile is seen by one or the other.
+                        let done = self.waiters.withLockedValue { waiters in
+                            if Task.isCancelled || condition(self.sent) { return true }
+                            waiters[id] = (condition, continuation)
+                            return false
+                        }
+                        if done { continuation.resume() }
+                    }
+                } onCancel: {
+                    self.waiters.withLockedValue { $0.removeValue(forKey: id) }?.continuation.resume()
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        return sent
     }
 
     public func currentNick() async -> String { state.withLockedValue { $0.nick } }

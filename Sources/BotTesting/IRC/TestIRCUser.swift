@@ -14,6 +14,10 @@ public actor TestIRCUser {
     private var allLines: [String] = []
     private var closed = false
     private var readerTask: Task<Void, Never>?
+    /// Lines received (and the close) so far: a wait sleeps until this changes.
+    private var arrivals = 0
+    /// The waits sleeping until the next arrival.
+    private var arrivalWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
 
     /// Connects and registers (NICK/USER, waits for 001). `caFile` enables TLS trusting that PEM file;
     /// `username` (the `USER` name, so the user@host others see) defaults to the nick. `localAddress`
@@ -118,9 +122,50 @@ public actor TestIRCUser {
             channel.writeAndFlush(Self.buffer("PONG :\(token)", allocator: channel.allocator), promise: nil)
         }
         unconsumed.append(message)
+        signalArrival()
     }
 
-    private func markClosed() { closed = true }
+    private func markClosed() {
+        closed = true
+        signalArrival()
+    }
+
+    private func signalArrival() {
+        arrivals += 1
+        let waiters = arrivalWaiters.values
+        arrivalWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once something arrived after the `seen`th arrival, or at `deadline` (the guard
+    /// against a line that never comes), whichever is first.
+    private func nextArrival(after seen: Int, until deadline: ContinuousClock.Instant) async {
+        let id = UUID()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await self.arrival(after: seen, id: id)
+                } onCancel: {
+                    Task { await self.cancelArrivalWait(id) }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func arrival(after seen: Int, id: UUID) async {
+        // Arrived meanwhile, or cancelled before waiting: nothing to wait for. (Cancellation after
+        // this check is handled by `cancelArrivalWait`, which runs on this actor after the wait is
+        // registered.)
+        guard arrivals == seen, !Task.isCancelled else { return }
+        await withCheckedContinuation { arrivalWaiters[id] = $0 }
+    }
+
+    private func cancelArrivalWait(_ id: UUID) {
+        arrivalWaiters.removeValue(forKey: id)?.resume()
+    }
 
     /// Whether the server closed the connection.
     public var isClosed: Bool { closed }
@@ -182,7 +227,8 @@ public actor TestIRCUser {
         try await send("PRIVMSG \(target) :\(text)")
     }
 
-    /// Waits for (and consumes) the first received message matching `predicate`.
+    /// Waits for (and consumes) the first received message matching `predicate`: each line that
+    /// arrives is looked at as it comes; `timeout` only bounds a wait for a line that never comes.
     public func waitForMessage(
         timeout: Duration = .seconds(10),
         _ what: String = "a matching line",
@@ -197,7 +243,8 @@ public actor TestIRCUser {
                 let recent = allLines.suffix(15).joined(separator: "\n  ")
                 throw IRCTestSupportError.timeout("\(nick) waiting for \(what); last lines:\n  \(recent)")
             }
-            try await Task.sleep(for: .milliseconds(20))
+            await nextArrival(after: arrivals, until: deadline)
+            try Task.checkCancellation()
         }
     }
 
