@@ -128,7 +128,7 @@ extension PostgresStudentDirectory {
     /// Deletes the earlier versions of `pins` from the change feed, then vacuums the tables that
     /// hold student data (one `VACUUM` each: it cannot run in a transaction). `VACUUM` marks the
     /// dead rows' space free for reuse; it neither zeroes those bytes nor reaches the server's
-    /// write-ahead log (docs/instructors.md says so).
+    /// write-ahead log (docs/privacy.md says so).
     public func flushErasures(pins: [String]) async throws {
         try await store.guarded { [client = store.client, logger = store.logger] in
             if !pins.isEmpty {
