@@ -34,32 +34,13 @@ struct ConnectionStateMachineTests {
 
     /// The actions in words ("write NICK bot", "queue JOIN #class", "emit registered(nick: \"bot\")"…),
     /// without the `message` event every line causes and without the lines for the log (see ``logged(_:)``).
-    static func described(_ actions: [some ConnectionActionConvertible]) -> [String] {
-        actions.compactMap { action in
-            switch action.connectionAction {
-            case .write(let message): "write \(message.serialized())"
-            case .enqueue(let message): "queue \(message.serialized())"
-            case .emit(.message): nil
-            case .emit(let event): "emit \(event)"
-            case .closeConnection(let reason): "close \(reason)"
-            case .dropQueuedLines(let departure): "drop lines of \(departure)"
-            case .discardQueuedLines(let outage): "discard queue after \(outage)"
-            case .startSending: "start sending"
-            case .upgradeToTLS(let port): "upgrade to TLS on \(port)"
-            case .rememberSTSPolicy(let seconds): "remember STS for \(seconds) s"
-            case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
-            case .answerRequest(let waiters, let outcome): "answer request \(waiters) \(outcome)"
-            case .log: nil
-            }
-        }
+    static func described(_ actions: [some DescribedAction]) -> [String] {
+        actions.compactMap(\.words)
     }
 
     /// The lines for the log among `actions`, as "level text".
-    static func logged(_ actions: [some ConnectionActionConvertible]) -> [String] {
-        actions.compactMap { action in
-            guard case .log(let level, let text) = action.connectionAction else { return nil }
-            return "\(level) \(text)"
-        }
+    static func logged(_ actions: [some DescribedAction]) -> [String] {
+        actions.compactMap { $0.logLine.map { "\($0.level) \($0.text)" } }
     }
 
     /// Feeds `lines` at `time`; the actions of all of them, described.
@@ -591,4 +572,99 @@ struct ConnectionStateMachineTests {
         #expect(lines.allSatisfy { $0.message.serialized().utf8.count <= 512 })
         #expect(lines[0].answer.isChannel && !lines[2].answer.isChannel)
     }
+}
+
+/// An action of any event's type, in the words of ``ConnectionStateMachineTests/described(_:)``
+/// (nil for the `message` event and for log lines) and as a log line.
+protocol DescribedAction {
+    var words: String? { get }
+    var logLine: (level: Logger.Level, text: String)? { get }
+}
+
+extension DescribedAction {
+    static func words(of event: IRCEvent) -> String? {
+        switch event {
+        case .message: nil
+        default: "emit \(event)"
+        }
+    }
+}
+
+extension LineAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .write(let message): "write \(message.serialized())"
+        case .enqueue(let message): "queue \(message.serialized())"
+        case .emit(let event): Self.words(of: event)
+        case .closeConnection(let reason): "close \(reason)"
+        case .dropQueuedLines(let departure): "drop lines of \(departure)"
+        case .discardQueuedLines(let outage): "discard queue after \(outage)"
+        case .startSending: "start sending"
+        case .sts(.upgradeToTLS(let port)): "upgrade to TLS on \(port)"
+        case .sts(.keepPolicy(let seconds)): "remember STS for \(seconds) s"
+        case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
+        case .answerRequest(let waiters, let outcome): "answer request \(waiters) \(outcome)"
+        case .log: nil
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? {
+        if case .log(let level, let text) = self { (level, text) } else { nil }
+    }
+}
+
+extension TickAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .write(let message): "write \(message.serialized())"
+        case .enqueue(let message): "queue \(message.serialized())"
+        case .closeConnection(let reason): "close \(reason)"
+        case .startSending: "start sending"
+        case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
+        case .answerRequest(let waiters, let outcome): "answer request \(waiters) \(outcome)"
+        case .log: nil
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? {
+        if case .log(let level, let text) = self { (level, text) } else { nil }
+    }
+}
+
+extension ConnectedAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .emit(let event): Self.words(of: event)
+        case .write(let message): "write \(message.serialized())"
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? { nil }
+}
+
+extension ClosedAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .cancelWhois(let waiters): "answer \(waiters) nil"
+        case .cancelRequests(let waiters): "answer request \(waiters) \(RequestOutcome.noAnswer)"
+        case .emit(let event): Self.words(of: event)
+        case .log: nil
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? {
+        if case .log(let level, let text) = self { (level, text) } else { nil }
+    }
+}
+
+extension RequestAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .enqueue(let message): "queue \(message.serialized())"
+        case .answerWhoisNow(let waiter): "answer [\(waiter)] nil"
+        case .answerRequest(let waiter, let outcome): "answer request [\(waiter)] \(outcome)"
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? { nil }
 }
