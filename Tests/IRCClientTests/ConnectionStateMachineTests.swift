@@ -384,6 +384,33 @@ struct ConnectionStateMachineTests {
         #expect(Self.described(ascii.tick(at: Self.at(23))) == ["queue JOIN #Foo[1]"])
     }
 
+    /// The server's ISUPPORT is told above as typed changes: once per change of a value that matters,
+    /// each with its new value, never for tokens nobody reads, and not again after a reconnect to a
+    /// server that says the same (a server that says less is told as the defaults coming back).
+    @Test func isupportChangesAreToldOnceEachAcrossReconnects() {
+        var machine = Self.registered()
+        #expect(
+            Self.receive(":srv 005 bot CASEMAPPING=ascii NETWORK=Example NICKLEN=30 :are supported", into: &machine)
+                == [
+                    "emit ISUPPORT CASEMAPPING=ascii NICKLEN=30 NETWORK=Example"
+                ])
+        #expect(Self.receive(":srv 005 bot WHOX MONITOR=100 :are supported", into: &machine).isEmpty)
+        #expect(Self.receive(":srv 005 bot -NETWORK :are supported", into: &machine) == ["emit ISUPPORT -NETWORK"])
+        _ = machine.connectionClosed(reason: "reset", at: Self.at(10))
+        _ = machine.connected(at: Self.at(11))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine, at: 11)
+        #expect(machine.serverSupport.caseMapping == .rfc1459)
+        #expect(
+            Self.receive(":srv 005 bot CASEMAPPING=ascii NICKLEN=30 :are supported", into: &machine, at: 11).isEmpty)
+        _ = machine.connectionClosed(reason: "reset", at: Self.at(20))
+        _ = machine.connected(at: Self.at(21))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine, at: 21)
+        #expect(
+            Self.receive(":srv 005 bot CHANTYPES=# :are supported", into: &machine, at: 21) == [
+                "emit ISUPPORT CASEMAPPING=rfc1459 CHANTYPES=# NICKLEN=9"
+            ])
+    }
+
     /// The bot mode a server names in ISUPPORT (in the 005 lines after 001) is set at the end of the
     /// welcome burst, read back, and only then are the channels joined: a server that keeps `+B`
     /// only for a client in no channel (Solanum) keeps it. Once per connection; the server's 221
@@ -393,8 +420,9 @@ struct ConnectionStateMachineTests {
         _ = machine.connected(at: Self.at(0))
         _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine)
         #expect(
-            Self.receive(":srv 005 bot BOT=B CASEMAPPING=rfc1459 :are supported by this server", into: &machine)
-                .isEmpty)
+            Self.receive(":srv 005 bot BOT=B CASEMAPPING=rfc1459 :are supported by this server", into: &machine) == [
+                "emit ISUPPORT BOT=B"
+            ])
         #expect(machine.botMode == nil)
         #expect(
             Self.receive(":srv 376 bot :End of MOTD", into: &machine) == [
@@ -416,12 +444,15 @@ struct ConnectionStateMachineTests {
         #expect(machine.botMode == nil)
 
         var plain = Self.registered()
-        #expect(Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &plain).isEmpty)
+        #expect(
+            Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &plain) == [
+                "emit ISUPPORT CASEMAPPING=ascii"
+            ])
         #expect(plain.botMode == nil)
         // Named only after the channels were joined: asked for then (a server may drop it).
         #expect(
             Self.receive(":srv 005 bot BOT=B :are supported by this server", into: &plain) == [
-                "queue MODE bot +B", "queue MODE bot",
+                "emit ISUPPORT BOT=B", "queue MODE bot +B", "queue MODE bot",
             ])
     }
 
@@ -585,6 +616,7 @@ extension DescribedAction {
     static func words(of event: IRCEvent) -> String? {
         switch event {
         case .message: nil
+        case .serverSupportChanged(let changes): "emit ISUPPORT \(changes.map(\.description).joined(separator: " "))"
         default: "emit \(event)"
         }
     }

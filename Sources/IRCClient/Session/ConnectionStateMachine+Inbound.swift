@@ -47,6 +47,11 @@ extension ConnectionStateMachine {
             identityTracker.updateServerSupport(support)
             channels.setCaseMapping(support.caseMapping)
             channelModes.setCaseMapping(support.caseMapping)
+            let changes = support.changes(since: announcedSupport)
+            if !changes.isEmpty {
+                announcedSupport = support
+                actions.append(.emit(.serverSupportChanged(changes)))
+            }
             guard registered != nil else { return }
             registered!.setServerSupport(support)
             // A bot mode named only after the channels were joined is asked for late (a server that

@@ -36,6 +36,9 @@ struct ConnectionStateMachine: Sendable {
     var channelModes = ChannelModeTracker()
     /// The labels of the client's labeled queries, and which one each inbound line answers.
     var responseLabels = ResponseLabels()
+    /// The ISUPPORT values the last ``IRCEvent/serverSupportChanged(_:)`` told of (the defaults
+    /// before the first): kept across connections, so that only a real change is told.
+    var announcedSupport = ServerSupport()
     /// Set once the client is shutting down (the server's ERROR is then expected).
     private(set) var isStopping = false
 
