@@ -34,32 +34,13 @@ struct ConnectionStateMachineTests {
 
     /// The actions in words ("write NICK bot", "queue JOIN #class", "emit registered(nick: \"bot\")"…),
     /// without the `message` event every line causes and without the lines for the log (see ``logged(_:)``).
-    static func described(_ actions: [some ConnectionActionConvertible]) -> [String] {
-        actions.compactMap { action in
-            switch action.connectionAction {
-            case .write(let message): "write \(message.serialized())"
-            case .enqueue(let message): "queue \(message.serialized())"
-            case .emit(.message): nil
-            case .emit(let event): "emit \(event)"
-            case .closeConnection(let reason): "close \(reason)"
-            case .dropQueuedLines(let departure): "drop lines of \(departure)"
-            case .discardQueuedLines(let outage): "discard queue after \(outage)"
-            case .startSending: "start sending"
-            case .upgradeToTLS(let port): "upgrade to TLS on \(port)"
-            case .rememberSTSPolicy(let seconds): "remember STS for \(seconds) s"
-            case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
-            case .answerRequest(let waiters, let outcome): "answer request \(waiters) \(outcome)"
-            case .log: nil
-            }
-        }
+    static func described(_ actions: [some DescribedAction]) -> [String] {
+        actions.compactMap(\.words)
     }
 
     /// The lines for the log among `actions`, as "level text".
-    static func logged(_ actions: [some ConnectionActionConvertible]) -> [String] {
-        actions.compactMap { action in
-            guard case .log(let level, let text) = action.connectionAction else { return nil }
-            return "\(level) \(text)"
-        }
+    static func logged(_ actions: [some DescribedAction]) -> [String] {
+        actions.compactMap { $0.logLine.map { "\($0.level) \($0.text)" } }
     }
 
     /// Feeds `lines` at `time`; the actions of all of them, described.
@@ -403,6 +384,33 @@ struct ConnectionStateMachineTests {
         #expect(Self.described(ascii.tick(at: Self.at(23))) == ["queue JOIN #Foo[1]"])
     }
 
+    /// The server's ISUPPORT is told above as typed changes: once per change of a value that matters,
+    /// each with its new value, never for tokens nobody reads, and not again after a reconnect to a
+    /// server that says the same (a server that says less is told as the defaults coming back).
+    @Test func isupportChangesAreToldOnceEachAcrossReconnects() {
+        var machine = Self.registered()
+        #expect(
+            Self.receive(":srv 005 bot CASEMAPPING=ascii NETWORK=Example NICKLEN=30 :are supported", into: &machine)
+                == [
+                    "emit ISUPPORT CASEMAPPING=ascii NICKLEN=30 NETWORK=Example"
+                ])
+        #expect(Self.receive(":srv 005 bot WHOX MONITOR=100 :are supported", into: &machine).isEmpty)
+        #expect(Self.receive(":srv 005 bot -NETWORK :are supported", into: &machine) == ["emit ISUPPORT -NETWORK"])
+        _ = machine.connectionClosed(reason: "reset", at: Self.at(10))
+        _ = machine.connected(at: Self.at(11))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine, at: 11)
+        #expect(machine.serverSupport.caseMapping == .rfc1459)
+        #expect(
+            Self.receive(":srv 005 bot CASEMAPPING=ascii NICKLEN=30 :are supported", into: &machine, at: 11).isEmpty)
+        _ = machine.connectionClosed(reason: "reset", at: Self.at(20))
+        _ = machine.connected(at: Self.at(21))
+        _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine, at: 21)
+        #expect(
+            Self.receive(":srv 005 bot CHANTYPES=# :are supported", into: &machine, at: 21) == [
+                "emit ISUPPORT CASEMAPPING=rfc1459 CHANTYPES=# NICKLEN=9"
+            ])
+    }
+
     /// The bot mode a server names in ISUPPORT (in the 005 lines after 001) is set at the end of the
     /// welcome burst, read back, and only then are the channels joined: a server that keeps `+B`
     /// only for a client in no channel (Solanum) keeps it. Once per connection; the server's 221
@@ -412,8 +420,9 @@ struct ConnectionStateMachineTests {
         _ = machine.connected(at: Self.at(0))
         _ = Self.receive(":srv 421 * CAP :Unknown command", ":srv 001 bot :Welcome", into: &machine)
         #expect(
-            Self.receive(":srv 005 bot BOT=B CASEMAPPING=rfc1459 :are supported by this server", into: &machine)
-                .isEmpty)
+            Self.receive(":srv 005 bot BOT=B CASEMAPPING=rfc1459 :are supported by this server", into: &machine) == [
+                "emit ISUPPORT BOT=B"
+            ])
         #expect(machine.botMode == nil)
         #expect(
             Self.receive(":srv 376 bot :End of MOTD", into: &machine) == [
@@ -435,12 +444,15 @@ struct ConnectionStateMachineTests {
         #expect(machine.botMode == nil)
 
         var plain = Self.registered()
-        #expect(Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &plain).isEmpty)
+        #expect(
+            Self.receive(":srv 005 bot CASEMAPPING=ascii :are supported by this server", into: &plain) == [
+                "emit ISUPPORT CASEMAPPING=ascii"
+            ])
         #expect(plain.botMode == nil)
         // Named only after the channels were joined: asked for then (a server may drop it).
         #expect(
             Self.receive(":srv 005 bot BOT=B :are supported by this server", into: &plain) == [
-                "queue MODE bot +B", "queue MODE bot",
+                "emit ISUPPORT BOT=B", "queue MODE bot +B", "queue MODE bot",
             ])
     }
 
@@ -591,4 +603,100 @@ struct ConnectionStateMachineTests {
         #expect(lines.allSatisfy { $0.message.serialized().utf8.count <= 512 })
         #expect(lines[0].answer.isChannel && !lines[2].answer.isChannel)
     }
+}
+
+/// An action of any event's type, in the words of ``ConnectionStateMachineTests/described(_:)``
+/// (nil for the `message` event and for log lines) and as a log line.
+protocol DescribedAction {
+    var words: String? { get }
+    var logLine: (level: Logger.Level, text: String)? { get }
+}
+
+extension DescribedAction {
+    static func words(of event: IRCEvent) -> String? {
+        switch event {
+        case .message: nil
+        case .serverSupportChanged(let changes): "emit ISUPPORT \(changes.map(\.description).joined(separator: " "))"
+        default: "emit \(event)"
+        }
+    }
+}
+
+extension LineAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .write(let message): "write \(message.serialized())"
+        case .enqueue(let message): "queue \(message.serialized())"
+        case .emit(let event): Self.words(of: event)
+        case .closeConnection(let reason): "close \(reason)"
+        case .dropQueuedLines(let departure): "drop lines of \(departure)"
+        case .discardQueuedLines(let outage): "discard queue after \(outage)"
+        case .startSending: "start sending"
+        case .sts(.upgradeToTLS(let port)): "upgrade to TLS on \(port)"
+        case .sts(.keepPolicy(let seconds)): "remember STS for \(seconds) s"
+        case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
+        case .answerRequest(let waiters, let outcome): "answer request \(waiters) \(outcome)"
+        case .log: nil
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? {
+        if case .log(let level, let text) = self { (level, text) } else { nil }
+    }
+}
+
+extension TickAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .write(let message): "write \(message.serialized())"
+        case .enqueue(let message): "queue \(message.serialized())"
+        case .closeConnection(let reason): "close \(reason)"
+        case .startSending: "start sending"
+        case .answerWhois(let waiters, let reply): "answer \(waiters) \(reply.map { "\($0)" } ?? "nil")"
+        case .answerRequest(let waiters, let outcome): "answer request \(waiters) \(outcome)"
+        case .log: nil
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? {
+        if case .log(let level, let text) = self { (level, text) } else { nil }
+    }
+}
+
+extension ConnectedAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .emit(let event): Self.words(of: event)
+        case .write(let message): "write \(message.serialized())"
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? { nil }
+}
+
+extension ClosedAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .cancelWhois(let waiters): "answer \(waiters) nil"
+        case .cancelRequests(let waiters): "answer request \(waiters) \(RequestOutcome.noAnswer)"
+        case .emit(let event): Self.words(of: event)
+        case .log: nil
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? {
+        if case .log(let level, let text) = self { (level, text) } else { nil }
+    }
+}
+
+extension RequestAction: DescribedAction {
+    var words: String? {
+        switch self {
+        case .enqueue(let message): "queue \(message.serialized())"
+        case .answerWhoisNow(let waiter): "answer [\(waiter)] nil"
+        case .answerRequest(let waiter, let outcome): "answer request [\(waiter)] \(outcome)"
+        }
+    }
+
+    var logLine: (level: Logger.Level, text: String)? { nil }
 }

@@ -27,6 +27,13 @@ struct LiveInspircdTests {
             }
             #expect(!caps.contains("sasl"))
             #expect(await client.serverSupport.networkName == "TestNet")
+            // The same told as typed ISUPPORT changes, with the casemapping the client now follows.
+            let told = await recorder.events.flatMap { event -> [ServerSupport.Change] in
+                if case .serverSupportChanged(let changes) = event { changes } else { [] }
+            }
+            #expect(told.contains(.networkName("TestNet")))
+            let mapping = await client.serverSupport.caseMapping
+            #expect(told.contains(.caseMapping(mapping)) || mapping == ServerSupport.defaultCaseMapping)
 
             // A user over TLS joins and talks to the bot; the bot sees who it is.
             let alice = try await TestIRCUser.connect(

@@ -16,7 +16,6 @@ extension IRCClient {
     /// One connection from connect to close; returns how long it stayed registered (nil if it never was).
     func runConnection(attempt: Int) async -> Duration? {
         let endpoint = await connectionEndpoint()
-        self.endpoint = endpoint
         let transport = endpoint.secure ? "" : " (plaintext)"
         emit(.connecting(host: configuration.host, port: endpoint.port, attempt: attempt))
         logger.info("Connecting to \(configuration.host):\(endpoint.port)\(transport) (attempt \(attempt))")
@@ -129,11 +128,11 @@ extension IRCClient {
     /// The reason for refusing a server certificate, in words (expired, wrong name, untrusted), logged
     /// as an error: a refused certificate is never a reason to connect without TLS.
     private func explainRefusedCertificate(_ tlsSetup: IRCTLSSetup, fallback: String) async -> String {
-        let server = "\(configuration.host):\(endpoint.port)"
+        let server = "\(configuration.host):\(sts.endpoint.port)"
         var reason = fallback
         if let leaf = await CertificateDiagnosis.probe(
             host: configuration.host,
-            port: endpoint.port,
+            port: sts.endpoint.port,
             serverHostname: tlsSetup.serverHostname,
             group: eventLoopGroup,
             timeout: configuration.connectTimeout

@@ -8,9 +8,7 @@ extension IRCClient {
     public func whois(_ nick: String) async -> WhoisReply? {
         guard machine.isRegistered else { return nil }
         return await withCheckedContinuation { continuation in
-            lastWhoisWaiter += 1
-            let id = lastWhoisWaiter
-            whoisWaiters[id] = continuation
+            let id = whoisWaiters.add(continuation)
             perform(machine.askWhois(about: nick, waiter: id, at: clock.now))
         }
     }

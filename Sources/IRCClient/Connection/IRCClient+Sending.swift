@@ -76,9 +76,7 @@ extension IRCClient {
     /// the machine answers that waiter.
     private func awaitAnswer(_ request: (Int) -> [RequestAction]) async -> RequestOutcome {
         await withCheckedContinuation { continuation in
-            lastRequestWaiter += 1
-            let id = lastRequestWaiter
-            requestWaiters[id] = continuation
+            let id = requestWaiters.add(continuation)
             perform(request(id))
         }
     }

@@ -60,31 +60,19 @@ public actor IRCClient {
     var closeReason: String?
 
     // Strict Transport Security (see IRCClient+STS.swift).
-    /// Where policies are kept between runs (nil: in memory only).
+    /// Where policies are kept between runs (nil: in memory only, in ``sts``).
     let stsStore: (any STSPolicyStore)?
     /// The wall clock policies expire by.
     let wallClock: @Sendable () -> Date
-    /// The TLS port a plaintext server's policy sent this client to (it stays on TLS from then on).
-    var stsUpgradePort: Int?
-    /// The policy kept in memory when there is no store, or while the store is being written.
-    var stsPolicy: STSPolicy?
+    /// How the current connection was made, the upgrade and policy seen in this run: the rules.
+    var sts = STSState()
     /// Writes to the store, in order.
     var stsWrites: Task<Void, Never>?
-    /// The duration of the policy a TLS connection to the host last advertised in this run (nil:
-    /// none, or the server removed it), kept again from the moment each TLS connection closes.
-    var stsLastAdvertisedDuration: Int?
-    /// How the current connection was made.
-    var endpoint = Endpoint(port: 0, secure: true)
-    /// Set when the connection ended for an STS upgrade: the next one starts at once.
-    var reconnectAtOnce = false
 
-    /// WHOIS requests waiting for the server's answer, by waiter id (see ``whois(_:)``).
-    var whoisWaiters: [Int: CheckedContinuation<WhoisReply?, Never>] = [:]
-    var lastWhoisWaiter = 0
-    /// Commands sent on someone's behalf waiting for the server's word, by waiter id (see
-    /// ``joinAnswered(_:key:)``).
-    var requestWaiters: [Int: CheckedContinuation<RequestOutcome, Never>] = [:]
-    var lastRequestWaiter = 0
+    /// WHOIS requests waiting for the server's answer (see ``whois(_:)``).
+    var whoisWaiters = AnswerWaiters<WhoisReply?>()
+    /// Commands sent on someone's behalf waiting for the server's word (see ``joinAnswered(_:key:)``).
+    var requestWaiters = AnswerWaiters<RequestOutcome>()
 
     /// Creates a client; nothing happens until ``run()``. `stsStore` keeps the servers' STS policies
     /// between runs, and `wallClock` is the time they expire by.
@@ -180,10 +168,7 @@ public actor IRCClient {
             attempt += 1
             let registeredFor = await runConnection(attempt: attempt)
             if stopRequested || fatalReason != nil || Task.isCancelled { break }
-            if reconnectAtOnce {
-                reconnectAtOnce = false
-                continue
-            }
+            if sts.takeReconnectAtOnce() { continue }
             if let registeredFor, registeredFor >= configuration.reconnect.resetAfter { backoff.reset() }
             let delay = backoff.nextDelay()
             logger.info("Reconnecting in \(ConnectionStateMachine.format(delay))")
@@ -288,43 +273,89 @@ public actor IRCClient {
 
     // MARK: Carrying out the machine's actions
 
-    /// Does what the machine asked for, in order.
-    func perform(_ actions: [some ConnectionActionConvertible]) {
+    /// Does what a line from the server calls for, in order.
+    func perform(_ actions: [LineAction]) {
         for action in actions {
-            switch action.connectionAction {
-            case .write(let message):
-                write(message)
-            case .enqueue(let message):
-                enqueue(message)
-            case .emit(let event):
-                eventSink.yield(event)
-            case .closeConnection(let reason):
-                guard let channel else { continue }
-                if closeReason == nil { closeReason = reason }
-                channel.close(promise: nil)
-            case .dropQueuedLines(let departure):
-                dropQueuedLines(of: departure)
-            case .discardQueuedLines(let outage):
-                discardQueuedLines(after: outage)
-            case .startSending:
-                writerWake?.yield()
-            case .upgradeToTLS(let port):
-                stsUpgradePort = port
-                reconnectAtOnce = true
-            case .rememberSTSPolicy(let seconds):
-                rememberSTSPolicy(seconds: seconds)
-            case .answerWhois(let waiters, let reply):
-                for id in waiters { whoisWaiters.removeValue(forKey: id)?.resume(returning: reply) }
-            case .answerRequest(let waiters, let outcome):
-                for id in waiters { requestWaiters.removeValue(forKey: id)?.resume(returning: outcome) }
-            case .log(let level, let text):
-                logger.log(level: level, "\(text)")
+            switch action {
+            case .write(let message): write(message)
+            case .enqueue(let message): enqueue(message)
+            case .emit(let event): eventSink.yield(event)
+            case .closeConnection(let reason): closeConnection(reason: reason)
+            case .dropQueuedLines(let departure): dropQueuedLines(of: departure)
+            case .discardQueuedLines(let outage): discardQueuedLines(after: outage)
+            case .startSending: writerWake?.yield()
+            case .sts(let directive): followSTS(directive)
+            case .answerWhois(let waiters, let reply): whoisWaiters.answer(waiters, with: reply)
+            case .answerRequest(let waiters, let outcome): requestWaiters.answer(waiters, with: outcome)
+            case .log(let level, let text): logger.log(level: level, "\(text)")
             }
         }
-        if machine.currentNick != publishedNick {
-            publishedNick = machine.currentNick
-            nickSnapshot.withLockedValue { $0 = publishedNick }
+        publishNick()
+    }
+
+    /// Does what a tick of the maintenance timer calls for, in order.
+    func perform(_ actions: [TickAction]) {
+        for action in actions {
+            switch action {
+            case .write(let message): write(message)
+            case .enqueue(let message): enqueue(message)
+            case .closeConnection(let reason): closeConnection(reason: reason)
+            case .startSending: writerWake?.yield()
+            case .answerWhois(let waiters, let reply): whoisWaiters.answer(waiters, with: reply)
+            case .answerRequest(let waiters, let outcome): requestWaiters.answer(waiters, with: outcome)
+            case .log(let level, let text): logger.log(level: level, "\(text)")
+            }
         }
+    }
+
+    /// Does what a new connection calls for: reports it and writes the registration lines.
+    func perform(_ actions: [ConnectedAction]) {
+        for action in actions {
+            switch action {
+            case .emit(let event): eventSink.yield(event)
+            case .write(let message): write(message)
+            }
+        }
+        publishNick()
+    }
+
+    /// Does what the end of a connection calls for: the waiters learn nobody will answer, then the
+    /// end is logged and reported.
+    func perform(_ actions: [ClosedAction]) {
+        for action in actions {
+            switch action {
+            case .cancelWhois(let waiters): whoisWaiters.answer(waiters, with: nil)
+            case .cancelRequests(let waiters): requestWaiters.answer(waiters, with: .noAnswer)
+            case .log(let level, let text): logger.log(level: level, "\(text)")
+            case .emit(let event): eventSink.yield(event)
+            }
+        }
+    }
+
+    /// Does what a request of the client's user calls for.
+    func perform(_ actions: [RequestAction]) {
+        for action in actions {
+            switch action {
+            case .enqueue(let message): enqueue(message)
+            case .answerWhoisNow(let waiter): whoisWaiters.answer([waiter], with: nil)
+            case .answerRequest(let waiter, let outcome): requestWaiters.answer([waiter], with: outcome)
+            }
+        }
+    }
+
+    /// Closes the current connection (if any); `reason` is reported for it unless another was
+    /// recorded first.
+    private func closeConnection(reason: String) {
+        guard let channel else { return }
+        if closeReason == nil { closeReason = reason }
+        channel.close(promise: nil)
+    }
+
+    /// Shows the nick the machine uses now to ``nick`` (only a line or a new connection changes it).
+    private func publishNick() {
+        guard machine.currentNick != publishedNick else { return }
+        publishedNick = machine.currentNick
+        nickSnapshot.withLockedValue { $0 = publishedNick }
     }
 
     /// Emits an event of the shell's own (connection attempts and failures).

@@ -29,6 +29,11 @@ public enum IRCEvent: Sendable, Equatable {
     case channelAccess(channel: String, access: ChannelAccess)
     /// The client's nick changed.
     case nickChanged(from: String, to: String)
+    /// The server's ISUPPORT (its `005` lines) changed values that matter above the client — its
+    /// casemapping, channel types, prefixes, length limits, network name, bot mode or pacing — from
+    /// what the last such event said (at first, from the defaults); each change carries its new
+    /// value. A reconnect to a server that says the same again causes none.
+    case serverSupportChanged([ServerSupport.Change])
     /// SASL succeeded: logged in to `account`.
     case loggedIn(account: String)
     /// SASL failed or was unavailable; reported once, never retried in a loop.

@@ -4,7 +4,7 @@ import IRCProtocol
 /// (``CapabilityNegotiator``), SASL, and the fallback nicks tried until the server's 001.
 ///
 /// A pure state machine kept by ``ConnectionStateMachine`` (what it has to say for the log is a
-/// ``ConnectionAction/log(_:_:)`` among its actions): it starts again on every connection
+/// ``LineAction/log(_:_:)`` among its actions): it starts again on every connection
 /// (``begin(nick:secure:into:)``), except that a SASL failure is reported once and not retried on
 /// later connections, and that a required SASL login that failed stops the client for good
 /// (``fatalReason``). The SASL exchange itself is ``SASLAuthentication``.
@@ -67,7 +67,7 @@ struct Registration: Sendable {
 
     /// Handles a message of the registration dialogue: CAP, AUTHENTICATE, the SASL numerics (900,
     /// 902–908) and 421 (for CAP).
-    mutating func handle(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
+    mutating func handle(_ message: IRCMessage, into actions: inout [LineAction]) {
         let parameters = message.parameters
         switch message.command {
         case "CAP":
@@ -131,7 +131,7 @@ struct Registration: Sendable {
     }
 
     /// The server's 001: false when the client must not go on (a required SASL login did not happen).
-    mutating func welcome(into actions: inout [ConnectionAction]) -> Bool {
+    mutating func welcome(into actions: inout [LineAction]) -> Bool {
         if !capEndSent { capabilities.finish() }
         guard fatalReason == nil else { return false }
         if configuration.sasl?.required == true, account == nil {
@@ -143,7 +143,7 @@ struct Registration: Sendable {
     /// A nick refused before 001 (432 erroneous, 433/436/437 in use or unavailable): the next one to
     /// try, already sent.
     mutating func nickRefused(
-        _ message: IRCMessage, current: String, into actions: inout [ConnectionAction]
+        _ message: IRCMessage, current: String, into actions: inout [LineAction]
     ) -> String {
         let refused = message.parameters.count >= 2 ? message.parameters[1] : current
         let next = nicks.next(afterErroneous: message.command == "432")
@@ -153,7 +153,7 @@ struct Registration: Sendable {
     }
 
     private mutating func carryOut(
-        _ capabilityActions: [CapabilityNegotiator.Action], into actions: inout [ConnectionAction]
+        _ capabilityActions: [CapabilityNegotiator.Action], into actions: inout [LineAction]
     ) {
         for action in capabilityActions {
             switch action {
@@ -185,7 +185,7 @@ struct Registration: Sendable {
         }
     }
 
-    private mutating func endCapabilityNegotiation(into actions: inout [ConnectionAction]) {
+    private mutating func endCapabilityNegotiation(into actions: inout [LineAction]) {
         capabilities.finish()
         guard !capEndSent else { return }
         capEndSent = true
@@ -208,7 +208,7 @@ struct Registration: Sendable {
     }
 
     /// Carries out what the SASL dialogue asked for.
-    private mutating func follow(_ next: SASLAuthentication.Next, into actions: inout [ConnectionAction]) {
+    private mutating func follow(_ next: SASLAuthentication.Next, into actions: inout [LineAction]) {
         switch next {
         case .send(let messages):
             if let exchange = sasl, exchange.awaitsFirstChallenge, let mechanism = exchange.current {
@@ -227,7 +227,7 @@ struct Registration: Sendable {
     }
 
     /// Reports a SASL failure once; stops the client if SASL is required, else registers without it.
-    private mutating func saslFailed(_ reason: String, into actions: inout [ConnectionAction]) {
+    private mutating func saslFailed(_ reason: String, into actions: inout [LineAction]) {
         if sasl != nil { credentialsRefused = true }
         sasl = nil
         guard !saslGivenUp else { return }

@@ -15,7 +15,7 @@ extension ConnectionStateMachine {
     /// Acts on one inbound line. `registered` is the registered phase's data (nil before 001),
     /// changed here and put back by the caller.
     mutating func dispatch(
-        _ inbound: Inbound, registered: inout ConnectionPhase.Registered?, into actions: inout [ConnectionAction]
+        _ inbound: Inbound, registered: inout ConnectionPhase.Registered?, into actions: inout [LineAction]
     ) {
         let message = inbound.message
         let parameters = message.parameters
@@ -47,6 +47,11 @@ extension ConnectionStateMachine {
             identityTracker.updateServerSupport(support)
             channels.setCaseMapping(support.caseMapping)
             channelModes.setCaseMapping(support.caseMapping)
+            let changes = support.changes(since: announcedSupport)
+            if !changes.isEmpty {
+                announcedSupport = support
+                actions.append(.emit(.serverSupportChanged(changes)))
+            }
             guard registered != nil else { return }
             registered!.setServerSupport(support)
             // A bot mode named only after the channels were joined is asked for late (a server that
@@ -112,7 +117,7 @@ extension ConnectionStateMachine {
     /// not go on). A second 001 on one connection changes nothing.
     private mutating func welcome(
         as nick: String, at now: ContinuousClock.Instant, registered: inout ConnectionPhase.Registered?,
-        into actions: inout [ConnectionAction]
+        into actions: inout [LineAction]
     ) {
         guard case .registering(let link, let registering) = phase else {
             log(.debug, "Ignoring a second welcome (001) on one connection", into: &actions)
@@ -146,8 +151,8 @@ extension ConnectionStateMachine {
     /// These are written ahead of anything queued, so the server has the mode before the first JOIN and
     /// replies queued for a channel while the connection was down reach it after the rejoin (the server
     /// handles a client's lines in order).
-    mutating func welcomeBurstEnded(
-        in registered: inout ConnectionPhase.Registered, into actions: inout [ConnectionAction]
+    mutating func welcomeBurstEnded<Action: UpkeepAction>(
+        in registered: inout ConnectionPhase.Registered, into actions: inout [Action]
     ) {
         guard registered.joinDeadline != nil else { return }
         registered.joinDeadline = nil
@@ -159,7 +164,7 @@ extension ConnectionStateMachine {
 
     /// Where the server offers `draft/metadata-2` (with `batch`): the configured keys, within its
     /// limits. A refusal (`FAIL METADATA …`) is logged as information and changes nothing else.
-    private func publishMetadata(into actions: inout [ConnectionAction]) {
+    private func publishMetadata<Action: UpkeepAction>(into actions: inout [Action]) {
         let enabled = enabledCapabilities
         guard !configuration.metadata.isEmpty, enabled.contains("draft/metadata-2"), enabled.contains("batch") else {
             return
@@ -177,7 +182,7 @@ extension ConnectionStateMachine {
 
     /// A standard reply (`FAIL`/`WARN`/`NOTE <command> <code> [context…] :text`): logged with its
     /// command, code, context and text (a FAIL and a WARN as warnings, a NOTE as information).
-    private func standardReply(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
+    private func standardReply(_ message: IRCMessage, into actions: inout [LineAction]) {
         let parameters = message.parameters
         guard parameters.count >= 3 else { return }
         let context = parameters.dropFirst(2).dropLast().joined(separator: " ")
@@ -230,7 +235,7 @@ extension ConnectionStateMachine {
     /// A channel's modes were listed (`324`, the whole state) or changed (`MODE #channel …`):
     /// when that changes whether strangers may join it, the change is logged and emitted.
     private mutating func channelModesChanged(
-        _ channel: String, modes: String, listed: Bool, into actions: inout [ConnectionAction]
+        _ channel: String, modes: String, listed: Bool, into actions: inout [LineAction]
     ) {
         let changed =
             listed ? channelModes.listed(channel, modes: modes) : channelModes.changed(channel, modes: modes)
@@ -245,7 +250,7 @@ extension ConnectionStateMachine {
     }
 
     private mutating func nickChanged(
-        _ inbound: Inbound, registered: inout ConnectionPhase.Registered?, into actions: inout [ConnectionAction]
+        _ inbound: Inbound, registered: inout ConnectionPhase.Registered?, into actions: inout [LineAction]
     ) {
         guard let source = inbound.message.sourceNick, let newNick = inbound.message.parameters.first else { return }
         if namesEqual(source, inbound.ownNickBefore) {
@@ -262,7 +267,7 @@ extension ConnectionStateMachine {
     /// when invited): joined at once, once per refusal, so repeated invitations send no JOIN each.
     /// Invitations anywhere else are not followed: nobody can send the bot where it was not
     /// configured to be (they are logged at debug level only, so that inviting cannot fill the log).
-    private mutating func invited(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
+    private mutating func invited(_ message: IRCMessage, into actions: inout [LineAction]) {
         let parameters = message.parameters
         guard parameters.count >= 2, namesEqual(parameters[0], currentNick) else { return }
         let inviter = message.sourceNick ?? "the server"
@@ -279,7 +284,7 @@ extension ConnectionStateMachine {
     /// The client's own JOIN, PART or KICK, or a refused JOIN.
     private mutating func membershipChanged(
         _ message: IRCMessage, ownNickBefore: String, at now: ContinuousClock.Instant,
-        into actions: inout [ConnectionAction]
+        into actions: inout [LineAction]
     ) {
         let parameters = message.parameters
         switch message.command {
@@ -317,7 +322,7 @@ extension ConnectionStateMachine {
         }
     }
 
-    private func deliverUserMessage(_ message: IRCMessage, into actions: inout [ConnectionAction]) {
+    private func deliverUserMessage(_ message: IRCMessage, into actions: inout [LineAction]) {
         guard message.parameters.count >= 2, let source = message.sourceIdentity, !source.nick.isEmpty,
             source.user != nil || source.host != nil || !source.looksLikeServer
         else { return }

@@ -58,7 +58,7 @@ extension ConnectionStateMachine {
 
     func presenceReported(
         _ message: IRCMessage, at now: ContinuousClock.Instant, in registered: inout Registered,
-        into actions: inout [ConnectionAction]
+        into actions: inout [LineAction]
     ) {
         for change in registered.presence.handle(message) {
             guard case .offline(let nick) = change else { continue }
@@ -77,7 +77,7 @@ extension ConnectionStateMachine {
 
     /// A line of a WHOIS answer, with the label of the query it answers (nil: matched by nick).
     func whoisReplied(
-        _ message: IRCMessage, label: String?, in registered: inout Registered, into actions: inout [ConnectionAction]
+        _ message: IRCMessage, label: String?, in registered: inout Registered, into actions: inout [LineAction]
     ) {
         for (waiters, reply) in registered.whoisLookups.handle(message, label: label) {
             actions.append(.answerWhois(waiters: waiters, reply: reply))
@@ -85,7 +85,7 @@ extension ConnectionStateMachine {
     }
 
     /// The server has said all it will for the query labeled `label`.
-    func labeledAnswerEnded(_ label: String, in registered: inout Registered, into actions: inout [ConnectionAction]) {
+    func labeledAnswerEnded(_ label: String, in registered: inout Registered, into actions: inout [LineAction]) {
         for (waiters, reply) in registered.whoisLookups.labelEnded(label) {
             actions.append(.answerWhois(waiters: waiters, reply: reply))
         }
@@ -94,7 +94,7 @@ extension ConnectionStateMachine {
     /// 303 me :nick1 nick2 — the nicks of an ISON that are in use.
     func isonReplied(
         _ message: IRCMessage, at now: ContinuousClock.Instant, in registered: inout Registered,
-        into actions: inout [ConnectionAction]
+        into actions: inout [LineAction]
     ) {
         guard !namesEqual(currentNick, configuration.nick), message.parameters.count >= 2 else { return }
         let inUse = message.parameters[message.parameters.count - 1].split(separator: " ")
@@ -106,8 +106,8 @@ extension ConnectionStateMachine {
 
     /// Asks for the configured nick again (and again every ``IRCClientConfiguration/Retry/nickRegainInterval``
     /// until the client has it).
-    func regainNick(
-        at now: ContinuousClock.Instant, in registered: inout Registered, into actions: inout [ConnectionAction]
+    func regainNick<Action: UpkeepAction>(
+        at now: ContinuousClock.Instant, in registered: inout Registered, into actions: inout [Action]
     ) {
         guard !namesEqual(currentNick, configuration.nick) else { return }
         log(.info, "Trying to regain the nick \(configuration.nick)", into: &actions)
@@ -118,7 +118,7 @@ extension ConnectionStateMachine {
     /// While on another nick: watch the configured one (MONITOR/WATCH), else ask with ISON every
     /// ``IRCClientConfiguration/Retry/nickCheckInterval``. Ends overdue WHOIS lookups.
     func presenceTick(
-        at now: ContinuousClock.Instant, in registered: inout Registered, into actions: inout [ConnectionAction]
+        at now: ContinuousClock.Instant, in registered: inout Registered, into actions: inout [TickAction]
     ) {
         let overdue = registered.whoisLookups.expire(at: now)
         if !overdue.isEmpty { actions.append(.answerWhois(waiters: overdue, reply: nil)) }

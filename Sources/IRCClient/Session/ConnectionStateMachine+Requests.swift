@@ -48,7 +48,7 @@ extension ConnectionStateMachine {
     /// stops the client wanting that channel: it would be refused again after every reconnect.
     mutating func requestAnswered(
         by message: IRCMessage, label: String?, ownNick: String, in registered: inout Registered,
-        into actions: inout [ConnectionAction]
+        into actions: inout [LineAction]
     ) {
         guard !registered.pendingRequests.isEmpty else { return }
         let support = identityTracker.serverSupport

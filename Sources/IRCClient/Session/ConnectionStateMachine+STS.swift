@@ -4,7 +4,7 @@ import IRCProtocol
 extension ConnectionStateMachine {
     /// Acts on an `sts` capability in `message`, once per connection; true when the connection is
     /// being left for a TLS one (nothing more is done on it).
-    mutating func stsAdvertised(in message: IRCMessage, into actions: inout [ConnectionAction]) -> Bool {
+    mutating func stsAdvertised(in message: IRCMessage, into actions: inout [LineAction]) -> Bool {
         guard let link = phase.link, !link.stsSeen, message.parameters.count >= 3 else { return false }
         let subcommand = message.parameters[1].uppercased()
         guard subcommand == "LS" || subcommand == "NEW", let list = message.parameters.last else { return false }
@@ -23,12 +23,12 @@ extension ConnectionStateMachine {
             } else {
                 log(.info, "\(configuration.host) has an STS policy: TLS only, for \(seconds) s", into: &actions)
             }
-            actions.append(.rememberSTSPolicy(seconds: seconds))
+            actions.append(.sts(.keepPolicy(seconds: seconds)))
             return false
         case .upgrade(let port):
             let reason = "STS: \(configuration.host) requires TLS; reconnecting over TLS to port \(port)"
             log(.info, reason, into: &actions)
-            actions.append(.upgradeToTLS(port: port))
+            actions.append(.sts(.upgradeToTLS(port: port)))
             actions.append(.write(.quit("Reconnecting over TLS")))
             actions.append(.closeConnection(reason: reason))
             return true

@@ -9,8 +9,9 @@ import Logging
 ///
 /// A state machine in the style of SwiftNIO's: its I/O shell (``IRCClient``) feeds it events — a
 /// connection is up, a line arrived, a tick of the maintenance timer, the connection closed, a
-/// request of the client's user — each with the time, and carries out the ``ConnectionAction``s it
-/// returns, in order, logging included (the machine has no logger). Where it is in a connection's
+/// request of the client's user — each with the time, and carries out the actions it returns, in
+/// order, logging included (the machine has no logger). Each event returns its own action type
+/// (``LineAction``, ``TickAction``, ``ConnectedAction``, ``ClosedAction``, ``RequestAction``). Where it is in a connection's
 /// life is one ``ConnectionPhase`` carrying the data of that phase; what outlives connections (the
 /// channels asked for, a SASL failure, the nick, the identities seen) is kept beside it.
 ///
@@ -18,7 +19,7 @@ import Logging
 /// that starts while one is up, a line or a close without a connection.
 struct ConnectionStateMachine: Sendable {
     let configuration: IRCClientConfiguration
-    /// The lowest level of the ``ConnectionAction/log(_:_:)`` actions returned (as the shell's
+    /// The lowest level of the `log` actions returned (as the shell's
     /// logger's): lines below it are not even built.
     let logLevel: Logger.Level
 
@@ -35,6 +36,9 @@ struct ConnectionStateMachine: Sendable {
     var channelModes = ChannelModeTracker()
     /// The labels of the client's labeled queries, and which one each inbound line answers.
     var responseLabels = ResponseLabels()
+    /// The ISUPPORT values the last ``IRCEvent/serverSupportChanged(_:)`` told of (the defaults
+    /// before the first): kept across connections, so that only a real change is told.
+    var announcedSupport = ServerSupport()
     /// Set once the client is shutting down (the server's ERROR is then expected).
     private(set) var isStopping = false
 
@@ -96,11 +100,11 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// A line from the server.
-    mutating func lineReceived(_ line: String, at now: ContinuousClock.Instant) -> [ConnectionAction] {
+    mutating func lineReceived(_ line: String, at now: ContinuousClock.Instant) -> [LineAction] {
         guard phase.updateLink({ $0.keepalive.received(at: now) }) != nil else {
             preconditionFailure("A line arrived without a connection")
         }
-        var actions: [ConnectionAction] = []
+        var actions: [LineAction] = []
         let message: IRCMessage
         do {
             message = try IRCMessage(parsing: line, maxLineBytes: configuration.maximumLineLength)
@@ -135,8 +139,8 @@ struct ConnectionStateMachine: Sendable {
 
     /// The maintenance timer (a few times a second while connected): registration timeout,
     /// keepalive, rejoins, nick regain, overdue WHOIS lookups. Nothing to do without a connection.
-    mutating func tick(at now: ContinuousClock.Instant) -> [ConnectionAction] {
-        var actions: [ConnectionAction] = []
+    mutating func tick(at now: ContinuousClock.Instant) -> [TickAction] {
+        var actions: [TickAction] = []
         switch phase {
         case .disconnected:
             break
@@ -222,7 +226,7 @@ struct ConnectionStateMachine: Sendable {
 
     /// A keepalive tick: a PING to write, or the connection dropped (false: nothing more to do on it).
     private func keepaliveTick(
-        _ keepalive: inout Keepalive, at now: ContinuousClock.Instant, into actions: inout [ConnectionAction]
+        _ keepalive: inout Keepalive, at now: ContinuousClock.Instant, into actions: inout [TickAction]
     ) -> Bool {
         switch keepalive.tick(at: now) {
         case .wait:
@@ -237,13 +241,15 @@ struct ConnectionStateMachine: Sendable {
     }
 
     /// Closes the connection, logged as dropped for `reason`.
-    func drop(_ reason: String, into actions: inout [ConnectionAction]) {
+    func drop(_ reason: String, into actions: inout [TickAction]) {
         log(.warning, "Dropping the connection: \(reason)", into: &actions)
         actions.append(.closeConnection(reason: reason))
     }
 
     /// Asks the shell to log `text` at `level`, when its logger would show it (`text` is built only then).
-    func log(_ level: Logger.Level, _ text: @autoclosure () -> String, into actions: inout [ConnectionAction]) {
+    func log<Action: LoggedAction>(
+        _ level: Logger.Level, _ text: @autoclosure () -> String, into actions: inout [Action]
+    ) {
         guard level >= logLevel else { return }
         actions.append(.log(level, text()))
     }

@@ -190,8 +190,9 @@ public final class BotService: Service {
             switch event {
             case .privmsg(let message):
                 await router.handle(message)
-            case .message(let message):
-                if message.command == "005" { await router.setCaseMapping(await client.serverSupport.caseMapping) }
+            case .serverSupportChanged(let changes):
+                // The router and its session book compare nicks and channels the server's way.
+                for case .caseMapping(let mapping) in changes { await router.setCaseMapping(mapping) }
             case .identity(let change):
                 // Sessions follow nick changes, QUITs, services logouts and losses of sight.
                 await router.sessions.follow(change)
