@@ -6,7 +6,7 @@ import Testing
 /// The built `onthemap-bot` follows the casemapping the server names in its ISUPPORT: on a server
 /// that says `CASEMAPPING=ascii`, `[` and `{` are different letters, so the owner `Boss[1]` is not
 /// `boss{1}` (under the RFC 1459 default they would be the same nick) while `BOSS[1]` still is.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.startsProcesses), .timeLimit(.minutes(2)))
 struct ServerCaseMappingLiveTests {
     @Test func ownersAreMatchedTheWayTheServerComparesNicks() async throws {
         let server = try await ScriptedIRCServer.start { message, _ in
