@@ -96,11 +96,18 @@ extension GazetteerGeocoder: PlaceLevelFinder {
                             let place = Int(index.order[position])
                             if store.populations[place] < minimum { break }
                             if let division, store.division(of: place) != division { continue }
+                            let latitude = Double(store.latitudes[place])
+                            // A place at least as far north or south as the nearest found is no
+                            // nearer (a hair of margin for rounding): most of a crowded cell is
+                            // passed over without the trigonometry.
+                            if let best,
+                                abs(latitude - coordinate.latitude) * Self.kilometresPerDegreeOfLatitude
+                                    > best.kilometres * (1 + 1e-9)
+                            {
+                                continue
+                            }
                             let distance = GreatCircle.distanceKilometres(
-                                coordinate,
-                                Coordinate(
-                                    latitude: Double(store.latitudes[place]),
-                                    longitude: Double(store.longitudes[place])))
+                                coordinate, Coordinate(latitude: latitude, longitude: Double(store.longitudes[place])))
                             if distance < (best?.kilometres ?? .infinity) { best = (place, distance) }
                         }
                     }
@@ -111,6 +118,10 @@ extension GazetteerGeocoder: PlaceLevelFinder {
         }
         return best?.place
     }
+
+    /// The length of a degree of latitude, the least distance between two points that many
+    /// degrees apart north to south.
+    static let kilometresPerDegreeOfLatitude = GreatCircle.earthRadiusKilometres * Double.pi / 180
 
     /// The distance from `coordinate` to the nearest point of a 1° cell (a lower bound for any
     /// city in it): its own latitude when the cell spans its longitude, else the point of the
