@@ -429,12 +429,11 @@ public final class PostgresStudentDirectory: AccountDirectory, TripDirectory, Pi
     static func trimmedFields(_ draft: PinDraft) -> (first: String, last: String, place: String, trip: Trip?) {
         let trip = draft.trip.map {
             Trip(
-                mapString: $0.mapString.trimmingCharacters(in: .whitespaces), coordinate: $0.coordinate,
-                endsAt: $0.endsAt)
+                mapString: DirectoryInput.trimmedOfSpaces($0.mapString), coordinate: $0.coordinate, endsAt: $0.endsAt)
         }
         return (
-            draft.firstName.trimmingCharacters(in: .whitespaces), draft.lastName.trimmingCharacters(in: .whitespaces),
-            draft.mapString.trimmingCharacters(in: .whitespaces), trip
+            DirectoryInput.trimmedOfSpaces(draft.firstName), DirectoryInput.trimmedOfSpaces(draft.lastName),
+            DirectoryInput.trimmedOfSpaces(draft.mapString), trip
         )
     }
 }

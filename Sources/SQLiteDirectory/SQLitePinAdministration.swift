@@ -114,43 +114,50 @@ extension SQLiteStudentDirectory {
         let now = options.clock()
         try DirectoryInput.validateImport(records, now: now)
         return try await store.write { db in
-            // One transaction, three statements compiled once for the whole file.
-            let exists = try db.cachedStatement(sql: "SELECT 1 FROM student_locations WHERE unique_key = ?")
-            let update = try db.cachedStatement(
-                sql: """
-                    UPDATE student_locations SET first_name = ?, last_name = ?, map_string = ?, media_url = ?,
-                        latitude = ?, longitude = ?, precision = ?, updated_at = MAX(?, created_at),
-                        revision = \(SQLiteStore.nextRevision), \(Self.keepingOrSettingTrip)
-                    WHERE unique_key = ?
-                    """)
+            // One transaction, two statements compiled once for the whole file: a pin is inserted,
+            // or updated when its account has one. Each takes the next revision, counted here from
+            // the one the directory is at (the write lock is held throughout).
+            var revision = try Int64.fetchOne(db, sql: "SELECT \(SQLiteStore.nextRevision)") ?? 1
             let insert = try db.cachedStatement(
                 sql: """
                     INSERT INTO student_locations (object_id, unique_key, first_name, last_name, map_string,
                         media_url, latitude, longitude, precision, created_at, updated_at, revision,
                         trip_map_string, trip_latitude, trip_longitude, trip_ends_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(SQLiteStore.nextRevision), ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (unique_key) DO NOTHING
+                    """)
+            let update = try db.cachedStatement(
+                sql: """
+                    UPDATE student_locations SET first_name = ?, last_name = ?, map_string = ?, media_url = ?,
+                        latitude = ?, longitude = ?, precision = ?, updated_at = MAX(?, created_at),
+                        revision = ?, \(Self.keepingOrSettingTrip)
+                    WHERE unique_key = ?
                     """)
             var outcome = PinImportOutcome(created: 0, updated: 0)
             for record in records {
                 let draft = record.pin.draft
                 let (created, updated) = record.times(now: now)
-                let fields: [(any DatabaseValueConvertible)?] = [
-                    Self.trim(draft.firstName), Self.trim(draft.lastName), Self.trim(draft.mapString), draft.mediaURL,
-                    draft.coordinate.latitude, draft.coordinate.longitude, record.pin.precision.rawValue,
-                ]
+                let (first, last, place) = (
+                    Self.trim(draft.firstName), Self.trim(draft.lastName), Self.trim(draft.mapString)
+                )
+                let precision = record.pin.precision.rawValue
                 let trip = Self.tripFields(draft.trip)
-                if try Bool.fetchOne(exists, arguments: [draft.uniqueKey]) != nil {
-                    try update.execute(
-                        arguments: StatementArguments(
-                            fields + [SQLiteStore.milliseconds(updated)] + trip + [draft.uniqueKey]))
-                    outcome.updated += 1
-                } else {
-                    try insert.execute(
-                        arguments: StatementArguments(
-                            [RandomID.make(), draft.uniqueKey] + fields
-                                + [SQLiteStore.milliseconds(created), SQLiteStore.milliseconds(updated)] + trip))
+                try insert.execute(arguments: [
+                    RandomID.make(), draft.uniqueKey, first, last, place, draft.mediaURL, draft.coordinate.latitude,
+                    draft.coordinate.longitude, precision, SQLiteStore.milliseconds(created),
+                    SQLiteStore.milliseconds(updated), revision, trip[0], trip[1], trip[2], trip[3],
+                ])
+                if db.changesCount > 0 {
                     outcome.created += 1
+                } else {
+                    try update.execute(arguments: [
+                        first, last, place, draft.mediaURL, draft.coordinate.latitude, draft.coordinate.longitude,
+                        precision, SQLiteStore.milliseconds(updated), revision, trip[0], trip[1], trip[2], trip[3],
+                        draft.uniqueKey,
+                    ])
+                    outcome.updated += 1
                 }
+                revision += 1
             }
             return outcome
         }

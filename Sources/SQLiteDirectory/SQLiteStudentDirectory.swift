@@ -505,5 +505,5 @@ public final class SQLiteStudentDirectory: AccountDirectory, TripDirectory, BotS
             trip_longitude = COALESCE(?, trip_longitude), trip_ends_at = COALESCE(?, trip_ends_at)
         """
 
-    static func trim(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces) }
+    static func trim(_ text: String) -> String { DirectoryInput.trimmedOfSpaces(text) }
 }

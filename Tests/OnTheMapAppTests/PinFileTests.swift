@@ -109,4 +109,116 @@ import Testing
         #expect(throws: PinFile.Unreadable.self) { try PinFile.read(Data("email,first_name\nx,y\n".utf8)) }
         #expect(throws: PinFile.Unreadable.self) { try PinFile.read(Data([0xFF, 0xFE, 0x00])) }
     }
+
+    /// A class file of `count` records, one a line after the first, with a few bad ones (a
+    /// field of another kind under a name that is not a column, an object, an array and a null
+    /// in columns, and an element that is not an object after record 60) at `bad` and an account
+    /// key that is a number at record 250; and the lines and reasons of the bad records.
+    static func classFile(count: Int, bad: [Int]) -> (json: String, problems: [PinFile.Problem]) {
+        var lines = ["{\"results\": ["]
+        var problems: [PinFile.Problem] = []
+        let kinds = [
+            ("verified", ", \"verified\": true"), ("ACL", ", \"ACL\": {\"*\": {\"read\": true}}"),
+            ("firstName", ""), ("latitude", ""),
+        ]
+        for index in 0..<count {
+            var record =
+                "{\"uniqueKey\": \"k\(index)\", \"firstName\": \"F\(index)\", \"lastName\": \"L\", "
+                + "\"mapString\": \"Oslo\", \"mediaURL\": \"https://x.example/\(index)\", "
+                + "\"latitude\": 59.9, \"longitude\": \"10.7\""
+            if let position = bad.firstIndex(of: index) {
+                let (name, extra) = kinds[position % kinds.count]
+                switch name {
+                case "firstName":
+                    record = record.replacingOccurrences(of: "\"F\(index)\"", with: "[\"F\"]")
+                case "latitude":
+                    record = record.replacingOccurrences(of: "59.9", with: "null")
+                default:
+                    record += extra
+                }
+                let reason =
+                    name == "latitude"
+                    ? "latitude and longitude must be numbers" : "\(name) is neither text nor a number"
+                problems.append(PinFile.Problem(line: lines.count + 1, reason: reason))
+            }
+            if index == 250 { record = record.replacingOccurrences(of: "\"k250\"", with: "250") }
+            lines.append(record + "}" + (index < count - 1 ? "," : ""))
+            if index == 60 {
+                lines.append("  \"not a record\" ,")
+                problems.append(PinFile.Problem(line: lines.count, reason: "the record is not a JSON object"))
+            }
+        }
+        lines.append("]}")
+        return (lines.joined(separator: "\n"), problems.sorted { $0.line < $1.line })
+    }
+
+    /// A field that is neither text nor a number is refused under any name, a column's or not,
+    /// among records read as typed columns; numbers and text are taken in any column, null is no
+    /// value, and each refusal names the line its record starts on: in a small file, and in a
+    /// large one read in two halves side by side, bad records on either side of the middle.
+    @Test(arguments: [(300, [17, 101, 150, 200]), (4_001, [17, 101, 1_999, 2_000, 2_001, 2_002, 3_999, 4_000])])
+    func fieldsOfOtherKindsAreRefusedByNameOnTheirLine(count: Int, bad: [Int]) throws {
+        if count > 1_000 { #expect(count >= PinFileJSON.halvesFrom, "the large file is read in halves") }
+        let (json, problems) = Self.classFile(count: count, bad: bad)
+        let contents = try PinFile.read(Data(json.utf8))
+        #expect(contents.problems == problems)
+        #expect(contents.records.count == count - bad.count)
+        #expect(
+            contents.records.map(\.line)
+                == Array(2...(count + 2)).filter { line in !problems.contains { $0.line == line } })
+        let numbered = try #require(contents.records.first { $0.record.draft.uniqueKey == "250" })
+        #expect(numbered.line == 253)
+        #expect(numbered.record.draft.coordinate.latitude == 59.9 && numbered.record.draft.coordinate.longitude == 10.7)
+    }
+
+    /// A large file that is not `{"results": [...]}` JSON is refused whole, wherever its fault is,
+    /// as a small one is.
+    @Test func aLargeBrokenFileIsRefusedWhole() {
+        let (json, _) = Self.classFile(count: 4_001, bad: [])
+        let broken = [
+            json + " x", json.replacingOccurrences(of: "\"k3000\",", with: "\"k3000\""),
+            json.replacingOccurrences(of: "\"k10\",", with: "\"k10\" \"k\","),
+            json.replacingOccurrences(of: "{\"results\": [", with: "{\"results\": {"),
+            json.replacingOccurrences(of: "{\"results\": [", with: "{\"pins\": ["),
+        ]
+        for file in broken {
+            #expect(throws: PinFile.Unreadable.self) { try PinFile.read(Data(file.utf8)) }
+        }
+    }
+
+    /// The columns are numbered in the order they are listed (a record's fields are kept by it).
+    @Test func columnsAreNumberedInTheirOrder() {
+        #expect(PinFile.Column.allCases.map(\.position) == Array(0..<PinFile.Column.allCases.count))
+        #expect(
+            PinFile.requiredColumns.count == 7 && PinFile.optionalColumns == ["objectId", "createdAt", "updatedAt"])
+    }
+
+    /// Times written exactly as Parse and `pins export` write them are read without the format
+    /// styles, to the same millisecond; every other form is left to them.
+    @Test func theUsualTimeFormIsReadAsTheFormatStylesReadIt() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            let milliseconds = Int64.random(in: 0..<7_258_118_400_000, using: &generator)  // 1970 to 2200
+            let text = PinFile.formatDate(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+            #expect(PinFile.utcMilliseconds(text) == milliseconds, "\(text)")
+            #expect(PinFile.parseDate(text) == PinFile.parseDateWithFormatStyles(text), "\(text)")
+            let whole = String(text.dropLast(5)) + "Z"
+            #expect(PinFile.parseDate(whole) == PinFile.parseDateWithFormatStyles(whole), "\(whole)")
+        }
+        for text in [
+            "2024-02-29T23:59:59.999Z", "2000-02-29T00:00:00Z", "1970-01-01T00:00:00.000Z", "9999-12-31T23:59:59Z",
+            "2100-03-01T00:00:00.001Z",
+        ] {
+            #expect(PinFile.utcMilliseconds(text) != nil, "\(text)")
+            #expect(PinFile.parseDate(text) == PinFile.parseDateWithFormatStyles(text), "\(text)")
+        }
+        for text in [
+            "2023-02-29T10:00:00Z", "2026-13-01T10:00:00Z", "2026-09-01T24:00:00Z", "2026-09-01T10:00:60Z",
+            "2026-09-01 10:00:00Z", "2026-09-01T10:00:00.25Z", "2026-09-01T10:00:00+02:00", "1969-12-31T23:59:59Z",
+            "2026-09-01t10:00:00z", "+2026-09-01T10:00:00Z", "2026-09-01T10:00:00.1234Z",
+        ] {
+            #expect(PinFile.utcMilliseconds(text) == nil, "\(text)")
+            #expect(PinFile.parseDate(text) == PinFile.parseDateWithFormatStyles(text), "\(text)")
+        }
+    }
 }

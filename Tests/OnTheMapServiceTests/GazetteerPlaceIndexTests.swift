@@ -45,6 +45,36 @@ struct GazetteerPlaceIndexTests {
         }
     }
 
+    @Test("In crowded cells, the nearest city is the one a scan of every city finds, the same place")
+    func nearestCityInCrowdedCellsMatchesAFullScan() throws {
+        let geocoder = try SharedGazetteer.geocoder()
+        let store = geocoder.store
+        let cities = (store.countryCount + store.regionCount)..<store.placeCount
+        var generator = SystemRandomNumberGenerator()
+        // Around London, Paris, Berlin, Tokyo and Mexico City, and on a cell's edge.
+        let centres = [(51.51, -0.13), (48.86, 2.35), (52.52, 13.40), (35.68, 139.69), (19.43, -99.13), (50.0, 8.0)]
+        for (latitude, longitude) in centres {
+            for _ in 0..<6 {
+                let point = Coordinate(
+                    latitude: latitude + Double.random(in: -0.3...0.3, using: &generator),
+                    longitude: longitude + Double.random(in: -0.3...0.3, using: &generator))
+                var best: (place: Int, kilometres: Double)?
+                for place in cities {
+                    let distance = GreatCircle.distanceKilometres(
+                        point,
+                        Coordinate(
+                            latitude: Double(store.latitudes[place]), longitude: Double(store.longitudes[place])))
+                    if distance < (best?.kilometres ?? .infinity) { best = (place, distance) }
+                }
+                let found = try #require(geocoder.nearestCity(to: point))
+                let kilometres = GreatCircle.distanceKilometres(
+                    point,
+                    Coordinate(latitude: Double(store.latitudes[found]), longitude: Double(store.longitudes[found])))
+                #expect(kilometres == best?.kilometres, "from \(point): \(store.name(of: found))")
+            }
+        }
+    }
+
     @Test("A box over the open sea has no cities; the limit is kept and capped")
     func emptyBoxesAndLimits() throws {
         let geocoder = try SharedGazetteer.geocoder()

@@ -1,6 +1,7 @@
 import Foundation
 import IRCProtocol
 import Localization
+import OnTheMapService
 
 /// The rules a pin's link must follow: http or https, a host, no user name or password, at most
 /// 2,048 bytes, no spaces, no control or text-direction characters (typed or percent-encoded,
@@ -49,12 +50,19 @@ public enum LinkRules {
 
     /// The link ready to save, or the problem with it.
     public static func validate(_ text: String) -> Result<String, Problem> {
-        let link = text.trimmingCharacters(in: .whitespaces)
+        let link = DirectoryInput.trimmedOfSpaces(text)
         guard !link.isEmpty else { return .failure(.empty) }
         guard link.utf8.count <= maximumBytes else { return .failure(.tooLong) }
         guard !containsHiddenCharacters(link) else { return .failure(.hiddenCharacters) }
-        guard !link.unicodeScalars.contains("\u{FFFD}") else { return .failure(.unreadableCharacters) }
-        guard !link.unicodeScalars.contains(where: \.properties.isWhitespace) else { return .failure(.malformed) }
+        // A link of ASCII alone (most are) has no U+FFFD, and its white space is tab to carriage
+        // return and the space: its bytes are read, not each character's Unicode properties.
+        let ascii = link.utf8.allSatisfy { $0 < 0x80 }
+        guard ascii || !link.unicodeScalars.contains("\u{FFFD}") else { return .failure(.unreadableCharacters) }
+        let hasSpace =
+            ascii
+            ? link.utf8.contains { $0 == 0x20 || (0x09...0x0D).contains($0) }
+            : link.unicodeScalars.contains(where: \.properties.isWhitespace)
+        guard !hasSpace else { return .failure(.malformed) }
         guard let schemeEnd = link.range(of: "://") else {
             if let scheme = link.split(separator: ":", maxSplits: 1).first, link.contains(":"),
                 otherSchemes.contains(scheme.lowercased())

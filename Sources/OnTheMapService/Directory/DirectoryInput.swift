@@ -57,8 +57,8 @@ public enum DirectoryInput {
     /// Checks an account's names (trimmed): at least one non-empty, each short and printable.
     /// Returns the trimmed names.
     public static func validateNames(firstName: String, lastName: String) throws -> (String, String) {
-        let first = firstName.trimmingCharacters(in: .whitespaces)
-        let last = lastName.trimmingCharacters(in: .whitespaces)
+        let first = trimmedOfSpaces(firstName)
+        let last = trimmedOfSpaces(lastName)
         guard !(first.isEmpty && last.isEmpty) else { throw ServiceError.rejectedInput(nameEmpty) }
         for name in [first, last] {
             guard name.utf8.count <= maximumNameBytes else {
@@ -124,7 +124,7 @@ public enum DirectoryInput {
     private static func validatePlace(
         _ mapString: String, coordinate: Coordinate, called noun: String, coordinateNoun: String
     ) throws {
-        let place = mapString.trimmingCharacters(in: .whitespaces)
+        let place = trimmedOfSpaces(mapString)
         guard !place.isEmpty else { throw ServiceError.rejectedInput("The \(noun) is empty.") }
         guard place.utf8.count <= maximumMapStringBytes else {
             throw ServiceError.rejectedInput("The \(noun) is too long.")
@@ -145,9 +145,36 @@ public enum DirectoryInput {
         if password.isEmpty { throw ServiceError.rejectedInput(passwordEmpty) }
     }
 
+    /// `text` without the spaces and tabs at either end: what `trimmingCharacters(in: .whitespaces)`
+    /// gives (tab and the space separators). A text that starts and ends with an ASCII character
+    /// other than space and tab has none to lose and is returned as it is, without Foundation's
+    /// detour through `NSString` on Linux (several calls a pin, most of an import's checks).
+    public static func trimmedOfSpaces(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last else { return text }
+        func keeps(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x20 && byte != 0x09 }
+        if keeps(first) && keeps(last) { return text }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// For a text of ASCII alone, whether one of its bytes is a C0 control character or DEL (the
+    /// ASCII characters of the control category; ASCII has no format character); nil when the
+    /// text has other characters, whose categories are then looked up one by one.
+    private static func asciiHasControl(_ text: String) -> Bool? {
+        text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            var control = false
+            for byte in bytes {
+                if byte >= 0x80 { return nil }
+                if byte < 0x20 || byte == 0x7F { control = true }
+            }
+            return control
+        } ?? nil
+    }
+
     /// True for NUL, C0/C1 control characters (which include IRC formatting codes) and DEL.
     public static func containsControlCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains(where: isControl)
+        if let ascii = asciiHasControl(text) { return ascii }
+        return text.unicodeScalars.contains(where: isControl)
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
@@ -170,7 +197,8 @@ public enum DirectoryInput {
 
     /// Whether `text` has a character ``isHiddenCharacter(_:)`` refuses.
     public static func containsHiddenCharacters(_ text: String) -> Bool {
-        text.unicodeScalars.contains(where: isHiddenCharacter)
+        if let ascii = asciiHasControl(text) { return ascii }
+        return text.unicodeScalars.contains(where: isHiddenCharacter)
     }
 
     /// What a refusal calls them.

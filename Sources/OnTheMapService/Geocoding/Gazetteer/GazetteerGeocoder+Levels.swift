@@ -92,15 +92,27 @@ extension GazetteerGeocoder: PlaceLevelFinder {
                     ringNearest = min(ringNearest, bound)
                     if bound < (best?.kilometres ?? .infinity) {
                         let cell = cellRow * GazetteerPlaceIndex.columns + cellColumn
+                        let eastWest = Self.eastWestFactor(from: coordinate, toCellRow: cellRow)
                         for position in Int(index.cellStarts[cell])..<Int(index.cellStarts[cell + 1]) {
                             let place = Int(index.order[position])
                             if store.populations[place] < minimum { break }
                             if let division, store.division(of: place) != division { continue }
+                            let latitude = Double(store.latitudes[place])
+                            // A place at least as far north or south, or (at the latitudes of its
+                            // row) east or west, as the nearest found is no nearer (a hair of
+                            // margin for rounding): most of a crowded cell is passed over without
+                            // the trigonometry.
+                            let longitude = Double(store.longitudes[place])
+                            if let best,
+                                abs(latitude - coordinate.latitude) * Self.kilometresPerDegreeOfLatitude
+                                    > best.kilometres * (1 + 1e-9)
+                                    || Self.eastWestKilometres(coordinate.longitude, longitude, factor: eastWest)
+                                        > best.kilometres * (1 + 1e-9)
+                            {
+                                continue
+                            }
                             let distance = GreatCircle.distanceKilometres(
-                                coordinate,
-                                Coordinate(
-                                    latitude: Double(store.latitudes[place]),
-                                    longitude: Double(store.longitudes[place])))
+                                coordinate, Coordinate(latitude: latitude, longitude: longitude))
                             if distance < (best?.kilometres ?? .infinity) { best = (place, distance) }
                         }
                     }
@@ -110,6 +122,32 @@ extension GazetteerGeocoder: PlaceLevelFinder {
             if let best, ringNearest >= best.kilometres { break }
         }
         return best?.place
+    }
+
+    /// The length of a degree of latitude, the least distance between two points that many
+    /// degrees apart north to south.
+    static let kilometresPerDegreeOfLatitude = GreatCircle.earthRadiusKilometres * Double.pi / 180
+
+    /// For the places of a row of cells seen from `coordinate`: 2R·√(cos φ·cos φ′), φ′ the row's
+    /// latitude farthest from the equator, which no place of the row is farther than (0 when the
+    /// row touches a pole).
+    private static func eastWestFactor(from coordinate: Coordinate, toCellRow row: Int) -> Double {
+        let south = Double(row) - 90
+        let farthest = max(abs(south), abs(south + 1))
+        let radians = Double.pi / 180
+        let product = max(0, cos(coordinate.latitude * radians)) * max(0, cos(min(90, farthest) * radians))
+        return 2 * GreatCircle.earthRadiusKilometres * product.squareRoot()
+    }
+
+    /// The least distance between points at longitudes `a` and `b` (degrees) whose latitudes give
+    /// `factor` (``eastWestFactor(from:toCellRow:)``): the haversine's sum is at least its
+    /// east-west term, cos φ·cos φ′·sin²(Δλ/2); the arcsine is at least its argument, and
+    /// sin x ≥ x − x³/6 for x ≥ 0.
+    private static func eastWestKilometres(_ a: Double, _ b: Double, factor: Double) -> Double {
+        var apart = abs(a - b)
+        if apart > 180 { apart = 360 - apart }
+        let half = apart * Double.pi / 360
+        return factor * (half - half * half * half / 6)
     }
 
     /// The distance from `coordinate` to the nearest point of a 1° cell (a lower bound for any
