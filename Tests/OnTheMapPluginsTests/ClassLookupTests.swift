@@ -164,4 +164,25 @@ import Testing
         _ = await fixture.logIn("parisn", email: "paris@class.test")
         #expect(await probe.dm("!probewhere parisn", as: "bob").map(\.text) == ["nick parisn=Paris Nopin (no pin)"])
     }
+
+    /// The plugins find a classmate by nick or name, and decide who hears an answer, only through
+    /// ``ClassLookup``: no other plugin source calls the class map's search by name, the session
+    /// book's or the connection's search by nick, or reads `privacy.channel_answers`. A new lookup
+    /// command that skipped the rule (and its visibility check) fails here with its file.
+    @Test func onlyTheLookupRuleFindsClassmatesByNickOrName() throws {
+        let plugins = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/OnTheMapPlugins")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: plugins.path)
+            .filter { $0.hasSuffix(".swift") }
+        #expect(files.contains("Shared/ClassLookup.swift"), "the sources were not found at \(plugins.path)")
+        var found: [String] = []
+        for file in files where file != "Shared/ClassLookup.swift" {
+            let text = try String(contentsOfFile: plugins.appendingPathComponent(file).path, encoding: .utf8)
+            for call in ["pins(named:", "session(ofNick:", "identity(ofNick:", "channelAnswers"]
+            where text.contains(call) {
+                found.append("\(file): \(call)")
+            }
+        }
+        #expect(found == [])
+    }
 }
