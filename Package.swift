@@ -238,7 +238,7 @@ let package = Package(
         .testTarget(
             name: "IRCClientTests",
             dependencies: [
-                "IRCClient", "IRCProtocol", "BotTesting",
+                "IRCClient", "IRCProtocol", "BotKit", "BotTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -82,9 +82,16 @@ public final class RecordingTransport: BotTransport {
     /// Identities that `identity(ofNick:)` reports (set them with ``setIdentity(_:)``).
     private let identities = NIOLockedValueBox<[String: UserIdentity]>([:])
 
+    /// How many times the bot asked ``identity(ofNick:)`` (a round trip to the connection).
+    private let identityQuestions = NIOLockedValueBox(0)
+
     public func identity(ofNick nick: String) async -> UserIdentity? {
-        identities.withLockedValue { $0[CaseMapping.rfc1459.lowercased(nick)] }
+        identityQuestions.withLockedValue { $0 += 1 }
+        return identities.withLockedValue { $0[CaseMapping.rfc1459.lowercased(nick)] }
     }
+
+    /// How many times the bot has asked the connection who uses a nick (``identity(ofNick:)``).
+    public var identityLookups: Int { identityQuestions.withLockedValue { $0 } }
 
     /// Makes `identity(ofNick:)` report `sender` for its nick.
     public func setIdentity(_ sender: UserIdentity) {

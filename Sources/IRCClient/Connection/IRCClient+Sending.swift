@@ -202,17 +202,13 @@ extension IRCClient {
 
     /// Appends `line` and CR LF to `buffer`, logs it at trace level and charges the flood gate.
     private func encodeLine(_ line: String, message: IRCMessage? = nil, into buffer: inout ByteBuffer) {
-        // `serialized()` never emits NUL/CR/LF; this is the last line of defence for every path.
-        let safe = String(
-            decoding: line.utf8.map { $0 == 0 || $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 },
-            as: UTF8.self
-        )
+        // Every line here was made by `IRCMessage.serialized()`, which never writes NUL, CR or LF.
         if logger.logLevel <= .trace {
-            logger.trace(">> \((message.flatMap(LogRedaction.redact)) ?? LogRedaction.redact(safe))")
+            logger.trace(">> \((message.flatMap(LogRedaction.redact)) ?? LogRedaction.redact(line))")
         }
-        buffer.writeString(safe)
+        buffer.writeString(line)
         buffer.writeStaticString("\r\n")
-        floodGate.recordSend(costing: FloodGate.cost(of: safe), at: clock.now)
+        floodGate.recordSend(costing: FloodGate.cost(of: line), at: clock.now)
     }
 
     // MARK: The writer task

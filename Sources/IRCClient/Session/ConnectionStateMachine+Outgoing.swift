@@ -13,7 +13,8 @@ extension ConnectionStateMachine {
     }
 
     /// The lines that say `texts`: each split on line breaks and at word boundaries so every line fits
-    /// after the server's prefix, none with NUL, CR or LF. `shrinking` (the send queue is backed up)
+    /// after the server's prefix. NUL, CR and LF never reach the wire: the serializer, which makes
+    /// every line the client writes (``IRCMessage/serialized()``), writes them as spaces. `shrinking` (the send queue is backed up)
     /// cuts each asker's channel answer to one line (``OutgoingText/shrunk(_:isChannel:)``).
     func lines(for texts: [OutgoingText], shrinking: Bool) -> [OutgoingLine] {
         let support = identityTracker.serverSupport
@@ -25,7 +26,7 @@ extension ConnectionStateMachine {
         for outgoing in texts {
             let key = support.caseMapping.lowercased(outgoing.fairnessKey ?? outgoing.target)
             let command = outgoing.kind == .notice ? "NOTICE" : "PRIVMSG"
-            let target = TextSanitizer.singleLine(outgoing.target).replacingSpaces()
+            let target = outgoing.target.asMiddleParameter()
             let messages = split(
                 outgoing.text, command: command, target: target, maxLines: outgoing.maxLines, userHost: userHost)
             let budget = LineSplitter(serverSupport: support).textBudget(
@@ -94,19 +95,16 @@ extension ConnectionStateMachine {
     private func split(
         _ text: String, command: String, target: String, maxLines: Int, userHost: String?
     ) -> [IRCMessage] {
-        let safeText = String(decoding: text.utf8.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
         let splitter = LineSplitter(serverSupport: identityTracker.serverSupport, maxLines: maxLines)
-        return splitter.messages(safeText, command: command, target: target, nick: currentNick, userHost: userHost)
-            .map { message in
-                var message = message
-                message.parameters = message.parameters.map { TextSanitizer.singleLine($0) }
-                return message
-            }
+        return splitter.messages(text, command: command, target: target, nick: currentNick, userHost: userHost)
     }
 }
 
 extension String {
-    fileprivate func replacingSpaces() -> String {
-        String(decoding: utf8.map { $0 == 0x20 ? 0x5F : $0 }, as: UTF8.self)
+    /// The text as one middle parameter: a space, NUL, CR or LF becomes `_`, so that a target
+    /// stays one word.
+    fileprivate func asMiddleParameter() -> String {
+        String(
+            decoding: utf8.map { $0 == 0x20 || $0 == 0 || $0 == 0x0A || $0 == 0x0D ? 0x5F : $0 }, as: UTF8.self)
     }
 }

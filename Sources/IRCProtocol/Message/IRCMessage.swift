@@ -80,7 +80,10 @@ public struct IRCMessage: Sendable, Hashable {
 
     /// The serialized line, without CRLF. A `:` is added before the last parameter when needed.
     ///
-    /// This never fails and never emits NUL, CR or LF. Programmer errors are repaired as follows:
+    /// This never fails and never emits NUL, CR or LF. It is the one place where the bot's outgoing
+    /// text loses them: every line the client writes (replies, notices, announcements, each line of
+    /// a multi-line answer, CTCP replies) is made here, and nothing before it scrubs them again.
+    /// Programmer errors are repaired as follows:
     /// NUL/CR/LF inside parameters become spaces; a non-last parameter that is empty, contains a
     /// space or starts with `:` becomes the trailing parameter and the parameters after it are
     /// dropped (the server then rejects or ignores the command instead of acting on an invented

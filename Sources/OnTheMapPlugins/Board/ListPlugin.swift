@@ -47,7 +47,7 @@ public struct ListPlugin: Plugin {
     }
 
     static func list(_ call: Invocation, _ services: ClassServices, pageSize: Int) async throws {
-        try ClassLookups.requireClassMember(call, services)
+        _ = try ClassLookup.classAudience(call, services)
         let phrases = call.phrases
         var page = 1
         if let word = call.words.first {

@@ -33,7 +33,7 @@ public struct RefreshPlugin: Plugin {
                         loggedIn: true)
                 ]
             ) { call in
-                try ClassLookups.requireClassMember(call, services)
+                _ = try ClassLookup.classAudience(call, services)
                 let result = try await services.call { try await services.classMap.refresh() }
                 let total = result.pins.count
                 let fresh = result.fresh.count

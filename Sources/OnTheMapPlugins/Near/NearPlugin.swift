@@ -95,12 +95,12 @@ public struct NearPlugin: RestoringPlugin {
     }
 
     static func near(_ call: Invocation, _ services: ClassServices, _ units: UnitPreferences) async throws {
-        try ClassLookups.requireClassMember(call, services)
-        let origin = try await origin(for: call, services)
+        let lookup = try await ClassLookup.resolve(call, services, accepting: [.nick, .place])
+        let origin = try await origin(for: lookup, call, services)
         let index = try await services.call { try await services.classMap.nearestIndex() }
         // The line that says where from (a place or a nick) comes first, in a channel too, and
         // counts against the channel's three lines (not when the answer goes to the asker alone).
-        let privately = await ClassLookups.answersAskerAlone(call, services)
+        let privately = await lookup.audience.answersAskerAlone()
         let phrases = call.phrases
         let header = origin.header ?? (privately ? phrases("near.nearestTo", ["start": origin.description]) : nil)
         let count = privately ? privateCount : channelCount - (header == nil ? 0 : 1)
@@ -127,13 +127,19 @@ public struct NearPlugin: RestoringPlugin {
                     shown, kilometres: found.distanceKilometres, unit: unit, precision: precision, phrases: phrases))
         }
         if let header { lines.insert(header, at: 0) }
-        await ClassLookups.answer(call, services, lines: lines, naming: nearest.map { Formatting.name($0.payload) })
+        await lookup.audience.answer(lines: lines, naming: nearest.map { Formatting.name($0.payload) })
     }
 
-    static func origin(for call: Invocation, _ services: ClassServices) async throws -> StartPoint {
+    /// Where `lookup` measures from: the asker's own pin (no argument), the pin of the student
+    /// logged in under a nick, or a place.
+    static func origin(for lookup: ClassLookup, _ call: Invocation, _ services: ClassServices) async throws
+        -> StartPoint
+    {
         let argument = call.argument
         let phrases = call.phrases
-        if argument.isEmpty {
+        let resolution: PlaceResolution
+        switch lookup.found {
+        case .nothing:
             guard let bound = services.session(of: call) else {
                 throw UserFacingError(
                     phrases(
@@ -156,28 +162,27 @@ public struct NearPlugin: RestoringPlugin {
                 coordinate: shown.coordinate, excludedKey: pin.uniqueKey,
                 description: phrases("near.yourPin", ["place": Formatting.place(shown.mapString, phrases: phrases)]),
                 precision: await services.privacyGate.precision(of: shown.coordinate, named: shown.mapString))
-        }
-        if let bound = await NickLookup.session(ofNick: argument, call: call, services: services) {
-            let nick = Formatting.clean(argument, maxBytes: 40)
-            guard
-                let pin = try await services.call({
-                    try await services.directory.location(ofAccount: bound.profile.accountKey)
-                })
-            else {
-                throw UserFacingError(phrases("near.nickHasNoPin", ["nick": nick]))
+        case .classmates(let nick?, _):
+            guard let pin = nick.pin else {
+                throw UserFacingError(phrases("near.nickHasNoPin", ["nick": nick.nick]))
             }
             let shown = pin.shown(at: services.now())
             let description = phrases(
-                "near.nicksPin", ["nick": nick, "place": Formatting.place(shown.mapString, phrases: phrases)])
+                "near.nicksPin", ["nick": nick.nick, "place": Formatting.place(shown.mapString, phrases: phrases)])
             return StartPoint(
                 coordinate: shown.coordinate, excludedKey: pin.uniqueKey, description: description,
                 precision: await services.privacyGate.precision(of: shown.coordinate, named: shown.mapString),
                 header: phrases("near.nearestTo", ["start": description]))
+        case .place(let found):
+            resolution = found
+        case .classmates(nil, _), .nobody:
+            // `!near` takes no names: the resolver gives a place whenever no nick matched.
+            resolution = .notFound
         }
         let example = "\(call.prefix)near Lyon, France"
         let place: PlaceCandidate
         let header: String
-        switch try await services.resolvePlace(argument) {
+        switch resolution {
         case .found(let found, let namesakes):
             place = found
             if let other = namesakes.first {

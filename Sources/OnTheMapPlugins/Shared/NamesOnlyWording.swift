@@ -4,7 +4,7 @@ import OnTheMapService
 import Localization
 
 /// What a channel open to anyone hears of a student's pin while the class is for the class
-/// (`privacy.open_channel: names`, see ``ClassLookups/withholdsPlaces(_:_:)``): the name, never
+/// (`privacy.open_channel: names`, see ``LookupAudience/withholdsPlaces()``): the name, never
 /// the place or the link.
 enum NamesOnlyWording {
     /// Whether announcements in `channel` name students only: anyone may join it while the class

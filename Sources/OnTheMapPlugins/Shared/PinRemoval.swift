@@ -51,13 +51,13 @@ public enum PinRemoval {
                 add(try await services.call { try await services.directory.location(ofAccount: account.accountKey) })
             }
         }
-        if let session = await NickLookup.session(ofNick: query, call: call, services: services) {
-            add(
-                try await services.call {
-                    try await services.directory.location(ofAccount: session.profile.accountKey)
-                })
+        // The nick's student and the namesakes, as every lookup finds them (an owner may see anyone).
+        let lookup = try await ClassLookup.resolve(
+            call, services, argument: query, accepting: [.nick, .name], matching: .every)
+        if case .classmates(let nick, let named) = lookup.found {
+            add(nick?.pin)
+            for pin in named { add(pin) }
         }
-        for pin in try await services.call({ try await services.classMap.pins(named: query) }) { add(pin) }
         return found
     }
 }

@@ -66,28 +66,29 @@ public struct TimePlugin: Plugin {
     // MARK: - !time
 
     static func time(_ call: Invocation, _ services: ClassServices) async throws {
+        // A stranger may not look classmates up when the map is for the class, but may ask a place.
+        let lookup = try await ClassLookup.resolve(
+            call, services, accepting: [.nick, .name, .place], anyoneMayAskPlaces: true)
+        let audience = lookup.audience
         let argument = call.argument
         let now = services.now()
         let phrases = call.phrases
-        if argument.isEmpty {
+        let resolution: PlaceResolution
+        switch lookup.found {
+        case .nothing:
             let pin = try await ownPin(
                 call, services, alternative: "\(call.prefix)time " + phrases("time.placeWord"))
             let zone = await zone(of: pin, services, now: now)
-            await ClassLookups.answer(
-                call, services, lines: [timeLine(for: pin, zone: zone, now: now, of: .asker, phrases: phrases)],
-                naming: [])
+            await audience.answer(
+                lines: [timeLine(for: pin, zone: zone, now: now, of: .asker, phrases: phrases)], naming: [])
             return
-        }
-        // A stranger may not look classmates up when the map is for the class, but may ask a place.
-        let mayLookUp = !services.settings.privacy.classOnly || services.session(of: call) != nil
-        let pins = mayLookUp ? try await classmates(matching: argument, call, services) : []
-        if !pins.isEmpty {
-            let privately = await ClassLookups.answersAskerAlone(call, services)
+        case .classmates(let nick, let named):
+            let pins = try classmates(nick: nick, named: named, call)
+            let privately = await audience.answersAskerAlone()
             if pins.count > 1 && !privately {
                 // One line in a channel: namesakes are named, and their times sent on request.
                 let names = pins.prefix(4).map(Formatting.name).joined(separator: ", ")
-                await ClassLookups.answer(
-                    call, services,
+                await audience.answer(
                     lines: [
                         phrases(
                             "time.namesakes",
@@ -111,27 +112,26 @@ public struct TimePlugin: Plugin {
             if pins.count > privateNamesakeCount {
                 lines.append(phrases("where.moreTryFuller", ["count": pins.count - privateNamesakeCount]))
             }
-            await ClassLookups.answer(
-                call, services, lines: lines, naming: pins.prefix(privateNamesakeCount).map(Formatting.name))
+            await audience.answer(lines: lines, naming: pins.prefix(privateNamesakeCount).map(Formatting.name))
             return
+        case .place(let found):
+            resolution = found
+        case .nobody:
+            resolution = .notFound
         }
         let example = "\(call.prefix)time Tokyo, Japan"
         let place: PlaceCandidate
         var offered: String?
-        switch try await services.resolvePlace(argument) {
+        switch resolution {
         case .found(let found, _):
             place = found
         case .offered(let offers):
-            // A stranger's inexact word may be a classmate's name they may not look up: no guess.
-            guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
             place = offers[0]
             offered = PlaceWording.place(offers[0], phrases: phrases)
         case .notAPlace(let kind):
-            guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
             throw UserFacingError(
                 PlaceWording.notAPlace(kind, typed: argument, example: example, phrases: call.phrases))
         case .notFound:
-            guard mayLookUp else { throw UserFacingError(ClassLookups.signInSentence(call)) }
             throw UserFacingError(
                 phrases("time.nobodyNorPlace", ["typed": PlaceWording.quoted(argument), "example": example]))
         }
@@ -162,7 +162,7 @@ public struct TimePlugin: Plugin {
             line = phrases("time.zoneUnknownPlace", ["place": shown])
         }
         let answer = offered.map { phrases("time.didYouMean", ["place": $0, "answer": line]) } ?? line
-        await ClassLookups.answer(call, services, lines: [answer])
+        await audience.answer(lines: [answer])
     }
 
     /// Whose time a line tells.
@@ -218,7 +218,7 @@ public struct TimePlugin: Plugin {
     }
 
     static func awake(_ call: Invocation, _ services: ClassServices) async throws {
-        try ClassLookups.requireClassMember(call, services)
+        let audience = try ClassLookup.classAudience(call, services)
         let now = services.now()
         let phrases = call.phrases
         let pins = try await services.call { try await services.classMap.all() }
@@ -262,7 +262,7 @@ public struct TimePlugin: Plugin {
                     < ($1.clock.hour * 60 + $1.clock.minute, Formatting.name($1.pin))
             }
         }
-        let privately = await ClassLookups.answersAskerAlone(call, services)
+        let privately = await audience.answersAskerAlone()
         let count = privately ? privateAwakeCount : max(1, call.channelLineCap - 1)
         let unknownText = unknown == 0 ? "" : phrases("awake.unknown", ["count": unknown])
         let header =
@@ -275,24 +275,29 @@ public struct TimePlugin: Plugin {
                 Formatting.place($0.pin.shown(at: now).mapString, phrases: phrases),
             ])
         }
-        await ClassLookups.answer(
-            call, services, lines: lines, naming: awake.prefix(count).map { Formatting.name($0.pin) })
+        await audience.answer(lines: lines, naming: awake.prefix(count).map { Formatting.name($0.pin) })
     }
 
     // MARK: - !overlap
 
     static func overlap(_ call: Invocation, _ services: ClassServices) async throws {
-        try ClassLookups.requireClassMember(call, services)
+        let lookup = try await ClassLookup.resolve(call, services, accepting: [.nick, .name])
         let argument = call.argument
         let phrases = call.phrases
-        guard !argument.isEmpty else {
+        var found: (nick: ClassLookup.NickMatch?, named: [StudentLocation]) = (nil, [])
+        switch lookup.found {
+        case .nothing:
             throw UserFacingError(phrases("overlap.withWhom", ["command": call.prefix + "overlap"]))
+        case .classmates(let nick, let named):
+            found = (nick, named)
+        case .nobody, .place:
+            break
         }
         let own = try await ownPin(
             call, services, alternative: "\(call.prefix)time \(Formatting.clean(argument, maxBytes: 60))")
         let now = services.now()
         // A channel that hears names only hears no place in a refusal either.
-        let withheld = await ClassLookups.withholdsPlaces(call, services)
+        let withheld = await lookup.audience.withholdsPlaces()
         guard let ownZone = await zone(of: own, services, now: now).timeZone else {
             let hint = "/msg \(call.botNick) \(call.prefix)post"
             throw UserFacingError(
@@ -302,7 +307,9 @@ public struct TimePlugin: Plugin {
                         "overlap.ownZoneUnknownAt",
                         ["hint": hint, "place": Formatting.place(own.shown(at: now).mapString, phrases: phrases)]))
         }
-        let matches = try await classmates(matching: argument, call, services).filter { $0.uniqueKey != own.uniqueKey }
+        let matches = try classmates(nick: found.nick, named: found.named, call).filter {
+            $0.uniqueKey != own.uniqueKey
+        }
         guard !matches.isEmpty else {
             throw UserFacingError(phrases("overlap.nobodyElse", ["typed": PlaceWording.quoted(argument)]))
         }
@@ -332,8 +339,8 @@ public struct TimePlugin: Plugin {
             : shared.map {
                 phrases("overlap.window", ["yours": $0.rangeText(in: ownZone), "theirs": $0.rangeText(in: theirZone)])
             }.joined(separator: "; ")
-        await ClassLookups.answer(
-            call, services, lines: [phrases("overlap.shared", ["name": name, "windows": text])], naming: [name])
+        await lookup.audience.answer(
+            lines: [phrases("overlap.shared", ["name": name, "windows": text])], naming: [name])
     }
 
     // MARK: - Lookups
@@ -367,24 +374,15 @@ public struct TimePlugin: Plugin {
         return pin
     }
 
-    /// The pins `query` names: the pin of the student logged in with that nick, else the pins
-    /// whose first, last or full name it is. Looking up classmates follows the class's
-    /// visibility (`web.visibility`).
-    static func classmates(matching query: String, _ call: Invocation, _ services: ClassServices) async throws
+    /// The pins of the classmates a lookup found: the pin of the student logged in under the nick
+    /// (who must have one), else the pins of that name.
+    static func classmates(nick: ClassLookup.NickMatch?, named: [StudentLocation], _ call: Invocation) throws
         -> [StudentLocation]
     {
-        try ClassLookups.requireClassMember(call, services)
-        if let owner = await NickLookup.session(ofNick: query, call: call, services: services) {
-            guard
-                let pin = try await services.call({
-                    try await services.directory.location(ofAccount: owner.profile.accountKey)
-                })
-            else {
-                throw UserFacingError(
-                    call.phrases("near.nickHasNoPin", ["nick": Formatting.clean(query, maxBytes: 40)]))
-            }
-            return [pin]
+        guard let nick else { return named }
+        guard let pin = nick.pin else {
+            throw UserFacingError(call.phrases("near.nickHasNoPin", ["nick": nick.nick]))
         }
-        return try await services.call { try await services.classMap.pins(named: query) }
+        return [pin]
     }
 }

@@ -53,23 +53,27 @@ public struct WherePlugin: Plugin {
     }
 
     static func `where`(_ call: Invocation, _ services: ClassServices) async throws {
-        try ClassLookups.requireClassMember(call, services)
+        let lookup = try await ClassLookup.resolve(call, services, accepting: [.nick, .name], matching: .every)
         let query = call.argument
-        guard !query.isEmpty else {
-            throw UserFacingError(call.phrases("where.usage", ["command": call.prefix + "where"]))
-        }
         let now = services.now()
         let phrases = call.phrases
         var lines: [String] = []
         var names: [String] = []
-        var shownKeys: Set<String> = []
+        let nickMatch: ClassLookup.NickMatch?
+        let matches: [StudentLocation]
+        switch lookup.found {
+        case .nothing:
+            throw UserFacingError(call.phrases("where.usage", ["command": call.prefix + "where"]))
+        case .classmates(let nick, let named):
+            (nickMatch, matches) = (nick, named)
+        case .nobody, .place:
+            (nickMatch, matches) = (nil, [])
+        }
 
         // A nick with a session first: their own pin.
-        if let owner = await NickLookup.session(ofNick: query, call: call, services: services) {
-            let nick = Formatting.clean(query, maxBytes: 40)
-            if let pin = try await services.call({
-                try await services.directory.location(ofAccount: owner.profile.accountKey)
-            }) {
+        if let owner = nickMatch {
+            let nick = owner.nick
+            if let pin = owner.pin {
                 if let away = await TripWording.away(pin, now: now, services: services, phrases: phrases) {
                     lines.append(Formatting.line(["\(nick): \(away)", Formatting.link(pin.mediaURL)]))
                 } else {
@@ -78,17 +82,13 @@ public struct WherePlugin: Plugin {
                             "where.nickIs",
                             ["nick": nick, "student": Formatting.student(pin, now: now, phrases: phrases)]))
                 }
-                shownKeys.insert(pin.uniqueKey)
                 names.append(Formatting.name(pin))
             } else {
-                lines.append(
-                    phrases("where.nickHasNoPin", ["nick": nick, "name": Formatting.displayName(owner.profile)]))
-                names.append(Formatting.displayName(owner.profile))
+                lines.append(phrases("where.nickHasNoPin", ["nick": nick, "name": owner.name]))
+                names.append(owner.name)
             }
         }
 
-        let named = try await services.call { try await services.classMap.pins(named: query) }
-        let matches = named.filter { !shownKeys.contains($0.uniqueKey) }
         // Namesakes are told apart, never picked between: a name several pins share is said first,
         // then each of them with its place and how long ago it was posted.
         if let shared = Self.sharedName(among: matches) {
@@ -108,10 +108,10 @@ public struct WherePlugin: Plugin {
             let shown = Formatting.clean(query, maxBytes: 60)
             throw UserFacingError(phrases("where.nobody", ["query": shown]))
         }
-        let privately = await ClassLookups.answersAskerAlone(call, services)
+        let privately = await lookup.audience.answersAskerAlone()
         let cap = privately ? privateLimit : call.channelLineCap
         if lines.count <= cap {
-            await ClassLookups.answer(call, services, lines: lines, naming: names)
+            await lookup.audience.answer(lines: lines, naming: names)
             return
         }
         let keep = max(1, cap - 1)
@@ -125,6 +125,6 @@ public struct WherePlugin: Plugin {
                     "count": more,
                     "hint": "/msg \(call.botNick) \(call.prefix)where \(Formatting.clean(query, maxBytes: 60))",
                 ])
-        await ClassLookups.answer(call, services, lines: Array(lines.prefix(keep)) + [hint], naming: names)
+        await lookup.audience.answer(lines: Array(lines.prefix(keep)) + [hint], naming: names)
     }
 }
