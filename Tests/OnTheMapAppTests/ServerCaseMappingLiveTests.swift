@@ -9,29 +9,8 @@ import Testing
 @Suite(.tags(.startsProcesses), .timeLimit(.minutes(2)))
 struct ServerCaseMappingLiveTests {
     @Test func ownersAreMatchedTheWayTheServerComparesNicks() async throws {
-        let server = try await ScriptedIRCServer.start { message, _ in
-            switch message.command {
-            case "CAP":
-                switch message.parameters.first {
-                case "LS": return [":srv CAP * LS :multi-prefix"]
-                case "REQ": return [":srv CAP * ACK :\(message.parameters.last ?? "")"]
-                case "END":
-                    return [
-                        ":srv 001 MapBot :Welcome",
-                        ":srv 005 MapBot CASEMAPPING=ascii CHANTYPES=# :are supported by this server",
-                        ":srv 376 MapBot :End of MOTD",
-                    ]
-                default: return []
-                }
-            case "JOIN":
-                let channel = message.parameters.first ?? "#class"
-                return [":MapBot!otm@127.0.0.1 JOIN \(channel)", ":srv 366 MapBot \(channel) :End of /NAMES list."]
-            case "PING":
-                return [":srv PONG srv :\(message.parameters.last ?? "")"]
-            default:
-                return []
-            }
-        }
+        let network = SolanumLikeNetwork(botNick: "MapBot", capabilities: "multi-prefix", caseMapping: "ascii")
+        let server = try await ScriptedIRCServer.start(respond: network.responder)
         let folder = try TemporaryDirectory(prefix: "server-casemapping")
         let bot = try BotFaultLiveTests.startBot(
             config: """

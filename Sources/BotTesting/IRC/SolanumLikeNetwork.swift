@@ -42,13 +42,16 @@ public final class SolanumLikeNetwork: Sendable {
     public let members: [String: [Member]]
     /// Metadata keys the server refuses (`FAIL METADATA KEY_NO_PERMISSION`).
     public let refusedMetadataKeys: Set<String>
+    /// The `CASEMAPPING` its ISUPPORT names.
+    public let caseMapping: String
     private let state = NIOLockedValueBox(State())
 
     /// `capabilities` as the server's `CAP LS` lists them; channel names in lower case.
     public init(
         botNick: String, capabilities: String = "message-tags batch", botOnlyChannels: Set<String> = [],
-        members: [String: [Member]] = [:], refusedMetadataKeys: Set<String> = []
+        members: [String: [Member]] = [:], refusedMetadataKeys: Set<String> = [], caseMapping: String = "rfc1459"
     ) {
+        self.caseMapping = caseMapping
         self.botNick = botNick
         self.capabilities = capabilities
         self.botOnlyChannels = botOnlyChannels
@@ -90,7 +93,7 @@ public final class SolanumLikeNetwork: Sendable {
         case ("CAP", "END"):
             return [
                 ":srv 001 \(me) :Welcome to the Solanum-like network",
-                ":srv 005 \(me) BOT=B CASEMAPPING=rfc1459 CHANTYPES=# PREFIX=(ov)@+ :are supported by this server",
+                ":srv 005 \(me) BOT=B CASEMAPPING=\(caseMapping) CHANTYPES=# PREFIX=(ov)@+ :are supported by this server",
                 ":srv 375 \(me) :- srv Message of the Day -",
                 ":srv 372 \(me) :- Be excellent to each other",
                 ":srv 376 \(me) :End of /MOTD command.",
