@@ -7,7 +7,9 @@ against the built bot's web listener:
    refusal of an empty form is Japanese;
 3. the sign-in link of a student who chose French on IRC (`!lang fr`), opened in a Spanish browser:
    the sign-in page is Spanish; once signed in, the map is French and names her, and so is the
-   posting scene; the menu cannot override her choice, and says so in French.
+   posting scene; the menu cannot override her choice, and says so in French;
+4. a browser asking for each of the six languages in turn reads the page, the log-in scene (and its
+   refusal of an empty form), the table scene and the posting scene's words in that language.
 
     /usr/bin/python3 Tests/Browser/web_language.py BASE_URL SIGN_IN_LINK STUDENT_NAME
 
@@ -17,6 +19,7 @@ and exits 1.
 """
 import json
 import os
+import re
 import sys
 
 from selenium.webdriver.common.by import By
@@ -33,7 +36,9 @@ def catalogue(tag):
     return {key: (value if isinstance(value, str) else value.get("text", value)) for key, value in entries.items()}
 
 
-CATALOGUES = {tag: catalogue(tag) for tag in ("en", "es", "fr", "ja")}
+PLURAL_FORMS = ("zero", "one", "two", "few", "many", "other")
+LANGUAGES = ("en", "es", "fr", "de", "pt-BR", "ja")
+CATALOGUES = {tag: catalogue(tag) for tag in LANGUAGES}
 
 
 def words(tag, key, **values):
@@ -41,6 +46,17 @@ def words(tag, key, **values):
     for name, value in values.items():
         text = text.replace("{" + name + "}", value)
     return text
+
+
+def counted(tag, key, actual):
+    """Whether `actual` is one of the counted message's forms in `tag`, with a number for {count}."""
+    entry = CATALOGUES[tag][key]
+    forms = [entry] if isinstance(entry, str) else [form for name, form in entry.items() if name in PLURAL_FORMS]
+    for form in forms:
+        pattern = re.escape(form).replace(re.escape("{count}"), r"[0-9][0-9\s.,\u00a0\u202f]*")
+        if re.fullmatch(pattern, actual):
+            return True
+    return False
 
 
 def text(driver, node_id):
@@ -174,11 +190,53 @@ def student_in_french(base, link, name):
         driver.quit()
 
 
+def every_language(base):
+    """Each language's browser reads the page and the three scenes in its language."""
+    for tag in LANGUAGES:
+        driver = headless_chromium(language=tag)
+        try:
+            driver.get(base + "/map")
+            expect_page(driver, tag, "a browser asking for %s" % tag)
+            # The log-in scene, and its refusal of an empty form.
+            driver.find_element(By.ID, "login-open").click()
+            wait_until(driver, "%s: the log-in scene opens" % tag, lambda: shown(driver, "login-form"))
+            heading = driver.find_element(By.CSS_SELECTOR, "#login-form h2").text
+            if heading != words(tag, "web.page.login"):
+                raise StepFailed("%s: the log-in scene's heading is %r" % (tag, heading))
+            driver.find_element(By.ID, "login-submit").click()
+            wait_until(driver, "%s: an empty log-in is refused in that language" % tag,
+                       lambda: text(driver, "login-error") == words(tag, "web.page.login.empty"))
+            # The posting scene's words (it opens for a signed-in student; its French walk is above).
+            posting = driver.execute_script(
+                "return document.querySelector('#place-form h2').textContent")
+            if posting != words(tag, "web.page.place.heading"):
+                raise StepFailed("%s: the posting scene's heading is %r" % (tag, posting))
+            # The table scene: its tab, caption and column names.
+            driver.find_element(By.ID, "tab-table").click()
+            wait_until(driver, "%s: the table scene shows" % tag, lambda: shown(driver, "table"))
+            caption = driver.find_element(By.CSS_SELECTOR, "#table caption").text
+            if not counted(tag, "web.page.table.caption", caption):
+                raise StepFailed("%s: the table's caption is %r" % (tag, caption))
+            columns = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "#table thead th")]
+            expected = [words(tag, "web.page.table." + key) for key in ("name", "place", "localTime", "link", "when")]
+            if columns != expected:
+                raise StepFailed("%s: the table's columns are %r, not %r" % (tag, columns, expected))
+            errors = page_errors(driver, expected=lambda message: "api/locations.json" in message and "401" in message)
+            if errors:
+                raise StepFailed("%s: the page logged errors: %s" % (tag, errors))
+        except StepFailed:
+            print("page state: lang=%r status=%r" % (page_language(driver), text(driver, "status")))
+            raise
+        finally:
+            driver.quit()
+
+
 def main():
     base, link, name = sys.argv[1:4]
     try:
         spanish_then_japanese(base)
         student_in_french(base, link, name)
+        every_language(base)
     except StepFailed as failure:
         print("step failed: %s" % failure)
         return 1

@@ -15,8 +15,9 @@ import Testing
     /// scene in Spanish; its language menu switches to Japanese, which holds after a reload (and
     /// the log-in scene's refusal is Japanese). Jane says `!lang fr` on IRC and opens the link of
     /// her private `!map` in a Spanish browser: signed in, she reads the map and its posting scene
-    /// in French. The API's
-    /// error texts follow `Accept-Language`, its statuses and shapes unchanged.
+    /// in French. A browser asking for each of the six languages reads the page, the log-in, table
+    /// and posting scenes in it. The API's error texts follow `Accept-Language`, its statuses and
+    /// shapes unchanged.
     @Test func thePageFollowsTheBrowserTheMenuAndTheStudentsLanguage() async throws {
         try await NgircdServer.withRunning { server in
             let folder = try TemporaryDirectory(prefix: "web-language")
