@@ -134,7 +134,8 @@ extension SQLiteStudentDirectory {
                     WHERE unique_key = ?
                     """)
             var outcome = PinImportOutcome(created: 0, updated: 0)
-            for record in records {
+            let ids = RandomID.make(count: records.count)
+            for (record, id) in zip(records, ids) {
                 let draft = record.pin.draft
                 let (created, updated) = record.times(now: now)
                 let (first, last, place) = (
@@ -143,7 +144,7 @@ extension SQLiteStudentDirectory {
                 let precision = record.pin.precision.rawValue
                 let trip = Self.tripFields(draft.trip)
                 try insert.execute(arguments: [
-                    RandomID.make(), draft.uniqueKey, first, last, place, draft.mediaURL, draft.coordinate.latitude,
+                    id, draft.uniqueKey, first, last, place, draft.mediaURL, draft.coordinate.latitude,
                     draft.coordinate.longitude, precision, SQLiteStore.milliseconds(created),
                     SQLiteStore.milliseconds(updated), revision, trip[0], trip[1], trip[2], trip[3],
                 ])

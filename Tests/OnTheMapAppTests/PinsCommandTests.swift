@@ -150,11 +150,11 @@ import Testing
         k2,Grace,Hopper,"10 Downing Street, London",https://grace.example,51.50344,-0.12770
         """
 
-    static func pins(_ database: String) async throws -> [String: StudentLocation] {
+    static func pins(_ database: String, limit: Int = 10) async throws -> [String: StudentLocation] {
         let directory = try SQLiteStudentDirectory(path: database)
         defer { try? directory.close() }
         return Dictionary(
-            uniqueKeysWithValues: try await directory.recentLocations(limit: 10, skip: 0).map { ($0.uniqueKey, $0) })
+            uniqueKeysWithValues: try await directory.recentLocations(limit: limit, skip: 0).map { ($0.uniqueKey, $0) })
     }
 
     /// An import keeps each pin at the class's level or its student's coarser choice, with the
@@ -185,6 +185,44 @@ import Testing
         let bad = try await CLI.run(["pins", "import", "--config", config, "--precision", "street", file])
         #expect(bad.status != 0)
         #expect(bad.output.contains("street"), "\(bad.output)")
+    }
+
+    /// A file large enough to be kept in parts side by side: every pin is kept at its own place and
+    /// its own student's choice, whichever part it fell in (the parts are put back in the file's order).
+    @Test func aLargeImportKeepsEachPinWithItsOwnStudent() async throws {
+        let folder = try TemporaryDirectory(prefix: "pins-import-parts")
+        let (config, database) = try CLI.makeConfig(in: folder)
+        let count = 6_000
+        var lines = ["uniqueKey,firstName,lastName,mapString,mediaURL,latitude,longitude"]
+        for index in 0..<count {
+            let point = index % 2 == 0 ? "37.422476,-122.084249" : "51.50344,-0.12770"
+            lines.append("s\(index),First\(index),Last\(index),Somewhere,https://example.org/\(index),\(point)")
+        }
+        let file = folder.file("class.csv")
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let chosen: Set = ["s10", "s4501"]
+        let state = try SQLiteStudentDirectory(path: database)
+        for key in chosen { try await state.setState("precision/\(key)", "country") }
+        try state.close()
+
+        let imported = try await CLI.run(["pins", "import", "--config", config, file])
+        #expect(imported.status == 0, "\(imported.output)")
+        let pins = try await Self.pins(database, limit: count + 10)
+        #expect(pins.count == count)
+        let london = pins["s1"]?.mapString ?? ""
+        #expect(london.hasPrefix("London"), "\(london)")
+        var misplaced: [String] = []
+        for index in 0..<count {
+            let key = "s\(index)"
+            let expected =
+                chosen.contains(key)
+                ? (index % 2 == 0 ? "United States" : "United Kingdom")
+                : (index % 2 == 0 ? "Mountain View, California, United States" : london)
+            if pins[key]?.mapString != expected || pins[key]?.firstName != "First\(index)" {
+                misplaced.append("\(key): \(pins[key]?.mapString ?? "none")")
+            }
+        }
+        #expect(misplaced.isEmpty, "\(misplaced.prefix(5))")
     }
 
     /// Both commands follow the config's privacy keys: without `--precision` an import keeps each pin

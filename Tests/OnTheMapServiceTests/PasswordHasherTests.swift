@@ -103,6 +103,21 @@ struct PasswordHasherTests {
         #expect(RandomID.make(byteCount: 4).count == 22)  // never below 128 bits
     }
 
+    /// Ids made many at once (a file of new pins, read from the kernel in one go) are as long,
+    /// as URL-safe and as unique as ids made one by one, and the bytes behind them are not zero.
+    @Test func randomIdsMadeManyAtOnceAreLongUrlSafeAndUnique() {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let ids = RandomID.make(count: 10_000)
+        #expect(ids.count == 10_000)
+        #expect(ids.allSatisfy { $0.count == 22 && $0.allSatisfy(allowed.contains) })
+        #expect(Set(ids).count == 10_000)
+        #expect(RandomID.make(count: 300, byteCount: 32).allSatisfy { $0.count == 43 })
+        #expect(RandomID.make(count: 0).isEmpty)
+        let bytes = RandomID.randomBytes(65_536)
+        #expect(bytes.count == 65_536)
+        #expect(bytes.filter { $0 == 0 }.count < 1_000)  // about 256 expected
+    }
+
     @Test func base64URLEncoding() {
         #expect(RandomID.base64URL([0xFB, 0xFF, 0xBF]) == "-_-_")
         #expect(RandomID.base64URL([0x00]) == "AA")

@@ -1,3 +1,4 @@
+import Foundation
 import OnTheMapService
 
 /// The class's one privacy boundary for what is stored. Every way a pin or trip is made or changed
@@ -61,17 +62,34 @@ public struct PrivacyGate: Sendable {
 
     /// The pins of a whole file as `pins import` keeps them: each at `level` or at its student's own
     /// level when that is coarser, with the name form they chose. The class's choices are read
-    /// once (two reads in all), not twice a pin.
+    /// once (two reads in all), not twice a pin. The file is kept in as many parts side by side as
+    /// the machine has cores (each pin's nearest place is most of the work), in the file's order.
     public func keepAll(_ drafts: [PinDraft], atLeast level: PinPrecision) async throws -> [PinCoarsener.CoarsePin] {
         let levels = try await choices.all()
         let names = try await choices.allNameForms()
-        var kept: [PinCoarsener.CoarsePin] = []
-        kept.reserveCapacity(drafts.count)
-        for draft in drafts {
-            let target = max(level, levels[draft.uniqueKey].map { policy.allowed($0) } ?? level)
-            kept.append(await keep(draft, at: target, nameForm: names[draft.uniqueKey] ?? .full, resolved: nil))
+        let parts = min(max(1, ProcessInfo.processInfo.activeProcessorCount), max(1, drafts.count / 1_000))
+        let size = (drafts.count + parts - 1) / max(1, parts)
+        let gate = self
+        let keptParts = await withTaskGroup(of: (Int, [PinCoarsener.CoarsePin]).self) { group in
+            for part in 0..<parts {
+                let slice = drafts[min(drafts.count, part * size)..<min(drafts.count, (part + 1) * size)]
+                group.addTask {
+                    var kept: [PinCoarsener.CoarsePin] = []
+                    kept.reserveCapacity(slice.count)
+                    for draft in slice {
+                        let target = max(level, levels[draft.uniqueKey].map { gate.policy.allowed($0) } ?? level)
+                        kept.append(
+                            await gate.keep(draft, at: target, nameForm: names[draft.uniqueKey] ?? .full, resolved: nil)
+                        )
+                    }
+                    return (part, kept)
+                }
+            }
+            var done: [[PinCoarsener.CoarsePin]] = Array(repeating: [], count: parts)
+            for await (part, kept) in group { done[part] = kept }
+            return done
         }
-        return kept
+        return keptParts.flatMap { $0 }
     }
 
     private func keep(_ draft: PinDraft, at level: PinPrecision, nameForm: NameForm, resolved: PlaceCandidate?) async

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Unguessable identifiers (session ids, object ids, account keys) from the system's
 /// cryptographic random source, as URL-safe base64 without padding (`A–Z a–z 0–9 - _`).
 public enum RandomID {
@@ -9,11 +13,41 @@ public enum RandomID {
         base64URL(randomBytes(max(16, byteCount)))
     }
 
-    /// `count` bytes from `SystemRandomNumberGenerator` (the OS's CSPRNG).
+    /// `count` new ids of `byteCount` random bytes each, from one read of the OS's CSPRNG for all of
+    /// them (a file of new pins costs one system call, not two a pin).
+    public static func make(count: Int, byteCount: Int = 16) -> [String] {
+        let size = max(16, byteCount)
+        let bytes = randomBytes(count * size)
+        return (0..<count).map { index in base64URL(Array(bytes[index * size..<(index + 1) * size])) }
+    }
+
+    /// `count` bytes from the OS's CSPRNG: `SystemRandomNumberGenerator` for a few, the kernel's
+    /// `/dev/urandom` in as few reads as it allows for many (that generator where the device cannot
+    /// be read).
     public static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        #if canImport(Glibc)
+            var filled = 0
+            let device = count < 4_096 ? -1 : open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+            if device >= 0 {
+                bytes.withUnsafeMutableBytes { buffer in
+                    while filled < count {
+                        let got = read(device, buffer.baseAddress! + filled, count - filled)
+                        if got > 0 {
+                            filled += got
+                        } else if got < 0 && errno == EINTR {
+                            continue
+                        } else {
+                            break
+                        }
+                    }
+                }
+                close(device)
+            }
+            if filled == count { return bytes }
+        #endif
         var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 8)
+        bytes.removeAll(keepingCapacity: true)
         while bytes.count < count {
             withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
         }
