@@ -130,7 +130,8 @@ import Testing
             replacing: { services in
                 [
                     LoginPlugin(
-                        services: .init(services), settings: LoginPlugin.Settings(allowRegistration: true, passwords: false))
+                        services: .init(services),
+                        settings: LoginPlugin.Settings(allowRegistration: true, passwords: false))
                 ]
             })
         fixture.bot.transport.setAccountTracking(.tagged)
