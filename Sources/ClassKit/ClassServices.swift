@@ -77,22 +77,27 @@ public final class ClassServices: Sendable {
     /// instances), when the backend keeps accounts: one per bot, shared by every network.
     public let accountEvents: AccountEventWatch?
     public let geocoder: any Geocoder
-    /// Tells places from what is not one, and offers rather than assumes inexact matches.
-    public let placeResolver: PlaceResolver
+    /// Finds the places users type: tells places from what is not one, and offers rather than
+    /// assumes inexact matches.
+    public let placeFinder: PlaceFinder
+    /// The place finder without its sentences (the served API words its own failures).
+    public var placeResolver: PlaceResolver { placeFinder.resolver }
+    /// Makes the privacy gate with the rules in force.
+    public let privacyGates: PrivacyGates
     /// The one way a pin or trip goes to the directory: made no more precise than its student
     /// chose, with the privacy rules in force (a config reload changes them at once).
-    public var privacyGate: PrivacyGate {
-        PrivacyGate(places: placeLevels, policy: settings.privacy, choices: privacyChoices)
-    }
+    public var privacyGate: PrivacyGate { privacyGates.current }
     /// The offline gazetteer's levels, which pins are coarsened to (nil: a grid).
     private let placeLevels: (any PlaceLevelFinder)?
     /// Each student's choice of precision (`!privacy`).
-    public let privacyChoices: PrivacyChoices
+    public var privacyChoices: PrivacyChoices { privacyGates.choices }
     /// The time zones of pins and places (`!time`, `!awake`, `!overlap`): the offline gazetteer's
     /// (`places`), whatever geocoder finds places; every zone is unknown without it.
     public let timeZones: PinTimeZones
     /// The shared settings in force (a config reload may change them).
-    public var settings: ClassSettings { currentSettings.withLockedValue { $0 } }
+    public var settings: ClassSettings { settingsInForce.current }
+    /// The shared settings in force, as plugins read them.
+    public let settingsInForce: SettingsInForce
     /// The wall clock ("how long ago", post expiry, login throttle).
     public let now: @Sendable () -> Date
 
@@ -114,13 +119,13 @@ public final class ClassServices: Sendable {
     /// The instance name the state kept across restarts is filed under: the one at start, so a
     /// reload that changes the announcement channels finds what was kept.
     public let keptStateInstance: String?
-    private let currentSettings: NIOLockedValueBox<ClassSettings>
-    private let logoutListeners = NIOLockedValueBox<[@Sendable (SessionOwner) async -> Void]>([])
-    private let savedPinListeners: PinWakeups
+    /// What this network's plugins keep about students, and who hears of a `!logout`.
+    public let keepers = StudentKeepers()
+    /// The announcers' wake-ups, shared by every network: a pin saved outside IRC, or announced on
+    /// one network, wakes them all.
+    public let pinWakeups: PinWakeups
     /// The services of every network of this bot (this one's and those sharing it).
     private let networks: ClassNetworks
-    private let studentKeepers = NIOLockedValueBox<[StudentKeeper]>([])
-    private let studentKeyListers = NIOLockedValueBox<[String: @Sendable () async -> Set<String>]>([:])
     /// Retention runs once per bot, whichever network's privacy plugin starts it.
     public let retentionStarted: NIOLockedValueBox<Bool>
 
@@ -141,11 +146,15 @@ public final class ClassServices: Sendable {
         self.stateStore = stateStore
         self.pinChanges = pinChanges
         self.geocoder = geocoder
-        self.placeResolver = PlaceResolver(geocoder: geocoder)
-        self.placeLevels = first?.placeLevels ?? places
-        self.privacyChoices = first?.privacyChoices ?? PrivacyChoices(store: stateStore)
+        self.placeFinder = PlaceFinder(geocoder: geocoder)
+        let placeLevels = first?.placeLevels ?? places
+        self.placeLevels = placeLevels
+        let settingsInForce = SettingsInForce(settings)
+        self.settingsInForce = settingsInForce
+        self.privacyGates = PrivacyGates(
+            places: placeLevels, settings: settingsInForce,
+            choices: first?.privacyChoices ?? PrivacyChoices(store: stateStore))
         self.timeZones = first?.timeZones ?? PinTimeZones(finder: places)
-        self.currentSettings = NIOLockedValueBox(settings)
         self.now = now
         self.classMap =
             first?.classMap
@@ -154,7 +163,7 @@ public final class ClassServices: Sendable {
         self.loginThrottle =
             first?.loginThrottle ?? LoginThrottle(policy: loginThrottlePolicy, store: stateStore, now: now)
         self.registrations = first?.registrations ?? RegistrationAllowance(now: now)
-        self.savedPinListeners = first?.savedPinListeners ?? PinWakeups()
+        self.pinWakeups = first?.pinWakeups ?? PinWakeups()
         self.keptStateInstance = settings.instanceName
         let networks = first?.networks ?? ClassNetworks()
         let watch = first?.accountEvents ?? feed.map { AccountEventWatch(feed: $0, networks: networks) }
@@ -180,37 +189,27 @@ public final class ClassServices: Sendable {
         [self] + networks.all.filter { $0 !== self }
     }
 
-    /// Registers what the plugin called `plugin` keeps about students outside the directory:
-    /// `describe` lists it for `!mydata`, `erase` forgets it (and returns what it forgot, in words:
-    /// "your unit choice"), both in the language of the reference's `phrases`. A plugin made afresh (a config reload) replaces its earlier registration.
+    /// Registers what the plugin called `plugin` keeps about students (``StudentKeepers``).
     public func keepsAboutStudents(
         plugin: String, describe: @escaping @Sendable (StudentReference) async -> [KeptItem],
         erase: @escaping @Sendable (StudentReference) async -> [String]
     ) {
-        let keeper = StudentKeeper(plugin: plugin, describe: describe, erase: erase)
-        studentKeepers.withLockedValue { keepers in
-            if let index = keepers.firstIndex(where: { $0.plugin == plugin }) {
-                keepers[index] = keeper
-            } else {
-                keepers.append(keeper)
-            }
-        }
+        keepers.keepsAboutStudents(plugin: plugin, describe: describe, erase: erase)
     }
 
-    /// Registers how the plugin called `plugin` lists the account keys it keeps something about
-    /// (so that an erasure made elsewhere, known by a digest of the key, finds them).
-    public func keepsAccounts(plugin: String, list: @escaping @Sendable () async -> Set<String>) {
-        studentKeyListers.withLockedValue { $0[plugin] = list }
-    }
-
-    /// The listers of ``keepsAccounts(plugin:list:)``.
+    /// The listers of ``StudentKeepers/keepsAccounts(plugin:list:)``.
     func accountKeyListers() -> [@Sendable () async -> Set<String>] {
-        studentKeyListers.withLockedValue { Array($0.values) }
+        keepers.accountKeyListers()
     }
 
     /// The write hook of state kept about students: brings the memory up to date with the
     /// accounts erased elsewhere first (see ``AccountEventWatch``); nil without account events.
     public var beforeKeptWrite: (@Sendable () async -> Void)? { Self.catchUp(accountEvents) }
+
+    /// Where the plugins' `KeptState` lives on this network.
+    public var keptStateHome: KeptStateHome {
+        KeptStateHome(store: stateStore, instance: keptStateInstance, beforeWrite: beforeKeptWrite)
+    }
 
     /// The longest a command or a write of kept state waits for the directory's account events
     /// (read in milliseconds when the directory answers).
@@ -224,51 +223,43 @@ public final class ClassServices: Sendable {
 
     /// What this network's plugins keep about `student`.
     public func keptItems(about student: StudentReference) async -> [KeptItem] {
-        var items: [KeptItem] = []
-        for keeper in studentKeepers.withLockedValue({ $0 }) { items += await keeper.describe(student) }
-        return items
+        await keepers.keptItems(about: student)
     }
 
     /// Has this network's plugins forget `student`; returns what they forgot.
     public func eraseKept(about student: StudentReference) async -> [String] {
-        var erased: [String] = []
-        for keeper in studentKeepers.withLockedValue({ $0 }) { erased += await keeper.erase(student) }
-        return erased
+        await keepers.eraseKept(about: student)
     }
 
     /// Takes a pin saved outside the IRC commands (the HTTP API): every command sees it at once,
     /// and the announcer looks for new pins now rather than at its next poll.
     public func pinSavedOutsideIRC(_ pin: StudentLocation) async {
-        await classMap.record(pin)
-        savedPinListeners.wakeAll()
+        await outsidePins.saved(pin)
     }
+
+    /// What takes the pins saved outside IRC.
+    public var outsidePins: OutsidePins { OutsidePins(classMap: classMap, wakeups: pinWakeups) }
 
     /// Wakes every announcer sharing this class map (those of the other networks, after a post here
     /// was announced in this network's channels).
     public func wakeAnnouncers() {
-        savedPinListeners.wakeAll()
+        pinWakeups.wakeAll()
     }
 
     /// A wake-up each time ``pinSavedOutsideIRC(_:)`` or ``wakeAnnouncers()`` is called, here or
     /// on services sharing these (the announcers listen).
     public func savedPinWakeups() -> AsyncStream<Void> {
-        savedPinListeners.stream()
+        pinWakeups.stream()
     }
 
     /// Takes new shared settings (a config reload): announcements and hints follow them at once.
     public func update(settings: ClassSettings) {
-        currentSettings.withLockedValue { $0 = settings }
+        settingsInForce.update(settings)
     }
 
-    /// Calls `listener` each time a student logs out with `!logout` (a plugin ends what the student
-    /// left open).
-    public func onLogout(_ listener: @escaping @Sendable (SessionOwner) async -> Void) {
-        logoutListeners.withLockedValue { $0.append(listener) }
-    }
-
-    /// Tells every ``onLogout(_:)`` listener that `owner` logged out.
+    /// Tells every plugin listening (``StudentKeepers/onLogout(_:)``) that `owner` logged out.
     public func loggedOut(_ owner: SessionOwner) async {
-        for listener in logoutListeners.withLockedValue({ $0 }) { await listener(owner) }
+        await keepers.loggedOut(owner)
     }
 
     /// Geocodes `query`, turning a `ServiceError` into the place finder's sentence (it is not the
@@ -283,32 +274,28 @@ public final class ClassServices: Sendable {
 
     /// Resolves a typed place, turning a `ServiceError` into the place finder's sentence.
     public func resolvePlace(_ query: String) async throws -> PlaceResolution {
-        do {
-            return try await placeResolver.resolve(query)
-        } catch let error as ServiceError {
-            throw ServiceErrorWording.geocoderError(for: error)
-        }
+        try await placeFinder.resolve(query)
     }
 
     /// Runs a service call, turning a `ServiceError` into the one sentence the user sees.
     public func call<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as ServiceError {
-            throw ServiceErrorWording.error(for: error)
-        }
+        try await ServiceCalls()(body)
     }
 }
 
 /// The announcers' wake-ups for a pin saved in this process, shared by every network's services.
-final class PinWakeups: Sendable {
+public final class PinWakeups: Sendable {
     private let listeners = NIOLockedValueBox<[UUID: AsyncStream<Void>.Continuation]>([:])
 
-    func wakeAll() {
+    public init() {}
+
+    /// Wakes every announcer listening.
+    public func wakeAll() {
         for listener in listeners.withLockedValue({ $0.values }) { listener.yield() }
     }
 
-    func stream() -> AsyncStream<Void> {
+    /// A wake-up each time ``wakeAll()`` is called.
+    public func stream() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
         listeners.withLockedValue { $0[id] = continuation }

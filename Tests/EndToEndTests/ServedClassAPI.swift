@@ -112,7 +112,7 @@ struct ServedClassAPI: Sendable {
             settings: ClassSettings(privacy: PrivacyPolicy(defaultPrecision: .exact)))
         var logger = Logger(label: "served-api")
         logger.logLevel = .critical
-        let api = ClassAPI(services: services, accounts: directory, settings: settings, logger: logger)
+        let api = ClassAPI(services: ClassAPI.Needs(services), accounts: directory, settings: settings, logger: logger)
         // As the bot serves them: the page offers the student scenes when the API is beside it,
         // and its pins are the class's when the API's reads are (`web.visibility` sets both).
         let access = MapAccess(

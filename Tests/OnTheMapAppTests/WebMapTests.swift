@@ -354,7 +354,7 @@ enum MapFixtures {
             directory: directory, trips: directory, geocoder: FixedGeocoder(places: [:]), places: nil,
             settings: ClassSettings(webMapURL: "http://map.class.example/", privacy: PrivacyPolicy(visibility: .public))
         )
-        let bot = TestBot(plugins: [MapPlugin(services: services)])
+        let bot = TestBot(plugins: [MapPlugin(services: .init(services))])
         #expect(await bot.dm("!map", as: "bob").map(\.text) == ["The class map: http://map.class.example/"])
         #expect(
             await bot.dm("!map São Paulo", as: "bob").map(\.text)

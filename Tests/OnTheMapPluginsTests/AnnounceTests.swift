@@ -10,7 +10,7 @@ import Testing
 @Suite(.tags(.startsProcesses)) struct AnnounceTests {
     /// An announcer that polls every 50 ms.
     static func fastAnnouncer(_ services: ClassServices) -> [any Plugin] {
-        [AnnouncePlugin(services: services, settings: .init(pollInterval: .milliseconds(50)))]
+        [AnnouncePlugin(services: .init(services), settings: .init(pollInterval: .milliseconds(50)))]
     }
 
     /// Runs the bot's background plugins while `body` runs.
@@ -145,7 +145,9 @@ import Testing
             directory: base.directory, trips: base.directory, stateStore: base.sqlite, pinChanges: notifications,
             geocoder: SharedGazetteer.geocoder, places: SharedGazetteer.geocoder,
             settings: ClassSettings(announceChannels: ["#class"]))
-        let bot = TestBot(plugins: [AnnouncePlugin(services: services, settings: .init(pollInterval: .seconds(3600)))])
+        let bot = TestBot(plugins: [
+            AnnouncePlugin(services: .init(services), settings: .init(pollInterval: .seconds(3600)))
+        ])
         let running = Task { await bot.router.runBackgroundPlugins() }
         defer { running.cancel() }
         try await Self.waitUntilStarted(base)

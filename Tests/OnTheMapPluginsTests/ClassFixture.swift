@@ -150,7 +150,7 @@ struct ClassFixture {
         let plugins =
             ClassPlugins.make(enabled: plugins, services: services).map { plugin in
                 replaced.first { $0.name == plugin.name } ?? plugin
-            } + [CorePlugin(conversationCommands: [LanguageCommand(services: services).command])]
+            } + [CorePlugin(conversationCommands: [LanguageCommand(services: .init(services)).command])]
         self.plugins = plugins
         // Many commands from one test user: no flood ignore (tested in BotKit).
         self.bot = TestBot(

@@ -16,7 +16,8 @@ import Testing
     /// back, so that a test reads the resolver's answer through the real router.
     struct ProbePlugin: Plugin {
         let name = "probe"
-        let services: ClassServices
+        /// What the lookup rule reads (as `!where` is given it).
+        let services: WherePlugin.Needs
 
         var commands: [Command] {
             let services = services
@@ -77,7 +78,7 @@ import Testing
         try await fixture.addStudent("paris@class.test", "Paris", "Nopin")
         _ = await fixture.logIn("[Turing]", email: "grace@class.test")
         let probe = TestBot(
-            plugins: [ProbePlugin(services: fixture.services)], gate: fixture.services.logins,
+            plugins: [ProbePlugin(services: WherePlugin.Needs(fixture.services))], gate: fixture.services.logins,
             clock: fixture.bot.clock)
         return (fixture, probe)
     }

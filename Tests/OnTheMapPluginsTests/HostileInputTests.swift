@@ -462,7 +462,7 @@ struct HostileRow: Sendable, CustomTestStringConvertible {
         #expect(Self.rows.count >= 40)
         let fixture = try ClassFixture(
             settings: ClassSettings(announceChannels: ["#class"], webMapURL: "https://map.example/class"),
-            replacing: { [LoginPlugin(services: $0, settings: .init(allowRegistration: true))] })
+            replacing: { [LoginPlugin(services: .init($0), settings: .init(allowRegistration: true))] })
         try await fixture.addStudent("jane@class.test", "Jane", "Doe")
         try await fixture.addPin(
             email: "tom@class.test", first: "Tom", last: "Tacoma", place: "Seattle, WA",

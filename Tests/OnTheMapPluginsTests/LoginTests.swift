@@ -140,7 +140,7 @@ import Testing
     /// A local class that allows registration, without a sign-up page, points at `!register`.
     @Test func signupPointsAtRegisterWhenTheClassAllowsIt() async throws {
         let open = try ClassFixture(
-            signUpURL: nil, replacing: { [LoginPlugin(services: $0, settings: .init(allowRegistration: true))] })
+            signUpURL: nil, replacing: { [LoginPlugin(services: .init($0), settings: .init(allowRegistration: true))] })
         let replies = await open.dm("!signup", as: "jane")
         #expect(replies.count == 1)
         #expect(replies.first?.hasPrefix("Create your account in a private message: /msg ") == true, "\(replies)")
@@ -158,7 +158,7 @@ import Testing
     /// never tells who is in the class); the student then logs in with what they chose.
     @Test func registerCreatesAnAccountAndNeverSaysWhetherTheEmailHadOne() async throws {
         let fixture = try ClassFixture(replacing: {
-            [LoginPlugin(services: $0, settings: .init(allowRegistration: true))]
+            [LoginPlugin(services: .init($0), settings: .init(allowRegistration: true))]
         })
         let short = await fixture.dm("!register new@class.test short New", as: "newbie")
         #expect(short.first?.contains("at least 8 characters") == true)
@@ -192,7 +192,7 @@ import Testing
 /// What one host can register, and namesakes told apart.
 @Suite struct RegistrationAbuseTests {
     static func fixture() throws -> ClassFixture {
-        try ClassFixture(replacing: { [LoginPlugin(services: $0, settings: .init(allowRegistration: true))] })
+        try ClassFixture(replacing: { [LoginPlugin(services: .init($0), settings: .init(allowRegistration: true))] })
     }
 
     static func register(_ fixture: ClassFixture, _ nick: String, on host: String, _ email: String) async -> [String] {

@@ -216,7 +216,7 @@ import Testing
     }
 
     @Test func milesFromConfigAndPerUser() async throws {
-        let fixture = try ClassFixture(replacing: { [NearPlugin(services: $0, settings: .init(units: .mi))] })
+        let fixture = try ClassFixture(replacing: { [NearPlugin(services: .init($0), settings: .init(units: .mi))] })
         let pins = try await Self.seattleClass(fixture)
         let seattle = try await SharedGazetteer.coordinate(of: "Seattle")
         let inMiles = await fixture.say("!near Seattle", as: "bob")

@@ -283,7 +283,7 @@ import Testing
         }
         #expect(try await fixture.sqlite.location(ofAccount: old.uniqueKey) == nil)
         // A second network's plugin on the same bot does not start another sweep.
-        let again = PrivacyPlugin(services: fixture.services)
+        let again = PrivacyPlugin(services: .init(fixture.services))
         let finished = NIOLockedValueBox(false)
         let second = Task {
             await again.run(context: context)

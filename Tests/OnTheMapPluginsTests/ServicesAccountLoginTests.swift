@@ -14,7 +14,7 @@ import Testing
     /// 1459 casemapping, the router's until the server says otherwise).
     static func linkedClass(passwords: Bool = true) async throws -> (ClassFixture, LocalAccount) {
         let fixture = try ClassFixture(replacing: { services in
-            [LoginPlugin(services: services, settings: LoginPlugin.Settings(passwords: passwords))]
+            [LoginPlugin(services: .init(services), settings: LoginPlugin.Settings(passwords: passwords))]
         })
         let jane = try await fixture.addStudent("jane@class.test", "Jane", "Doe")
         try await fixture.sqlite.linkServicesAccount(
@@ -130,7 +130,8 @@ import Testing
             replacing: { services in
                 [
                     LoginPlugin(
-                        services: services, settings: LoginPlugin.Settings(allowRegistration: true, passwords: false))
+                        services: .init(services),
+                        settings: LoginPlugin.Settings(allowRegistration: true, passwords: false))
                 ]
             })
         fixture.bot.transport.setAccountTracking(.tagged)

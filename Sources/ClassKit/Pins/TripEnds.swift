@@ -10,7 +10,15 @@ public enum TripEndRefusal: Error, Sendable {
     case date(TripEndDateError)
 }
 
-extension ClassServices {
+/// A `Needs` that tells when a trip ends (`!post … until`, the served API's `until`).
+public protocol EndsTrips: Sendable {
+    /// The time zones of pins and places.
+    var timeZones: PinTimeZones { get }
+    /// The class clock.
+    var now: @Sendable () -> Date { get }
+}
+
+extension EndsTrips {
     /// When a trip ends if it lasts until the day `until` names, read only from the trip as it is
     /// stored (`coordinate` and `name`, already at the student's level): in that place's zone
     /// ("24 Dec" ends at midnight in Lisbon), and for a country with several zones at the last

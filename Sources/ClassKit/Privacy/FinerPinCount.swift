@@ -23,10 +23,17 @@ public struct FinerPinCount: Sendable, Equatable {
 }
 
 extension ClassServices {
-    /// Counts the class map's pins finer than their students' level (the level stored with each pin; a gazetteer lookup for a pin kept before levels were stored).
+    /// Counts the class map's pins finer than their students' level (``PrivacyGates/finerPinCount(in:)``).
     public func finerPinCount() async throws -> FinerPinCount {
-        let gate = privacyGate
-        let choices = try await privacyChoices.all()
+        try await privacyGates.finerPinCount(in: classMap)
+    }
+}
+
+extension PrivacyGates {
+    /// Counts the pins of `classMap` finer than their students' level (the level stored with each pin; a gazetteer lookup for a pin kept before levels were stored).
+    public func finerPinCount(in classMap: ClassMap) async throws -> FinerPinCount {
+        let gate = current
+        let choices = try await self.choices.all()
         let pins = try await classMap.all()
         var finer = 0
         for pin in pins {

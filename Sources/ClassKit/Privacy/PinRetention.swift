@@ -13,10 +13,27 @@ public struct PinRetention: Sendable {
     /// How often the bot looks for pins past their time.
     static let interval: Duration = .seconds(3600)
 
-    let services: ClassServices
+    let settings: SettingsInForce
+    let accounts: (any AccountDirectory)?
+    let classMap: ClassMap
+    let now: @Sendable () -> Date
 
+    /// `accounts`: the directory that can remove pins (nil: retention does nothing).
+    public init(
+        settings: SettingsInForce, accounts: (any AccountDirectory)?, classMap: ClassMap,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.settings = settings
+        self.accounts = accounts
+        self.classMap = classMap
+        self.now = now
+    }
+
+    /// The retention of the network whose assembly is `services`.
     public init(services: ClassServices) {
-        self.services = services
+        self.init(
+            settings: services.settingsInForce, accounts: services.accounts, classMap: services.classMap,
+            now: services.now)
     }
 
     /// Sweeps now, then every ``interval``, until the task is cancelled. The number of days is read
@@ -39,12 +56,12 @@ public struct PinRetention: Sendable {
     /// when the setting is off or the directory cannot remove pins).
     @discardableResult
     public func sweep() async throws -> [StudentLocation] {
-        guard let days = services.settings.privacy.pinDays, days > 0, let accounts = services.accounts else {
+        guard let days = settings.current.privacy.pinDays, days > 0, let accounts else {
             return []
         }
-        let cutoff = services.now().addingTimeInterval(-Double(days) * 24 * 3600)
+        let cutoff = now().addingTimeInterval(-Double(days) * 24 * 3600)
         let removed = try await accounts.removeLocations(updatedBefore: cutoff)
-        for pin in removed { await services.classMap.forget(pin) }
+        for pin in removed { await classMap.forget(pin) }
         return removed
     }
 }

@@ -174,19 +174,12 @@ extension ClassServices {
     }
 
     /// Ends this network's sessions bound to the services account folded as `foldedAccount` whose
-    /// login `matches` (an unlinked link): those the link made and those a `!login` made while the
-    /// student was identified to it. Returns the ended ones.
+    /// login `matches` (``EveryNetwork/endSessions(boundTo:where:)``).
     @discardableResult
     public func endSessions(boundTo foldedAccount: String, where matches: @Sendable (StudentLogin) -> Bool) async
         -> [StudentSession]
     {
-        let ended = await sessions.unbindAll(boundTo: foldedAccount, where: matches)
-        for bound in ended {
-            await loggedOut(bound.owner)
-            try? await directory.logOut(bound.session)
-        }
-        if !ended.isEmpty { await sessionArchive.save() }
-        return ended
+        await everyNetworkReach.endSessions(boundTo: foldedAccount, where: matches)
     }
 
     /// The IRC network these services serve, as links and account events name it.

@@ -142,7 +142,8 @@ struct RunCommand: AsyncParsableCommand {
             behindProxy: config.web.behindProxy,
             passwords: LoginPlugin.Settings(section: config.plugins.sections["login"]).passwords)
         return ClassAPI(
-            services: services, accounts: accounts, settings: settings, logger: logger.withLabel("onthemap.web.api"))
+            services: ClassAPI.Needs(services), accounts: accounts, settings: settings,
+            logger: logger.withLabel("onthemap.web.api"))
     }
 
     /// The languages of the web pages: a signed-in student's `!lang` choice (read from the running

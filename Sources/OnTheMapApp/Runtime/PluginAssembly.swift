@@ -12,7 +12,7 @@ public enum PluginAssembly {
             ClassPluginRegistration("help", settings: NoSettings.self) { services, _ in
                 CorePlugin(
                     aboutLines: BotAssembly.aboutLines(contact: services.settings.contact),
-                    conversationCommands: [LanguageCommand(services: services).command])
+                    conversationCommands: [LanguageCommand(services: .init(services)).command])
             }
         ]
 

@@ -55,15 +55,42 @@ public struct AnnouncePlugin: BackgroundPlugin {
     }
 
     public static let registration = ClassPluginRegistration("announce", settings: Settings.self) {
-        AnnouncePlugin(services: $0, settings: $1)
+        AnnouncePlugin(services: Needs($0), settings: $1)
     }
 
     public let name = "announce"
     public var commands: [Command] { [] }
-    let services: ClassServices
+    /// What the announcer uses: the class map, this network's announcement ledger, the settings
+    /// (channels, languages), the clock, the trips' time zones, and what wakes it (pins saved in
+    /// this process, and the directory's change feed when it has one).
+    public struct Needs: ReadsClassSettings {
+        public let settingsInForce: SettingsInForce
+        public let classMap: ClassMap
+        public let ledger: AnnouncementLedger
+        public let timeZones: PinTimeZones
+        public let pinWakeups: PinWakeups
+        public let pinChanges: (any PinChangeNotifying)?
+        public let now: @Sendable () -> Date
+
+        public init(
+            settingsInForce: SettingsInForce, classMap: ClassMap, ledger: AnnouncementLedger,
+            timeZones: PinTimeZones, pinWakeups: PinWakeups, pinChanges: (any PinChangeNotifying)?,
+            now: @escaping @Sendable () -> Date
+        ) {
+            self.settingsInForce = settingsInForce
+            self.classMap = classMap
+            self.ledger = ledger
+            self.timeZones = timeZones
+            self.pinWakeups = pinWakeups
+            self.pinChanges = pinChanges
+            self.now = now
+        }
+    }
+
+    let services: Needs
     let settings: Settings
 
-    public init(services: ClassServices, settings: Settings = Settings()) {
+    public init(services: Needs, settings: Settings = Settings()) {
         self.services = services
         self.settings = settings
     }
@@ -84,7 +111,7 @@ public struct AnnouncePlugin: BackgroundPlugin {
             }
             group.addTask {
                 // Pins saved in this process (the HTTP API, a post on another network): announced at once.
-                for await _ in services.savedPinWakeups() { wake.yield() }
+                for await _ in services.pinWakeups.stream() { wake.yield() }
             }
             if let pinChanges {
                 group.addTask {
@@ -190,8 +217,8 @@ public struct AnnouncePlugin: BackgroundPlugin {
                     for pin in fresh {
                         let sentence =
                             namesOnly
-                            ? await NamesOnlyWording.away(pin, now: now, services: services, phrases: phrases)
-                            : await TripWording.away(pin, now: now, services: services, phrases: phrases)
+                            ? await NamesOnlyWording.away(pin, now: now, zones: services.timeZones, phrases: phrases)
+                            : await TripWording.away(pin, now: now, zones: services.timeZones, phrases: phrases)
                         if let sentence { away[Self.versionKey(pin)] = sentence }
                     }
                     lines = Self.lines(

@@ -1,5 +1,6 @@
 import BotKit
 import ClassKit
+import Foundation
 import Localization
 
 /// `!list [page]`: the table of the most recent posts, 10 a page, always sent privately.
@@ -15,14 +16,33 @@ public struct ListPlugin: Plugin {
     }
 
     public static let registration = ClassPluginRegistration("list", settings: Settings.self) {
-        ListPlugin(services: $0, settings: $1)
+        ListPlugin(services: Needs($0), settings: $1)
     }
 
     public let name = "list"
-    let services: ClassServices
+    /// What `!list` uses: who may look and where the answer goes, the class map and the clock.
+    public struct Needs: ClassLookup.AudienceNeeds {
+        public let settingsInForce: SettingsInForce
+        public let logins: LoginGate<StudentLogin>
+        public let classMap: ClassMap
+        public let now: @Sendable () -> Date
+        public let call = ServiceCalls()
+
+        public init(
+            settingsInForce: SettingsInForce, logins: LoginGate<StudentLogin>, classMap: ClassMap,
+            now: @escaping @Sendable () -> Date
+        ) {
+            self.settingsInForce = settingsInForce
+            self.logins = logins
+            self.classMap = classMap
+            self.now = now
+        }
+    }
+
+    let services: Needs
     let settings: Settings
 
-    public init(services: ClassServices, settings: Settings = Settings()) {
+    public init(services: Needs, settings: Settings = Settings()) {
         self.services = services
         self.settings = settings
     }
@@ -46,7 +66,7 @@ public struct ListPlugin: Plugin {
         ]
     }
 
-    static func list(_ call: Invocation, _ services: ClassServices, pageSize: Int) async throws {
+    static func list(_ call: Invocation, _ services: Needs, pageSize: Int) async throws {
         _ = try ClassLookup.classAudience(call, services)
         let phrases = call.phrases
         var page = 1

@@ -11,13 +11,27 @@ public struct RefreshPlugin: Plugin {
     static let cooldown: Duration = .seconds(30)
 
     public static let registration = ClassPluginRegistration("refresh", settings: NoSettings.self) { services, _ in
-        RefreshPlugin(services: services)
+        RefreshPlugin(services: Needs(services))
+    }
+
+    /// What `!refresh` uses: who may look, and the class map.
+    public struct Needs: ClassLookup.AudienceNeeds {
+        public let settingsInForce: SettingsInForce
+        public let logins: LoginGate<StudentLogin>
+        public let classMap: ClassMap
+        public let call = ServiceCalls()
+
+        public init(settingsInForce: SettingsInForce, logins: LoginGate<StudentLogin>, classMap: ClassMap) {
+            self.settingsInForce = settingsInForce
+            self.logins = logins
+            self.classMap = classMap
+        }
     }
 
     public let name = "refresh"
-    let services: ClassServices
+    let services: Needs
 
-    public init(services: ClassServices) {
+    public init(services: Needs) {
         self.services = services
     }
 

@@ -9,12 +9,27 @@ import Localization
 /// it for their nick while the bot runs. `!lang auto` goes back to the channel's or the default
 /// language. A code without a catalogue changes nothing and lists the languages there are.
 public struct LanguageCommand: Sendable {
-    let services: ClassServices
+    /// What `!lang` uses: the students' language choices, who is logged in, and the registry of
+    /// what plugins keep (for `!mydata` and `!forget`).
+    public struct Needs: ReadsSessions {
+        public let languages: StudentLanguages
+        public let logins: LoginGate<StudentLogin>
+        public let keepers: StudentKeepers
+        public let call = ServiceCalls()
 
-    public init(services: ClassServices) {
+        public init(languages: StudentLanguages, logins: LoginGate<StudentLogin>, keepers: StudentKeepers) {
+            self.languages = languages
+            self.logins = logins
+            self.keepers = keepers
+        }
+    }
+
+    let services: Needs
+
+    public init(services: Needs) {
         self.services = services
         let languages = services.languages
-        services.keepsAboutStudents(
+        services.keepers.keepsAboutStudents(
             plugin: "lang",
             describe: { student in
                 guard let chosen = try? await languages.chosen(byAccount: student.accountKey) else { return [] }
@@ -46,7 +61,7 @@ public struct LanguageCommand: Sendable {
         }
     }
 
-    static func run(_ call: Invocation, services: ClassServices) async throws {
+    static func run(_ call: Invocation, services: Needs) async throws {
         let languages = services.languages
         let account = services.session(of: call)?.profile.accountKey
         // Colours and other formatting a client may have added are not part of the code.

@@ -35,17 +35,56 @@ public struct LoginPlugin: RestoringPlugin {
     }
 
     public static let registration = ClassPluginRegistration("login", settings: Settings.self) {
-        LoginPlugin(services: $0, settings: $1)
+        LoginPlugin(services: Needs($0), settings: $1)
+    }
+
+    /// What `!login`, `!logout`, `!whoami`, `!register`, `!unlink` and the logins through a services
+    /// account use: the directory and its accounts, who is logged in and the sessions kept across
+    /// restarts, the login throttle and the registration allowance, the state store (whether
+    /// sessions are kept), the settings (the network's name), the account events of other
+    /// processes, what hears of a logout, and every network's sessions (`!logout` ends them all).
+    public struct Needs: ReadsClassSettings, ReadsSessions {
+        public let settingsInForce: SettingsInForce
+        public let logins: LoginGate<StudentLogin>
+        public let directory: any StudentDirectory
+        public let accounts: (any AccountDirectory)?
+        public let stateStore: (any BotStateStore)?
+        public let sessionArchive: SessionArchive
+        public let loginThrottle: LoginThrottle
+        public let registrations: RegistrationAllowance
+        public let accountEvents: AccountEventWatch?
+        public let keepers: StudentKeepers
+        public let networks: EveryNetwork
+        public let call = ServiceCalls()
+
+        public init(
+            settingsInForce: SettingsInForce, logins: LoginGate<StudentLogin>, directory: any StudentDirectory,
+            accounts: (any AccountDirectory)?, stateStore: (any BotStateStore)?, sessionArchive: SessionArchive,
+            loginThrottle: LoginThrottle, registrations: RegistrationAllowance, accountEvents: AccountEventWatch?,
+            keepers: StudentKeepers, networks: EveryNetwork
+        ) {
+            self.settingsInForce = settingsInForce
+            self.logins = logins
+            self.directory = directory
+            self.accounts = accounts
+            self.stateStore = stateStore
+            self.sessionArchive = sessionArchive
+            self.loginThrottle = loginThrottle
+            self.registrations = registrations
+            self.accountEvents = accountEvents
+            self.keepers = keepers
+            self.networks = networks
+        }
     }
 
     public let name = "login"
-    let services: ClassServices
+    let services: Needs
     let settings: Settings
     /// Slows down password guessing: the class's shared throttle (``ClassServices/loginThrottle``),
     /// which the HTTP API's logins count against too.
     public var throttle: LoginThrottle { services.loginThrottle }
 
-    public init(services: ClassServices, settings: Settings = Settings()) {
+    public init(services: Needs, settings: Settings = Settings()) {
         self.services = services
         self.settings = settings
     }
@@ -157,7 +196,7 @@ public struct LoginPlugin: RestoringPlugin {
     }
 
     static func logIn(
-        _ call: Invocation, _ services: ClassServices, _ throttle: LoginThrottle, passwords: Bool = true
+        _ call: Invocation, _ services: Needs, _ throttle: LoginThrottle, passwords: Bool = true
     ) async throws {
         guard passwords else {
             // Refused before anything is counted or checked: there is no password to guess.
@@ -215,7 +254,7 @@ public struct LoginPlugin: RestoringPlugin {
     /// Keeps the new session across restarts: learns its connection's sign-on time when the login
     /// did not ask the server (the student's next command waits for this, not the welcome), then
     /// saves the sessions.
-    static func keep(check: ConnectionCheck, _ call: Invocation, _ services: ClassServices) async {
+    static func keep(check: ConnectionCheck, _ call: Invocation, _ services: Needs) async {
         guard services.accounts != nil, services.stateStore != nil else { return }
         await services.logins.learnSignOnTime(of: call, check: check)
         await services.sessionArchive.save()
@@ -224,7 +263,7 @@ public struct LoginPlugin: RestoringPlugin {
     /// Binds the session to the sender's identity (see `LoginGate.bindSession`); a refused binding
     /// logs the new session out again and says why. Returns the caveat the student must read, if any.
     static func bind(
-        _ login: StudentLogin, check: ConnectionCheck, _ call: Invocation, _ services: ClassServices
+        _ login: StudentLogin, check: ConnectionCheck, _ call: Invocation, _ services: Needs
     ) async throws -> String? {
         switch await services.logins.bindSession(login, for: call, check: check) {
         case .bound(_, let caveat):
@@ -255,12 +294,12 @@ public struct LoginPlugin: RestoringPlugin {
         }
     }
 
-    static func logOut(_ call: Invocation, _ services: ClassServices) async throws {
+    static func logOut(_ call: Invocation, _ services: Needs) async throws {
         guard let bound = await services.logins.endSession(of: call) else {
             await call.reply(call.phrases("logout.notLoggedIn"))
             return
         }
-        await services.loggedOut(bound.owner)
+        await services.keepers.loggedOut(bound.owner)
         await services.sessionArchive.save()
         // The local session is gone either way; the backend forgets it on its own when unreachable.
         try? await services.directory.logOut(bound.session)
@@ -268,7 +307,7 @@ public struct LoginPlugin: RestoringPlugin {
         // the other networks' logins and an unused sign-in link.
         var everywhere = ""
         if services.accounts != nil {
-            await services.endEverySession(ofAccount: bound.profile.accountKey)
+            await services.networks.endEverySession(ofAccount: bound.profile.accountKey)
             everywhere = " " + call.phrases("logout.everywhere")
         }
         let name = Formatting.displayName(bound.profile)
@@ -283,7 +322,7 @@ public struct LoginPlugin: RestoringPlugin {
         await call.reply(call.phrases("logout.done", ["name": name, "everywhere": everywhere]))
     }
 
-    static func whoAmI(_ call: Invocation, _ services: ClassServices) async {
+    static func whoAmI(_ call: Invocation, _ services: Needs) async {
         guard let bound = services.session(of: call) else {
             await call.reply(call.phrases("whoami.notLoggedIn", ["hint": "/msg \(call.botNick) \(call.prefix)login"]))
             return
@@ -314,7 +353,7 @@ public struct LoginPlugin: RestoringPlugin {
     }
 
     static func register(
-        _ call: Invocation, _ services: ClassServices, allowRegistration: Bool, passwords: Bool = true
+        _ call: Invocation, _ services: Needs, allowRegistration: Bool, passwords: Bool = true
     ) async throws {
         guard allowRegistration, let accounts = services.accounts else {
             throw UserFacingError(call.phrases("register.off"))

@@ -51,10 +51,11 @@ extension LoginPlugin: ServicesAccountSignIn {
     }
 
     /// Ends `sessions` in `book` and in the directory.
-    static func end(_ sessions: [StudentSession], _ services: ClassServices, book: SessionBook<StudentLogin>) async {
+    static func end(_ sessions: [StudentSession], _ services: LoginPlugin.Needs, book: SessionBook<StudentLogin>) async
+    {
         for bound in sessions {
             await book.unbindAll { $0 == bound.login }
-            await services.loggedOut(bound.owner)
+            await services.keepers.loggedOut(bound.owner)
             try? await services.directory.logOut(bound.session)
         }
         if !sessions.isEmpty { await services.sessionArchive.save() }
@@ -62,7 +63,7 @@ extension LoginPlugin: ServicesAccountSignIn {
 
     /// `!unlink`: removes the link of the sender's class account on this network and ends every
     /// session bound to that services account, in every running bot on the directory.
-    static func unlink(_ call: Invocation, _ services: ClassServices) async throws {
+    static func unlink(_ call: Invocation, _ services: LoginPlugin.Needs) async throws {
         guard let accounts = services.accounts else {
             throw UserFacingError(call.phrases("unlink.noLinks"))
         }
@@ -83,7 +84,7 @@ extension LoginPlugin: ServicesAccountSignIn {
         // Every session bound to that services account ends here at once (those the link made and
         // those a !login made while identified to it); other processes and networks follow the
         // account event the unlink left.
-        let made = await services.endSessions(boundTo: removed.foldedAccount) { $0.session.accountKey == key }
+        let made = await services.networks.endSessions(boundTo: removed.foldedAccount) { $0.session.accountKey == key }
         await services.accountEvents?.catchUp()
         let name = Formatting.clean(removed.servicesAccount, maxBytes: 64)
         await call.reply(
@@ -97,7 +98,7 @@ extension LoginPlugin: ServicesAccountSignIn {
     /// linked to that services account. Only an account made here is linked: an email that had an
     /// account gets the same answer and nothing changes (the answer never tells who is in the class).
     static func registerThroughServices(
-        _ call: Invocation, _ services: ClassServices, _ accounts: any AccountDirectory, servicesAccount: String
+        _ call: Invocation, _ services: LoginPlugin.Needs, _ accounts: any AccountDirectory, servicesAccount: String
     ) async throws {
         let words = call.words
         let usage = call.phrases("register.throughServicesUsage", ["command": call.prefix + "register"])
@@ -156,7 +157,7 @@ extension LoginPlugin: ServicesAccountSignIn {
     /// After a password login by someone the server vouches for as logged in to a services
     /// account: links it to the class account, and says so (or why not).
     static func linkAfterLogin(
-        _ call: Invocation, _ services: ClassServices, accountKey: String
+        _ call: Invocation, _ services: LoginPlugin.Needs, accountKey: String
     ) async -> String? {
         guard let accounts = services.accounts, let vouched = call.vouchedAccount else { return nil }
         let name = Formatting.clean(vouched, maxBytes: 64)

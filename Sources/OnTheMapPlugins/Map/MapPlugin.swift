@@ -13,13 +13,35 @@ import Localization
 /// channel, `!map` answers with the plain address only.
 public struct MapPlugin: Plugin {
     public static let registration = ClassPluginRegistration("map", settings: NoSettings.self) { services, _ in
-        MapPlugin(services: services)
+        MapPlugin(services: Needs(services))
+    }
+
+    /// What `!map` uses: the web map's address and the privacy rules, who is logged in, and the
+    /// state store its sign-in links are kept in (on a directory that keeps its own accounts).
+    public struct Needs: ReadsClassSettings, ReadsSessions {
+        public let settingsInForce: SettingsInForce
+        public let logins: LoginGate<StudentLogin>
+        public let accounts: (any AccountDirectory)?
+        public let stateStore: (any BotStateStore)?
+        public let now: @Sendable () -> Date
+        public let call = ServiceCalls()
+
+        public init(
+            settingsInForce: SettingsInForce, logins: LoginGate<StudentLogin>, accounts: (any AccountDirectory)?,
+            stateStore: (any BotStateStore)?, now: @escaping @Sendable () -> Date
+        ) {
+            self.settingsInForce = settingsInForce
+            self.logins = logins
+            self.accounts = accounts
+            self.stateStore = stateStore
+            self.now = now
+        }
     }
 
     public let name = "map"
-    let services: ClassServices
+    let services: Needs
 
-    public init(services: ClassServices) {
+    public init(services: Needs) {
         self.services = services
     }
 
@@ -58,7 +80,7 @@ public struct MapPlugin: Plugin {
 
     /// The second line of a private `!map` in a class-only class: the student's sign-in link, or
     /// the sentence saying why there is none.
-    static func signInLine(_ call: Invocation, _ services: ClassServices, base: String) async throws -> String {
+    static func signInLine(_ call: Invocation, _ services: Needs, base: String) async throws -> String {
         guard let bound = services.session(of: call) else {
             return call.phrases(
                 "map.logInForPins",

@@ -1,5 +1,6 @@
 import BotKit
 import ClassKit
+import Foundation
 import OnTheMapService
 
 /// `!near [place | nick]`: the nearest classmates with distances (from your own pin, a place,
@@ -22,23 +23,54 @@ public struct NearPlugin: RestoringPlugin {
     }
 
     public static let registration = ClassPluginRegistration("near", settings: Settings.self) {
-        NearPlugin(services: $0, settings: $1)
+        NearPlugin(services: Needs($0), settings: $1)
+    }
+
+    /// What `!near` and `!units` use: the lookup rule's needs, the class clock, the privacy gate
+    /// (distances at each student's level), and where the unit choices are kept.
+    public struct Needs: ClassLookup.Needs, PassesPrivacyGate {
+        public let settingsInForce: SettingsInForce
+        public let logins: LoginGate<StudentLogin>
+        public let placeFinder: PlaceFinder
+        public let directory: any StudentDirectory
+        public let classMap: ClassMap
+        public let privacyGates: PrivacyGates
+        public let keptState: KeptStateHome
+        public let keepers: StudentKeepers
+        public let now: @Sendable () -> Date
+        public let call = ServiceCalls()
+
+        public init(
+            settingsInForce: SettingsInForce, logins: LoginGate<StudentLogin>, placeFinder: PlaceFinder,
+            directory: any StudentDirectory, classMap: ClassMap, privacyGates: PrivacyGates,
+            keptState: KeptStateHome, keepers: StudentKeepers, now: @escaping @Sendable () -> Date
+        ) {
+            self.settingsInForce = settingsInForce
+            self.logins = logins
+            self.placeFinder = placeFinder
+            self.directory = directory
+            self.classMap = classMap
+            self.privacyGates = privacyGates
+            self.keptState = keptState
+            self.keepers = keepers
+            self.now = now
+        }
     }
 
     public let name = "near"
-    let services: ClassServices
+    let services: Needs
     /// Each student's choice of unit.
     public let units: UnitPreferences
     static let channelCount = 3
     static let privateCount = 10
 
-    public init(services: ClassServices, settings: Settings = Settings()) {
+    public init(services: Needs, settings: Settings = Settings()) {
         self.services = services
         let units = UnitPreferences(
-            defaultUnit: settings.units, store: services.stateStore, instance: services.keptStateInstance,
-            now: services.now, beforeWrite: services.beforeKeptWrite)
+            defaultUnit: settings.units, store: services.keptState.store, instance: services.keptState.instance,
+            now: services.now, beforeWrite: services.keptState.beforeWrite)
         self.units = units
-        services.keepsAboutStudents(
+        services.keepers.keepsAboutStudents(
             plugin: "near",
             describe: { student in
                 guard let sender = student.sender,
@@ -94,7 +126,7 @@ public struct NearPlugin: RestoringPlugin {
         var header: String?
     }
 
-    static func near(_ call: Invocation, _ services: ClassServices, _ units: UnitPreferences) async throws {
+    static func near(_ call: Invocation, _ services: Needs, _ units: UnitPreferences) async throws {
         let lookup = try await ClassLookup.resolve(call, services, accepting: [.nick, .place])
         let origin = try await origin(for: lookup, call, services)
         let index = try await services.call { try await services.classMap.nearestIndex() }
@@ -132,7 +164,7 @@ public struct NearPlugin: RestoringPlugin {
 
     /// Where `lookup` measures from: the asker's own pin (no argument), the pin of the student
     /// logged in under a nick, or a place.
-    static func origin(for lookup: ClassLookup, _ call: Invocation, _ services: ClassServices) async throws
+    static func origin(for lookup: ClassLookup, _ call: Invocation, _ services: Needs) async throws
         -> StartPoint
     {
         let argument = call.argument

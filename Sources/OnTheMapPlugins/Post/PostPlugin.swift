@@ -31,24 +31,69 @@ public struct PostPlugin: RestoringPlugin {
     }
 
     public static let registration = ClassPluginRegistration("post", settings: Settings.self) {
-        PostPlugin(services: $0, settings: $1)
+        PostPlugin(services: Needs($0), settings: $1)
+    }
+
+    /// What `!post`, its trips and `!unpost` use: the lookup rule's needs, the privacy gate every
+    /// pin and trip passes, the directory's trips and accounts, the announcement ledger and the
+    /// announcers' wake-ups (a post is announced at once), the time zones (a trip's end), the clock,
+    /// and where the open posts are kept.
+    public struct Needs: PinRemoval.Needs, PassesPrivacyGate, EndsTrips {
+        public let settingsInForce: SettingsInForce
+        public let logins: LoginGate<StudentLogin>
+        public let placeFinder: PlaceFinder
+        public let directory: any StudentDirectory
+        public let classMap: ClassMap
+        public let privacyGates: PrivacyGates
+        public let trips: (any TripDirectory)?
+        public let accounts: (any AccountDirectory)?
+        public let ledger: AnnouncementLedger
+        public let pinWakeups: PinWakeups
+        public let timeZones: PinTimeZones
+        public let keptState: KeptStateHome
+        public let keepers: StudentKeepers
+        public let now: @Sendable () -> Date
+        public let call = ServiceCalls()
+
+        public init(
+            settingsInForce: SettingsInForce, logins: LoginGate<StudentLogin>, placeFinder: PlaceFinder,
+            directory: any StudentDirectory, classMap: ClassMap, privacyGates: PrivacyGates,
+            trips: (any TripDirectory)?, accounts: (any AccountDirectory)?, ledger: AnnouncementLedger,
+            pinWakeups: PinWakeups, timeZones: PinTimeZones, keptState: KeptStateHome, keepers: StudentKeepers,
+            now: @escaping @Sendable () -> Date
+        ) {
+            self.settingsInForce = settingsInForce
+            self.logins = logins
+            self.placeFinder = placeFinder
+            self.directory = directory
+            self.classMap = classMap
+            self.privacyGates = privacyGates
+            self.trips = trips
+            self.accounts = accounts
+            self.ledger = ledger
+            self.pinWakeups = pinWakeups
+            self.timeZones = timeZones
+            self.keptState = keptState
+            self.keepers = keepers
+            self.now = now
+        }
     }
 
     public let name = "post"
-    let services: ClassServices
+    let services: Needs
     /// The open `!post` flows.
     public let flows: PostFlows
 
     /// Also ends a student's open flow when they log out.
-    public init(services: ClassServices, settings: Settings = Settings()) {
+    public init(services: Needs, settings: Settings = Settings()) {
         self.services = services
         let flows = PostFlows(
-            lifetime: settings.flowLifetime, now: services.now, store: services.stateStore,
-            instance: services.keptStateInstance, beforeWrite: services.beforeKeptWrite)
+            lifetime: settings.flowLifetime, now: services.now, store: services.keptState.store,
+            instance: services.keptState.instance, beforeWrite: services.keptState.beforeWrite)
         self.flows = flows
-        services.keepsAccounts(plugin: "post") { await flows.accountKeys() }
-        services.onLogout { owner in await flows.close(owner) }
-        services.keepsAboutStudents(
+        services.keepers.keepsAccounts(plugin: "post") { await flows.accountKeys() }
+        services.keepers.onLogout { owner in await flows.close(owner) }
+        services.keepers.keepsAboutStudents(
             plugin: "post",
             describe: { student in
                 guard let draft = await flows.openDraft(ofAccount: student.accountKey) else { return [] }
@@ -320,6 +365,6 @@ public struct PostPlugin: RestoringPlugin {
             await services.ledger.handedOver([saved])
         }
         // The bot's other networks announce it too.
-        services.wakeAnnouncers()
+        services.pinWakeups.wakeAll()
     }
 }

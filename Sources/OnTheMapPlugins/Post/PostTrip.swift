@@ -119,7 +119,7 @@ extension PostPlugin {
             }
             await services.ledger.handedOver([saved])
         }
-        services.wakeAnnouncers()
+        services.pinWakeups.wakeAll()
     }
 
     /// `!unpost trip`: ends the student's trip now; their home pin shows again.

@@ -8,7 +8,7 @@ import OnTheMapService
 /// precision their pin is kept at and re-stores the pin when the level is coarser than it;
 /// `!privacy name …` is ``PrivacyNames``.
 enum PrivacyLevels {
-    static func privacy(_ call: Invocation, _ services: ClassServices) async throws {
+    static func privacy(_ call: Invocation, _ services: PrivacyPlugin.Needs) async throws {
         let phrases = call.phrases
         let words = call.words
         guard let word = words.first else {
@@ -87,7 +87,7 @@ enum PrivacyLevels {
     /// Returns whether it changed the trip.
     @discardableResult
     static func keepTripNoFiner(
-        than level: PinPrecision, pin: StudentLocation, session: DirectorySession, _ services: ClassServices
+        than level: PinPrecision, pin: StudentLocation, session: DirectorySession, _ services: PrivacyPlugin.Needs
     ) async throws -> Bool {
         guard let trip = pin.trip, let trips = services.trips,
             await services.privacyGate.isFiner(than: level, at: trip.coordinate, named: trip.mapString)
@@ -111,12 +111,12 @@ enum PrivacyLevels {
     /// Makes the finer place a pin was just re-stored from leave the directory's files before the
     /// student hears that it is no longer stored (see `AccountDirectory.flushErasures(pins:)`). A
     /// failure is left to the storage's own checkpoints and vacuums.
-    static func flushFinerPlace(of pin: StudentLocation, _ services: ClassServices) async {
+    static func flushFinerPlace(of pin: StudentLocation, _ services: PrivacyPlugin.Needs) async {
         try? await services.accounts?.flushErasures(pins: [pin.objectId])
     }
 
     /// Three lines: what others see of the asker (or the class's rule), who may look, how to change it.
-    static func explanation(_ call: Invocation, _ services: ClassServices) async throws -> [String] {
+    static func explanation(_ call: Invocation, _ services: PrivacyPlugin.Needs) async throws -> [String] {
         let phrases = call.phrases
         let policy = services.settings.privacy
         let mine: String

@@ -8,7 +8,7 @@ import OnTheMapService
 /// keeps the pin again under that form at once (the pin's level unchanged), so the full last name
 /// leaves the pin, the map, the API and the directory's files.
 enum PrivacyNames {
-    static func name(_ words: ArraySlice<String>, _ call: Invocation, _ services: ClassServices) async throws {
+    static func name(_ words: ArraySlice<String>, _ call: Invocation, _ services: PrivacyPlugin.Needs) async throws {
         guard let bound = services.session(of: call) else {
             throw UserFacingError(
                 call.phrases("privacy.loginForName", ["login": "/msg \(call.botNick) \(call.prefix)login"]))

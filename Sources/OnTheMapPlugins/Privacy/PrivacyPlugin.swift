@@ -13,18 +13,76 @@ import OnTheMapService
 /// for that many days leaves the map, see ``PinRetention``).
 public struct PrivacyPlugin: BackgroundPlugin {
     public static let registration = ClassPluginRegistration("privacy", settings: NoSettings.self) { services, _ in
-        PrivacyPlugin(services: services)
+        PrivacyPlugin(services: Needs(services))
+    }
+
+    /// What `!privacy`, `!mydata`, `!forget` and the retention of pins use: the settings, who is
+    /// logged in, the privacy gate and the students' choices, the directory (pins, trips, accounts)
+    /// and the state store, the class map, the login throttle (trusted hosts), what every network's
+    /// plugins keep, and the clock.
+    public struct Needs: ReadsClassSettings, ReadsSessions, PassesPrivacyGate {
+        public let settingsInForce: SettingsInForce
+        public let logins: LoginGate<StudentLogin>
+        public let privacyGates: PrivacyGates
+        public let directory: any StudentDirectory
+        public let trips: (any TripDirectory)?
+        public let accounts: (any AccountDirectory)?
+        public let stateStore: (any BotStateStore)?
+        public let classMap: ClassMap
+        public let loginThrottle: LoginThrottle
+        public let keepers: StudentKeepers
+        public let networks: EveryNetwork
+        /// Whether this bot's retention of pins has started (once per bot, on any network).
+        public let retentionStarted: NIOLockedValueBox<Bool>
+        public let now: @Sendable () -> Date
+        public let call = ServiceCalls()
+
+        public init(
+            settingsInForce: SettingsInForce, logins: LoginGate<StudentLogin>, privacyGates: PrivacyGates,
+            directory: any StudentDirectory, trips: (any TripDirectory)?, accounts: (any AccountDirectory)?,
+            stateStore: (any BotStateStore)?, classMap: ClassMap, loginThrottle: LoginThrottle,
+            keepers: StudentKeepers, networks: EveryNetwork, retentionStarted: NIOLockedValueBox<Bool>,
+            now: @escaping @Sendable () -> Date
+        ) {
+            self.settingsInForce = settingsInForce
+            self.logins = logins
+            self.privacyGates = privacyGates
+            self.directory = directory
+            self.trips = trips
+            self.accounts = accounts
+            self.stateStore = stateStore
+            self.classMap = classMap
+            self.loginThrottle = loginThrottle
+            self.keepers = keepers
+            self.networks = networks
+            self.retentionStarted = retentionStarted
+            self.now = now
+        }
+
+        /// Each student's choice of precision and name form.
+        var privacyChoices: PrivacyChoices { privacyGates.choices }
+
+        /// The erasure of a student in this bot; nil when the directory keeps no accounts.
+        var erasure: StudentErasure? {
+            accounts.map {
+                StudentErasure(
+                    accounts: $0, store: stateStore,
+                    services: StudentErasure.InBot(
+                        networks: networks, loginThrottle: loginThrottle, privacyChoices: privacyChoices,
+                        classMap: classMap))
+            }
+        }
     }
 
     /// How long a `!forget` waits for its `!forget confirm`.
     static let confirmWindow: TimeInterval = 5 * 60
 
     public let name = "privacy"
-    let services: ClassServices
+    let services: Needs
     /// When each account last asked `!forget` (waiting for its confirmation).
     let askedToForget = NIOLockedValueBox<[String: Date]>([:])
 
-    public init(services: ClassServices) {
+    public init(services: Needs) {
         self.services = services
     }
 
@@ -92,12 +150,15 @@ public struct PrivacyPlugin: BackgroundPlugin {
         }
         guard first else { return }
         // Pins finer than the class's rules are worth an operator's look at every start.
-        if let count = try? await services.finerPinCount(),
+        if let count = try? await services.privacyGates.finerPinCount(in: services.classMap),
             let sentence = count.sentence(default: services.settings.privacy.defaultPrecision)
         {
             context.logger.warning("\(sentence)")
         }
-        await PinRetention(services: services).run(logger: context.logger)
+        await PinRetention(
+            settings: services.settingsInForce, accounts: services.accounts, classMap: services.classMap,
+            now: services.now
+        ).run(logger: context.logger)
     }
 
     // MARK: - !mydata
@@ -109,7 +170,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         let reference = StudentReference(
             accountKey: key, sender: call.sender, caseMapping: call.caseMapping, identities: [call.sender],
             phrases: phrases)
-        let kept = await services.keptItems(about: reference)
+        let kept = await services.keepers.keptItems(about: reference)
         let forget = call.prefix + "forget"
         var lines: [String] = []
         guard let accounts = services.accounts else {
@@ -266,7 +327,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         guard let asked, now.timeIntervalSince(asked) <= Self.confirmWindow, now >= asked else {
             throw UserFacingError(phrases("forget.notAsked", commands))
         }
-        guard let erasure = StudentErasure(services: services) else {
+        guard let erasure = services.erasure else {
             try await forgetOnRemoteService(call, bound: bound)
             return
         }
@@ -319,7 +380,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
         let phrases = call.phrases
         let key = bound.profile.accountKey
         var ended = await services.sessions.unbindAll { $0.session.accountKey == key }
-        let networks = services.everyNetwork
+        let networks = services.networks.all
         for network in networks.dropFirst() {
             ended += await network.sessionArchive.endSessions(ofAccount: key)
         }
@@ -328,9 +389,11 @@ public struct PrivacyPlugin: BackgroundPlugin {
             accountKey: key, sender: call.sender, caseMapping: call.caseMapping, identities: [call.sender],
             phrases: phrases)
         for network in networks {
-            for item in await network.eraseKept(about: student) where !erased.contains(item) { erased.append(item) }
+            for item in await network.keepers.eraseKept(about: student) where !erased.contains(item) {
+                erased.append(item)
+            }
         }
-        for owner in Set(ended.map(\.owner)) { await services.loggedOut(owner) }
+        for owner in Set(ended.map(\.owner)) { await services.keepers.loggedOut(owner) }
         try? await services.directory.logOut(bound.session)
         await call.reply(phrases("forget.remoteDone", ["items": erased.joined(separator: ", ")]))
     }

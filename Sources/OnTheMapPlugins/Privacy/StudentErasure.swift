@@ -9,7 +9,7 @@ import OnTheMapService
 ///
 /// What goes, in this order:
 /// 1. in this process, on every network: the student's IRC sessions end (their kept copies too),
-///    and each plugin forgets what it keeps about them (``ClassServices/keepsAboutStudents(describe:erase:)``:
+///    and each plugin forgets what it keeps about them (``StudentKeepers/keepsAboutStudents(plugin:describe:erase:)``:
 ///    open post step, unit choice); the login throttle forgets their email and trusted hosts;
 /// 2. in the directory, in one transaction: the pin (its tombstone keeps the objectId alone), the
 ///    sessions and the account row; the class map and the web map forget the pin at once;
@@ -37,21 +37,36 @@ public struct StudentErasure: Sendable {
         public var storeEntries: Int
     }
 
+    /// What the running bot holds about students beyond the directory and its state store.
+    public struct InBot: Sendable {
+        /// The networks' sessions and what their plugins keep.
+        public let networks: EveryNetwork
+        /// The hosts trusted for an email.
+        public let loginThrottle: LoginThrottle
+        /// The precision choices (kept in memory by a bot without a state store).
+        public let privacyChoices: PrivacyChoices
+        /// The class map, which forgets the pin at once.
+        public let classMap: ClassMap
+
+        public init(
+            networks: EveryNetwork, loginThrottle: LoginThrottle, privacyChoices: PrivacyChoices, classMap: ClassMap
+        ) {
+            self.networks = networks
+            self.loginThrottle = loginThrottle
+            self.privacyChoices = privacyChoices
+            self.classMap = classMap
+        }
+    }
+
     let accounts: any AccountDirectory
     let store: (any BotStateStore)?
-    let services: ClassServices?
+    let services: InBot?
 
     /// `services`: the running bot's (nil for the operator's tool, which has no IRC sessions).
-    public init(accounts: any AccountDirectory, store: (any BotStateStore)?, services: ClassServices? = nil) {
+    public init(accounts: any AccountDirectory, store: (any BotStateStore)?, services: InBot? = nil) {
         self.accounts = accounts
         self.store = store
         self.services = services
-    }
-
-    /// The erasure for the running bot of `services`; nil when its directory keeps no accounts.
-    public init?(services: ClassServices) {
-        guard let accounts = services.accounts else { return nil }
-        self.init(accounts: accounts, store: services.stateStore, services: services)
     }
 
     /// Erases the account with `accountKey`; nil when there is none. `requester` is the IRC user who
@@ -64,7 +79,7 @@ public struct StudentErasure: Sendable {
         // Who used the account: the requester, and every owner of a session of it, live or kept.
         var identities: [UserIdentity] = requester.map { [$0] } ?? []
         // The requester's network is the first of `everyNetwork`.
-        let networks = services?.everyNetwork ?? []
+        let networks = services?.networks.all ?? []
         var ended: [[StudentSession]] = []
         for (index, network) in networks.enumerated() {
             var here = await network.sessionArchive.endSessions(ofAccount: accountKey)
@@ -86,10 +101,10 @@ public struct StudentErasure: Sendable {
                 accountKey: accountKey, sender: requester, caseMapping: caseMapping, identities: identities,
                 phrases: phrases)
             for (network, endedHere) in zip(networks, ended) {
-                for item in await network.eraseKept(about: student) where !keptState.contains(item) {
+                for item in await network.keepers.eraseKept(about: student) where !keptState.contains(item) {
                     keptState.append(item)
                 }
-                for owner in Set(endedHere.map(\.owner)) { await network.loggedOut(owner) }
+                for owner in Set(endedHere.map(\.owner)) { await network.keepers.loggedOut(owner) }
             }
             trustedHosts = await services.loginThrottle.forget(email: record.account.email)
             // The precision choice (its state-store key, or the memory of a bot without a store).

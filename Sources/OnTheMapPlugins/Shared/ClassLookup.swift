@@ -24,12 +24,26 @@ import OnTheMapService
 ///    the argument could be a nick at all (``NickSyntax/couldBeNick(_:)``): a name with a space, a
 ///    place with a comma, a word starting with a digit costs no round trip.
 /// 4. **Names:** the pins whose first, last or full name the argument is (without case or accents).
-/// 5. **A place**, from the gazetteer (``ClassServices/resolvePlace(_:)``).
+/// 5. **A place**, from the gazetteer (``FindsPlaces/resolvePlace(_:)``).
 ///
 /// A command names the kinds it accepts; with ``Matching/first`` the first kind that finds anyone
 /// wins, with ``Matching/every`` (`!where`) the nick's student and the namesakes are all given,
 /// the nick's first.
 struct ClassLookup: Sendable {
+    /// What step 1 reads (who may look, where the answer goes): a command that looks at the whole
+    /// class has these.
+    protocol AudienceNeeds: ReadsClassSettings, ReadsSessions {}
+
+    /// What the whole rule reads: a lookup command's `Needs` has these (and may have more).
+    protocol Needs: AudienceNeeds, FindsPlaces {
+        /// Service calls, with a failure's sentence.
+        var call: ServiceCalls { get }
+        /// The directory (a nick's student's pin).
+        var directory: any StudentDirectory { get }
+        /// The class map (names).
+        var classMap: ClassMap { get }
+    }
+
     /// The kinds of argument a command accepts.
     struct Kinds: OptionSet, Sendable {
         let rawValue: Int
@@ -75,7 +89,7 @@ struct ClassLookup: Sendable {
     /// tells nothing of classmates, so someone who may not look classmates up may still ask one
     /// (step 1).
     static func resolve(
-        _ call: Invocation, _ services: ClassServices, argument: String? = nil, accepting kinds: Kinds,
+        _ call: Invocation, _ services: some Needs, argument: String? = nil, accepting kinds: Kinds,
         matching: Matching = .first, anyoneMayAskPlaces: Bool = false
     ) async throws -> ClassLookup {
         let audience = LookupAudience(call: call, services: services)
@@ -118,7 +132,7 @@ struct ClassLookup: Sendable {
 
     /// The audience of a command that looks at the whole class (`!awake`, `!list`, `!refresh`):
     /// throws ``LookupAudience/signInSentence`` to someone who may not look classmates up (step 1).
-    static func classAudience(_ call: Invocation, _ services: ClassServices) throws -> LookupAudience {
+    static func classAudience(_ call: Invocation, _ services: some AudienceNeeds) throws -> LookupAudience {
         let audience = LookupAudience(call: call, services: services)
         guard audience.mayLookUpClassmates else { throw UserFacingError(audience.signInSentence) }
         return audience
@@ -126,8 +140,7 @@ struct ClassLookup: Sendable {
 
     /// The session of whoever uses `text` as a nick now, if any (step 3): nil at once, without
     /// asking the connection or the session book, when `text` cannot be a nick.
-    private static func session(ofNick text: String, call: Invocation, services: ClassServices) async -> StudentSession?
-    {
+    private static func session(ofNick text: String, call: Invocation, services: some Needs) async -> StudentSession? {
         guard NickSyntax.couldBeNick(text) else { return nil }
         let account = await call.identity(ofNick: text)?.account
         return await services.sessions.session(ofNick: text, account: account)
@@ -139,9 +152,9 @@ struct ClassLookup: Sendable {
 /// may join). Only ``ClassLookup`` makes one, after its visibility check.
 struct LookupAudience: Sendable {
     let call: Invocation
-    let services: ClassServices
+    let services: any ClassLookup.AudienceNeeds
 
-    fileprivate init(call: Invocation, services: ClassServices) {
+    fileprivate init(call: Invocation, services: any ClassLookup.AudienceNeeds) {
         self.call = call
         self.services = services
     }

@@ -9,7 +9,7 @@ import Localization
 enum NamesOnlyWording {
     /// Whether announcements in `channel` name students only: anyone may join it while the class
     /// is for the class and `privacy.open_channel` is `names`.
-    static func withholdsPlaces(in channel: String, _ services: ClassServices, isOpen: (String) async -> Bool)
+    static func withholdsPlaces(in channel: String, _ services: some ReadsClassSettings, isOpen: (String) async -> Bool)
         async -> Bool
     {
         guard services.settings.privacy.withholdsPlacesInOpenChannels else { return false }
@@ -31,9 +31,9 @@ enum NamesOnlyWording {
 
     /// ``away(_:lastDay:phrases:)`` while the pin's trip lasts at `now`, else nil.
     static func away(
-        _ pin: StudentLocation, now: Date, services: ClassServices, phrases: Phrasebook
+        _ pin: StudentLocation, now: Date, zones: PinTimeZones, phrases: Phrasebook
     ) async -> String? {
         guard let trip = pin.activeTrip(at: now) else { return nil }
-        return away(pin, lastDay: await TripWording.lastDay(of: trip, services: services), phrases: phrases)
+        return away(pin, lastDay: await TripWording.lastDay(of: trip, zones: zones), phrases: phrases)
     }
 }

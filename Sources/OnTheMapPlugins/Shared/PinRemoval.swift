@@ -8,11 +8,37 @@ import OnTheMapService
 /// Only the directories that keep their own pins (local, PostgreSQL) can delete one; the
 /// Udacity-compatible API has no delete, and the answer says so.
 public enum PinRemoval {
+    /// What taking a pin off reads: the lookup rule's needs (`!pin remove` finds pins by nick and
+    /// name), and the directory's accounts, the only one that can remove a pin.
+    protocol Needs: ClassLookup.Needs {
+        var accounts: (any AccountDirectory)? { get }
+    }
+
+    /// What the owners' `!pin remove` uses, from the network's assembly.
+    struct OwnerNeeds: Needs {
+        let settingsInForce: SettingsInForce
+        let logins: LoginGate<StudentLogin>
+        let placeFinder: PlaceFinder
+        let directory: any StudentDirectory
+        let classMap: ClassMap
+        let accounts: (any AccountDirectory)?
+        let call = ServiceCalls()
+
+        init(_ services: ClassServices) {
+            self.settingsInForce = services.settingsInForce
+            self.logins = services.logins
+            self.placeFinder = services.placeFinder
+            self.directory = services.directory
+            self.classMap = services.classMap
+            self.accounts = services.accounts
+        }
+    }
+
     /// The directory that can remove pins, or a refusal in `phrases`' language that says why there
     /// is none (only the Udacity-compatible API keeps no accounts of its own, and its contract has
     /// no delete), followed by `hint`.
     static func remover(
-        _ services: ClassServices, phrases: Phrasebook = .english, hint: String = ""
+        _ services: some Needs, phrases: Phrasebook = .english, hint: String = ""
     ) throws -> any AccountDirectory {
         guard let accounts = services.accounts else { throw UserFacingError(phrases("unpost.noDelete") + hint) }
         return accounts
@@ -20,7 +46,7 @@ public enum PinRemoval {
 
     /// Removes `pin` as a trusted caller and takes it off the bot's map at once; nil when someone
     /// removed it meanwhile.
-    static func removeAsOwner(_ pin: StudentLocation, services: ClassServices) async throws -> StudentLocation? {
+    static func removeAsOwner(_ pin: StudentLocation, services: some Needs) async throws -> StudentLocation? {
         let remover = try remover(services)
         let removed = try await services.call { try await remover.removeLocation(objectId: pin.objectId) }
         await services.classMap.forget(removed ?? pin)
@@ -35,7 +61,7 @@ public enum PinRemoval {
     /// The pins `!pin remove <query>` may mean: the pin with that objectId, the pin of the account
     /// with that email, the pin of whoever is logged in under that nick, and every pin whose name
     /// matches (first, last or full name), without repeats, newest first.
-    static func candidates(for query: String, call: Invocation, services: ClassServices) async throws
+    static func candidates(for query: String, call: Invocation, services: some Needs) async throws
         -> [StudentLocation]
     {
         var found: [StudentLocation] = []
@@ -64,7 +90,7 @@ public enum PinRemoval {
 
 extension PinRemoval {
     /// `!unpost` shows the student's pin and asks for `!unpost confirm`; `!unpost confirm` removes it.
-    static func unpost(_ call: Invocation, services: ClassServices) async throws {
+    static func unpost(_ call: Invocation, services: some Needs) async throws {
         guard let bound = services.session(of: call) else { return }
         let phrases = call.phrases
         let words = call.words.map { $0.lowercased() }
@@ -104,10 +130,16 @@ extension PinRemoval {
                 ["place": Formatting.place(removed.mapString, phrases: phrases), "post": call.prefix + "post"]))
     }
 
+    /// `!pin remove` for the owner plugin, which holds the network's assembly: the command is
+    /// given only what it uses (``OwnerNeeds``).
+    public static func ownerRemove(_ call: Invocation, services: ClassServices) async throws {
+        try await ownerRemove(call, services: OwnerNeeds(services))
+    }
+
     /// `!pin remove <name | nick | email | id>` (owners only): removes the one pin the words mean,
     /// or lists the candidates when they mean several, so that a shared name never removes the
     /// wrong student.
-    public static func ownerRemove(_ call: Invocation, services: ClassServices) async throws {
+    static func ownerRemove(_ call: Invocation, services: some Needs) async throws {
         let usage = "Usage: \(call.prefix)pin remove <name | nick | email | id>."
         guard call.words.first?.lowercased() == "remove" else { throw UserFacingError(usage) }
         let query = call.argument.dropFirst("remove".count).trimmingCharacters(in: .whitespaces)

@@ -7,8 +7,8 @@ import Localization
 enum TripWording {
     /// The last day of `trip` in its place's zone (the day before the one its end starts), as the
     /// gazetteer finds the zone near the trip's point; in UTC when no single zone is known.
-    static func lastDay(of trip: Trip, services: ClassServices) async -> LocalDay {
-        trip.lastDay(in: await services.timeZones.finder?.timeZone(near: trip.coordinate).timeZone)
+    static func lastDay(of trip: Trip, zones: PinTimeZones) async -> LocalDay {
+        trip.lastDay(in: await zones.finder?.timeZone(near: trip.coordinate).timeZone)
     }
 
     /// "Jane Doe is in Lisbon until 24 Dec".
@@ -23,9 +23,9 @@ enum TripWording {
 
     /// "Jane Doe is in Lisbon until 24 Dec" while the pin's trip lasts at `now`, else nil.
     static func away(
-        _ pin: StudentLocation, now: Date, services: ClassServices, phrases: Phrasebook
+        _ pin: StudentLocation, now: Date, zones: PinTimeZones, phrases: Phrasebook
     ) async -> String? {
         guard let trip = pin.activeTrip(at: now) else { return nil }
-        return away(pin, trip: trip, lastDay: await lastDay(of: trip, services: services), phrases: phrases)
+        return away(pin, trip: trip, lastDay: await lastDay(of: trip, zones: zones), phrases: phrases)
     }
 }

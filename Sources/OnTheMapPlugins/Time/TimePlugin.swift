@@ -9,17 +9,44 @@ import Localization
 /// gazetteer knows it. Every answer is for the class's clock (`ClassServices.now`).
 public struct TimePlugin: Plugin {
     public static let registration = ClassPluginRegistration("time", settings: NoSettings.self) { services, _ in
-        TimePlugin(services: services)
+        TimePlugin(services: Needs(services))
+    }
+
+    /// What `!time`, `!awake` and `!overlap` use: the lookup rule's needs, the class clock and the
+    /// time zones of pins and places.
+    public struct Needs: ClassLookup.Needs {
+        public let settingsInForce: SettingsInForce
+        public let logins: LoginGate<StudentLogin>
+        public let placeFinder: PlaceFinder
+        public let directory: any StudentDirectory
+        public let classMap: ClassMap
+        public let timeZones: PinTimeZones
+        public let now: @Sendable () -> Date
+        public let call = ServiceCalls()
+
+        public init(
+            settingsInForce: SettingsInForce, logins: LoginGate<StudentLogin>, placeFinder: PlaceFinder,
+            directory: any StudentDirectory, classMap: ClassMap, timeZones: PinTimeZones,
+            now: @escaping @Sendable () -> Date
+        ) {
+            self.settingsInForce = settingsInForce
+            self.logins = logins
+            self.placeFinder = placeFinder
+            self.directory = directory
+            self.classMap = classMap
+            self.timeZones = timeZones
+            self.now = now
+        }
     }
 
     public let name = "time"
-    let services: ClassServices
+    let services: Needs
     /// The most classmates `!awake` lists in a private answer (a channel gets its line cap).
     static let privateAwakeCount = 10
     /// The most namesakes `!time` lists in a private answer.
     static let privateNamesakeCount = 10
 
-    public init(services: ClassServices) {
+    public init(services: Needs) {
         self.services = services
     }
 
@@ -65,7 +92,7 @@ public struct TimePlugin: Plugin {
 
     // MARK: - !time
 
-    static func time(_ call: Invocation, _ services: ClassServices) async throws {
+    static func time(_ call: Invocation, _ services: Needs) async throws {
         // A stranger may not look classmates up when the map is for the class, but may ask a place.
         let lookup = try await ClassLookup.resolve(
             call, services, accepting: [.nick, .name, .place], anyoneMayAskPlaces: true)
@@ -217,7 +244,7 @@ public struct TimePlugin: Plugin {
         var clock: LocalClock
     }
 
-    static func awake(_ call: Invocation, _ services: ClassServices) async throws {
+    static func awake(_ call: Invocation, _ services: Needs) async throws {
         let audience = try ClassLookup.classAudience(call, services)
         let now = services.now()
         let phrases = call.phrases
@@ -280,7 +307,7 @@ public struct TimePlugin: Plugin {
 
     // MARK: - !overlap
 
-    static func overlap(_ call: Invocation, _ services: ClassServices) async throws {
+    static func overlap(_ call: Invocation, _ services: Needs) async throws {
         let lookup = try await ClassLookup.resolve(call, services, accepting: [.nick, .name])
         let argument = call.argument
         let phrases = call.phrases
@@ -346,13 +373,13 @@ public struct TimePlugin: Plugin {
     // MARK: - Lookups
 
     /// The zone of the place `pin` shows at `now` (its trip's while the trip lasts).
-    static func zone(of pin: StudentLocation, _ services: ClassServices, now: Date) async -> PlaceTimeZone {
+    static func zone(of pin: StudentLocation, _ services: Needs, now: Date) async -> PlaceTimeZone {
         let shown = pin.shown(at: now)
         return await services.timeZones.timeZone(ofPinAt: shown.coordinate, named: shown.mapString)
     }
 
     /// The asker's own pin: they must be logged in and have one.
-    static func ownPin(_ call: Invocation, _ services: ClassServices, alternative: String)
+    static func ownPin(_ call: Invocation, _ services: Needs, alternative: String)
         async throws -> StudentLocation
     {
         guard let session = services.session(of: call) else {

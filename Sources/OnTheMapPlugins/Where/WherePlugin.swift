@@ -9,15 +9,41 @@ import OnTheMapService
 /// accent-insensitive) or by the nick of someone logged in.
 public struct WherePlugin: Plugin {
     public static let registration = ClassPluginRegistration("where", settings: NoSettings.self) { services, _ in
-        WherePlugin(services: services)
+        WherePlugin(services: Needs(services))
+    }
+
+    /// What `!where` uses: the lookup rule's needs, the class clock and the trips' time zones.
+    public struct Needs: ClassLookup.Needs {
+        public let settingsInForce: SettingsInForce
+        public let logins: LoginGate<StudentLogin>
+        public let placeFinder: PlaceFinder
+        public let directory: any StudentDirectory
+        public let classMap: ClassMap
+        public let timeZones: PinTimeZones
+        public let now: @Sendable () -> Date
+        public let call = ServiceCalls()
+
+        public init(
+            settingsInForce: SettingsInForce, logins: LoginGate<StudentLogin>, placeFinder: PlaceFinder,
+            directory: any StudentDirectory, classMap: ClassMap, timeZones: PinTimeZones,
+            now: @escaping @Sendable () -> Date
+        ) {
+            self.settingsInForce = settingsInForce
+            self.logins = logins
+            self.placeFinder = placeFinder
+            self.directory = directory
+            self.classMap = classMap
+            self.timeZones = timeZones
+            self.now = now
+        }
     }
 
     public let name = "where"
-    let services: ClassServices
+    let services: Needs
     /// The most lines a private answer lists.
     static let privateLimit = 15
 
-    public init(services: ClassServices) {
+    public init(services: Needs) {
         self.services = services
     }
 
@@ -52,7 +78,7 @@ public struct WherePlugin: Plugin {
         name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
-    static func `where`(_ call: Invocation, _ services: ClassServices) async throws {
+    static func `where`(_ call: Invocation, _ services: Needs) async throws {
         let lookup = try await ClassLookup.resolve(call, services, accepting: [.nick, .name], matching: .every)
         let query = call.argument
         let now = services.now()
@@ -74,7 +100,7 @@ public struct WherePlugin: Plugin {
         if let owner = nickMatch {
             let nick = owner.nick
             if let pin = owner.pin {
-                if let away = await TripWording.away(pin, now: now, services: services, phrases: phrases) {
+                if let away = await TripWording.away(pin, now: now, zones: services.timeZones, phrases: phrases) {
                     lines.append(Formatting.line(["\(nick): \(away)", Formatting.link(pin.mediaURL)]))
                 } else {
                     lines.append(
@@ -97,7 +123,7 @@ public struct WherePlugin: Plugin {
         // A student on a trip: "Jane Doe is in Lisbon until 24 Dec".
         for pin in matches {
             names.append(Formatting.name(pin))
-            if let away = await TripWording.away(pin, now: now, services: services, phrases: phrases) {
+            if let away = await TripWording.away(pin, now: now, zones: services.timeZones, phrases: phrases) {
                 lines.append(Formatting.line([away, Formatting.link(pin.mediaURL)]))
             } else {
                 lines.append(Formatting.student(pin, now: now, phrases: phrases))

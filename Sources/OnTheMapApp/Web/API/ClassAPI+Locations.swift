@@ -151,7 +151,7 @@ extension ClassAPI {
                 Trip(mapString: draft.mapString, coordinate: draft.coordinate, endsAt: end.endsAt),
                 of: session.accountKey)
             let saved = try await trips.setTrip(trip, ofAccount: session.accountKey, session: session)
-            await services.pinSavedOutsideIRC(saved)
+            await services.outsidePins.saved(saved)
             return APIAnswer.json([
                 "updatedAt": APIAnswer.milliseconds(saved.updatedAt),
                 "trip": ["mapString": trip.trip.mapString, "until": end.lastDay.isoText] as [String: Any],
@@ -233,7 +233,7 @@ extension ClassAPI {
             } else {
                 saved = try await directory.savePin(pin, session: session).0
             }
-            await services.pinSavedOutsideIRC(saved)
+            await services.outsidePins.saved(saved)
             return objectId == nil
                 ? APIAnswer.json(["createdAt": APIAnswer.milliseconds(saved.createdAt), "objectId": saved.objectId])
                 : APIAnswer.json(["updatedAt": APIAnswer.milliseconds(saved.updatedAt)])

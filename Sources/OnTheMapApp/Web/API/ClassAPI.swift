@@ -45,13 +45,42 @@ public struct ClassAPI: Sendable {
     /// The largest request body read (a login or a pin is a few hundred bytes).
     static let maximumBodyBytes = 16 * 1024
 
-    let services: ClassServices
+    /// What the served API uses of the class: the directory and its trips, the privacy gate every
+    /// pin and trip passes, what takes a pin saved here (the class map, the announcers), the place
+    /// finder, the login throttle shared with `!login`, every network's sessions (a logout ends
+    /// them all), and the time zones and clock a trip's end is read with.
+    public struct Needs: PassesPrivacyGate, EndsTrips {
+        public let directory: any StudentDirectory
+        public let trips: (any TripDirectory)?
+        public let privacyGates: PrivacyGates
+        public let outsidePins: OutsidePins
+        public let placeResolver: PlaceResolver
+        public let loginThrottle: LoginThrottle
+        public let networks: EveryNetwork
+        public let timeZones: PinTimeZones
+        public let now: @Sendable () -> Date
+
+        /// The capabilities of `services`, the network's assembly, that the API uses.
+        public init(_ services: ClassServices) {
+            self.directory = services.directory
+            self.trips = services.trips
+            self.privacyGates = services.privacyGates
+            self.outsidePins = services.outsidePins
+            self.placeResolver = services.placeResolver
+            self.loginThrottle = services.loginThrottle
+            self.networks = services.everyNetworkReach
+            self.timeZones = services.timeZones
+            self.now = services.now
+        }
+    }
+
+    let services: Needs
     let accounts: any AccountDirectory
     let settings: Settings
     let logger: Logger
 
     /// `accounts` is the directory whose sessions the API checks (the one `services` reads pins from).
-    public init(services: ClassServices, accounts: any AccountDirectory, settings: Settings, logger: Logger) {
+    public init(services: Needs, accounts: any AccountDirectory, settings: Settings, logger: Logger) {
         self.services = services
         self.accounts = accounts
         self.settings = settings
@@ -193,7 +222,7 @@ public struct ClassAPI: Sendable {
             let student = everywhere ? try await session(of: request)?.0.accountKey : nil
             try await directory.logOut(
                 DirectorySession(accountKey: "", sessionId: credentials.sessionId, expiresAt: Date()))
-            if let student { await services.endEverySession(ofAccount: student) }
+            if let student { await services.networks.endEverySession(ofAccount: student) }
         } catch {
             return unavailable(error, prefixed: true, phrases)
         }
