@@ -1,5 +1,6 @@
 import BotKit
 import BotTesting
+import Localization
 import Testing
 
 @Suite struct CommandExampleMatchingTests {
@@ -43,6 +44,28 @@ import Testing
             await bot.dm(".help echo", as: "quinn").map(\.text) == [
                 ".echo <text> — Says the text back.", "e.g. .echo hi → hi", "e.g. .echo a b → a b …",
             ])
+    }
+
+    /// An example with an explanation shows it after the input in the reader's language, English
+    /// included (the answer is the tests' contract, not shown); one without shows the answer in
+    /// English only.
+    @Test func helpShowsAnExamplesExplanationInEachLanguage() async {
+        for language in Language.supported {
+            var settings = CommandRouter.Settings.unlimited
+            settings.languages = ChannelLanguages(fallback: language)
+            let bot = TestBot(plugins: [CorePlugin()], settings: settings)
+            let phrases = Catalogs.bundled.phrasebook(language)
+            let lines = await bot.dm("!help ping", as: "quinn").map(\.text)
+            #expect(
+                lines.last
+                    == phrases(
+                        "help.exampleExplained", ["example": "!ping", "explanation": phrases("example.ping.alive")]),
+                "\(language.tag): \(lines)")
+            #expect(lines.last?.contains("pong") == false)
+        }
+        #expect(
+            await TestBot(plugins: [CorePlugin()]).dm("!help ping", as: "quinn").map(\.text).last
+                == "e.g. !ping — checks that the bot answers")
     }
 
     /// `!help` of a command with secret arguments shows its usage in the example, never the example's

@@ -135,12 +135,13 @@ import Testing
         }
     }
 
-    /// The keys the code asks for: `phrases("key"` (and `phrases(\n "key"`), each declared
-    /// command's `command.<name>.usage` and `.help`, and the keys the web pages and their scripts
-    /// name (``keysInWebSources``).
+    /// The keys the code asks for: `phrases("key"` (and `phrases(\n "key"`), each command
+    /// example's explanation (`CommandExample("!near Paris", explained: "key"`, which `!help`
+    /// shows), each declared command's `command.<name>.usage` and `.help`, and the keys the web
+    /// pages and their scripts name (``keysInWebSources``).
     static let keysInCode: Set<String> = {
         var keys: Set<String> = []
-        let asked = /phrases\(\s*"([A-Za-z0-9_.]+)"/
+        let asked = /(?:phrases\(|explained:)\s*"([A-Za-z0-9_.]+)"/
         let named = /"([a-z][A-Za-z0-9_]*\.[A-Za-z0-9_.]+)"/
         let commands = /Command\(\s*"([a-z]+)"/
         for use in keysInWebSources { keys.insert(use.key) }
@@ -164,10 +165,11 @@ import Testing
         #expect(unused.sorted() == [], "messages no code asks for")
     }
 
-    /// Every key the code asks for with `phrases("…"` has a message in the source.
+    /// Every key the code asks for with `phrases("…"` or names as an example's explanation
+    /// (`explained: "…"`) has a message in the source.
     @Test func everyKeyTheCodeAsksForExists() {
         var missing: [String] = []
-        let asked = /phrases\(\s*"([A-Za-z0-9_.]+)"/
+        let asked = /(?:phrases\(|explained:)\s*"([A-Za-z0-9_.]+)"/
         for file in Self.swiftSources {
             for match in file.text.matches(of: asked) where Self.catalogs.source.messages[String(match.1)] == nil {
                 missing.append("\(match.1) (\(URL(fileURLWithPath: file.path).lastPathComponent))")
@@ -177,6 +179,24 @@ import Testing
             missing.append("\(use.key) (\(use.file))")
         }
         #expect(missing == [])
+    }
+
+    /// Every example a command declares (`CommandExample("!…"`) names the message that says what it
+    /// shows (`explained:`): `!help <command>` shows it in every language.
+    @Test func everyCommandExampleIsExplained() {
+        let example = /CommandExample\(\s*"(?:[^"\\]|\\.)*"(\s*,\s*explained:)?/
+        var declared = 0
+        var unexplained: [String] = []
+        for file in Self.swiftSources {
+            for match in file.text.matches(of: example) {
+                declared += 1
+                if match.1 == nil {
+                    unexplained.append("\(match.0) (\(URL(fileURLWithPath: file.path).lastPathComponent))")
+                }
+            }
+        }
+        #expect(declared >= 50)
+        #expect(unexplained == [])
     }
 
     /// The web pages and their scripts name messages (so a page in English only would fail the

@@ -4,6 +4,7 @@ import BotTesting
 import Foundation
 import IRCClient
 import IRCProtocol
+import Localization
 import Logging
 @testable import OnTheMapApp
 @testable import OnTheMapService
@@ -25,8 +26,10 @@ import Testing
         return config
     }
 
-    /// A bot with every plugin of ``config`` on a fresh demo class.
-    static func demoBot(in folder: TemporaryDirectory) async throws -> TestBot<StudentLogin> {
+    /// A bot with every plugin of ``config`` on a fresh demo class, speaking `languages`.
+    static func demoBot(
+        in folder: TemporaryDirectory, languages: ChannelLanguages = ChannelLanguages()
+    ) async throws -> TestBot<StudentLogin> {
         let sqlite = try SQLiteStudentDirectory(
             path: folder.file("demo.sqlite"),
             options: LocalDirectoryOptions(
@@ -39,7 +42,11 @@ import Testing
             directory: sqlite, trips: sqlite, accounts: sqlite, stateStore: sqlite, geocoder: geocoder,
             places: geocoder,
             settings: PluginAssembly.settings(for: config))
-        return TestBot(plugins: PluginAssembly.plugins(config: config, services: services), gate: services.logins)
+        var settings = CommandRouter.Settings.unlimited
+        settings.languages = languages
+        return TestBot(
+            plugins: PluginAssembly.plugins(config: config, services: services), settings: settings,
+            gate: services.logins)
     }
 
     /// Runs `example` as the demo student Alice (logged in first when it says so), in a private
@@ -72,6 +79,30 @@ import Testing
                     example.matches(answer),
                     "\(example.input) answered \(answer), not \(example.answer)")
             }
+        }
+    }
+
+    /// `!help <command>` shows each example with what it shows, in the reader's language: every
+    /// example has an explanation in the catalogues, translated, and the line stays short enough
+    /// for one IRC line.
+    @Test(arguments: Language.supported) func helpExplainsEveryExampleInEachLanguage(_ language: Language) async throws
+    {
+        let catalogs = try Catalogs(folder: Catalogs.bundledFolder())
+        let (phrases, english) = (catalogs.phrasebook(language), catalogs.phrasebook(.english))
+        let bot = try await Self.demoBot(
+            in: TemporaryDirectory(prefix: "help-\(language.tag)"), languages: ChannelLanguages(fallback: language))
+        let commands = await bot.router.catalog.entries.map(\.command)
+        for command in commands {
+            let explained = try command.examples.map { example in
+                let key = try #require(example.explanation, "\(example.input) has no explanation")
+                #expect(catalogs.source.messages[key] != nil, "\(key) is not in en.json")
+                if language != .english { #expect(phrases(key) != english(key), "\(key) is not translated") }
+                let input = command.hasSecretArguments ? command.usage(in: phrases, prefix: "!") : example.input
+                return phrases("help.exampleExplained", ["example": input, "explanation": phrases(key)])
+            }
+            let lines = await bot.dm("!help \(command.name)", as: "alice").map(\.text)
+            #expect(Array(lines.suffix(explained.count)) == explained, "!help \(command.name) in \(language.tag)")
+            for line in lines { #expect(line.utf8.count <= 400, "\(line)") }
         }
     }
 

@@ -7,7 +7,8 @@ import Testing
 /// an instructor configures them: each student reads answers in the language they chose with
 /// `!lang` (kept with their account across a restart; for the nick of someone not logged in),
 /// else in the channel's; each channel hears announcements in its own language, places included
-/// (their countries and regions named from the installed iso-codes).
+/// (their countries and regions named from the installed iso-codes). An owner's commands answer
+/// in the owner's language too, and `!help` explains each example in the reader's.
 @Suite(.tags(.startsProcesses), .serialized, .timeLimit(.minutes(3))) struct LanguageLiveTests {
     @Test func eachStudentReadsTheirLanguageAndEachChannelItsOwn() async throws {
         let catalogs = try Catalogs(folder: Catalogs.bundledFolder())
@@ -43,6 +44,7 @@ import Testing
                   nick: MapBot
                   channels: ["#class", {name: "#clase", language: es}]
                   announce_to: ["#class", "#clase"]
+                  owners: ["bob!*@*"]
                   flood: {enabled: false}
                 service:
                   database: \(database)
@@ -95,6 +97,18 @@ import Testing
                 #expect(steps[0].hasPrefix("Encontré Lisbon"), "\(steps)")
                 #expect(steps[1].hasPrefix("Ahora envía tu enlace: !link https://…"), "\(steps)")
                 #expect(try await answer(to: jane, "MapBot", "!cancel") == es("post.cancelled"))
+                // `!help near` explains its example in Spanish.
+                try await jane.privmsg("MapBot", "!help near")
+                let help = try await jane.waitForMessages(count: 2, timeout: .seconds(10), "the help of !near") {
+                    $0.command == "PRIVMSG" && $0.sourceNick == "MapBot" && $0.parameters.first == "jane"
+                }.map { $0.parameters.last ?? "" }
+                #expect(help[0] == es("command.near.usage") + " — " + es("command.near.help"), "\(help)")
+                #expect(
+                    help[1]
+                        == es(
+                            "help.exampleExplained",
+                            ["example": "!near Paris", "explanation": es("example.near.place")]))
+                #expect(help[1] == "p. ej. !near Paris — los compañeros más cercanos a Paris")
 
                 // Bob, not logged in, keeps French for his nick and is told it is not kept.
                 try await bob.privmsg("MapBot", "!lang fr")
@@ -112,6 +126,30 @@ import Testing
                     try await answer(to: bob, "MapBot", "!lang xx")
                         == fr("lang.unknown", ["code": "xx", "languages": languages, "command": "!lang"]))
                 #expect(try await answer(to: bob, "MapBot", "!units") == fr("units.current", units))
+                // Bob is one of the bot's owners (`irc.owners`): the owner commands answer him in
+                // French as well, `!status` included.
+                #expect(try await answer(to: bob, "MapBot", "!ignores") == fr("owner.ignores.none"))
+                #expect(
+                    try await answer(to: bob, "MapBot", "!ignore mallory 30")
+                        == fr(
+                            "owner.ignore.forTime",
+                            ["mask": "mallory!*@*", "duration": fr("duration.minutes", ["count": 30])]))
+                try await bob.privmsg("MapBot", "!status")
+                let link =
+                    fr("owner.status.registered") + " sur 127.0.0.1:\(server.tlsPort)" + fr("owner.status.tls")
+                let status =
+                    try await bob.waitForMessage(timeout: .seconds(10), "the first line of !status") {
+                        $0.sourceNick == "MapBot" && $0.parameters.last?.hasPrefix("On The Map ") == true
+                    }.parameters.last ?? ""
+                #expect(status.contains(" en marche depuis ") && status.contains("IRC : " + link), "\(status)")
+                // Its counts: Jane is logged in, Mallory ignored.
+                let loggedIn = fr("owner.status.loggedIn", ["count": 1])
+                let counts =
+                    try await bob.waitForMessage(timeout: .seconds(10), "the counts of !status") {
+                        $0.sourceNick == "MapBot" && $0.parameters.last?.hasPrefix(loggedIn) == true
+                    }.parameters.last ?? ""
+                #expect(
+                    counts.hasPrefix(loggedIn + "; " + fr("owner.status.ignored", ["count": 1]) + "; "), "\(counts)")
 
                 // Tom posts: each channel hears the new pin in its own language (names only, as
                 // anyone may join these channels while the map is for the class).

@@ -23,35 +23,43 @@ public struct CorePlugin: Plugin {
                 "help", aliases: ["commands"],
                 examples: [
                     CommandExample(
-                        "!help ping",
-                        answer: ["!ping — Checks that the bot is alive: it answers pong.", "e.g. !ping → pong"])
+                        "!help ping", explained: "example.help.ping",
+                        answer: [
+                            "!ping — Checks that the bot is alive: it answers pong.",
+                            "e.g. !ping — checks that the bot answers",
+                        ])
                 ]
             ) { call in
                 try await Self.help(call, about: about)
             },
             Command(
                 "ping",
-                examples: [CommandExample("!ping", answer: "pong")]
+                examples: [CommandExample("!ping", explained: "example.ping.alive", answer: "pong")]
             ) { call in
                 await call.reply("pong")
             },
         ] + conversationCommands
     }
 
-    /// "e.g. !near Paris → Ada Lovelace — 343 km — …": the input and the first answer line (" …"
-    /// after it when more lines follow). The answers are the bot's English ones (the tests run
-    /// each example against the demo class), so in another language only the input is shown. A
-    /// command with secret arguments shows its usage instead of the example's words: help never
-    /// prints a password, not even a demo one, where others read it.
+    /// "e.g. !near Paris — the classmates nearest to Paris": the input and what it shows, in the
+    /// reader's language (``CommandExample/explanation``). An example without an explanation (a
+    /// command whose text is not in the catalogues) shows, in English, the first answer line after
+    /// the input (" …" after it when more lines follow), and only the input in another language:
+    /// the answers are the bot's English ones. A command with secret arguments shows its usage
+    /// instead of the example's words: help never prints a password, not even a demo one, where
+    /// others read it.
     static func exampleLine(
         _ example: CommandExample, of command: Command, prefix: String, phrases: Phrasebook
     ) -> String {
-        let more = example.answer.count > 1 ? " …" : ""
-        let first = example.answer.first ?? ""
-        let shown = first == CommandExample.wildcard || phrases.language != .english ? "" : " → \(first)\(more)"
         let input =
             command.hasSecretArguments
             ? command.usage(in: phrases, prefix: prefix) : example.input(withPrefix: prefix)
+        if let explanation = example.explanation {
+            return phrases("help.exampleExplained", ["example": input, "explanation": phrases(explanation)])
+        }
+        let more = example.answer.count > 1 ? " …" : ""
+        let first = example.answer.first ?? ""
+        let shown = first == CommandExample.wildcard || phrases.language != .english ? "" : " → \(first)\(more)"
         return phrases("help.example", ["example": input + shown])
     }
 

@@ -1,5 +1,6 @@
-/// One use of a command, as a user would type it, and the bot's answer. `!help <command>` shows
-/// the examples; the tests run each one against the demo class and check the answer.
+/// One use of a command, as a user would type it, what it shows (a message of the catalogues), and
+/// the bot's answer. `!help <command>` shows the examples with what they show, in the reader's
+/// language; the tests run each one against the demo class and check the answer.
 public struct CommandExample: Sendable, Hashable {
     /// Stands for any text (possibly none) in an answer line; a line of just this stands for any
     /// number of further lines.
@@ -7,6 +8,9 @@ public struct CommandExample: Sendable, Hashable {
 
     /// What the user types, with `!` as the prefix ("!near Paris").
     public var input: String
+    /// The key of the catalogues' message that says what the example shows, in a short phrase
+    /// ("the classmates nearest to Paris"); nil for a command whose text is not in the catalogues.
+    public var explanation: String?
     /// The answer lines in order (a channel answer without the "nick: " in front). ``wildcard``
     /// marks what varies, like how long ago something was posted.
     public var answer: [String]
@@ -15,16 +19,22 @@ public struct CommandExample: Sendable, Hashable {
     /// Whether one of the bot's owners types it (the examples of owner commands).
     public var byOwner: Bool
 
-    public init(_ input: String, answer: [String], loggedIn: Bool = false, byOwner: Bool = false) {
+    /// `explained` is the key of the message saying what the example shows (see ``explanation``).
+    public init(
+        _ input: String, explained: String? = nil, answer: [String], loggedIn: Bool = false, byOwner: Bool = false
+    ) {
         self.input = input
+        self.explanation = explained
         self.answer = answer
         self.loggedIn = loggedIn
         self.byOwner = byOwner
     }
 
     /// An example with a one-line answer.
-    public init(_ input: String, answer: String, loggedIn: Bool = false, byOwner: Bool = false) {
-        self.init(input, answer: [answer], loggedIn: loggedIn, byOwner: byOwner)
+    public init(
+        _ input: String, explained: String? = nil, answer: String, loggedIn: Bool = false, byOwner: Bool = false
+    ) {
+        self.init(input, explained: explained, answer: [answer], loggedIn: loggedIn, byOwner: byOwner)
     }
 
     /// The input with `!` replaced by the configured prefix.

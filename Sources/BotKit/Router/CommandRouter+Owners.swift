@@ -1,4 +1,5 @@
 import IRCProtocol
+import Localization
 
 extension CommandRouter {
     /// One ignored mask as `!ignores` shows it.
@@ -23,8 +24,8 @@ extension CommandRouter {
     /// Raises an alert for the owners under `key` (see ``OwnerAlerts``); false when it stands
     /// already (nothing is told again). The host then tells the owners it sees
     /// (``tellStandingAlerts(to:)``); the others hear it with their next command.
-    public func raiseOwnerAlert(_ text: String, key: String) -> Bool {
-        ownerAlerts.raise(text, key: key)
+    public func raiseOwnerAlert(_ alert: OwnerAlert, key: String) -> Bool {
+        ownerAlerts.raise(alert, key: key)
     }
 
     /// The cause of the alert under `key` is gone (the channel was joined): it is not told any more.
@@ -32,13 +33,20 @@ extension CommandRouter {
         ownerAlerts.clear(key: key)
     }
 
-    /// The alerts standing now, for `!status`.
-    public var standingOwnerAlerts: [String] { ownerAlerts.texts }
+    /// The alerts standing now in `phrases`' language, for `!status`.
+    public func standingOwnerAlerts(in phrases: Phrasebook) -> [String] {
+        ownerAlerts.standing.map { $0.text(in: phrases) }
+    }
 
-    /// Sends the owner `nick` the alerts they have not heard yet, as private notices.
-    public func tellStandingAlerts(to nick: String) async {
-        for text in ownerAlerts.untold(to: caseMapping.lowercased(nick)) {
-            await transport.send(OutgoingText(.notice, to: nick, text: text))
+    /// Sends the owner `owner` the alerts they have not heard yet, as private notices in the
+    /// language they read: the one they chose (`!lang`, kept for their account or nick), else the
+    /// network's default (a private notice belongs to no channel).
+    public func tellStandingAlerts(to owner: UserIdentity) async {
+        let untold = ownerAlerts.untold(to: caseMapping.lowercased(owner.nick))
+        guard !untold.isEmpty else { return }
+        let phrases = await phrasebook(for: owner, in: nil, caseMapping: caseMapping)
+        for alert in untold {
+            await transport.send(OutgoingText(.notice, to: owner.nick, text: alert.text(in: phrases)))
         }
     }
 

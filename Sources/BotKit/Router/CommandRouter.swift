@@ -175,7 +175,7 @@ public actor CommandRouter {
         case .refuse(let refusal):
             await refuse(refusal, command: entry?.command.name, line: line)
         case .run(let entry):
-            if facts.senderIsOwner { await tellStandingAlerts(to: line.sender.nick) }
+            if facts.senderIsOwner { await tellStandingAlerts(to: line.sender) }
             start(
                 entry.command, argument: parsed.argument, line: line, botNick: botNick,
                 userKey: Self.limitKey(for: line.sender, caseMapping: mapping), phrases: phrases)

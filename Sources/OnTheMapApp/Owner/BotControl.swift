@@ -3,6 +3,7 @@ import ClassKit
 import Foundation
 import IRCClient
 import IRCProtocol
+import Localization
 import Logging
 import OnTheMapPlugins
 import NIOConcurrencyHelpers
@@ -102,7 +103,9 @@ public final class BotControl: Sendable {
 
     /// What a reload did, for the owner and the log.
     public struct ReloadOutcome: Sendable {
-        /// One line: what was applied and what needs a restart, or why nothing was.
+        /// One line: what was applied and what needs a restart, or why nothing was (in the
+        /// language of the phrasebook the reload was asked with; the config checker's problems and
+        /// warnings in it are English, as `check-config` writes them).
         public var summary: String
         public var succeeded: Bool
     }
@@ -110,24 +113,28 @@ public final class BotControl: Sendable {
     /// Reads the config file again and applies, on every network, what can change while the bot
     /// runs: channels, announce_to, the command prefix, flood limits, owners, plugins on/off and per
     /// channel, user limits and the command plugins' own sections. A config with problems changes
-    /// nothing; a network added or removed waits for a restart.
-    public func reload() async -> ReloadOutcome {
+    /// nothing; a network added or removed waits for a restart. The outcome is said in `phrases`'
+    /// language (an owner's `!reload`; SIGHUP's is English).
+    public func reload(in phrases: Phrasebook = .english) async -> ReloadOutcome {
         guard let configPath else {
-            return ReloadOutcome(
-                summary: "There is no config file to reload: this bot was not started from one.", succeeded: false)
+            return ReloadOutcome(summary: phrases("owner.reload.noFile"), succeeded: false)
         }
         let new: BotConfiguration
         do {
             new = try ConfigLoader.load(path: configPath)
         } catch {
             let problems = error.problems.prefix(3).map(\.description).joined(separator: "; ")
-            let more = error.problems.count > 3 ? " (and \(error.problems.count - 3) more)" : ""
             logger.error("config reload refused: the file has problems", metadata: ["problems": "\(error.problems)"])
-            return ReloadOutcome(
-                summary: "\(configPath) has problems, nothing changed: \(problems)\(more)", succeeded: false)
+            let summary =
+                error.problems.count > 3
+                ? phrases(
+                    "owner.reload.problemsAndMore",
+                    ["path": configPath, "problems": problems, "count": error.problems.count - 3])
+                : phrases("owner.reload.problems", ["path": configPath, "problems": problems])
+            return ReloadOutcome(summary: summary, succeeded: false)
         }
         guard group.beginReload() else {
-            return ReloadOutcome(summary: "A reload is already under way; try again in a moment.", succeeded: false)
+            return ReloadOutcome(summary: phrases("owner.reload.busy"), succeeded: false)
         }
         defer { group.endReload() }
         let running = state.withLockedValue { $0.plugins }
@@ -144,10 +151,17 @@ public final class BotControl: Sendable {
             logger.warning(
                 "config reloaded with a warning", metadata: ["key": "\(warning.key)", "warning": "\(warning.message)"])
         }
+        let more =
+            warnings.count > 2
+            ? [
+                phrases(
+                    "owner.reload.moreWarnings", ["count": warnings.count - 2, "check": "onthemap-bot check-config"])
+            ]
+            : []
         let summary =
-            changes.summary(path: configPath)
-            + warnings.prefix(2).map { " Warning: \($0.description)" }.joined()
-            + (warnings.count > 2 ? " (and \(warnings.count - 2) more warnings: onthemap-bot check-config)" : "")
+            ([changes.summary(path: configPath, in: phrases)]
+            + warnings.prefix(2).map { phrases("owner.reload.warning", ["warning": $0.description]) } + more)
+            .joined(separator: " ")
         logger.notice(
             "config reloaded", metadata: ["applied": "\(changes.applied)", "needRestart": "\(changes.needRestart)"])
         return ReloadOutcome(summary: summary, succeeded: true)
@@ -207,26 +221,36 @@ public final class BotControl: Sendable {
     // MARK: - Status
 
     /// `!status`: connection, nick, channels, backend, sessions, send queue, uptime, version; with
-    /// several networks, one line for each.
-    func statusLines() async -> [String] {
+    /// several networks, one line for each; in `phrases`' language (what the directory keeps and
+    /// the count of pins kept finer than their level in English, as the log and `check-config`
+    /// say them).
+    func statusLines(in phrases: Phrasebook = .english) async -> [String] {
         let controls = group.controls
         let (checkBackend, capabilities) = state.withLockedValue { ($0.checkBackend, $0.capabilities) }
-        let uptime = Self.describe(startedAt.duration(to: .now))
+        let uptime = Self.describe(startedAt.duration(to: .now), in: phrases)
+        let version = BotVersion.current
         var lines: [String] = []
         if controls.count > 1 {
-            lines.append("On The Map \(BotVersion.current), up \(uptime), on \(controls.count) networks.")
-            for control in controls { lines.append(await control.networkStatus()) }
-        } else if let link = await connectionStatus() {
-            lines.append("On The Map \(BotVersion.current), up \(uptime). IRC: \(link).")
+            lines.append(
+                phrases("owner.status.networks", ["version": version, "uptime": uptime, "count": controls.count]))
+            for control in controls { lines.append(await control.networkStatus(in: phrases)) }
+        } else if let link = await connectionStatus(in: phrases) {
+            lines.append(phrases("owner.status.connected", ["version": version, "uptime": uptime, "link": link]))
         } else {
-            lines.append("On The Map \(BotVersion.current), up \(uptime); not connected to IRC (console).")
+            lines.append(phrases("owner.status.console", ["version": version, "uptime": uptime]))
         }
         if let checkBackend {
             let backend = await checkBackend()
+            let kept = capabilities.map { "; \($0.sentence)" } ?? ""
             lines.append(
-                "Backend \(backend.name): "
-                    + (backend.reachable ? "answers" : "NOT answering (\(backend.error ?? "no answer"))")
-                    + (capabilities.map { "; \($0.sentence)." } ?? "."))
+                backend.reachable
+                    ? phrases("owner.status.backendAnswers", ["name": backend.name, "capabilities": kept])
+                    : phrases(
+                        "owner.status.backendDown",
+                        [
+                            "name": backend.name, "error": backend.error ?? phrases("owner.status.noAnswer"),
+                            "capabilities": kept,
+                        ]))
         }
         if services.accounts != nil, let count = try? await services.finerPinCount(),
             let sentence = count.sentence(default: services.settings.privacy.defaultPrecision)
@@ -234,18 +258,20 @@ public final class BotControl: Sendable {
             lines.append(sentence + ".")
         }
         for control in controls {
-            if let warning = await control.accountTrackingWarning() {
-                lines.append((controls.count > 1 ? "\(control.network): " : "") + "WARNING: " + warning)
+            if let warning = await control.accountTrackingWarning(in: phrases) {
+                lines.append(
+                    (controls.count > 1 ? "\(control.network): " : "")
+                        + phrases("owner.status.warning", ["warning": warning]))
             }
-            if let warning = await control.openChannelsWarning() {
+            if let warning = await control.openChannelsWarning(in: phrases) {
                 lines.append((controls.count > 1 ? "\(control.network): " : "") + warning)
             }
-            for alert in await control.router?.standingOwnerAlerts ?? [] {
+            for alert in await control.router?.standingOwnerAlerts(in: phrases) ?? [] {
                 lines.append((controls.count > 1 ? "\(control.network): " : "") + alert)
             }
         }
         if controls.count <= 1 {
-            let counts = await counts()
+            let counts = await counts(in: phrases)
             if !counts.isEmpty { lines.append(counts.joined(separator: "; ") + ".") }
         }
         return lines
@@ -253,90 +279,99 @@ public final class BotControl: Sendable {
 
     /// The warning for a class that turned passwords off (`plugins.login.passwords: false`) on a
     /// server that announces no account tracking: nobody can log in there. Nil when all is well or
-    /// the bot is not registered yet.
-    func accountTrackingWarning() async -> String? {
+    /// the bot is not registered yet. In `phrases`' language (the log's is English).
+    func accountTrackingWarning(in phrases: Phrasebook = .english) async -> String? {
         guard let client, !LoginPlugin.Settings(section: current.plugins.sections["login"]).passwords,
             await client.isRegistered
         else { return nil }
         guard IRCBotTransport.accountTracking(enabled: await client.enabledCapabilities) == .none else { return nil }
-        return "plugins.login.passwords is false, but this server announces no account tracking "
-            + "(account-tag, or account-notify with extended-join): no student can log in here. "
-            + "Use a network with services, or turn passwords back on."
+        return phrases("owner.warning.noAccountTracking")
     }
 
     /// The channels the bot is in that the server says anyone may join (no key, not invite-only),
     /// where students' places and links are withheld while the class is for the class and
     /// `privacy.open_channel` is `names`, in a sentence; nil when there is none (or no connection).
-    func openChannelsWarning() async -> String? {
+    func openChannelsWarning(in phrases: Phrasebook = .english) async -> String? {
         guard let client, services.settings.privacy.withholdsPlacesInOpenChannels else { return nil }
         var open: [String] = []
         for channel in await client.joinedChannels.sorted() {
             if await client.channelAccess(channel)?.isOpen == true { open.append(channel) }
         }
         guard !open.isEmpty else { return nil }
-        return
-            "Open to anyone (no key, not invite-only): \(open.joined(separator: ", ")); students' places and links are withheld there (names only). Key \(open.count == 1 ? "it" : "them") (+k) or make \(open.count == 1 ? "it" : "them") invite-only (+i), or set privacy.open_channel: full."
+        return phrases(
+            open.count == 1 ? "owner.warning.openChannel" : "owner.warning.openChannels",
+            ["channels": open.joined(separator: ", ")])
     }
 
     /// Whether the class withholds students' places in channels anyone may join (see
     /// ``openChannelsWarning()``).
     var withholdsPlacesInOpenChannels: Bool { services.settings.privacy.withholdsPlacesInOpenChannels }
 
-    /// "registered on host:port over TLS as Nick; channels: …", or nil without a connection.
-    private func connectionStatus() async -> String? {
+    /// "registered on host:port over TLS as Nick; channels: …" in `phrases`' language, or nil
+    /// without a connection.
+    private func connectionStatus(in phrases: Phrasebook) async -> String? {
         guard let client else { return nil }
         let irc = section(of: current)
         let registered = await client.isRegistered
         let stopped = await client.isShuttingDown
         let channels = await client.joinedChannels.sorted()
-        let link = "\(irc.server):\(irc.port)\(irc.tls ? " over TLS" : " WITHOUT TLS")"
-        let state = registered ? "registered" : stopped ? "LEFT (stopped)" : "NOT registered"
+        let state = phrases(
+            registered ? "owner.status.registered" : stopped ? "owner.status.left" : "owner.status.notRegistered")
         var botMode = ""
         if registered, let mode = await client.botMode {
-            botMode =
+            let key =
                 mode.isSet
-                ? " (bot mode +\(mode.mode), kept by the server)"
-                : mode.answered
-                    ? " (bot mode +\(mode.mode) NOT kept by the server)"
-                    : " (bot mode +\(mode.mode) asked for, no answer yet)"
+                ? "owner.status.botModeKept"
+                : mode.answered ? "owner.status.botModeRefused" : "owner.status.botModeAsked"
+            botMode = phrases(key, ["mode": String(mode.mode)])
         }
         var pacing = ""
         if registered {
             switch await client.pacing {
-            case .byServer: pacing = "; pacing: the server's (SAFERATE)"
+            case .byServer: pacing = phrases("owner.status.pacingServer")
             case .byFloodGate(let burst, let rate) where rate > 0:
                 let perSecond = rate == rate.rounded() ? "\(Int(rate))" : "\(rate)"
-                pacing = "; pacing: \(burst) lines at once, then \(perSecond) a second"
-            case .byFloodGate: pacing = "; pacing: none (irc.flood off)"
+                pacing = phrases("owner.status.pacingGate", ["burst": String(burst), "rate": perSecond])
+            case .byFloodGate: pacing = phrases("owner.status.pacingNone")
             }
         }
-        return
-            "\(state) on \(link) as \(await client.currentNick)\(botMode)\(pacing); channels: \(channels.isEmpty ? "none" : channels.joined(separator: ", "))"
+        return phrases(
+            "owner.status.link",
+            [
+                "state": state, "server": "\(irc.server):\(irc.port)",
+                "tls": phrases(irc.tls ? "owner.status.tls" : "owner.status.noTLS"), "nick": await client.currentNick,
+                "mode": botMode, "pacing": pacing,
+                "channels": channels.isEmpty ? phrases("owner.status.noChannels") : channels.joined(separator: ", "),
+            ])
     }
 
     /// Sessions, ignored masks and queued lines of this network.
-    private func counts() async -> [String] {
+    private func counts(in phrases: Phrasebook) async -> [String] {
         var counts: [String] = []
         if let router {
-            counts.append("\(await router.sessions.count) logged in")
-            counts.append("\(await router.ignoredMasks().count) ignored masks")
+            counts.append(phrases("owner.status.loggedIn", ["count": await router.sessions.count]))
+            counts.append(phrases("owner.status.ignored", ["count": await router.ignoredMasks().count]))
         }
-        if let client { counts.append("\(await client.queuedLineCount) lines queued to send") }
+        if let client { counts.append(phrases("owner.status.queued", ["count": await client.queuedLineCount])) }
         return counts
     }
 
     /// This network's line of a several-network `!status`.
-    func networkStatus() async -> String {
-        let link = await connectionStatus() ?? "not connected"
-        let counts = await counts()
-        return "\(network): \(link)" + (counts.isEmpty ? "" : "; " + counts.joined(separator: ", ")) + "."
+    func networkStatus(in phrases: Phrasebook = .english) async -> String {
+        let link = await connectionStatus(in: phrases) ?? phrases("owner.status.notConnected")
+        let counts = await counts(in: phrases)
+        return phrases(
+            "owner.status.network",
+            ["network": network, "link": link, "counts": counts.isEmpty ? "" : "; " + counts.joined(separator: ", ")])
     }
 
-    static func describe(_ duration: Duration) -> String {
-        let minutes = Int(duration.components.seconds / 60)
-        if minutes < 1 { return "\(duration.components.seconds) s" }
-        if minutes < 60 { return "\(minutes) min" }
-        if minutes < 48 * 60 { return "\(minutes / 60) h \(minutes % 60) min" }
-        return "\(minutes / 1440) days \(minutes % 1440 / 60) h"
+    /// How long the bot has run, in `phrases`' language ("5 min", "2 h 3 min", "3 days 4 h").
+    static func describe(_ duration: Duration, in phrases: Phrasebook = .english) -> String {
+        let seconds = Int(duration.components.seconds)
+        let minutes = seconds / 60
+        if minutes < 1 { return phrases("owner.uptime.seconds", ["seconds": seconds]) }
+        if minutes < 60 { return phrases("owner.uptime.minutes", ["minutes": minutes]) }
+        if minutes < 48 * 60 { return phrases("owner.uptime.hours", ["hours": minutes / 60, "minutes": minutes % 60]) }
+        return phrases("owner.uptime.days", ["days": minutes / 1440, "hours": minutes % 1440 / 60])
     }
 }

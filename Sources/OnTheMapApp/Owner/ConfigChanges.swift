@@ -1,3 +1,5 @@
+import Localization
+
 /// What a config reload changes: the keys applied while the bot runs, and the keys that differ from
 /// what the running bot started with but only take effect after a restart. Only key names: a reply
 /// or log line never carries a value (some are secrets).
@@ -100,11 +102,17 @@ struct ConfigChanges: Sendable, Equatable {
         }
     }
 
-    /// The reply of `!reload` and the log line of SIGHUP.
-    func summary(path: String) -> String {
+    /// The reply of `!reload` in `phrases`' language and the log line of SIGHUP (English); the
+    /// config keys are named as the file writes them.
+    func summary(path: String, in phrases: Phrasebook = .english) -> String {
         var parts: [String] = []
-        parts.append(applied.isEmpty ? "nothing to apply" : "applied " + applied.joined(separator: ", "))
-        if !needRestart.isEmpty { parts.append("needs a restart: " + needRestart.joined(separator: ", ")) }
-        return "Reloaded \(path): " + parts.joined(separator: "; ") + "."
+        parts.append(
+            applied.isEmpty
+                ? phrases("owner.reload.nothing")
+                : phrases("owner.reload.applied", ["keys": applied.joined(separator: ", ")]))
+        if !needRestart.isEmpty {
+            parts.append(phrases("owner.reload.needsRestart", ["keys": needRestart.joined(separator: ", ")]))
+        }
+        return phrases("owner.reload.summary", ["path": path, "changes": parts.joined(separator: "; ")])
     }
 }

@@ -1,6 +1,7 @@
 import BotKit
 import IRCClient
 import IRCProtocol
+import Localization
 import Logging
 import Metrics
 import ServiceLifecycle
@@ -218,14 +219,14 @@ public final class BotService: Service {
                 }
             case .joinRefused(let channel, let code, let reason) where code == "473":
                 // ERR_INVITEONLYCHAN: invite-only (+i), or Solanum's "+B - bots must be invited".
-                let text = Self.inviteSentence(channel: channel, reason: reason, nick: client.nick)
+                let alert = Self.inviteAlert(channel: channel, reason: reason, nick: client.nick)
                 let key = Self.inviteAlertKey(channel, caseMapping: await client.serverSupport.caseMapping)
                 // Told once, however often the retry is refused: the channels are searched for owners
-                // only when the alert is new.
-                guard router.raiseOwnerAlert(text, key: key) else { continue }
-                logger.warning("\(text)")
-                for nick in await visibleOwners(on: client, router: router) {
-                    await router.tellStandingAlerts(to: nick)
+                // only when the alert is new. Each owner reads it in their language; the log in English.
+                guard router.raiseOwnerAlert(alert, key: key) else { continue }
+                logger.warning("\(alert.text(in: .english))")
+                for owner in await visibleOwners(on: client, router: router) {
+                    await router.tellStandingAlerts(to: owner)
                 }
             case .nickChanged(_, let new):
                 if await client.serverSupport.caseMapping.equals(client.configuration.nick, new) {
@@ -260,29 +261,30 @@ public final class BotService: Service {
         return .shutDown
     }
 
-    /// The owners' sentence when `channel` refused the bot's JOIN as invite-only (`reason` is the
+    /// The owners' alert when `channel` refused the bot's JOIN as invite-only (`reason` is the
     /// server's text: Solanum's bot-only form says "bots must be invited").
-    static func inviteSentence(channel: String, reason: String, nick: String) -> String {
+    static func inviteAlert(channel: String, reason: String, nick: String) -> OwnerAlert {
         let forBots = reason.range(of: "bot", options: .caseInsensitive) != nil
-        return
-            "\(channel) \(forBots ? "admits bots only when invited (+B)" : "is invite-only (+i)"): a channel operator there can let me in with /invite \(nick) \(channel) (I join as soon as I am invited)."
+        return OwnerAlert(
+            message: forBots ? "owner.alert.botsInvited" : "owner.alert.inviteOnly",
+            values: ["channel": channel, "invite": "/invite \(nick) \(channel)"])
     }
 
     private static func inviteAlertKey(_ channel: String, caseMapping: CaseMapping) -> String {
         "invite \(caseMapping.lowercased(channel))"
     }
 
-    /// The owners the bot sees now in its channels, by nick (one look at what the client tracks).
-    private func visibleOwners(on client: IRCClient, router: isolated CommandRouter) async -> [String] {
+    /// The owners the bot sees now in its channels (one look at what the client tracks).
+    private func visibleOwners(on client: IRCClient, router: isolated CommandRouter) async -> [UserIdentity] {
         let tracker = await client.identityTracker
-        var owners: [String] = []
+        var owners: [UserIdentity] = []
         var seen: Set<String> = []
         for channel in tracker.channelNames {
             for member in tracker.members(ofChannel: channel) ?? [] {
                 guard let identity = tracker.identity(ofNick: member.nick), router.isOwner(identity),
                     seen.insert(tracker.serverSupport.caseMapping.lowercased(identity.nick)).inserted
                 else { continue }
-                owners.append(identity.nick)
+                owners.append(identity)
             }
         }
         return owners

@@ -56,7 +56,7 @@ public struct ListPlugin: Plugin {
                 rateLimit: .perUser(every: .seconds(2)),
                 examples: [
                     CommandExample(
-                        "!list",
+                        "!list", explained: "example.list.recent",
                         answer: [
                             "The … most recent posts, page 1 of … (newest first):",
                             "1. Jane Doe — Bellevue, WA — https://example.org/jane — …", "…",

@@ -43,7 +43,8 @@ public struct RefreshPlugin: Plugin {
                 rateLimit: .perVenue(every: Self.cooldown),
                 examples: [
                     CommandExample(
-                        "!refresh", answer: "Refreshed: … posts on the map; none is new since the last refresh.",
+                        "!refresh", explained: "example.refresh.map",
+                        answer: "Refreshed: … posts on the map; none is new since the last refresh.",
                         loggedIn: true)
                 ]
             ) { call in

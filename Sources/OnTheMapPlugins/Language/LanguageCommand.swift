@@ -51,9 +51,12 @@ public struct LanguageCommand: Sendable {
         return Command(
             "lang", aliases: ["language"],
             examples: [
-                CommandExample("!lang es", answer: "De acuerdo: te contesto en español (es).", loggedIn: true),
                 CommandExample(
-                    "!lang auto", answer: "OK: I answer you in this channel's or the class's language, English (en).",
+                    "!lang es", explained: "example.lang.spanish", answer: "De acuerdo: te contesto en español (es).",
+                    loggedIn: true),
+                CommandExample(
+                    "!lang auto", explained: "example.lang.auto",
+                    answer: "OK: I answer you in this channel's or the class's language, English (en).",
                     loggedIn: true),
             ]
         ) { call in

@@ -103,7 +103,7 @@ public struct LoginPlugin: RestoringPlugin {
                 allowed: .privateMessage, hasSecretArguments: true,
                 examples: [
                     CommandExample(
-                        "!login alice@demo.local alice-demo-pass",
+                        "!login alice@demo.local alice-demo-pass", explained: "example.login.account",
                         answer:
                             "Welcome, Alice Martin! You are logged in. Post your pin with !post <place>; !logout ends the session.…"
                     )
@@ -113,7 +113,7 @@ public struct LoginPlugin: RestoringPlugin {
                 "logout",
                 examples: [
                     CommandExample(
-                        "!logout",
+                        "!logout", explained: "example.logout.end",
                         answer: "You are logged out, Alice Martin. Your other sessions ended with it: … See you soon!",
                         loggedIn: true)
                 ]
@@ -123,9 +123,11 @@ public struct LoginPlugin: RestoringPlugin {
             Command(
                 "whoami",
                 examples: [
-                    CommandExample("!whoami", answer: "You are logged in as Alice Martin (until …).", loggedIn: true),
                     CommandExample(
-                        "!whoami",
+                        "!whoami", explained: "example.whoami.loggedIn",
+                        answer: "You are logged in as Alice Martin (until …).", loggedIn: true),
+                    CommandExample(
+                        "!whoami", explained: "example.whoami.loggedOut",
                         answer: "You are not logged in. Log in privately: /msg … !login <email> <password>"),
                 ]
             ) { call in
@@ -135,7 +137,8 @@ public struct LoginPlugin: RestoringPlugin {
                 "signup",
                 examples: [
                     CommandExample(
-                        "!signup", answer: "This class has no sign-up page; ask your instructor for an account.")
+                        "!signup", explained: "example.signup.page",
+                        answer: "This class has no sign-up page; ask your instructor for an account.")
                 ]
             ) { call in
                 if let url = services.directory.signUpURL, !url.isEmpty {
@@ -155,7 +158,8 @@ public struct LoginPlugin: RestoringPlugin {
                 requiresLogin: true, isHidden: services.accounts == nil,
                 examples: [
                     CommandExample(
-                        "!unlink", answer: "Your class account has no services account linked on this network.",
+                        "!unlink", explained: "example.unlink.account",
+                        answer: "Your class account has no services account linked on this network.",
                         loggedIn: true)
                 ]
             ) { call in try await Self.unlink(call, services) },
@@ -167,7 +171,7 @@ public struct LoginPlugin: RestoringPlugin {
                 isHidden: !(settings.allowRegistration && services.accounts != nil),
                 examples: [
                     CommandExample(
-                        "!register dana@demo.local dana-demo-pass Dana Smith",
+                        "!register dana@demo.local dana-demo-pass Dana Smith", explained: "example.register.account",
                         answer: "Registration is turned off for this class; ask your instructor for an account.")
                 ]
             ) { call in

@@ -51,8 +51,10 @@ public struct MapPlugin: Plugin {
             Command(
                 "map",
                 examples: [
-                    CommandExample("!map", answer: "The class map: http…"),
-                    CommandExample("!map Paris", answer: "The class map around Paris: http…?focus=Paris"),
+                    CommandExample("!map", explained: "example.map.link", answer: "The class map: http…"),
+                    CommandExample(
+                        "!map Paris", explained: "example.map.place",
+                        answer: "The class map around Paris: http…?focus=Paris"),
                 ]
             ) { call in
                 guard let url, !url.isEmpty else {

@@ -102,7 +102,7 @@ public struct NearPlugin: RestoringPlugin {
                 rateLimit: .perUser(every: .seconds(3)),
                 examples: [
                     CommandExample(
-                        "!near Paris",
+                        "!near Paris", explained: "example.near.place",
                         answer: [
                             "Nearest to Paris, Île-de-France, France (another one? e.g. !near Paris, Texas, United States):",
                             "Ada Lovelace — 344 km — London, UK — https://example.org/ada",

@@ -144,8 +144,12 @@ struct UnitsCommand {
         return Command(
             "units",
             examples: [
-                CommandExample("!units mi", answer: "OK, I will show you distances in miles (mi)."),
-                CommandExample("!units", answer: "Your distances are in km. Change with !units km or !units mi."),
+                CommandExample(
+                    "!units mi", explained: "example.units.miles",
+                    answer: "OK, I will show you distances in miles (mi)."),
+                CommandExample(
+                    "!units", explained: "example.units.current",
+                    answer: "Your distances are in km. Change with !units km or !units mi."),
             ]
         ) { call in
             guard let word = call.words.first?.lowercased() else {

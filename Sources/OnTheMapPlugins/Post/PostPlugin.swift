@@ -126,31 +126,31 @@ public struct PostPlugin: RestoringPlugin {
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
-                        "!post Paris",
+                        "!post Paris", explained: "example.post.place",
                         answer: [
                             "Found Paris, Île-de-France, France (48.8530, 2.3490); or Paris, Texas, United States: !post 2.",
                             "Now send your link: !link https://… (or !cancel; this waits 10 minutes).…",
                         ], loggedIn: true),
                     CommandExample(
-                        "!post Seatle",
+                        "!post Seatle", explained: "example.post.typo",
                         answer: "Did you mean Seattle, Washington, United States? !post yes, or type the place again.",
                         loggedIn: true),
                     CommandExample(
-                        "!post Paris | https://example.org/alice",
+                        "!post Paris | https://example.org/alice", explained: "example.post.link",
                         answer: [
                             "You are on the map: Alice Martin — Paris, Île-de-France, France (48.8530, 2.3490) — https://example.org/alice",
                             "New pin: Alice Martin — Paris, Île-de-France, France — https://example.org/alice",
                         ], loggedIn: true),
                     CommandExample(
-                        "!post Lisbon until tomorrow",
+                        "!post Lisbon until tomorrow", explained: "example.post.trip",
                         answer:
                             "A trip shows instead of your home pin, and you have none yet: post your home place first with !post <place>, then !post Lisbon until 24 Dec.",
                         loggedIn: true),
                     CommandExample(
-                        "!post Lisbon until 31 Feb",
+                        "!post Lisbon until 31 Feb", explained: "example.post.badDate",
                         answer: "There is no 31 Feb in the calendar.", loggedIn: true),
                     CommandExample(
-                        "!post Lisbon until someday",
+                        "!post Lisbon until someday", explained: "example.post.unreadableDate",
                         answer:
                             "I can't read \"someday\" as a date: write 2026-12-24, 24 Dec, Dec 24, a weekday (Sunday), today, tomorrow or in 3 days.",
                         loggedIn: true),
@@ -161,7 +161,7 @@ public struct PostPlugin: RestoringPlugin {
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
-                        "!link https://example.org/alice",
+                        "!link https://example.org/alice", explained: "example.link.first",
                         answer: "First tell me where you are: !post <place>, then your link.", loggedIn: true)
                 ]
             ) { call in try await plugin.link(call.argument, call) },
@@ -170,10 +170,10 @@ public struct PostPlugin: RestoringPlugin {
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
-                        "!unpost",
+                        "!unpost", explained: "example.unpost.pin",
                         answer: "You have no pin on the map.", loggedIn: true),
                     CommandExample(
-                        "!unpost trip",
+                        "!unpost trip", explained: "example.unpost.trip",
                         answer: "You have no pin on the map, so no trip to end.", loggedIn: true),
                 ]
             ) { call in
@@ -185,7 +185,9 @@ public struct PostPlugin: RestoringPlugin {
             },
             Command(
                 "cancel", allowed: .privateMessage,
-                examples: [CommandExample("!cancel", answer: "There is nothing to cancel.")]
+                examples: [
+                    CommandExample("!cancel", explained: "example.cancel.post", answer: "There is nothing to cancel.")
+                ]
             ) { call in
                 guard let bound = services.session(of: call), await flows.close(bound.owner) else {
                     await call.reply(call.phrases("post.nothingToCancel"))

@@ -95,22 +95,22 @@ public struct PrivacyPlugin: BackgroundPlugin {
                 allowed: .privateMessage,
                 examples: [
                     CommandExample(
-                        "!privacy",
+                        "!privacy", explained: "example.privacy.rules",
                         answer: [
                             "Pins are kept at city level (the town) unless a student chooses otherwise: never the street typed; a place of fewer than 15,000 people shows as the nearest town of at least that size in its region.",
                             "Who sees them: …",
                             "Change yours: !privacy city|region|country|exact; your name in full or as first name and last initial: !privacy name full|first. What is kept about you: !mydata; erase it all: !forget.",
                         ]),
                     CommandExample(
-                        "!privacy region",
+                        "!privacy region", explained: "example.privacy.region",
                         answer: "OK: your pin …region level (state or province)…",
                         loggedIn: true),
                     CommandExample(
-                        "!privacy name first",
+                        "!privacy name first", explained: "example.privacy.firstName",
                         answer: "OK: others … as …",
                         loggedIn: true),
                     CommandExample(
-                        "!privacy street",
+                        "!privacy street", explained: "example.privacy.badLevel",
                         answer: "The levels are city, region, country or exact: !privacy region, for example.",
                         loggedIn: true),
                 ]
@@ -120,7 +120,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
-                        "!mydata",
+                        "!mydata", explained: "example.mydata.all",
                         answer: [
                             "Account: alice@demo.local, Alice Martin (created …); others see your name in full.", "…",
                         ], loggedIn: true)
@@ -131,7 +131,7 @@ public struct PrivacyPlugin: BackgroundPlugin {
                 allowed: .privateMessage, requiresLogin: true,
                 examples: [
                     CommandExample(
-                        "!forget",
+                        "!forget", explained: "example.forget.all",
                         answer: [
                             "This erases for good: your account (alice@demo.local, Alice Martin)…", "…",
                         ], loggedIn: true)

@@ -140,28 +140,32 @@ extension PinRemoval {
     /// or lists the candidates when they mean several, so that a shared name never removes the
     /// wrong student.
     static func ownerRemove(_ call: Invocation, services: some Needs) async throws {
-        let usage = "Usage: \(call.prefix)pin remove <name | nick | email | id>."
+        let phrases = call.phrases
+        let usage = phrases("owner.pin.usage", ["command": call.prefix + "pin remove"])
         guard call.words.first?.lowercased() == "remove" else { throw UserFacingError(usage) }
         let query = call.argument.dropFirst("remove".count).trimmingCharacters(in: .whitespaces)
         guard !query.isEmpty, query.utf8.count <= 200 else { throw UserFacingError(usage) }
-        _ = try remover(services)
+        _ = try remover(services, phrases: phrases)
         let shown = Formatting.clean(query, maxBytes: 60)
         let found = try await candidates(for: query, call: call, services: services)
         switch found.count {
         case 0:
-            throw UserFacingError("No pin matches \"\(shown)\" (by id, email, logged-in nick or name).")
+            throw UserFacingError(phrases("owner.pin.noMatch", ["query": shown]))
         case 1:
             guard let removed = try await removeAsOwner(found[0], services: services) else {
-                throw UserFacingError("That pin is already gone: \(candidate(found[0])).")
+                throw UserFacingError(phrases("owner.pin.gone", ["pin": candidate(found[0])]))
             }
-            await call.reply("Removed \(candidate(removed)) from the map.")
+            await call.reply(phrases("owner.pin.removed", ["pin": candidate(removed)]))
         default:
             let shownCount = call.isPrivate ? 8 : 3
             let listed = found.prefix(shownCount).map(candidate).joined(separator: "; ")
-            let more = found.count > shownCount ? "; and \(found.count - shownCount) more" : ""
+            let pins =
+                found.count > shownCount
+                ? phrases("owner.pin.andMore", ["pins": listed, "count": found.count - shownCount]) : listed
             await call.reply(
-                "\(found.count) pins match \"\(shown)\", so none was removed: \(listed)\(more). "
-                    + "Pick one with \(call.prefix)pin remove <id>.")
+                phrases(
+                    "owner.pin.several",
+                    ["count": found.count, "query": shown, "pins": pins, "command": call.prefix + "pin remove"]))
         }
     }
 }

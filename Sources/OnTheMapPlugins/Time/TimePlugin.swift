@@ -58,10 +58,12 @@ public struct TimePlugin: Plugin {
                 rateLimit: .perUser(every: .seconds(2)),
                 examples: [
                     CommandExample(
-                        "!time Ada", answer: "It is … on … for Ada Lovelace (London, UK, UTC…)", loggedIn: true),
-                    CommandExample("!time Tokyo", answer: "It is … on … in Tokyo… (UTC+9)"),
+                        "!time Ada", explained: "example.time.classmate",
+                        answer: "It is … on … for Ada Lovelace (London, UK, UTC…)", loggedIn: true),
                     CommandExample(
-                        "!time Zebediahqx",
+                        "!time Tokyo", explained: "example.time.place", answer: "It is … on … in Tokyo… (UTC+9)"),
+                    CommandExample(
+                        "!time Zebediahqx", explained: "example.time.unknown",
                         answer:
                             "Nobody called \"Zebediahqx\" is on the map and no place of that name was found; try a classmate's name, a nick or \"City, Country\", e.g. !time Tokyo, Japan",
                         loggedIn: true),
@@ -72,7 +74,8 @@ public struct TimePlugin: Plugin {
                 rateLimit: .perUser(every: .seconds(3)),
                 examples: [
                     CommandExample(
-                        "!awake", answer: ["It is daytime (08:00–22:59) now for … of 31 classmates…", "…"],
+                        "!awake", explained: "example.awake.now",
+                        answer: ["It is daytime (08:00–22:59) now for … of 31 classmates…", "…"],
                         loggedIn: true)
                 ]
             ) { call in try await Self.awake(call, services) },
@@ -81,7 +84,7 @@ public struct TimePlugin: Plugin {
                 rateLimit: .perUser(every: .seconds(2)),
                 examples: [
                     CommandExample(
-                        "!overlap Ada",
+                        "!overlap Ada", explained: "example.overlap.classmate",
                         answer:
                             "You have no pin yet, so I do not know your time: /msg … !post <place> — or ask !time Ada.",
                         loggedIn: true)

@@ -55,9 +55,10 @@ public struct WherePlugin: Plugin {
                 rateLimit: .perUser(every: .seconds(2)),
                 examples: [
                     CommandExample(
-                        "!where Ada", answer: "Ada Lovelace — London, UK — https://example.org/ada — …", loggedIn: true),
+                        "!where Ada", explained: "example.where.classmate",
+                        answer: "Ada Lovelace — London, UK — https://example.org/ada — …", loggedIn: true),
                     CommandExample(
-                        "!where Nobody",
+                        "!where Nobody", explained: "example.where.unknown",
                         answer: "Nobody called \"Nobody\" is on the map (and no one logged in uses that nick).",
                         loggedIn: true),
                 ]
