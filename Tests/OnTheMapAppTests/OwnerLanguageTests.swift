@@ -51,7 +51,7 @@ import Testing
         settings.owners = OwnerList([.account("teacher"), .account("helper")])
         settings.languages = ChannelLanguages(fallback: fallback, byChannel: ["#classe": .french])
         let plugins = ClassPlugins.make(enabled: ["login"], services: services)
-        let core = CorePlugin(conversationCommands: [LanguageCommand(services: services).command])
+        let core = CorePlugin(conversationCommands: [LanguageCommand(services: .init(services)).command])
         let bot = TestBot(
             plugins: plugins + [core, OwnerPlugin(control: control)], settings: settings, gate: services.logins,
             languageChoices: services.languages)
