@@ -55,9 +55,10 @@ public struct ClassSettings: Sendable {
     }
 }
 
-/// Everything the class plugins share: the service layer, the shared settings, and the state kept
+/// The assembly of one network's class: the service layer, the shared settings, and the state kept
 /// between commands that several plugins read (the cached class map, what was announced). Build
-/// one per bot and hand it to every plugin; a plugin keeps its own state itself. A bot on several
+/// one per network; it is handed whole to no plugin and no web handler: each gets the capabilities
+/// its `Needs` names, built from these (see `Capabilities/`), and keeps its own state itself. A bot on several
 /// IRC networks builds one per network, each `sharing` the first: they have one class map, one
 /// login throttle and one set of announcer wake-ups, and each its own settings, announcement
 /// ledger and kept sessions.
@@ -109,7 +110,7 @@ public final class ClassServices: Sendable {
     /// How many `!register` attempts each host may make.
     public let registrations: RegistrationAllowance
     /// Who is logged in on this network, and the gate its router admits them through: a command's
-    /// session is ``session(of:)``.
+    /// session is `logins.session(of:)`.
     public let logins: LoginGate<StudentLogin>
     /// The language each student of this network chose (`!lang`): the router reads it for every
     /// command, the web for a signed-in student's pages.
@@ -178,23 +179,12 @@ public final class ClassServices: Sendable {
         networks.add(self)
     }
 
-    /// The session the sender of `call` runs it with, when they are logged in.
-    public func session(of call: Invocation) -> StudentSession? { logins.session(of: call) }
-
     /// Every student's session on this network.
     public var sessions: SessionBook<StudentLogin> { logins.book }
 
     /// The services of every network of this bot, this one first.
     public var everyNetwork: [ClassServices] {
         [self] + networks.all.filter { $0 !== self }
-    }
-
-    /// Registers what the plugin called `plugin` keeps about students (``StudentKeepers``).
-    public func keepsAboutStudents(
-        plugin: String, describe: @escaping @Sendable (StudentReference) async -> [KeptItem],
-        erase: @escaping @Sendable (StudentReference) async -> [String]
-    ) {
-        keepers.keepsAboutStudents(plugin: plugin, describe: describe, erase: erase)
     }
 
     /// The listers of ``StudentKeepers/keepsAccounts(plugin:list:)``.
@@ -240,18 +230,6 @@ public final class ClassServices: Sendable {
     /// What takes the pins saved outside IRC.
     public var outsidePins: OutsidePins { OutsidePins(classMap: classMap, wakeups: pinWakeups) }
 
-    /// Wakes every announcer sharing this class map (those of the other networks, after a post here
-    /// was announced in this network's channels).
-    public func wakeAnnouncers() {
-        pinWakeups.wakeAll()
-    }
-
-    /// A wake-up each time ``pinSavedOutsideIRC(_:)`` or ``wakeAnnouncers()`` is called, here or
-    /// on services sharing these (the announcers listen).
-    public func savedPinWakeups() -> AsyncStream<Void> {
-        pinWakeups.stream()
-    }
-
     /// Takes new shared settings (a config reload): announcements and hints follow them at once.
     public func update(settings: ClassSettings) {
         settingsInForce.update(settings)
@@ -260,26 +238,6 @@ public final class ClassServices: Sendable {
     /// Tells every plugin listening (``StudentKeepers/onLogout(_:)``) that `owner` logged out.
     public func loggedOut(_ owner: SessionOwner) async {
         await keepers.loggedOut(owner)
-    }
-
-    /// Geocodes `query`, turning a `ServiceError` into the place finder's sentence (it is not the
-    /// class directory that failed).
-    func geocode(_ query: String, limit: Int) async throws -> [PlaceCandidate] {
-        do {
-            return try await geocoder.geocode(query, limit: limit)
-        } catch let error as ServiceError {
-            throw ServiceErrorWording.geocoderError(for: error)
-        }
-    }
-
-    /// Resolves a typed place, turning a `ServiceError` into the place finder's sentence.
-    public func resolvePlace(_ query: String) async throws -> PlaceResolution {
-        try await placeFinder.resolve(query)
-    }
-
-    /// Runs a service call, turning a `ServiceError` into the one sentence the user sees.
-    public func call<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await ServiceCalls()(body)
     }
 }
 
@@ -323,7 +281,7 @@ public struct KeptItem: Sendable, Hashable {
     }
 }
 
-/// The student a plugin is asked about (``ClassServices/keepsAboutStudents(describe:erase:)``).
+/// The student a plugin is asked about (``StudentKeepers/keepsAboutStudents(plugin:describe:erase:)``).
 public struct StudentReference: Sendable {
     /// Their account key.
     public var accountKey: String
@@ -357,7 +315,7 @@ struct StudentKeeper: Sendable {
 }
 
 /// The services of every network of one bot, held weakly (a network's services live as long as
-/// its plugins).
+/// its `BotControl` holds them).
 final class ClassNetworks: Sendable {
     private final class Entry: Sendable {
         weak let services: ClassServices?

@@ -80,7 +80,7 @@ public struct LoginPlugin: RestoringPlugin {
     public let name = "login"
     let services: Needs
     let settings: Settings
-    /// Slows down password guessing: the class's shared throttle (``ClassServices/loginThrottle``),
+    /// Slows down password guessing: the class's shared throttle (the `loginThrottle` of its `Needs`),
     /// which the HTTP API's logins count against too.
     public var throttle: LoginThrottle { services.loginThrottle }
 

@@ -6,7 +6,7 @@ import Localization
 
 /// `!time [name | nick | place]`, `!awake` and `!overlap <name | nick>`: classmates' local times,
 /// from the time zone of the place each pin shows (a trip's while it lasts), as the offline
-/// gazetteer knows it. Every answer is for the class's clock (`ClassServices.now`).
+/// gazetteer knows it. Every answer is for the class's clock (the `now` of its `Needs`).
 public struct TimePlugin: Plugin {
     public static let registration = ClassPluginRegistration("time", settings: NoSettings.self) { services, _ in
         TimePlugin(services: Needs(services))

@@ -205,7 +205,7 @@ public struct ClassAPI: Sendable {
     }
 
     /// `DELETE /v1/session`: ends the session presented; `DELETE /v1/session?everywhere=1` ends
-    /// every session of its student too (`ClassServices.endEverySession(ofAccount:)`: their IRC
+    /// every session of its student too (`EveryNetwork.endEverySession(ofAccount:)`: their IRC
     /// logins on every network, other browsers and API clients, an unused sign-in link). A cookie
     /// session must also carry its XSRF token in both the `XSRF-TOKEN` cookie and the
     /// `X-XSRF-TOKEN` header.
