@@ -182,6 +182,11 @@ public actor CommandRouter {
         }
     }
 
+    /// The phrasebook of `channel`'s language, for a line said to the whole channel.
+    public func phrasebook(forChannel channel: String) -> Phrasebook {
+        catalogs.phrasebook(settings.languages.language(of: channel, caseMapping: caseMapping))
+    }
+
     /// The phrasebook of the language `sender` reads: the one they chose, else `channel`'s (nil: a
     /// private conversation, the default language).
     func phrasebook(for sender: UserIdentity, in channel: String?, caseMapping: CaseMapping) async -> Phrasebook {

@@ -205,7 +205,7 @@ public final class BotService: Service {
                 logger.info("joined", metadata: ["channel": "\(channel)"])
                 let mapping = await client.serverSupport.caseMapping
                 router.clearOwnerAlert(key: Self.inviteAlertKey(channel, caseMapping: mapping))
-                await sayWhileOnAnotherNick(on: client, in: [channel], told: &toldChannels)
+                await sayWhileOnAnotherNick(on: client, router: network.router, in: [channel], told: &toldChannels)
             case .channelAccess(let channel, let access):
                 let key = await client.serverSupport.caseMapping.lowercased(channel)
                 guard access.isOpen else {
@@ -232,7 +232,8 @@ public final class BotService: Service {
                 if await client.serverSupport.caseMapping.equals(client.configuration.nick, new) {
                     toldChannels = []
                 } else {
-                    await sayWhileOnAnotherNick(on: client, in: await client.joinedChannels, told: &toldChannels)
+                    await sayWhileOnAnotherNick(
+                        on: client, router: network.router, in: await client.joinedChannels, told: &toldChannels)
                 }
             case .saslFailed(let reason):
                 saslFailed = true
@@ -291,18 +292,18 @@ public final class BotService: Service {
     }
 
     /// While the bot is not on its configured nick, it says so once in each channel: whoever holds
-    /// that nick would receive the logins students send to it.
-    private func sayWhileOnAnotherNick(on client: IRCClient, in channels: [String], told: inout Set<String>) async {
+    /// that nick would receive the logins students send to it (in the channel's language).
+    private func sayWhileOnAnotherNick(
+        on client: IRCClient, router: CommandRouter, in channels: [String], told: inout Set<String>
+    ) async {
         let wanted = client.configuration.nick
         let current = client.nick
         let mapping = await client.serverSupport.caseMapping
         guard !mapping.equals(current, wanted) else { return }
         for channel in channels where told.insert(mapping.lowercased(channel)).inserted {
+            let phrases = await router.phrasebook(forChannel: channel)
             await client.sendPrivmsg(
-                to: channel,
-                text:
-                    "I am \(current) until I get my nick back; do not send logins to \(wanted) (whoever has that nick now is not me)."
-            )
+                to: channel, text: phrases("bot.onAnotherNick", ["current": current, "wanted": wanted]))
         }
     }
 }
