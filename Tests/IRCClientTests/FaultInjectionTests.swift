@@ -96,8 +96,11 @@ struct FaultInjectionTests {
             $0.command == "AUTHENTICATE" && $0.parameters.first != "PLAIN"
         }
         server.kill()
-        // Back only once the client has seen the connection go.
-        try await recorder.waitFor("disconnect", timeout: Self.patience) { $0.isDisconnected }
+        // Back only once the client has seen the connection go (before registration it reports the
+        // loss as a failed attempt).
+        try await recorder.waitFor("the lost connection", timeout: Self.patience) {
+            $0.isDisconnected || $0.connectionFailureReason != nil
+        }
         let restarted = server.restart(respond: ScriptedServerTests.saslResponder(succeed: true))
         let loggedIn = try await recorder.waitFor(
             "SASL login on the new server", timeout: Self.patience
