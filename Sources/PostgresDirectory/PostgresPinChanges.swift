@@ -20,6 +20,7 @@ extension PostgresStudentDirectory {
                     try await client.withConnection { connection in
                         try await connection.listen(on: Self.pinChannel) { notifications in
                             if isFirstAttempt {
+                                logger.info("Listening to PostgreSQL notifications")
                                 readinessContinuation.yield(nil)
                             } else {
                                 logger.info("Listening to PostgreSQL notifications again")

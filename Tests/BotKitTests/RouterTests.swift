@@ -67,10 +67,17 @@ struct ProbePlugin: Plugin {
     }
 }
 
+/// What the probe's handlers did, in order; a test can wait for an entry.
 final class CallLog: Sendable {
-    private let lines = NIOLockedValueBox<[String]>([])
-    func append(_ line: String) { lines.withLockedValue { $0.append(line) } }
-    var all: [String] { lines.withLockedValue { $0 } }
+    private let lines = WaitableLines()
+    func append(_ line: String) { lines.append(line) }
+    var all: [String] { lines.lines }
+
+    /// Waits (woken by each entry) until `entry` is logged; false after `timeout`.
+    @discardableResult
+    func waitFor(_ entry: String, timeout: Duration = .seconds(60)) async -> Bool {
+        await lines.wait(timeout: timeout) { $0.contains(entry) }
+    }
 }
 
 @Suite struct RouterTests {
@@ -278,7 +285,7 @@ final class CallLog: Sendable {
     @Test(.tags(.runsAlone)) func aHandlerThatComputesDoesNotHoldUpOtherUsers() async {
         let bot = makeBot()
         await bot.router.handle(IRCUserMessage(sender: bot.user("rae"), origin: .privateMessage, text: "!compute"))
-        while !probe.log.all.contains("compute started") { try? await Task.sleep(for: .milliseconds(5)) }
+        #expect(await probe.log.waitFor("compute started"))
         let replies = await bot.dm("!echo meanwhile", as: "sam")
         #expect(replies.contains { $0.target == "sam" && $0.text == "meanwhile" })
         #expect(replies.contains { $0.target == "rae" && $0.text == "saw an echo" })

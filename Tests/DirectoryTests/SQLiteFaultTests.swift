@@ -1,3 +1,4 @@
+import BotTesting
 import Foundation
 import OnTheMapService
 import SQLiteDirectory
@@ -27,16 +28,13 @@ import Testing
         process.arguments = [path]
         let input = Pipe()
         process.standardInput = input
-        let output = folder.appendingPathComponent("sqlite3.out").path
-        #expect(FileManager.default.createFile(atPath: output, contents: nil))
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        let output = try ProcessOutput(logPath: folder.appendingPathComponent("sqlite3.out").path)
+        try output.attach(to: process)
         try process.run()
+        output.processStarted()
         input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE;\nSELECT 'lock-held';\n".utf8))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("lock-held") { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        // Held once sqlite3 prints the line after BEGIN.
+        #expect(await output.lines.wait(timeout: .seconds(30)) { $0.contains("lock-held") })
         return (process, input)
     }
 

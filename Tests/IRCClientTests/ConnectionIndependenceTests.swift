@@ -84,12 +84,9 @@ struct ConnectionIndependenceTests {
             OutgoingText(.notice, to: "ada", text: "third"),
             OutgoingText(.privmsg, to: "#class", text: long, maxLines: 2),
         ])
-        var sent: [String] = []
-        for _ in 0..<100 {
-            sent = server.receivedLines().filter { $0.hasPrefix("PRIVMSG") || $0.hasPrefix("NOTICE") }
-            if sent.count >= 5 { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let said = { @Sendable in server.receivedLines().filter { $0.hasPrefix("PRIVMSG") || $0.hasPrefix("NOTICE") } }
+        await server.waitUntil { said().count >= 5 }
+        let sent = said()
         #expect(sent.count == 5)
         // In order per asker; the send queue takes turns between askers ("ada" and "#class").
         #expect(
@@ -122,7 +119,10 @@ struct ConnectionIndependenceTests {
         let client = recorder.client
         try await recorder.waitFor("registered") { if case .registered = $0 { true } else { false } }
         #expect(await client.waitUntilQueuedLinesAreWritten())
-        try await Task.sleep(for: .milliseconds(100))  // registration traffic has arrived
+        // The client answers a PING after everything it wrote before: once the PONG is here, the
+        // registration traffic has arrived.
+        server.broadcast("PING :registration-over")
+        _ = try await server.waitForLine { $0.command == "PONG" && $0.parameters.last == "registration-over" }
         let recordsBefore = server.tlsRecordCount()
         #expect(recordsBefore > 0)
         await client.send(texts: [
@@ -130,12 +130,8 @@ struct ConnectionIndependenceTests {
             OutgoingText(.privmsg, to: "#class", text: "Ada — 2 km"),
             OutgoingText(.privmsg, to: "#class", text: "Grace — 5 km"),
         ])
-        var sent: [String] = []
-        for _ in 0..<100 {
-            sent = server.receivedLines().filter { $0.hasPrefix("PRIVMSG") }
-            if sent.count >= 3 { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        await server.waitUntil { server.receivedLines().filter { $0.hasPrefix("PRIVMSG") }.count >= 3 }
+        let sent = server.receivedLines().filter { $0.hasPrefix("PRIVMSG") }
         #expect(sent.count == 3)
         #expect(server.tlsRecordCount() == recordsBefore + 1)
         await recorder.stop()

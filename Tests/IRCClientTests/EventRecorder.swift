@@ -13,6 +13,10 @@ actor EventRecorder {
     private var runner: Task<Void, Never>?
     private(set) var runReturned = false
     let client: IRCClient
+    /// Events recorded (and the return of `run()`) so far: a wait sleeps until this changes.
+    private var changes = 0
+    /// The waits sleeping until the next change.
+    private var changeWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
 
     init(client: IRCClient) {
         self.client = client
@@ -47,15 +51,57 @@ actor EventRecorder {
     private func record(_ event: IRCEvent) {
         events.append(event)
         arrivalTimes.append(.now)
+        signalChange()
+    }
+
+    private func signalChange() {
+        changes += 1
+        let waiters = changeWaiters.values
+        changeWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once something changed after the `seen`th change, or at `deadline` (the guard
+    /// against an event that never comes), whichever is first.
+    private func nextChange(after seen: Int, until deadline: ContinuousClock.Instant) async {
+        let id = UUID()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await self.change(after: seen, id: id)
+                } onCancel: {
+                    Task { await self.cancelChangeWait(id) }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func change(after seen: Int, id: UUID) async {
+        // Changed meanwhile, or cancelled before waiting: nothing to wait for (a cancellation after
+        // this check is handled by `cancelChangeWait`, which runs on this actor after the wait is
+        // registered).
+        guard changes == seen, !Task.isCancelled else { return }
+        await withCheckedContinuation { changeWaiters[id] = $0 }
+    }
+
+    private func cancelChangeWait(_ id: UUID) {
+        changeWaiters.removeValue(forKey: id)?.resume()
     }
 
     /// The arrival times of the events matching `predicate`.
     func times(where predicate: (IRCEvent) -> Bool) -> [ContinuousClock.Instant] {
         zip(events, arrivalTimes).filter { predicate($0.0) }.map(\.1)
     }
-    private func markReturned() { runReturned = true }
+    private func markReturned() {
+        runReturned = true
+        signalChange()
+    }
 
-    /// Waits for an event matching `predicate` that arrived after the first `skip` events.
+    /// Waits for an event matching `predicate` that arrived after the first `skip` events: each
+    /// event is looked at as it comes; `timeout` only bounds a wait for one that never comes.
     @discardableResult
     func waitFor(
         _ what: String,
@@ -70,7 +116,24 @@ actor EventRecorder {
                 let summary = events.suffix(12).map { Self.describe($0) }.joined(separator: "\n  ")
                 throw IRCTestSupportError.timeout("client waiting for \(what); last events:\n  \(summary)")
             }
-            try await Task.sleep(for: .milliseconds(20))
+            await nextChange(after: changes, until: deadline)
+            try Task.checkCancellation()
+        }
+    }
+
+    /// Waits until `count` events matching `predicate` have arrived (looked at as each comes).
+    func waitForCount(
+        _ what: String, atLeast count: Int, timeout: Duration = .seconds(30),
+        where predicate: @Sendable (IRCEvent) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while events.filter(predicate).count < count {
+            if ContinuousClock.now >= deadline {
+                let summary = events.suffix(12).map { Self.describe($0) }.joined(separator: "\n  ")
+                throw IRCTestSupportError.timeout("client waiting for \(what); last events:\n  \(summary)")
+            }
+            await nextChange(after: changes, until: deadline)
+            try Task.checkCancellation()
         }
     }
 
@@ -79,7 +142,8 @@ actor EventRecorder {
         let deadline = ContinuousClock.now + timeout
         while !runReturned {
             if ContinuousClock.now >= deadline { throw IRCTestSupportError.timeout("run() to return") }
-            try await Task.sleep(for: .milliseconds(20))
+            await nextChange(after: changes, until: deadline)
+            try Task.checkCancellation()
         }
     }
 

@@ -1,3 +1,4 @@
+import BotTesting
 import NIOPosix
 import Testing
 
@@ -63,13 +64,18 @@ struct EventStreamTests {
 
     @Test func cancellingTheConsumerEndsTheStream() async {
         let (stream, sink) = IRCClient.makeEventStream(limit: 10)
+        let received = TestSignal()
         let consumer = Task {
             var count = 0
-            for await _ in stream { count += 1 }
+            for await _ in stream {
+                count += 1
+                received.signal()
+            }
             return count
         }
         sink.yield(.registered(nick: "a"))
-        try? await Task.sleep(for: .milliseconds(50))
+        // Cancelled once the consumer has the first event.
+        #expect(await received.wait(timeout: .seconds(30)))
         consumer.cancel()
         #expect(await consumer.value == 1)
         sink.yield(.registered(nick: "after"))

@@ -28,16 +28,15 @@ struct FaultInjectionTests {
     /// How long a step may take on a loaded machine (the whole suite runs in parallel).
     static let patience: Duration = .seconds(30)
 
+    /// Waits until `condition` (about what `server` received) holds, looked at again as each
+    /// connection or line arrives; throws `.timeout` naming `what` when it does not within `timeout`.
     static func waitUntil(
         _ what: String,
+        on server: ScriptedIRCServer,
         timeout: Duration = patience,
-        _ condition: () async -> Bool
+        _ condition: @escaping @Sendable () -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !(await condition()) {
-            if ContinuousClock.now >= deadline { throw IRCTestSupportError.timeout(what) }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        guard await server.waitUntil(timeout: timeout, condition) else { throw IRCTestSupportError.timeout(what) }
     }
 
     static func privmsgTexts(_ lines: [String]) -> [String] {
@@ -59,8 +58,8 @@ struct FaultInjectionTests {
         _ = try await server.waitForLine(timeout: Self.patience) { $0.command == "USER" }
         server.kill()
         // Come back only after an attempt failed while the server was down.
-        try await Self.waitUntil("two failed attempts") {
-            await recorder.count { $0.connectionFailureReason != nil } >= 2
+        try await recorder.waitForCount("two failed attempts", atLeast: 2, timeout: Self.patience) {
+            $0.connectionFailureReason != nil
         }
         let restarted = server.restart(respond: Self.registering)
         try await recorder.waitFor("registration", timeout: Self.patience) { $0.isRegistered }
@@ -97,7 +96,11 @@ struct FaultInjectionTests {
             $0.command == "AUTHENTICATE" && $0.parameters.first != "PLAIN"
         }
         server.kill()
-        try await Task.sleep(for: .milliseconds(300))
+        // Back only once the client has seen the connection go (before registration it reports the
+        // loss as a failed attempt).
+        try await recorder.waitFor("the lost connection", timeout: Self.patience) {
+            $0.isDisconnected || $0.connectionFailureReason != nil
+        }
         let restarted = server.restart(respond: ScriptedServerTests.saslResponder(succeed: true))
         let loggedIn = try await recorder.waitFor(
             "SASL login on the new server", timeout: Self.patience
@@ -122,7 +125,7 @@ struct FaultInjectionTests {
         try await recorder.waitFor("join", timeout: Self.patience) { $0.joinedChannel == "#room" }
         let texts = (1...15).map { "reply \($0)" }
         for text in texts { await recorder.client.sendPrivmsg(to: "#room", text: text) }
-        try await Self.waitUntil("three replies sent") {
+        try await Self.waitUntil("three replies sent", on: server) {
             Self.privmsgTexts(server.receivedLines(connection: 1)).count >= 3
         }
         let killedAt = ContinuousClock.now
@@ -131,13 +134,21 @@ struct FaultInjectionTests {
         let noticedAt = await recorder.times { $0.isDisconnected }.first ?? .now
         let queuedAtDisconnect = await recorder.client.queuedLineCount
         #expect(queuedAtDisconnect > 0)
-        try await Task.sleep(for: .milliseconds(300))
+        // Back only after an attempt failed while the server was down.
+        try await recorder.waitFor("a failed attempt", timeout: Self.patience, after: await recorder.events.count) {
+            $0.connectionFailureReason != nil
+        }
 
         let restarted = server.restart()
-        try await Self.waitUntil("the rest of the replies") {
+        try await Self.waitUntil("the rest of the replies", on: server) {
             Self.privmsgTexts(server.receivedLines(fromConnection: restarted)).count >= queuedAtDisconnect
         }
-        try await Task.sleep(for: .milliseconds(300))  // nothing more may come
+        // Nothing more may come: once the queue is written, a PING's answer is the client's last line.
+        #expect(await recorder.client.waitUntilQueuedLinesAreWritten())
+        server.broadcast("PING :all-written")
+        _ = try await server.waitForLine(timeout: Self.patience) {
+            $0.command == "PONG" && $0.parameters.last == "all-written"
+        }
         let before = Self.privmsgTexts(server.receivedLines(connection: 1))
         let after = Self.privmsgTexts(server.receivedLines(fromConnection: restarted))
         // Each line at most once, in order; what was still queued arrives after the reconnect. Lost
@@ -174,7 +185,7 @@ struct FaultInjectionTests {
         for index in 1...10 {
             await recorder.client.sendPrivmsg(to: "#room", text: "old reply \(index)")
         }
-        try await Self.waitUntil("a reply sent") {
+        try await Self.waitUntil("a reply sent", on: server) {
             !Self.privmsgTexts(server.receivedLines(connection: 1)).isEmpty
         }
         server.kill()
@@ -186,7 +197,7 @@ struct FaultInjectionTests {
             $0.joinedChannel == "#room"
         }
         await recorder.client.sendPrivmsg(to: "#room", text: "fresh reply")
-        try await Self.waitUntil("the fresh reply") {
+        try await Self.waitUntil("the fresh reply", on: server) {
             !Self.privmsgTexts(server.receivedLines(fromConnection: restarted)).isEmpty
         }
         #expect(Self.privmsgTexts(server.receivedLines(fromConnection: restarted)) == ["fresh reply"])
@@ -215,7 +226,7 @@ struct FaultInjectionTests {
         #expect(connected.duration(to: dropped) >= .milliseconds(1000))
         #expect(connected.duration(to: dropped) < .seconds(10))
         #expect(server.receivedLines(connection: 1).filter { $0.hasPrefix("PING") }.count == 2)
-        try await Self.waitUntil("a new attempt") { server.connectionCount >= 2 }
+        try await Self.waitUntil("a new attempt", on: server) { server.connectionCount >= 2 }
         await recorder.stop()
         await server.stop()
     }
@@ -340,8 +351,8 @@ struct FaultInjectionTests {
             certificate: certificate, respond: Self.registering)
         let configuration = testConfiguration(port: server.port, tls: tls, nick: "bot")
         let recorder = await EventRecorder.start(configuration, logger: log.logger())
-        try await Self.waitUntil("a second failed attempt") {
-            await recorder.count { $0.connectionFailureReason != nil } >= 2
+        try await recorder.waitForCount("a second failed attempt", atLeast: 2, timeout: Self.patience) {
+            $0.connectionFailureReason != nil
         }
         let attempts = log.times(of: "Connecting to 127.0.0.1")
         #expect(attempts.count >= 2)

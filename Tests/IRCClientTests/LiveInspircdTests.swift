@@ -158,7 +158,8 @@ struct LiveInspircdTests {
             await server.stop()
             try await recorder.waitFor("disconnect", after: before) { $0.isDisconnected }
             #expect(await recorder.client.isRegistered == false)
-            try await Task.sleep(for: .milliseconds(500))
+            // Back only after an attempt failed while the server was down.
+            try await recorder.waitFor("a failed attempt", after: before) { $0.connectionFailureReason != nil }
             try await server.restart()
 
             try await recorder.waitFor("registration again", timeout: .seconds(20), after: before) {

@@ -49,19 +49,22 @@ struct LoggingRedactionLiveTests {
         )
         let client = IRCClient(configuration: configuration, logger: captured.logger())
         let runner = Task { await client.run() }
+        let registered = TestSignal()
         let events = Task { () -> IRCUserMessage? in
             for await event in client.events {
+                if case .registered = event { registered.signal() }
                 if case .privmsg(let message) = event, message.text.hasPrefix("!login") { return message }
             }
             return nil
         }
-        while !(await client.isRegistered) { try await Task.sleep(for: .milliseconds(20)) }
+        try #require(await registered.wait(timeout: .seconds(30)), "the client did not register")
         server.broadcast(":alice!al@host PRIVMSG bot :!login alice@example.com hunter3-user-secret")
         server.broadcast(":alice!al@host PRIVMSG bot :login alice@example.com hunter4-user-secret")
         let received = await events.value
         #expect(received?.sender.nick == "alice")
         await client.sendPrivmsg(to: "alice", text: "!login is only accepted in private, hunter5-echo")
-        try await Task.sleep(for: .milliseconds(300))
+        // The line has reached the server, so the client has written (and traced) it.
+        _ = try await server.waitForLine { $0.command == "PRIVMSG" && $0.parameters.first == "alice" }
         await client.shutdown()
         await runner.value
         await server.stop()

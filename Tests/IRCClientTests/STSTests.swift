@@ -242,7 +242,10 @@ struct STSTests {
                 nick: "bot"),
             stsStore: store)
         try await recorder.waitFor("registration") { $0.isRegistered }
-        try await Task.sleep(for: .milliseconds(100))
+        // The client handles the server's lines in order: once it answers a later PING, it has
+        // handled the malformed policy.
+        secure.broadcast("PING :policy-handled")
+        _ = try await secure.waitForLine { $0.command == "PONG" && $0.parameters.last == "policy-handled" }
         #expect(store.all.isEmpty)
         await recorder.stop()
         await secure.stop()

@@ -168,12 +168,7 @@ struct ScriptedServerTests {
         #expect(!server.receivedLines(connection: 1).contains("CAP END"))
         // The holder quits: the client takes its nick back.
         server.broadcast(":bot!old@host QUIT :gone")
-        let deadline = ContinuousClock.now + .seconds(30)
-        while server.receivedLines(connection: 1).filter({ $0 == "NICK bot" }).count < 2,
-            ContinuousClock.now < deadline
-        {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        await server.waitUntil { server.receivedLines(connection: 1).filter { $0 == "NICK bot" }.count >= 2 }
         #expect(server.receivedLines(connection: 1).filter { $0 == "NICK bot" }.count >= 2)
         server.broadcast(":bot_!otm@127.0.0.1 NICK :bot")
         try await recorder.waitFor("nick change") {
@@ -238,12 +233,16 @@ struct ScriptedServerTests {
         }
         let client = IRCClient(configuration: testConfiguration(port: server.port, tls: Self.plaintext, nick: "bot"))
         let runner = Task { await client.run() }
+        let registered = TestSignal()
         let lastEvent = Task { () -> IRCEvent? in
             var last: IRCEvent?
-            for await event in client.events { last = event }
+            for await event in client.events {
+                if case .registered = event { registered.signal() }
+                last = event
+            }
             return last  // the stream finishes when run() returns
         }
-        while !(await client.isRegistered) { try await Task.sleep(for: .milliseconds(20)) }
+        try #require(await registered.wait(timeout: .seconds(30)), "the client did not register")
         runner.cancel()
         await runner.value
         let final = await lastEvent.value

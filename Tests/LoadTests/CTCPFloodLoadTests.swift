@@ -136,8 +136,7 @@ import Testing
             #expect(!serverLog.contains(marker), "server log: \(marker)")
         }
         bot.terminate()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while bot.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await bot.waitForExit(timeout: .seconds(30))
         for client in flooders + students + [watcher] { await client.close() }
     }
 }

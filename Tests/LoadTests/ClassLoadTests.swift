@@ -292,8 +292,7 @@ import Testing
             $0.command == "QUIT"
         }
         #expect(quit.message.parameters.last?.contains("Load test over") == true)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while bot.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await bot.waitForExit(timeout: .seconds(30))
         #expect(!bot.isRunning && bot.terminationStatus == 0)
         for student in students + [watcher, spammer] { await student.close() }
     }
@@ -518,16 +517,12 @@ final class LoadStudent: Sendable {
 
     func botLines() -> [Line] { inbox.state.withLockedValue { $0.botLines } }
 
-    func waitUntil(timeout: Duration, _ what: String, _ condition: @Sendable (State) -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let (done, errors, closed) = inbox.state.withLockedValue { (condition($0), $0.errors, $0.closed) }
-            if done { return }
-            if closed || ContinuousClock.now >= deadline {
-                throw LoadTestError.timedOut("\(what) (errors: \(errors), closed: \(closed))")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+    func waitUntil(timeout: Duration, _ what: String, _ condition: @escaping @Sendable (State) -> Bool) async throws {
+        // Looked at again as each line arrives (and once more if the connection closes).
+        let state = inbox.state
+        await inbox.arrivals.wait(timeout: timeout) { _ in state.withLockedValue { condition($0) } }
+        let (done, errors, closed) = inbox.state.withLockedValue { (condition($0), $0.errors, $0.closed) }
+        if !done { throw LoadTestError.timedOut("\(what) (errors: \(errors), closed: \(closed))") }
     }
 
     /// The first line from the bot that arrived at or after `since` and matches `predicate`.
@@ -535,17 +530,14 @@ final class LoadStudent: Sendable {
         since: ContinuousClock.Instant, timeout: Duration, _ what: String,
         _ predicate: @escaping @Sendable (IRCMessage) -> Bool
     ) async throws -> Line {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let found = inbox.state.withLockedValue { state in
-                state.botLines.first { $0.at >= since && predicate($0.message) }
-            }
-            if let found { return found }
-            if ContinuousClock.now >= deadline || inbox.state.withLockedValue({ $0.closed }) {
-                throw LoadTestError.timedOut(what)
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        let state = inbox.state
+        let find = { @Sendable () -> Line? in
+            state.withLockedValue { state in state.botLines.first { $0.at >= since && predicate($0.message) } }
         }
+        // Looked at again as each line arrives (and once more if the connection closes).
+        await inbox.arrivals.wait(timeout: timeout) { _ in find() != nil }
+        guard let found = find() else { throw LoadTestError.timedOut(what) }
+        return found
     }
 
     func close() async {
@@ -562,6 +554,9 @@ enum LoadTestError: Error {
 final class Inbox: Sendable {
     let botNick: String
     let state = NIOLockedValueBox(LoadStudent.State())
+    /// One entry per line received (after ``state`` took it), finished when the connection
+    /// closes: what waits wake on.
+    let arrivals = WaitableLines()
 
     init(botNick: String) {
         self.botNick = botNick
@@ -579,10 +574,12 @@ final class Inbox: Sendable {
                 if message.sourceNick == botNick { state.botLines.append(.init(at: now, message: message)) }
             }
         }
+        arrivals.append(line)
     }
 
     func closed() {
         state.withLockedValue { $0.closed = true }
+        arrivals.finish()
     }
 }
 

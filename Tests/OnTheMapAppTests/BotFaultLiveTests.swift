@@ -13,10 +13,18 @@ import Testing
     static let jane = (email: "jane@class.test", password: "jane-Secret-Pw-1")
     static let tom = (email: "tom@class.test", password: "tom-Secret-Pw-22")
 
-    /// The bot process, its log (JSON lines) and its folder.
+    /// The bot process and its log (JSON lines), read line by line as it comes (``output``).
     struct RunningBot {
         let process: Process
         let logFile: String
+        var output: ProcessOutput?
+
+        /// Waits for the bot to log a line containing `text`.
+        @discardableResult
+        func waitForLog(_ text: String, timeout: Duration = .seconds(60)) async throws -> String {
+            let output = try #require(output, "this bot's output is not read line by line")
+            return try await output.lines.waitForLine(containing: text, timeout: timeout, "the bot's log: \(text)")
+        }
 
         var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
@@ -34,8 +42,9 @@ import Testing
         /// Sends SIGTERM and waits for the process to exit.
         func stop(timeout: Duration = .seconds(40)) async throws {
             if process.isRunning { process.terminate() }
-            let deadline = ContinuousClock.now + timeout
-            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            await process.waitForExit(timeout: timeout)
+            // The last lines it wrote are in the log file too.
+            if !process.isRunning { output?.waitUntilDrained() }
         }
     }
 
@@ -47,12 +56,11 @@ import Testing
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["run", "--config", configPath, "--log-format", "json"]
         let logFile = folder.file("bot.log")
-        #expect(FileManager.default.createFile(atPath: logFile, contents: nil))
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-        process.standardOutput = log
-        process.standardError = log
+        let output = try ProcessOutput(logPath: logFile)
+        try output.attach(to: process)
         try process.run()
-        return RunningBot(process: process, logFile: logFile)
+        output.processStarted()
+        return RunningBot(process: process, logFile: logFile, output: output)
     }
 
     /// Makes the database with Jane's and Tom's accounts before the bot opens it.
@@ -98,24 +106,20 @@ import Testing
             process.standardInput = input
             let output = folder.file("sqlite3.out")
             #expect(FileManager.default.createFile(atPath: output, contents: nil))
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-            process.standardError = process.standardOutput
+            let printed = try ProcessOutput(logPath: output)
+            try printed.attach(to: process)
             try process.run()
+            printed.processStarted()
             input.fileHandleForWriting.write(
                 Data("PRAGMA busy_timeout = 5000;\nBEGIN EXCLUSIVE;\nSELECT 'lock-held';\n".utf8))
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                if ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("lock-held") { return }
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            if await printed.lines.wait(timeout: .seconds(30), until: { $0.contains("lock-held") }) { return }
             Issue.record(
                 "sqlite3 did not take the lock: \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
         }
 
         func release() async throws {
             input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
-            let deadline = ContinuousClock.now + .seconds(10)
-            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            await process.waitForExit(timeout: .seconds(30))
         }
     }
 
@@ -167,6 +171,7 @@ import Testing
             let (status, body) = try await Self.get("http://127.0.0.1:\(operatorPort)/healthz")
             #expect(status == 503, "\(body)")
             #expect(body.contains("locked"), "\(body)")
+            _ = try? await bot.waitForLog("cannot be read or written", timeout: .seconds(30))
             let warnings = bot.entries(level: "warning", containing: "cannot be read or written")
             #expect(warnings.count == 1, "\(bot.log)")
             #expect(warnings.first.map { "\($0)".contains("database is locked") } == true, "\(bot.log)")
@@ -176,6 +181,7 @@ import Testing
             let saved = try await Self.reply(from: "LockBot", to: jane)
             #expect(saved.hasPrefix("You are on the map"), "\(saved)")
             #expect(try await Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
+            _ = try? await bot.waitForLog("works again", timeout: .seconds(30))
             #expect(bot.entries(level: "notice", containing: "works again").count == 1, "\(bot.log)")
             #expect(bot.entries(level: "warning", containing: "cannot be read or written").count == 1)
 

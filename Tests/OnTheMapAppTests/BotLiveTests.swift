@@ -118,8 +118,7 @@ import Testing
             $0.command == "QUIT" && $0.sourceNick == "TermBot"
         }
         #expect(quit.parameters.last?.contains("Terminated politely") == true)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        await process.waitForExit(timeout: .seconds(30))
         #expect(!process.isRunning)
         #expect(process.terminationReason == .exit)
         #expect(

@@ -55,7 +55,7 @@ struct BotOnlyChannelTests {
             #expect(status.contains { $0.contains("#study admits bots only when invited") }, "\(status)")
 
             server.broadcast(network.invite("MapBot", to: "#study"))
-            try await waitUntil { network.joinedChannels.contains("#study") }
+            try await waitUntil(on: server) { network.joinedChannels.contains("#study") }
             let later = try await statusLines(from: server)
             #expect(!later.contains { $0.contains("admits bots only") }, "\(later)")
             #expect(later.contains { $0.contains("channels: #staff, #study") }, "\(later)")
@@ -75,17 +75,16 @@ struct BotOnlyChannelTests {
         let before = server.receivedLines().count
         server.broadcast(":teacher!t@teacher.example PRIVMSG MapBot :!status")
         let isLast: @Sendable (String) -> Bool = { $0.contains(" :") && $0.contains("logged in;") }
-        try await waitUntil { server.receivedLines().dropFirst(before).contains(where: isLast) }
+        try await waitUntil(on: server) { server.receivedLines().dropFirst(before).contains(where: isLast) }
         return server.receivedLines().dropFirst(before).filter {
             $0.hasPrefix("NOTICE teacher") || $0.hasPrefix("PRIVMSG teacher")
         }
     }
 
-    private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw IRCTestSupportError.timeout("condition") }
-            try await Task.sleep(for: .milliseconds(20))
+    /// Waits until `condition` (about what `server` received) holds, looked at as each line arrives.
+    private func waitUntil(on server: ScriptedIRCServer, _ condition: @escaping @Sendable () -> Bool) async throws {
+        guard await server.waitUntil(timeout: .seconds(30), condition) else {
+            throw IRCTestSupportError.timeout("condition")
         }
     }
 }

@@ -80,8 +80,8 @@ import Testing
             }
         }
         #expect(await FreePort.waitUntilAccepting(webPort, timeout: .seconds(10)), "bot A's web listener")
-        // The announcers' first rounds (at start) are over once each has read the map.
-        try await Task.sleep(for: .seconds(2))
+        // The announcers' first rounds (at start) are over once each has read the map: each logs it.
+        for process in processes { try await process.waitForLog("announcer started fresh", timeout: .seconds(30)) }
 
         let student = try await TestIRCUser.connect(
             port: server.tlsPort, caFile: server.certificate.certificatePath, nick: "rosalind")
@@ -99,18 +99,20 @@ import Testing
         #expect(posted.parameters.last?.hasPrefix("You are on the map") == true, "\(posted)")
 
         // Both channels hear of the pin, each from its own bot, well before any poll.
-        var heard: [String: String] = [:]
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline, heard.count < 2 {
-            for line in await watcher.receivedLines {
+        // Looked at as each line arrives.
+        let announcers = { @Sendable (lines: [String]) -> [String: String] in
+            var heard: [String: String] = [:]
+            for line in lines {
                 guard let message = try? IRCMessage(parsing: line, maxLineBytes: 16_384), message.command == "PRIVMSG",
                     let channel = message.parameters.first, let text = message.parameters.last,
                     text.hasPrefix("New pin: Rosalind Franklin"), text.hasSuffix(link)
                 else { continue }
                 heard[channel] = message.sourceNick
             }
-            try await Task.sleep(for: .milliseconds(100))
+            return heard
         }
+        _ = try? await watcher.waitForLines(timeout: .seconds(30), "both announcements") { announcers($0).count >= 2 }
+        let heard = announcers(await watcher.receivedLines)
         #expect(heard == ["#alpha": "MapBotA", "#beta": "MapBotB"])
 
         // Bot A's own commands see the pin at once.

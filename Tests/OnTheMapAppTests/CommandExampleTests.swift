@@ -140,10 +140,8 @@ import Testing
             control.attach(client: client, capabilities: .declared(for: .local)) {
                 HealthReport.Backend(name: "local", reachable: true, error: nil)
             }
-            let deadline = ContinuousClock.now + .seconds(60)
-            while await !client.joinedChannels.contains("#class"), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            // The client logs the join once it has taken it.
+            await clientLog.waitFor("Joined #class", timeout: .seconds(60))
             #expect(
                 await client.joinedChannels.contains("#class"),
                 """

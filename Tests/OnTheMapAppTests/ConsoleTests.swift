@@ -87,11 +87,7 @@ import Testing
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.map { $0 + "\n" }.joined().utf8))
         try stdin.fileHandleForWriting.close()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        if process.isRunning {
+        if !(await process.waitForExit(timeout: .seconds(60))) {
             process.terminate()
             Issue.record("onthemap-bot \(arguments.first ?? "") did not end within 60 s of the end of its input")
         }

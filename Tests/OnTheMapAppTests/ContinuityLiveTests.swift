@@ -172,5 +172,6 @@ extension BotProcess {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
+        output.waitUntilDrained()
     }
 }

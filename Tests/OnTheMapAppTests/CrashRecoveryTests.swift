@@ -91,8 +91,12 @@ import Testing
             ([:], [:], []))
 
         func sent(_ link: String, by email: String) { state.withLockedValue { $0.sent[email] = link } }
+        /// One line per confirmation, in order: what a wait for enough confirmations wakes on.
+        let confirmations = WaitableLines()
+
         func confirmed(_ link: String, by email: String) {
             state.withLockedValue { $0.confirmed[email, default: []].append(link) }
+            confirmations.append(link)
         }
         func odd(_ text: String) { state.withLockedValue { $0.odd.append(text) } }
         var confirmedCount: Int { state.withLockedValue { $0.confirmed.values.reduce(0) { $0 + $1.count } } }
@@ -184,10 +188,7 @@ import Testing
                 }
             }
         }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while log.confirmedCount < confirmationsBeforeKill, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await log.confirmations.wait(timeout: .seconds(60)) { $0.count >= confirmationsBeforeKill }
         bot.kill()
         posting.cancel()
         await posting.value
@@ -217,22 +218,25 @@ import Testing
         }
         let announcedBefore = Set(before.compactMap(\.link))
         let expected = Set(pins.values).subtracting(announcedBefore)
-        // The announcer's second round (10 s after its start) announces what was missed.
-        let earliestEnd = ContinuousClock.now + .seconds(14)
-        let waitUntil = ContinuousClock.now + .seconds(40)
-        var after: [Announcement] = []
-        while ContinuousClock.now < waitUntil {
-            after = Self.announcements(in: Array(await watcher.receivedLines.dropFirst(linesBefore)))
+        // The announcer's second round (10 s after its start) announces what was missed: looked at
+        // as each line arrives.
+        let announced = { @Sendable (lines: [String]) -> [Announcement] in
+            Self.announcements(in: Array(lines.dropFirst(linesBefore)))
+        }
+        _ = try? await watcher.waitForLines(timeout: .seconds(40), "the missed pins' announcements") { lines in
+            let after = announced(lines)
             let fresh = Set(after.compactMap(\.link)).subtracting(announcedBefore)
             let more = after.reduce(0) { $0 + $1.more }
-            if ContinuousClock.now > earliestEnd, expected.isSubset(of: fresh) || fresh.count + more >= expected.count {
-                break
-            }
-            try await Task.sleep(for: .milliseconds(100))
+            return expected.isSubset(of: fresh) || fresh.count + more >= expected.count
         }
-        // A little longer: nothing else may come.
-        try await Task.sleep(for: .seconds(3))
-        after = Self.announcements(in: Array(await watcher.receivedLines.dropFirst(linesBefore)))
+        // Nothing else may come: one more post, announced in a round that begins after it, so
+        // after every round that could still have said something (its own line is left out).
+        let marker = "https://marker.example/last"
+        try await users[0].privmsg(botNick, "!post \(places[0]) | \(marker)")
+        let lines = try await watcher.waitForLines(timeout: .seconds(40), "the last post's announcement") {
+            announced($0).contains { $0.link == marker }
+        }
+        let after = announced(lines).filter { $0.link != marker }
         bot.kill()
 
         let named = after.compactMap(\.link)
@@ -285,27 +289,39 @@ import Testing
     }
 }
 
-/// The bot binary running `run --config`, killed with SIGKILL.
+/// The bot binary running `run --config`, killed with SIGKILL. Its output goes to `log` through a
+/// pipe, line by line into ``output``, so that a test can wait for a line the bot logs.
 struct BotProcess {
     let process: Process
+    let output: ProcessOutput
 
-    init(executable: String, config: String, log: String) throws {
+    init(executable: String, config: String, log: String, logLevel: String = "info") throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["run", "--config", config, "--log-level", "info"]
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
+        process.arguments = ["run", "--config", config, "--log-level", logLevel]
+        let output = try ProcessOutput(logPath: log)
+        try output.attach(to: process)
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        output.processStarted()
         self.process = process
+        self.output = output
     }
 
-    /// SIGKILL, then waits for the exit.
+    /// SIGKILL, then waits for the exit (and for the last of its output to be in the log).
     func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        output.waitUntilDrained()
+    }
+
+    /// Waits for the bot to log a line containing `text` (after the first `skipping` lines).
+    @discardableResult
+    func waitForLog(_ text: String, after skipping: Int = 0, timeout: Duration = .seconds(60)) async throws
+        -> String
+    {
+        try await output.lines.waitForLine(
+            containing: text, after: skipping, timeout: timeout, "the bot's log: \(text)")
     }
 }

@@ -40,13 +40,11 @@ import Testing
                       listen: 127.0.0.1:\(operatorPort)
                     """, in: folder)
             let config = folder.file("bot.yaml")
-            var healthy = (Int32(-1), "")
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline && bot.process.isRunning {
-                healthy = try await runProcess(executable, ["healthcheck", "--config", config])
-                if healthy.0 == 0 { break }
-                try await Task.sleep(for: .milliseconds(300))
-            }
+            // Ready once both listeners are up and the bot has registered: it logs each.
+            try await bot.waitForLog("web map listener up")
+            try await bot.waitForLog("operator HTTP listener up")
+            try await bot.waitForLog("\"registered\"")
+            let healthy = try await runProcess(executable, ["healthcheck", "--config", config])
             #expect(healthy.0 == 0, "\(healthy.1)\n\(bot.log)")
             #expect(healthy.1.contains("\"registered\":true"), "\(healthy.1)")
 
@@ -176,11 +174,11 @@ import Testing
     }
 
     static func waitForExit(_ bot: BotFaultLiveTests.RunningBot) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while bot.process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        if bot.process.isRunning {
+        if !(await bot.process.waitForExit(timeout: .seconds(60))) {
             try await bot.stop()
             Issue.record("the bot did not stop on its own: \(bot.log)")
         }
+        // The last lines it wrote are in the log file too.
+        bot.output?.waitUntilDrained()
     }
 }

@@ -11,11 +11,17 @@ import SQLiteDirectory
 import NIOConcurrencyHelpers
 import Testing
 
-/// Every log line, at trace level, rendered with its metadata.
+/// Every log line, at trace level, rendered with its metadata; a test can wait for one.
 final class LogRecorder: Sendable {
-    private let lines = NIOLockedValueBox<[String]>([])
-    func append(_ line: String) { lines.withLockedValue { $0.append(line) } }
-    var all: [String] { lines.withLockedValue { $0 } }
+    let lines = WaitableLines()
+    func append(_ line: String) { lines.append(line) }
+    var all: [String] { lines.lines }
+
+    /// Waits (woken by each logged line) until a line contains `text`; false after `timeout`.
+    @discardableResult
+    func waitFor(_ text: String, timeout: Duration = .seconds(30)) async -> Bool {
+        await lines.wait(timeout: timeout) { $0.contains { $0.contains(text) } }
+    }
 
     /// A logger at trace level writing here.
     func logger() -> Logger {
@@ -76,30 +82,25 @@ struct RecordingLogHandler: LogHandler {
         }
 
         /// The texts the bot sent to `target` since the last call (waiting for at least one).
-        func replies(to target: String, timeout: Duration = .seconds(20)) async throws -> [String] {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                let lines = server.receivedLines()
-                let start = seen.withLockedValue { $0 }
-                let fresh = lines.dropFirst(start).compactMap {
+        func replies(to target: String, timeout: Duration = .seconds(40)) async throws -> [String] {
+            let server = self.server
+            let start = seen.withLockedValue { $0 }
+            let answers = { @Sendable () -> [IRCMessage] in
+                server.receivedLines().dropFirst(start).compactMap {
                     try? IRCMessage(parsing: $0, maxLineBytes: 16_384)
                 }
                 .filter { ["PRIVMSG", "NOTICE"].contains($0.command) && $0.parameters.first == target }
-                if !fresh.isEmpty {
-                    // Let the rest of a multi-line answer arrive.
-                    try await Task.sleep(for: .milliseconds(500))
-                    let all = server.receivedLines()
-                    seen.withLockedValue { $0 = all.count }
-                    return all.dropFirst(start).compactMap {
-                        try? IRCMessage(parsing: $0, maxLineBytes: 16_384)
-                    }
-                    .filter { ["PRIVMSG", "NOTICE"].contains($0.command) && $0.parameters.first == target }
-                    .compactMap(\.parameters.last)
-                }
-                try await Task.sleep(for: .milliseconds(20))
             }
-            throw IRCTestSupportError.timeout(
-                "no reply to \(target); got \(server.receivedLines().suffix(5))")
+            // Looked at as each line arrives.
+            guard await server.waitUntil(timeout: timeout, { !answers().isEmpty }) else {
+                throw IRCTestSupportError.timeout(
+                    "no reply to \(target); got \(server.receivedLines().suffix(5))")
+            }
+            // The rest of a multi-line answer has no end mark, and the client's PONG (its only
+            // answer the test could ask for) skips its send queue: a short while lets it arrive.
+            try await Task.sleep(for: .milliseconds(500))
+            seen.withLockedValue { $0 = server.receivedLines().count }
+            return answers().compactMap(\.parameters.last)
         }
 
         /// `nick!user@host` says `text` privately to the bot (with an account tag when given).
@@ -175,7 +176,12 @@ struct RecordingLogHandler: LogHandler {
         let harness = Harness(server: server, bot: bot, network: network)
         do {
             _ = try await server.waitForLine(timeout: .seconds(20)) { $0.command == "JOIN" }
-            try await Task.sleep(for: .milliseconds(300))
+            // The client handles the server's lines in order: once it answers a later PING, it has
+            // taken in what the server said about the join.
+            server.broadcast("PING :joined")
+            _ = try await server.waitForLine(timeout: .seconds(30)) {
+                $0.command == "PONG" && $0.parameters.last == "joined"
+            }
             try await body(harness)
         } catch {
             await harness.stop()

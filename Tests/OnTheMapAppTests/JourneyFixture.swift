@@ -358,8 +358,7 @@ final class JourneyBot: Sendable {
             _ = try? await watcher.waitForMessage(timeout: .seconds(15), "the bot's QUIT") {
                 $0.command == "QUIT" && $0.sourceNick == nick
             }
-            let deadline = ContinuousClock.now + .seconds(15)
-            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            await process.waitForExit(timeout: .seconds(30))
             #expect(!process.isRunning && process.terminationStatus == 0, "the bot on \(store) did not stop cleanly")
         }
         await watcher.quit()

@@ -66,9 +66,7 @@ import Testing
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(180)
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        if process.isRunning { process.terminate() }
+        if !(await process.waitForExit(timeout: .seconds(180))) { process.terminate() }
         let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         try #require(process.terminationStatus == 0, "onthemap-load: \(printed)")
 

@@ -242,9 +242,7 @@ private final class BotUnderTest: Sendable {
     func stop() async throws {
         guard let process = running.withLockedValue({ $0.take() }) else { return }
         process.terminate()
-        let deadline = ContinuousClock.now + .seconds(15)
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { process.interrupt() }
+        if !(await process.waitForExit(timeout: .seconds(30))) { process.interrupt() }
         try #require(!process.isRunning, "the bot did not stop; log: \(log())")
         #expect(process.terminationStatus == 0, "log: \(log())")
     }

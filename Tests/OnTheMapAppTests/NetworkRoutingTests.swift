@@ -26,6 +26,8 @@ import Testing
         let router: CommandRouter
         let control: BotControl
         let transport: RecordingTransport
+        /// What the network's bot logs (every level), for the test to wait on.
+        let log: WaitableLines
 
         /// Sends `text` from `sender` (privately, or in `channel`) and returns what the bot answered.
         func say(_ text: String, from sender: UserIdentity, in channel: String? = nil) async -> [String] {
@@ -35,6 +37,14 @@ import Testing
                     sender: sender, origin: channel.map { .channel($0) } ?? .privateMessage, text: text))
             await router.waitUntilIdle()
             return transport.sent.dropFirst(before).filter { $0.target == sender.nick }.map(\.text)
+        }
+
+        /// Waits until the announcer has finished `number` rounds since it started (each logs it).
+        func waitForAnnouncerRound(_ number: Int) async throws {
+            let done = await log.wait(timeout: .seconds(60)) { lines in
+                lines.reduce(0) { $0 + ($1.contains("announcer round finished") ? 1 : 0) } >= number
+            }
+            try #require(done, "the announcer did not finish its round \(number)")
         }
 
         /// What the bot said in `channel` so far.
@@ -61,11 +71,12 @@ import Testing
         var networks: [Network] = []
         for network in config.networks {
             let transport = RecordingTransport()
+            let log = WaitableLines()
             let (control, router) = BotAssembly.makeNetwork(
                 network.name, config: config, configPath: nil, stack: stack, sharing: first, group: group,
-                transport: transport, logger: logger)
+                transport: transport, logger: WaitableLogHandler.logger(log, label: "networks"))
             first = first ?? control.services
-            networks.append(Network(router: router, control: control, transport: transport))
+            networks.append(Network(router: router, control: control, transport: transport, log: log))
         }
         try await body(networks[0], networks[1], stack)
         await stack.shutdown()
@@ -116,21 +127,26 @@ import Testing
             let announcers = [a, b].map { network in Task { await network.router.runBackgroundPlugins() } }
             // Each announcer's first round marks what is there as known (its ledger is saved).
             for network in [a, b] {
+                try await network.waitForAnnouncerRound(1)
                 let key = AnnouncementLedger.stateKey(instance: network.control.services.keptStateInstance)
-                while try await stack.state?.state(key) == nil { try await Task.sleep(for: .milliseconds(50)) }
+                try #require(try await stack.state?.state(key) != nil)
             }
             _ = await a.say("!login jane@class.test jane-secret-pw1", from: Self.jane())
             let saved = await a.say("!post Seattle, WA | https://jane.example", from: Self.jane())
             #expect(saved.first?.hasPrefix("You are on the map") == true, "\(saved)")
             let line = "New pin: Jane Doe — Seattle, Washington, United States — https://jane.example"
-            let deadline = ContinuousClock.now + .seconds(20)
-            while b.said(in: "#b").isEmpty, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
+            await b.transport.waitForSent(timeout: .seconds(30)) { $0.contains { $0.target == "#b" } }
+            // The round that announced it is over (its end is logged after what it announced).
+            await b.log.wait(timeout: .seconds(30)) { lines in
+                guard let said = lines.lastIndex(where: { $0.contains("announced new pins") }) else { return false }
+                return lines[said...].contains { $0.contains("announcer round finished") }
             }
-            // Another wake-up (a pin saved through the API) finds nothing new for either.
+            // Another wake-up (a pin saved through the API) finds nothing new: the round it starts
+            // is over once its end is logged.
             let pin = try #require(try await a.control.services.classMap.pins(named: "Jane Doe").first)
+            let roundsSoFar = b.log.count(containing: "announcer round finished")
             await b.control.services.pinSavedOutsideIRC(pin)
-            try await Task.sleep(for: .seconds(1))
+            try await b.waitForAnnouncerRound(roundsSoFar + 1)
             #expect(a.said(in: "#a") == [line])
             #expect(b.said(in: "#b") == [line])
             #expect(a.said(in: "#b").isEmpty && b.said(in: "#a").isEmpty)

@@ -248,13 +248,8 @@ import Testing
             let log = folder.file("bot.log")
             let process = try BotProcess(executable: executable, config: config, log: log)
             defer { process.kill() }
-            let deadline = ContinuousClock.now + .seconds(30)
-            var text = ""
-            while ContinuousClock.now < deadline {
-                text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                if text.contains("announces no account tracking") { break }
-                try await Task.sleep(for: .milliseconds(200))
-            }
+            _ = try? await process.waitForLog("announces no account tracking", timeout: .seconds(30))
+            let text = process.output.lines.lines.joined(separator: "\n")
             #expect(text.contains("no student can log in here"), "\(text.suffix(2_000))")
         }
     }

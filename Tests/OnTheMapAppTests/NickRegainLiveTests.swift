@@ -47,8 +47,12 @@ import Testing
         #expect(change.parameters.first == "MapBot")
         // MONITOR answers at once; an ISON poll every 5 s answers within one poll.
         #expect(freed.duration(to: .now) < .seconds(8))
-        // Said once: no second warning after the nick came back.
-        try await Task.sleep(for: .milliseconds(500))
+        // Said once: no second warning after the nick came back. The bot answers a !ping after
+        // what it had to say about the nick change: once "pong" is here, a second warning would be too.
+        try await watcher.privmsg("MapBot", "!ping")
+        _ = try await watcher.waitForMessage(timeout: .seconds(15), "the bot's pong") {
+            $0.command == "PRIVMSG" && $0.sourceNick == "MapBot" && $0.parameters.last == "pong"
+        }
         let warnings = await watcher.receivedLines.filter { $0.contains("until I get my nick back") }
         #expect(warnings.count == 1, "\(warnings)")
         await watcher.quit()

@@ -109,10 +109,7 @@ import Testing
         #expect(named.parameters.last == "Jane Doe is on the map — ask me privately, or see the class map")
         // The warning comes with the server's 324, which may still be on its way.
         let warning = "#class is open to anyone (no key, not invite-only)"
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !log.all.contains(where: { $0.contains(warning) }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        await log.waitFor(warning)
         let warned = log.all.filter { $0.contains(warning) }
         #expect(warned.count == 1, "\(log.all)")
         let open = try await status(teacher)

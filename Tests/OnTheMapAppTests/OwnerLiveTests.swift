@@ -109,10 +109,7 @@ import Testing
             $0.command == "QUIT" && $0.sourceNick == "MapBot"
         }
         #expect(quit.parameters.last?.contains("See you next term") == true, "\(quit)")
-        let deadline = ContinuousClock.now + .seconds(15)
-        while process.process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        await process.process.waitForExit(timeout: .seconds(30))
         #expect(!process.process.isRunning)
         #expect(process.process.terminationStatus == 0)
         let log = try String(contentsOfFile: folder.file("bot.log"), encoding: .utf8)

@@ -24,6 +24,8 @@ import Testing
         /// Keeps every line the bot sends (announcements arrive between commands).
         let transport: RecordingTransport
         let background: Task<Void, Never>
+        /// What the instance logs (from info up), for the test to wait on.
+        let log: WaitableLines
 
         static func start(nick: String, channel: String, postgresURL: String) async throws -> Instance {
             let config = try ConfigLoader.parse(
@@ -39,7 +41,9 @@ import Testing
                     plugins:
                       announce: {poll_seconds: 3600}
                     """)
-            let stack = try await ServiceStack.make(config: config, logger: quietLogger)
+            let log = WaitableLines()
+            let stack = try await ServiceStack.make(
+                config: config, logger: WaitableLogHandler.logger(log, label: "postgres-restart", level: .info))
             let transport = RecordingTransport(nick: nick)
             let services = PluginAssembly.services(config: config, stack: stack)
             let router = CommandRouter(
@@ -48,7 +52,8 @@ import Testing
                 transport: transport, gate: services.logins, logger: quietLogger)
             let background = Task { await router.runBackgroundPlugins() }
             return Instance(
-                channel: channel, stack: stack, router: router, transport: transport, background: background)
+                channel: channel, stack: stack, router: router, transport: transport, background: background,
+                log: log)
         }
 
         func stop() async {
@@ -79,28 +84,25 @@ import Testing
 
         /// Waits until `link` has been announced in the channel.
         func waitForAnnouncement(of link: String, timeout: Duration = .seconds(20)) async throws {
-            let deadline = ContinuousClock.now + timeout
-            while !announcedLinks.contains(link), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
+            let channel = self.channel
+            await transport.waitForSent(timeout: timeout) { sent in
+                sent.contains { $0.target == channel && $0.text.hasSuffix(" — \(link)") }
             }
             #expect(announcedLinks.contains(link), "\(channel): \(transport.sent.map(\.text))")
         }
     }
 
-    /// Waits until `count` connections are listening for pin notifications.
-    static func waitForListeners(_ count: Int, on cluster: PostgresCluster, timeout: Duration = .seconds(30))
+    /// Waits until each instance has started listening for pin notifications `times` times (once
+    /// at start, once more after each lost connection): each says so in its log.
+    static func waitForListeners(_ instances: [Instance], times: Int, timeout: Duration = .seconds(30))
         async throws
     {
-        let deadline = ContinuousClock.now + timeout
-        var listening = ""
-        while ContinuousClock.now < deadline {
-            listening =
-                (try? await cluster.psql(
-                    "SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'LISTEN%onthemap_pins%'")) ?? ""
-            if listening == "\(count)" { return }
-            try await Task.sleep(for: .milliseconds(100))
+        for instance in instances {
+            let listening = await instance.log.wait(timeout: timeout) { lines in
+                lines.reduce(0) { $0 + ($1.contains("Listening to PostgreSQL notifications") ? 1 : 0) } >= times
+            }
+            #expect(listening, "\(instance.channel) did not listen \(times) times: \(instance.log.lines.suffix(10))")
         }
-        Issue.record("\(count) listeners expected, found \(listening)")
     }
 
     @Test(.timeLimit(.minutes(2)), .enabled(if: PostgresCluster.isAvailable))
@@ -126,7 +128,7 @@ import Testing
             email: "alice@class.test", password: "alice-pw-123", firstName: "Alice", lastName: "Liddell")
         _ = try await accounts.addAccount(
             email: "bob@class.test", password: "bob-pw-4567", firstName: "Bob", lastName: "Builder")
-        try await waitForListeners(2, on: cluster)
+        try await waitForListeners([first, second], times: 1)
         #expect(await first.dm("!login alice@class.test alice-pw-123", as: "alice").text.hasPrefix("Welcome, Alice"))
         #expect(await second.dm("!login bob@class.test bob-pw-4567", as: "bob").text.hasPrefix("Welcome, Bob"))
 
@@ -153,7 +155,7 @@ import Testing
 
         // After: both instances come back by themselves (their listeners too).
         try await cluster.start()
-        try await waitForListeners(2, on: cluster)
+        try await waitForListeners([first, second], times: 2)
         let retried = await first.dm("!link https://alice.example/2", as: "alice")
         #expect(
             retried.text.hasPrefix("Your pin is updated: Alice Liddell — Lima, Lima Province, Peru"), "\(retried.text)")
@@ -169,9 +171,16 @@ import Testing
             "SELECT a.email || ' ' || s.media_url FROM student_locations s JOIN accounts a ON a.account_key = s.unique_key ORDER BY 1"
         )
         #expect(pins == "alice@class.test https://alice.example/2\nbob@class.test https://bob.example/1")
-        try await Task.sleep(for: .milliseconds(500))
+        // One more post, announced by each instance in a round that begins after it, so after every
+        // round that could still have repeated one (its own line is left out).
+        let marker = "https://bob.example/2"
+        #expect(await second.dm("!post Tokyo, Japan | \(marker)", as: "bob").text.hasPrefix("Your pin is updated"))
+        try await first.waitForAnnouncement(of: marker)
+        try await second.waitForAnnouncement(of: marker)
         let expected = ["https://alice.example/1", "https://alice.example/2", "https://bob.example/1"]
-        #expect(first.announcedLinks.sorted() == expected, "#a: \(first.announcedLinks)")
-        #expect(second.announcedLinks.sorted() == expected, "#b: \(second.announcedLinks)")
+        let firstLinks = first.announcedLinks.filter { $0 != marker }
+        let secondLinks = second.announcedLinks.filter { $0 != marker }
+        #expect(firstLinks.sorted() == expected, "#a: \(first.announcedLinks)")
+        #expect(secondLinks.sorted() == expected, "#b: \(second.announcedLinks)")
     }
 }

@@ -1,6 +1,7 @@
 import BotTesting
 import Foundation
 import IRCProtocol
+import NIOConcurrencyHelpers
 import Testing
 
 #if canImport(Glibc)
@@ -169,9 +170,26 @@ import Testing
 /// whole group can be signalled as a terminal's Ctrl-C does.
 final class ProcessGroup: Sendable {
     let pid: pid_t
+    /// How the leader ended (nil: it was not our child to wait for), once ``exited`` happened.
+    private let status = NIOLockedValueBox<Status?>(nil)
+    /// The leader was reaped.
+    private let exited = TestSignal()
 
     private init(pid: pid_t) {
         self.pid = pid
+        // A thread of its own blocks in waitpid (not one of the concurrency pool's few threads):
+        // the leader's exit wakes whoever waits for it.
+        let thread = Thread { [self] in
+            var raw: Int32 = 0
+            var result: pid_t
+            repeat { result = waitpid(pid, &raw, 0) } while result < 0 && errno == EINTR
+            if result == pid {
+                let ended: Status = raw & 0x7f == 0 ? .exited((raw >> 8) & 0xff) : .signalled(raw & 0x7f)
+                status.withLockedValue { $0 = ended }
+            }
+            exited.signal()
+        }
+        thread.start()
     }
 
     enum Status: Equatable {
@@ -230,17 +248,13 @@ final class ProcessGroup: Sendable {
 
     /// Waits for the leader to exit and reaps it.
     func waitForExit(timeout: Duration) async throws -> Status {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                return status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
-            }
-            if result < 0 { throw IRCTestSupportError.timeout("process \(pid) is not our child any more") }
-            if ContinuousClock.now >= deadline { throw IRCTestSupportError.timeout("process \(pid) to exit") }
-            try await Task.sleep(for: .milliseconds(50))
+        guard await exited.wait(timeout: timeout) else {
+            throw IRCTestSupportError.timeout("process \(pid) to exit")
         }
+        guard let ended = status.withLockedValue({ $0 }) else {
+            throw IRCTestSupportError.timeout("process \(pid) is not our child any more")
+        }
+        return ended
     }
 
     /// A running process, from /proc.

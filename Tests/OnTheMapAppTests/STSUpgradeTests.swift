@@ -60,10 +60,11 @@ import Testing
         for run in 1...2 {
             let bot = try await BotAssembly.makeService(config: config, logger: quiet)
             let running = Task { await bot.runUntilStopped() }
-            try await waitUntil("run \(run) joins over TLS") {
+            let joined = await secure.waitUntil {
                 secure.connectionCount == run
                     && secure.receivedLines(connection: run).contains { $0.hasPrefix("JOIN #class") }
             }
+            #expect(joined, "run \(run) did not join over TLS")
             await bot.shutdown()
             _ = await running.value
         }
@@ -71,17 +72,5 @@ import Testing
         #expect(plain.connectionCount == 1)
         #expect(plain.receivedLines(connection: 1).contains { $0.hasPrefix("CAP LS") })
         #expect(!plain.receivedLines(connection: 1).contains { $0.hasPrefix("JOIN") })
-    }
-
-    /// Polls `condition` every 50 ms for up to 20 s.
-    func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
     }
 }

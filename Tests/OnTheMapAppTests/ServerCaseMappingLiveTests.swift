@@ -57,11 +57,10 @@ struct ServerCaseMappingLiveTests {
                 return message.parameters.last
             }
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !texts().contains(where: { $0.contains("logged in;") || $0.contains("owners only") }) {
-            guard ContinuousClock.now < deadline else { throw IRCTestSupportError.timeout("an answer to \(nick)") }
-            try await Task.sleep(for: .milliseconds(20))
+        let answered = await server.waitUntil(timeout: .seconds(20)) {
+            texts().contains { $0.contains("logged in;") || $0.contains("owners only") }
         }
+        guard answered else { throw IRCTestSupportError.timeout("an answer to \(nick)") }
         return texts()
     }
 }

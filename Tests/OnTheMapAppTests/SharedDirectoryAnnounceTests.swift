@@ -75,18 +75,12 @@ import Testing
                 $0.command == "JOIN" && $0.sourceNick == nick
             }
         }
-        // The announcers' first rounds (at start) are over once each has read the map (and listens).
-        for (nick, _) in bots {
-            let log = folder.file("\(nick).log")
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("announcer started fresh") ?? false) {
-                guard ContinuousClock.now < deadline else {
-                    throw IRCTestSupportError.timeout("\(nick)'s first announcer round")
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+        // Each announcer has made its first round (read the map) and listens to the directory's
+        // notifications (it polls only once an hour): each says so in its log.
+        for process in processes {
+            try await process.waitForLog("announcer started fresh", timeout: .seconds(30))
+            try await process.waitForLog("Listening to PostgreSQL notifications", timeout: .seconds(30))
         }
-        try await Task.sleep(for: .milliseconds(500))
 
         var users: [TestIRCUser] = []
         for student in students {
@@ -124,15 +118,21 @@ import Testing
         }
         kill(paused, SIGCONT)
 
-        // Each channel hears of each post once (and nothing more comes a little later).
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            let heard = announced(in: await watcher.receivedLines, bots: bots)
-            if bots.allSatisfy({ Set(links).isSubset(of: Set(heard[$0.1] ?? [])) }) { break }
-            try await Task.sleep(for: .milliseconds(100))
+        // Each channel hears of each post (looked at as each line arrives)…
+        let expected = Set(links)
+        _ = try? await watcher.waitForLines(timeout: .seconds(30), "every post announced in both channels") {
+            let heard = announced(in: $0, bots: bots)
+            return bots.allSatisfy { expected.isSubset(of: Set(heard[$0.1] ?? [])) }
         }
-        try await Task.sleep(for: .seconds(2))
-        let heard = announced(in: await watcher.receivedLines, bots: bots)
+        // …once: one more post, announced by each instance in a round that begins after it, so after
+        // every round that could still have repeated one (its own line is left out).
+        let marker = "https://shared.example/last"
+        try await users[0].privmsg(bots[0].0, "!post Paris, France | \(marker)")
+        let lines = try await watcher.waitForLines(timeout: .seconds(30), "the last post in both channels") {
+            let heard = announced(in: $0, bots: bots)
+            return bots.allSatisfy { (heard[$0.1] ?? []).contains(marker) }
+        }
+        let heard = announced(in: lines, bots: bots).mapValues { $0.filter { $0 != marker } }
         for (_, channel) in bots {
             #expect((heard[channel] ?? []).sorted() == links.sorted(), "\(channel): \(heard[channel] ?? [])")
         }

@@ -50,12 +50,9 @@ import Testing
             _ = try await jane.waitForMessage(timeout: .seconds(30), "the bot joins #class") {
                 $0.command == "JOIN" && $0.sourceNick == "MapBot"
             }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while (try? await BotFaultLiveTests.get(base + "/").0) != 200 {
-                #expect(ContinuousClock.now < deadline, "the web listener answers\n\(bot.log)")
-                if ContinuousClock.now >= deadline { return }
-                try await Task.sleep(for: .milliseconds(200))
-            }
+            // The web listener logs when it is up.
+            try await bot.waitForLog("web map listener up", timeout: .seconds(30))
+            #expect(try await BotFaultLiveTests.get(base + "/").0 == 200, "the web listener answers\n\(bot.log)")
 
             // The served page and the API, by header.
             let page = try await runCommand(

@@ -37,19 +37,33 @@ import Testing
             .filter { $0.target == channel }.map(\.text)
     }
 
-    /// Waits until the announcer has made its first round (and saved what it knows).
+    /// What the announcer logs at the end of each round (whatever it found).
+    static let roundFinished = "announcer round finished"
+
+    /// Waits until the announcer has made its first round (and saved what it knows): looks again
+    /// after each round it finishes.
     static func waitUntilStarted(_ fixture: ClassFixture) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try await fixture.sqlite.state(AnnouncementLedger.stateKey) == nil,
-            ContinuousClock.now < deadline
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        while try await fixture.sqlite.state(AnnouncementLedger.stateKey) == nil {
+            try await waitForRounds(fixture.log, 1)
         }
-        try #require(try await fixture.sqlite.state(AnnouncementLedger.stateKey) != nil)
     }
 
-    /// Waits for a few poll rounds.
-    static func settle() async throws { try await Task.sleep(for: .milliseconds(400)) }
+    /// Waits until the announcer has finished `more` rounds after those it has finished so far.
+    static func waitForRounds(_ log: WaitableLines, _ more: Int) async throws {
+        try await waitForRound(log, number: log.count(containing: roundFinished) + more)
+    }
+
+    /// Waits until the announcer has finished its `number`th round (counted since it started).
+    static func waitForRound(_ log: WaitableLines, number: Int) async throws {
+        let done = await log.wait(timeout: .seconds(60)) { lines in
+            lines.reduce(0) { $0 + ($1.contains(roundFinished) ? 1 : 0) } >= number
+        }
+        try #require(done, "the announcer did not finish its round \(number)")
+    }
+
+    /// Waits for two more whole rounds: the second began after this call, so whatever it would
+    /// have said about what happened before is said by the time this returns.
+    static func settle(_ fixture: ClassFixture) async throws { try await waitForRounds(fixture.log, 2) }
 
     @Test func firstStartIsQuietThenNewPinsAreAnnouncedExactlyOnce() async throws {
         let fixture = try ClassFixture(replacing: Self.fastAnnouncer)
@@ -58,14 +72,14 @@ import Testing
             at: Coordinate(latitude: 41.9, longitude: 12.5))
         try await Self.withAnnouncer(fixture) {
             try await Self.waitUntilStarted(fixture)
-            try await Self.settle()
+            try await Self.settle(fixture)
             #expect(fixture.bot.transport.sent.filter { $0.target == "#class" }.isEmpty)
             try await fixture.addPin(
                 email: "new@class.test", first: "New", last: "Comer", place: "Lisbon",
                 at: Coordinate(latitude: 38.72, longitude: -9.14), link: "https://new.example")
             let lines = try await Self.channelLines(fixture, count: 1)
             #expect(lines == ["New pin: New Comer — Lisbon — https://new.example"])
-            try await Self.settle()
+            try await Self.settle(fixture)
             #expect(fixture.bot.transport.sent.filter { $0.target == "#class" }.count == 1)
         }
         // The map was refreshed by the polls.
@@ -98,7 +112,7 @@ import Testing
             at: Coordinate(latitude: 4.71, longitude: -74.07))
         try await Self.withAnnouncer(second) {
             let lines = try await Self.channelLines(second, count: 1)
-            try await Self.settle()
+            try await Self.settle(second)
             #expect(lines.count == 1)
             #expect(
                 second.bot.transport.sent.filter { $0.target == "#class" }.map(\.text) == [
@@ -117,7 +131,7 @@ import Testing
         }
         try await Self.withAnnouncer(fixture) {
             let lines = try await Self.channelLines(fixture, count: 3)
-            try await Self.settle()
+            try await Self.settle(fixture)
             #expect(
                 lines == [
                     "New pin: Burst No8 — Place 8 — https://example.org/me",
@@ -145,15 +159,19 @@ import Testing
             directory: base.directory, trips: base.directory, stateStore: base.sqlite, pinChanges: notifications,
             geocoder: SharedGazetteer.geocoder, places: SharedGazetteer.geocoder,
             settings: ClassSettings(announceChannels: ["#class"]))
-        let bot = TestBot(plugins: [
-            AnnouncePlugin(services: .init(services), settings: .init(pollInterval: .seconds(3600)))
-        ])
+        let log = WaitableLines()
+        let bot = TestBot(
+            plugins: [AnnouncePlugin(services: .init(services), settings: .init(pollInterval: .seconds(3600)))],
+            logger: WaitableLogHandler.logger(log))
         let running = Task { await bot.router.runBackgroundPlugins() }
         defer { running.cancel() }
-        try await Self.waitUntilStarted(base)
-        // The round right after start is skipped (the bot may not have joined yet): wake it once.
+        // The first round (at start) saves what the announcer knows.
+        try await Self.waitForRound(log, number: 1)
+        try #require(try await base.sqlite.state(AnnouncementLedger.stateKey) != nil)
+        // The round right after start is skipped (the bot may not have joined yet): wake it once,
+        // and wait until that round is over.
         notifications.continuation.yield("nothing-yet")
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.waitForRound(log, number: 2)
         let pin = try await base.addPin(
             email: "n@class.test", first: "Nora", last: "Notified", place: "Kyiv",
             at: Coordinate(latitude: 50.45, longitude: 30.52))

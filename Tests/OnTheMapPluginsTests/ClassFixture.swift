@@ -112,6 +112,9 @@ struct ClassFixture {
     let services: ClassServices
     let plugins: [any Plugin]
     let bot: TestBot<StudentLogin>
+    /// What the bot logged (every level), unless the test gave a logger of its own: a test waits
+    /// here for a line the plugins log (the announcer's "announcer round finished").
+    let log = WaitableLines()
 
     /// The class plugins named in `plugins` with their default settings, except those that
     /// `replacing` builds (with the settings a test needs), plus help/ping. The per-user limits
@@ -158,7 +161,8 @@ struct ClassFixture {
             settings: userLimits
                 ? CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000))
                 : CommandRouter.Settings.unlimited,
-            gate: services.logins, logger: logger, clock: clock, languageChoices: services.languages)
+            gate: services.logins, logger: logger ?? WaitableLogHandler.logger(log), clock: clock,
+            languageChoices: services.languages)
     }
 
     /// The wall clock of the class (the bot's clock as a date).

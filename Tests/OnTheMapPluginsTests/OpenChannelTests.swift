@@ -41,7 +41,7 @@ import Testing
         let fixture = try await Self.fixture(replacing: AnnounceTests.fastAnnouncer)
         try await AnnounceTests.withAnnouncer(fixture) {
             try await AnnounceTests.waitUntilStarted(fixture)
-            try await AnnounceTests.settle()
+            try await AnnounceTests.settle(fixture)
             try await fixture.addPin(
                 email: "new@class.test", first: "New", last: "Comer", place: "Lisbon",
                 at: Coordinate(latitude: 38.72, longitude: -9.14), link: "https://new.example")

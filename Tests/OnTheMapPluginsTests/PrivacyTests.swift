@@ -273,28 +273,22 @@ import Testing
             at: SharedGazetteer.coordinate(of: "Seattle, WA"))
         fixture.advance(seconds: 2 * 24 * 3600)
         let plugin = try fixture.plugin(PrivacyPlugin.self)
-        let context = PluginContext(
-            transport: fixture.bot.transport, logger: Logger(label: "privacy"))
+        let log = WaitableLines()
+        let context = PluginContext(transport: fixture.bot.transport, logger: WaitableLogHandler.logger(log))
         let running = Task { await plugin.run(context: context) }
         defer { running.cancel() }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await fixture.sqlite.location(ofAccount: old.uniqueKey) != nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        // The sweep logs what it removed.
+        #expect(await log.wait(timeout: .seconds(60)) { $0.contains { $0.contains("left the map") } })
         #expect(try await fixture.sqlite.location(ofAccount: old.uniqueKey) == nil)
         // A second network's plugin on the same bot does not start another sweep.
         let again = PrivacyPlugin(services: .init(fixture.services))
-        let finished = NIOLockedValueBox(false)
+        let finished = TestSignal()
         let second = Task {
             await again.run(context: context)
-            finished.withLockedValue { $0 = true }
+            finished.signal()
         }
         defer { second.cancel() }
-        let limit = ContinuousClock.now + .seconds(5)
-        while !finished.withLockedValue({ $0 }), ContinuousClock.now < limit {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(finished.withLockedValue { $0 })
+        #expect(await finished.wait(timeout: .seconds(30)))
     }
 
     @Test func anErasureEndsTheStudentsSessionsOnEveryNetworkOfTheBot() async throws {

@@ -42,7 +42,7 @@ import Testing
         let (day, iso) = Self.lisbonDay(3, from: fixture.now)
         try await AnnounceTests.withAnnouncer(fixture) {
             try await AnnounceTests.waitUntilStarted(fixture)
-            try await AnnounceTests.settle()
+            try await AnnounceTests.settle(fixture)
             fixture.advance(seconds: 60)  // the trip is saved a minute after the pin
             let answer = await fixture.dmLines("!post Lisbon until \(iso)", as: "jane")
             let trip = try #require(try await Self.janesPin(fixture).trip)
@@ -79,7 +79,7 @@ import Testing
 
             // Past the end of the last day in Lisbon: the home pin, with nothing announced.
             fixture.advance(seconds: trip.endsAt.timeIntervalSince(fixture.now) + 1)
-            try await AnnounceTests.settle()
+            try await AnnounceTests.settle(fixture)
             // Nothing more in the channel than Bob's trip (no command has read the lines since).
             #expect(fixture.bot.transport.sent.filter { $0.target == "#class" }.count == 1)
             #expect(

@@ -48,13 +48,10 @@ public final class AthemeServices: Sendable {
             logPath: directory.file("atheme.out"))
         let services = AthemeServices(directory: directory, daemon: daemon)
         try daemon.launch()
-        let deadline = ContinuousClock.now + timeout
-        while !services.log().contains("finished synching with uplink") {
-            guard ContinuousClock.now < deadline, daemon.isRunning else {
-                await daemon.terminate()
-                throw IRCTestSupportError.daemonDidNotStart("atheme-services", log: services.log())
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        // Ready once it says it is linked and has sent the network its state.
+        guard await daemon.waitForOutput(containing: "finished synching with uplink", timeout: timeout) else {
+            await daemon.terminate()
+            throw IRCTestSupportError.daemonDidNotStart("atheme-services", log: services.log())
         }
         return services
     }

@@ -8,6 +8,8 @@ import Foundation
 final class IRCDaemon: @unchecked Sendable {
     private let lock = NSLock()
     private var process: Process?
+    /// The running process's output, line by line (also written to ``logPath``).
+    private var output: ProcessOutput?
     let name: String
     let executable: String
     let arguments: [String]
@@ -26,16 +28,22 @@ final class IRCDaemon: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        if !FileManager.default.fileExists(atPath: logPath) {
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        log.seekToEndOfFile()
-        process.standardOutput = log
-        process.standardError = log
+        let output = try ProcessOutput(logPath: logPath)
+        try output.attach(to: process)
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        lock.withLock { self.process = process }
+        output.processStarted()
+        lock.withLock {
+            self.process = process
+            self.output = output
+        }
+    }
+
+    /// Waits until the running process prints a line containing `text` (woken by each line it
+    /// prints); false when it does not within `timeout`, or ends first.
+    func waitForOutput(containing text: String, timeout: Duration) async -> Bool {
+        guard let output = lock.withLock({ self.output }) else { return false }
+        return await output.lines.wait(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
     /// Starts the daemon unless it runs, and waits until every port in `ports` accepts connections;
@@ -53,7 +61,8 @@ final class IRCDaemon: @unchecked Sendable {
     func terminate() async {
         guard let process = lock.withLock({ self.process }) else { return }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        // SIGKILL cannot be refused: the guard is only against a machine that stalls.
+        await process.waitForExit(timeout: .seconds(120))
         lock.withLock { self.process = nil }
     }
 

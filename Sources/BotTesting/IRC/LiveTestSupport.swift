@@ -150,8 +150,8 @@ public func runCommand(_ executable: String, _ arguments: [String], timeout: Dur
 
 /// Runs a command to its end with `input` (if any) on its standard input; returns its exit status and
 /// its standard output and error together. Throws `.timeout` (after killing it) when it outlives
-/// `timeout`. The wait polls instead of blocking: a blocked thread of the concurrency pool (two on a
-/// two-core machine) would stall every other test running beside it.
+/// `timeout`. The wait is woken by the process's exit rather than blocking a thread: a blocked thread
+/// of the concurrency pool (two on a two-core machine) would stall every other test running beside it.
 public func runProcess(
     _ executable: String, _ arguments: [String], input: String? = nil, timeout: Duration = .seconds(60)
 ) async throws -> (status: Int32, output: String) {
@@ -176,13 +176,9 @@ public func runProcess(
         process.standardInput = FileHandle.nullDevice
     }
     try process.run()
-    let deadline = ContinuousClock.now + timeout
-    while process.isRunning {
-        if ContinuousClock.now > deadline {
-            kill(process.processIdentifier, SIGKILL)
-            throw IRCTestSupportError.timeout(([executable] + arguments).joined(separator: " "))
-        }
-        try? await Task.sleep(for: .milliseconds(10))
+    if !(await process.waitForExit(timeout: timeout)) {
+        kill(process.processIdentifier, SIGKILL)
+        throw IRCTestSupportError.timeout(([executable] + arguments).joined(separator: " "))
     }
     let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     return (process.terminationStatus, text)

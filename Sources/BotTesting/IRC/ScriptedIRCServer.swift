@@ -74,21 +74,30 @@ public final class ScriptedIRCServer: Sendable {
     /// Number of connections accepted so far.
     public var connectionCount: Int { state.connectionCount }
 
-    /// Waits until a line matching `predicate` arrived on any connection, and returns it.
+    /// Waits until a line matching `predicate` arrived on any connection, and returns it: looked at
+    /// as each line arrives; `timeout` only bounds a wait for a line that never comes.
     public func waitForLine(
         timeout: Duration = .seconds(30),
-        where predicate: @Sendable (IRCMessage) -> Bool
+        where predicate: @escaping @Sendable (IRCMessage) -> Bool
     ) async throws -> IRCMessage {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            for line in state.allLines() {
-                if let message = try? IRCMessage(parsing: line, maxLineBytes: 16_384), predicate(message) {
-                    return message
-                }
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        let state = self.state
+        let find = { @Sendable () -> IRCMessage? in
+            state.allLines().lazy.compactMap { try? IRCMessage(parsing: $0, maxLineBytes: 16_384) }.first(
+                where: predicate)
         }
-        throw IRCTestSupportError.timeout("scripted server waiting for a line; got:\n\(state.allLines())")
+        guard await waitUntil(timeout: timeout, { find() != nil }), let message = find() else {
+            throw IRCTestSupportError.timeout("scripted server waiting for a line; got:\n\(state.allLines())")
+        }
+        return message
+    }
+
+    /// Waits until `condition` holds (about the connections, lines or TLS records received so far),
+    /// looked at again as each connection, line or record arrives; false when `timeout` passed first.
+    @discardableResult
+    public func waitUntil(timeout: Duration = .seconds(30), _ condition: @escaping @Sendable () -> Bool) async
+        -> Bool
+    {
+        await state.arrivals.wait(timeout: timeout) { _ in condition() }
     }
 
     /// The first bytes (up to 16) received on `connection`, before any TLS decryption.
@@ -151,6 +160,9 @@ final class ScriptedServerState: @unchecked Sendable {
     private var count = 0
     private var down = false
     private var respond: ScriptedIRCServer.Responder
+    /// One entry per connection, line or TLS record received (after it is recorded): what waits
+    /// wake on.
+    let arrivals = WaitableLines()
 
     init(respond: @escaping ScriptedIRCServer.Responder) {
         self.respond = respond
@@ -174,17 +186,24 @@ final class ScriptedServerState: @unchecked Sendable {
     var responder: ScriptedIRCServer.Responder { lock.withLock { respond } }
 
     func newConnection(_ channel: any Channel) -> Int {
-        lock.withLock {
+        let number = lock.withLock {
             count += 1
             channels[count] = channel
             return count
         }
+        arrivals.append("\(number) connected")
+        return number
     }
 
     var connectionCount: Int { lock.withLock { count } }
 
     func record(_ line: String, connection: Int) {
         lock.withLock { received[connection, default: []].append(line) }
+    }
+
+    /// Wakes the waits after `line` was recorded and answered.
+    func arrived(_ line: String, connection: Int) {
+        arrivals.append("\(connection) \(line)")
     }
 
     func lines(connection: Int) -> [String] { lock.withLock { received[connection] ?? [] } }
@@ -202,6 +221,7 @@ final class ScriptedServerState: @unchecked Sendable {
 
     func recordTLSRecord(contentType: UInt8, connection: Int) {
         lock.withLock { tlsRecords[connection, default: [:]][contentType, default: 0] += 1 }
+        arrivals.append("\(connection) a TLS record of type \(contentType)")
     }
 
     func tlsRecordCount(contentType: UInt8, connection: Int) -> Int {
@@ -247,8 +267,11 @@ final class ScriptedConnectionHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let line = unwrapInboundIn(data)
         state.record(line, connection: connection)
-        guard let message = try? IRCMessage(parsing: line, maxLineBytes: 16_384) else { return }
-        let replies = state.responder(message, connection)
+        let message = try? IRCMessage(parsing: line, maxLineBytes: 16_384)
+        let replies = message.map { state.responder($0, connection) } ?? []
+        // Waits wake once the responder has seen the line (it may keep state they look at) and
+        // its replies are written (a line the test sends next goes after them).
+        defer { state.arrived(line, connection: connection) }
         guard !replies.isEmpty else { return }
         var buffer = context.channel.allocator.buffer(capacity: 256)
         var hangUp = false

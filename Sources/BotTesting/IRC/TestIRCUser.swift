@@ -222,6 +222,17 @@ public actor TestIRCUser {
         }
     }
 
+    /// Sends the server a PING and waits for its PONG: the server answers after relaying to this
+    /// user every line it had received for them before, so once this returns those lines are here
+    /// (a positive sign that nothing more is on its way, instead of waiting a while).
+    public func syncWithServer(timeout: Duration = .seconds(30)) async throws {
+        let token = "sync-\(UUID().uuidString.prefix(8))"
+        try await send("PING :\(token)")
+        _ = try await waitForMessage(timeout: timeout, "the server's PONG") {
+            $0.command == "PONG" && $0.parameters.last == token
+        }
+    }
+
     /// `PRIVMSG target :text`.
     public func privmsg(_ target: String, _ text: String) async throws {
         try await send("PRIVMSG \(target) :\(text)")
@@ -246,6 +257,26 @@ public actor TestIRCUser {
             await nextArrival(after: arrivals, until: deadline)
             try Task.checkCancellation()
         }
+    }
+
+    /// Waits until the raw lines received so far satisfy `condition` (looked at again as each line
+    /// arrives, without consuming any) and returns them; `timeout` only bounds a wait for lines
+    /// that never come.
+    @discardableResult
+    public func waitForLines(
+        timeout: Duration = .seconds(30), _ what: String = "the expected lines",
+        until condition: @Sendable ([String]) -> Bool
+    ) async throws -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(allLines) {
+            if ContinuousClock.now >= deadline || closed {
+                let recent = allLines.suffix(15).joined(separator: "\n  ")
+                throw IRCTestSupportError.timeout("\(nick) waiting for \(what); last lines:\n  \(recent)")
+            }
+            await nextArrival(after: arrivals, until: deadline)
+            try Task.checkCancellation()
+        }
+        return allLines
     }
 
     /// Waits for `count` messages matching `predicate` and returns them in arrival order.

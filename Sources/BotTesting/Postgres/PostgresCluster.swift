@@ -109,28 +109,23 @@ public final class PostgresCluster: Sendable {
                 "\(bin)/postgres", "-D", dataDirectory, "-p", "\(port)", "-k", directory.path,
                 "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=100", "-c", "fsync=off",
                 "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+                // Its messages in English: the test waits for the one that says it is ready.
+                "-c", "lc_messages=C",
             ]
-        let logPath = directory.file("server.log")
-        if !FileManager.default.fileExists(atPath: logPath) {
-            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        log.seekToEndOfFile()
+        let output = try ProcessOutput(logPath: directory.file("server.log"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        process.standardOutput = log
-        process.standardError = log
+        try output.attach(to: process)
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        output.processStarted()
         server.withLockedValue { $0 = process }
-        // Ready when it answers a query (it accepts TCP connections a little before).
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            guard process.isRunning else { break }
-            if (try? await psql("SELECT 1")) == "1" { return }
-            try await Task.sleep(for: .milliseconds(100))
+        // Ready when it says so (then it answers queries); checked with one.
+        let ready = await output.lines.wait(timeout: .seconds(60)) {
+            $0.contains { $0.contains("database system is ready to accept connections") }
         }
+        if ready, (try? await psql("SELECT 1")) == "1" { return }
         try await stop(.immediate)
         throw IRCTestSupportError.daemonDidNotStart("postgres", log: self.log())
     }
@@ -139,10 +134,9 @@ public final class PostgresCluster: Sendable {
     public func stop(_ mode: StopMode = .fast) async throws {
         guard let process = server.withLockedValue({ $0 }) else { return }
         if process.isRunning { kill(process.processIdentifier, mode.signal) }
-        let deadline = ContinuousClock.now + .seconds(15)
-        while process.isRunning {
-            if ContinuousClock.now > deadline { kill(process.processIdentifier, SIGKILL) }
-            try? await Task.sleep(for: .milliseconds(20))
+        if !(await process.waitForExit(timeout: .seconds(15))) {
+            kill(process.processIdentifier, SIGKILL)
+            await process.waitForExit(timeout: .seconds(60))
         }
         server.withLockedValue { $0 = nil }
     }

@@ -30,6 +30,9 @@ import OnTheMapService
 /// Limits: a line dropped from a full send queue counts as gone; a version older than the 100
 /// most recent pins is not looked at again.
 ///
+/// Each round ends with the debug log line "announcer round finished": the one sign from outside
+/// that a look at the directory is over, also when it found nothing to say.
+///
 /// A channel anyone may join (no key, not invite-only) hears the students' names only while the
 /// class is for the class and `privacy.open_channel` is `names` (``NamesOnlyWording``).
 public struct AnnouncePlugin: BackgroundPlugin {
@@ -130,6 +133,9 @@ public struct AnnouncePlugin: BackgroundPlugin {
                     if Task.isCancelled { break }
                     await announceNewPins(context: context, isFirstRound: first)
                     first = false
+                    // What a round found is decided (and said) by now: whoever watches the bot's log
+                    // (a test among them) knows a look at the directory is over, whatever it found.
+                    context.logger.debug("announcer round finished")
                 }
             }
             group.addTask {
