@@ -122,6 +122,13 @@ public struct WaitableLogHandler: LogHandler {
     }
 }
 
+/// The exits being waited for, by process: the termination handler finds its waiter here, under
+/// this lock, rather than in what it captured, so everything the waiting task wrote before
+/// registering is seen by the thread Foundation calls the handler on.
+private let exitWaiters = NIOLockedValueBox<
+    [ObjectIdentifier: (exited: WaitableLines, previous: (@Sendable (Process) -> Void)?)]
+>([:])
+
 extension Process {
     /// Waits until the process has exited (woken by its termination, not by polling); false when
     /// `timeout` passed first.
@@ -132,14 +139,18 @@ extension Process {
     public func waitForExit(timeout: Duration) async -> Bool {
         guard isRunning else { return true }
         let exited = WaitableLines()
-        let previous = terminationHandler
+        let key = ObjectIdentifier(self)
+        exitWaiters.withLockedValue { $0[key] = (exited, terminationHandler) }
         terminationHandler = { process in
-            previous?(process)
-            exited.finish()
+            let waiter = exitWaiters.withLockedValue { $0.removeValue(forKey: ObjectIdentifier(process)) }
+            waiter?.previous?(process)
+            waiter?.exited.finish()
         }
         // Exited before the handler was in place: it may never be called.
         if !isRunning { exited.finish() }
         await exited.wait(timeout: timeout) { _ in false }
+        let stillRegistered = exitWaiters.withLockedValue { $0.removeValue(forKey: key) }
+        if let stillRegistered { terminationHandler = stillRegistered.previous }
         return exited.isFinished || !isRunning
     }
 }
