@@ -85,7 +85,10 @@ let package = Package(
         ),
         .target(
             name: "SQLiteDirectory",
-            dependencies: ["OnTheMapService", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "OnTheMapService", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -114,8 +114,8 @@ extension SQLiteStudentDirectory {
         let now = options.clock()
         try DirectoryInput.validateImport(records, now: now)
         return try await store.write { db in
-            // One transaction, two statements compiled once for the whole file: a pin is inserted,
-            // or updated when its account has one. Each takes the next revision, counted here from
+            // One transaction, two statements compiled once for the whole file and bound through
+            // SQLite's C API (SQLiteRowBinder): a pin is inserted, or updated when its account has one. Each takes the next revision, counted here from
             // the one the directory is at (the write lock is held throughout).
             var revision = try Int64.fetchOne(db, sql: "SELECT \(SQLiteStore.nextRevision)") ?? 1
             let insert = try db.cachedStatement(
@@ -142,20 +142,46 @@ extension SQLiteStudentDirectory {
                     Self.trim(draft.firstName), Self.trim(draft.lastName), Self.trim(draft.mapString)
                 )
                 let precision = record.pin.precision.rawValue
-                let trip = Self.tripFields(draft.trip)
-                try insert.execute(arguments: [
-                    id, draft.uniqueKey, first, last, place, draft.mediaURL, draft.coordinate.latitude,
-                    draft.coordinate.longitude, precision, SQLiteStore.milliseconds(created),
-                    SQLiteStore.milliseconds(updated), revision, trip[0], trip[1], trip[2], trip[3],
-                ])
+                let trip = draft.trip
+                let tripPlace = trip.map { Self.trim($0.mapString) }
+                let tripEnd = trip.map { SQLiteStore.milliseconds($0.endsAt) }
+                var row = SQLiteRowBinder(insert)
+                row.text(id)
+                row.text(draft.uniqueKey)
+                row.text(first)
+                row.text(last)
+                row.text(place)
+                row.text(draft.mediaURL)
+                row.double(draft.coordinate.latitude)
+                row.double(draft.coordinate.longitude)
+                row.text(precision)
+                row.integer(SQLiteStore.milliseconds(created))
+                row.integer(SQLiteStore.milliseconds(updated))
+                row.integer(revision)
+                row.text(tripPlace)
+                row.double(trip?.coordinate.latitude)
+                row.double(trip?.coordinate.longitude)
+                row.integer(tripEnd)
+                try row.run(in: db)
                 if db.changesCount > 0 {
                     outcome.created += 1
                 } else {
-                    try update.execute(arguments: [
-                        first, last, place, draft.mediaURL, draft.coordinate.latitude, draft.coordinate.longitude,
-                        precision, SQLiteStore.milliseconds(updated), revision, trip[0], trip[1], trip[2], trip[3],
-                        draft.uniqueKey,
-                    ])
+                    var row = SQLiteRowBinder(update)
+                    row.text(first)
+                    row.text(last)
+                    row.text(place)
+                    row.text(draft.mediaURL)
+                    row.double(draft.coordinate.latitude)
+                    row.double(draft.coordinate.longitude)
+                    row.text(precision)
+                    row.integer(SQLiteStore.milliseconds(updated))
+                    row.integer(revision)
+                    row.text(tripPlace)
+                    row.double(trip?.coordinate.latitude)
+                    row.double(trip?.coordinate.longitude)
+                    row.integer(tripEnd)
+                    row.text(draft.uniqueKey)
+                    try row.run(in: db)
                     outcome.updated += 1
                 }
                 revision += 1
