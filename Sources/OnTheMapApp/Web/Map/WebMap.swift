@@ -204,6 +204,7 @@ public struct WebMap: Sendable {
             }
             return await map.locationsResponse(since: request.uri.queryParameters.get("since"), phrases: phrases)
         }
+        addViewRoutes(to: router)
         router.post("language") { request, _ in await map.chooseLanguage(request) }
         SignInPage(
             access: access, page: String(decoding: assets.signInPage, as: UTF8.self), script: assets.signInScript,
