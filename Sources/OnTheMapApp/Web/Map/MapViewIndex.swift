@@ -27,7 +27,7 @@ struct MapViewIndex: Sendable {
     /// Cell level = zoom + this (cells 64 pixels a side on a 256-pixel tile).
     static let cellLevelsBelowZoom = 2
     /// From this zoom on, a cell of at most ``singlesPerCell`` pins sends its pins one by one.
-    static let singlesZoom = 12
+    static let singlesZoom = 8
     static let singlesPerCell = 24
     /// Pins sent one by one in one answer at most; past it, further cells go as counts.
     static let singlesPerAnswer = 600

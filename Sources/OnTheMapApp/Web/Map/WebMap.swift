@@ -6,8 +6,8 @@ import Logging
 import NIOCore
 import OnTheMapService
 
-/// The class map on the web: a page with a Map tab (the pins over an offline Natural Earth
-/// outline) and a Table tab (the 100 most recent posts), and the same data as
+/// The class map on the web: a page with a Map tab (the clusters and pins of its viewport over an
+/// offline Natural Earth outline) and a Table tab (the class, a page at a time), and every pin as
 /// `/api/locations.json`. Everything it needs is served from here; nothing is fetched elsewhere,
 /// unless a ``MapTileLayer`` is configured: then the page draws that service's tiles while they
 /// load, and the Content-Security-Policy lets images come from that origin too.
@@ -15,7 +15,9 @@ import OnTheMapService
 /// Routes: `/` and `/map` (the page; `?focus=<lat>,<lon>` or `?focus=<place>` centres it),
 /// `/map/app.js`, `/map/layers.js`, `/map/tiles.js`, `/map/posting.js`, `/map/text.js`, `/map/app.css`, `/map/basemap.json`,
 /// `/map/places.json` (city labels from the gazetteer, see ``MapPlaceLabels``),
-/// `/map/detail/<column>-<row>.json` (finer outlines at city zoom, ``MapDetailCells``), `/api/locations.json`.
+/// `/map/detail/<column>-<row>.json` (finer outlines at city zoom, ``MapDetailCells``), `/api/locations.json`,
+/// and what the page reads instead of every pin: `/api/map/view.json`, `/api/map/names.json` and
+/// `/api/map/table.json` (``addViewRoutes(to:)``, from ``MapViewIndex``).
 ///
 /// With ``StudentScenes`` (when the class's v1 API is served beside it) the page also lets a
 /// student log in, put themselves on the map and log out (`posting.js`, over `/v1`).

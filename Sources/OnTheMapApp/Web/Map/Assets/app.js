@@ -55,7 +55,7 @@
   var pendingPin = null; // a pin to open once the viewport around it is loaded
   var tableRows = [], tablePage = 0, tablePages = 0;
   var listing = null; // the paged list in the popup: { query, page, pages }
-  var SINGLES_ZOOM = 12, MAX_VIEW_ZOOM = 18;
+  var SINGLES_ZOOM = 8, MAX_VIEW_ZOOM = 18; // as MapViewIndex.singlesZoom and .zooms
   var view = { k: 1, tx: 0, ty: 0 }; // screen = map * k + t
   var open = null; // { ids: [...], x, y } in map units, the popup shown
   var focus = null;
