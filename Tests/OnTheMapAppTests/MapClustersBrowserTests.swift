@@ -18,29 +18,23 @@ import Testing
     /// with their links; Germany's count lists its 12; the table shows 100 rows, then the other 66.
     /// The open list is kept as `.build/test-artifacts/webmap-clusters.png`.
     @Test func aCrowdShowsAsClustersAndCountsAndItsNamesComePaged() async throws {
-        let pins =
-            (0..<150).map {
-                MapFixtures.pin(
-                    "lis\($0)", "Lis\($0)", "Boa", "Lisbon, Portugal", 38.72, -9.14, link: "https://lis\($0).example/",
-                    minutesAgo: Double($0))
+        var pins: [StudentLocation] = []
+        func add(_ count: Int, _ prefix: String, _ first: String, _ last: String, _ place: String,
+                 _ latitude: Double, _ longitude: Double, from minutes: Double) {
+            for number in 0..<count {
+                pins.append(
+                    MapFixtures.pin(
+                        "\(prefix)\(number)", "\(first)\(number)", last, place, latitude, longitude,
+                        link: "https://\(prefix)\(number).example/", minutesAgo: minutes + Double(number)))
             }
-            + (0..<3).map {
-                MapFixtures.pin(
-                    "ber\($0)", "Ber\($0)", "Lin", "Berlin, Germany", 52.52, 13.40, link: "https://ber\($0).example/",
-                    minutesAgo: Double(200 + $0))
-            }
-            + (0..<12).map {
-                MapFixtures.pin(
-                    "de\($0)", "De\($0)", "Land", "Germany", 51.0, 10.0, link: "https://de\($0).example/",
-                    minutesAgo: Double(300 + $0))
-            }
-            + [
-                MapFixtures.pin(
-                    "syd", "Syd", "Ney", "Sydney, Australia", -33.87, 151.21, link: "https://syd.example/",
-                    minutesAgo: 400)
-            ]
+        }
+        add(150, "lis", "Lis", "Boa", "Lisbon, Portugal", 38.72, -9.14, from: 0)
+        add(3, "ber", "Ber", "Lin", "Berlin, Germany", 52.52, 13.40, from: 200)
+        add(12, "de", "De", "Land", "Germany", 51.0, 10.0, from: 300)
+        add(1, "syd", "Syd", "Ney", "Sydney, Australia", -33.87, 151.21, from: 400)
+        let crowd = pins
         let map = WebMap(
-            feed: MapPinFeed(maxAge: .zero, levels: MapViewTests.Levels(), load: { pins }),
+            feed: MapPinFeed(maxAge: .zero, levels: MapViewTests.Levels(), load: { crowd }),
             geocoder: FixedGeocoder(places: [:]),
             // Clustering is checked over pins anyone may read (a class map's sign-in has its own tests).
             assets: try WebMap.Assets.bundled(), access: .anyone, logger: .init(label: "test.webmap"))
@@ -54,7 +48,7 @@ import Testing
             let port = try #require(await iterator.next())
             let shot = Chromium.artifactFolder().appendingPathComponent("webmap-clusters.png").path
             let (status, output) = try await runProcess(
-                "/usr/bin/python3", [Self.script, "http://127.0.0.1:\(port)", "\(pins.count)", "150", "12", shot],
+                "/usr/bin/python3", [Self.script, "http://127.0.0.1:\(port)", "\(crowd.count)", "150", "12", shot],
                 timeout: .seconds(180))
             #expect(status == 0, "\(output)")
             #expect(output.contains("clusters passed"), "\(output)")

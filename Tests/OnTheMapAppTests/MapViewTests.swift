@@ -1,3 +1,4 @@
+import BotTesting
 import ClassKit
 import Foundation
 import HTTPTypes

@@ -624,8 +624,15 @@
     setStatus(t('web.page.status.failed', { reason: error.message }), true);
   }
 
+  // Answers may come back out of order (a poll, then a pan): one older than an answer already
+  // applied is dropped.
+  var asked = 0, applied = 0;
+
   function load(poll) {
+    var number = ++asked;
     return fetchView(poll !== false).then(function (answer) {
+      if (number < applied) return;
+      applied = number;
       signinNote.hidden = true;
       app.removeAttribute('data-signed-out');
       signoutButton.hidden = !ownSignout;
