@@ -53,7 +53,7 @@
   var fetched = null; // the viewport and zoom of the last answer: { west, south, east, north, zoom }
   var viewTimer = null;
   var pendingPin = null; // a pin to open once the viewport around it is loaded
-  var tableRows = [], tablePage = 0, tablePages = 0;
+  var tableRows = [], tablePage = 0, tablePages = 0, tableLoaded = false;
   var listing = null; // the paged list in the popup: { query, page, pages }
   var SINGLES_ZOOM = 8, MAX_VIEW_ZOOM = 18; // as MapViewIndex.singlesZoom and .zooms
   var view = { k: 1, tx: 0, ty: 0 }; // screen = map * k + t
@@ -474,6 +474,7 @@
   function loadTable(page) {
     return getJSON('api/map/table.json?page=' + page).then(function (body) {
       tableRows = body.pins;
+      tableLoaded = true;
       tablePage = body.page;
       tablePages = body.pages;
       if (body.count > 0) {
@@ -640,7 +641,8 @@
       var changed = take(answer);
       setStatus(t('web.page.status.pins', { count: total, time: clockTime(new Date()) }));
       app.setAttribute('data-cursor', cursor || '');
-      if (!document.getElementById('view-table').hidden) loadTable(tablePage).catch(failed);
+      // The table's page is read again while it shows, and once the class changed if it was read.
+      if (!document.getElementById('view-table').hidden || (changed && poll !== false && tableLoaded)) loadTable(tablePage).catch(failed);
       if (!changed) return;
       app.setAttribute('data-version', cursor || '');
       app.setAttribute('data-pins', String(total));
@@ -664,6 +666,7 @@
     areas = [];
     tableRows = [];
     tablePages = 0;
+    tableLoaded = false;
     total = 0;
     cursor = null;
     fetched = null;
