@@ -19,8 +19,10 @@ import Testing
     /// The open list is kept as `.build/test-artifacts/webmap-clusters.png`.
     @Test func aCrowdShowsAsClustersAndCountsAndItsNamesComePaged() async throws {
         var pins: [StudentLocation] = []
-        func add(_ count: Int, _ prefix: String, _ first: String, _ last: String, _ place: String,
-                 _ latitude: Double, _ longitude: Double, from minutes: Double) {
+        func add(
+            _ count: Int, _ prefix: String, _ first: String, _ last: String, _ place: String,
+            _ latitude: Double, _ longitude: Double, from minutes: Double
+        ) {
             for number in 0..<count {
                 pins.append(
                     MapFixtures.pin(

@@ -47,17 +47,18 @@ enum HTTPCompression {
         let input = bytes.readableBytesView
         let bound = Int(deflateBound(&stream, UInt(input.count)))
         var output = ByteBufferAllocator().buffer(capacity: bound)
-        let result: Int32 = input.withContiguousStorageIfAvailable { source in
-            output.writeWithUnsafeMutableBytes(minimumWritableBytes: bound) { target in
-                stream.next_in = source.baseAddress.map { UnsafeMutablePointer(mutating: $0) }
-                stream.avail_in = uInt(source.count)
-                stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = uInt(target.count)
-                let status = deflate(&stream, Z_FINISH)
-                return status == Z_STREAM_END ? target.count - Int(stream.avail_out) : 0
-            }
-            return stream.avail_in == 0 ? Z_STREAM_END : Z_BUF_ERROR
-        } ?? Z_BUF_ERROR
+        let result: Int32 =
+            input.withContiguousStorageIfAvailable { source in
+                output.writeWithUnsafeMutableBytes(minimumWritableBytes: bound) { target in
+                    stream.next_in = source.baseAddress.map { UnsafeMutablePointer(mutating: $0) }
+                    stream.avail_in = uInt(source.count)
+                    stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                    stream.avail_out = uInt(target.count)
+                    let status = deflate(&stream, Z_FINISH)
+                    return status == Z_STREAM_END ? target.count - Int(stream.avail_out) : 0
+                }
+                return stream.avail_in == 0 ? Z_STREAM_END : Z_BUF_ERROR
+            } ?? Z_BUF_ERROR
         return result == Z_STREAM_END && output.readableBytes > 0 ? output : nil
     }
 }

@@ -94,8 +94,9 @@ extension WebMap {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count <= 40, parts.count == 3, let level = Int(parts[0]), let column = Int(parts[1]),
             let row = Int(parts[2]),
-            (MapViewIndex.cellLevel(zoom: MapViewIndex.zooms.lowerBound)...MapViewIndex.cellLevel(
-                zoom: MapViewIndex.zooms.upperBound)).contains(level),
+            (MapViewIndex.cellLevel(
+                zoom: MapViewIndex.zooms.lowerBound)...MapViewIndex.cellLevel(
+                    zoom: MapViewIndex.zooms.upperBound)).contains(level),
             (0..<(1 << level)).contains(column), (0..<(1 << level)).contains(row)
         else { throw .badCell }
         return (level, column, row)
@@ -183,7 +184,8 @@ extension WebMap {
             let slots: [Int32]
             if let cell = query["cell"] {
                 let (level, column, row) = try Self.parseCell(cell)
-                slots = pins.store.newestFirst(Array(index.slots(in: index.range(level: level, column: column, row: row))))
+                slots = pins.store.newestFirst(
+                    Array(index.slots(in: index.range(level: level, column: column, row: row))))
                 writer.raw("{\"cell\":")
                 writer.string(cell)
             } else if let place = query["place"], place.utf8.count <= 400 {
