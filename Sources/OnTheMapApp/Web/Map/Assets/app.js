@@ -164,6 +164,23 @@
     }
     if (layers) layers.draw(view, size(), proj);
     while (pinLayer.firstChild) pinLayer.removeChild(pinLayer.firstChild);
+    // Drawn first, under the clusters and pins of the same spot.
+    var shownOnPlaces = 0;
+    // A region or country is a count on the place, never a pin on its centre.
+    areas.forEach(function (a) {
+      var m = project(a.latitude, a.longitude), sx = m.x * view.k + view.tx, sy = m.y * view.k + view.ty;
+      var label = t('web.page.area.count', { count: a.count, place: a.place });
+      var node = el('g', { 'class': 'area', 'data-count': String(a.count), 'data-place': a.place, 'data-level': a.level, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
+      var width = Math.max(40, label.length * 7 + 14);
+      el('rect', { x: -width / 2, y: -11, width: width, height: 22, rx: 11 }, node);
+      el('text', {}, node).textContent = label;
+      el('title', {}, node).textContent = label;
+      var pick = function () { openList('place=' + encodeURIComponent(a.place), 0, m.x, m.y); };
+      node.addEventListener('click', function (e) { e.stopPropagation(); pick(); });
+      node.addEventListener('keydown', function (e) { if (e.key === 'Enter') pick(); });
+      node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
+      shownOnPlaces += a.count;
+    });
     clusters().forEach(function (group) {
       var sx = 0, sy = 0, mx = 0, my = 0;
       group.forEach(function (g) { sx += g.sx; sy += g.sy; mx += g.mx; my += g.my; });
@@ -189,7 +206,7 @@
       node.addEventListener('keydown', function (e) { if (e.key === 'Enter') choose(group, ids, mx, my); });
       node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
     });
-    var shown = pins.length;
+    var shown = pins.length + shownOnPlaces;
     groups.forEach(function (c) {
       var m = project(c.latitude, c.longitude), sx = m.x * view.k + view.tx, sy = m.y * view.k + view.ty;
       var node = el('g', { 'class': 'cluster', 'data-count': String(c.count), 'data-cell': c.cell, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
@@ -202,21 +219,6 @@
       node.addEventListener('keydown', function (e) { if (e.key === 'Enter') pick(); });
       node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
       shown += c.count;
-    });
-    // A region or country is a count on the place, never a pin on its centre.
-    areas.forEach(function (a) {
-      var m = project(a.latitude, a.longitude), sx = m.x * view.k + view.tx, sy = m.y * view.k + view.ty;
-      var label = t('web.page.area.count', { count: a.count, place: a.place });
-      var node = el('g', { 'class': 'area', 'data-count': String(a.count), 'data-place': a.place, 'data-level': a.level, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
-      var width = Math.max(40, label.length * 7 + 14);
-      el('rect', { x: -width / 2, y: -11, width: width, height: 22, rx: 11 }, node);
-      el('text', {}, node).textContent = label;
-      el('title', {}, node).textContent = label;
-      var pick = function () { openList('place=' + encodeURIComponent(a.place), 0, m.x, m.y); };
-      node.addEventListener('click', function (e) { e.stopPropagation(); pick(); });
-      node.addEventListener('keydown', function (e) { if (e.key === 'Enter') pick(); });
-      node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
-      shown += a.count;
     });
     drawFocus();
     placePopup();
