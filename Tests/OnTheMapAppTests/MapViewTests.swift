@@ -343,8 +343,8 @@ import Testing
 
     // MARK: Compression
 
-    /// With `Accept-Encoding: gzip` a large answer comes gzip-compressed and reads back as the
-    /// same JSON; without it, plain.
+    /// With `Accept-Encoding: gzip` a large answer and the page's scripts, style and basemap come
+    /// gzip-compressed and read back as the same bytes; without it, plain.
     @Test func answersAreGzippedWhenTheBrowserAcceptsIt() async throws {
         let pins = (0..<300).map {
             Self.pin("t\($0)", "T\($0)", "Porto", 41.15 + Double($0) / 1000, -8.61, minutesAgo: Double($0))
@@ -364,6 +364,17 @@ import Testing
             }
             #expect(compressed.count < plain.count / 3)
             #expect(try Self.gunzip(compressed) == plain)
+            // The page's own files too.
+            for file in ["/map/app.js", "/map/basemap.json", "/map/app.css"] {
+                let raw = try await client.execute(uri: file, method: .get) { Data(buffer: $0.body) }
+                let zipped = try await client.execute(
+                    uri: file, method: .get, headers: [.acceptEncoding: "gzip"]
+                ) { response in
+                    #expect(response.headers[.contentEncoding] == "gzip", "\(file)")
+                    return Data(buffer: response.body)
+                }
+                #expect(try Self.gunzip(zipped) == raw, "\(file)")
+            }
         }
         #expect(HTTPCompression.acceptsGzip("gzip"))
         #expect(HTTPCompression.acceptsGzip("br;q=1.0, gzip;q=0.8, *;q=0.1"))
