@@ -229,6 +229,22 @@ import Testing
         }
     }
 
+    /// A `#pin=` link's pin is found by its id; an id the class does not have is a 404 with a
+    /// sentence.
+    @Test func aPinIsFoundByItsId() async throws {
+        try await MapFixtures.withMap(try Self.map({ MapFixtures.pins })) { client in
+            struct One: Decodable { var pin: MapLocationsDocument.Pin }
+            let ada = try await Self.get(client, "/api/map/pin.json?id=a", as: One.self)
+            #expect(ada.pin.name == "Ada Lovelace" && ada.pin.latitude == 51.5)
+            for uri in ["/api/map/pin.json?id=nobody", "/api/map/pin.json"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .notFound, "\(uri)")
+                    #expect(String(buffer: response.body).contains("There is no pin with that id"))
+                }
+            }
+        }
+    }
+
     // MARK: Updates
 
     /// A poll with the view's cursor gets a few bytes while nothing changed, and the whole view

@@ -15,6 +15,8 @@ import OnTheMapService
 /// - `GET /api/map/names.json?cell=level-column-row&page=N` or `?place=<region or country>&page=N`:
 ///   the pins of one cluster or place, newest first, ``namesPerPage`` a page.
 /// - `GET /api/map/table.json?page=N`: the class newest first, ``tableRowsPerPage`` a page.
+/// - `GET /api/map/pin.json?id=<objectId>`: one pin (a `#pin=` link centres the map on it); 404
+///   with a sentence when the class has no such pin.
 ///
 /// Each needs what `/api/locations.json` needs (``MapAccess``); bad input gets 400 with one
 /// sentence; answers go gzip-compressed when the browser accepts it.
@@ -25,7 +27,7 @@ extension WebMap {
     static let maximumQueryBytes = 1_024
 
     enum ViewRequestError: Error, Equatable {
-        case tooLarge, badViewport, badZoom, viewportTooLarge, badCursor, badCell, badPage
+        case tooLarge, badViewport, badZoom, viewportTooLarge, badCursor, badCell, badPage, noSuchPin
 
         var key: String {
             switch self {
@@ -36,6 +38,7 @@ extension WebMap {
             case .badCursor: "web.map.badViewCursor"
             case .badCell: "web.map.badCell"
             case .badPage: "web.map.badPage"
+            case .noSuchPin: "web.map.noSuchPin"
             }
         }
     }
@@ -50,6 +53,9 @@ extension WebMap {
         }
         router.get("api/map/table.json") { request, _ in
             await map.guarded(request) { phrases in await map.tableResponse(request, phrases: phrases) }
+        }
+        router.get("api/map/pin.json") { request, _ in
+            await map.guarded(request) { phrases in await map.pinResponse(request, phrases: phrases) }
         }
     }
 
@@ -221,6 +227,26 @@ extension WebMap {
         }
     }
 
+    func pinResponse(_ request: Request, phrases: Phrasebook) async -> Response {
+        do {
+            let query = try Self.query(of: request)
+            guard let id = query["id"], !id.isEmpty, id.utf8.count <= 200 else { throw ViewRequestError.noSuchPin }
+            let (_, pins, _) = try await feed.view()
+            guard let slot = pins.store.slot(of: id), pins.store.coordinate(at: slot).isValid else {
+                throw ViewRequestError.noSuchPin
+            }
+            var writer = MapJSONWriter(capacity: 512)
+            writer.raw("{\"pin\":")
+            writePins([Int32(slot)], of: pins, to: &writer)
+            writer.raw("}")
+            return jsonAnswer(writer.take(), request: request)
+        } catch let problem as ViewRequestError {
+            return badViewRequest(problem, phrases: phrases)
+        } catch {
+            return unavailableResponse(error, phrases)
+        }
+    }
+
     /// `,"count":…,"page":…,"pages":…,"pins":[…]}`: page `page` of `slots` (an empty list past the
     /// last page).
     private func writePage(
@@ -261,8 +287,8 @@ extension WebMap {
                     "bytes": Self.maximumQueryBytes,
                 ]))
         return respond(
-            Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store", status: .badRequest,
-            language: phrases.language)
+            Data("{\"error\":\(message)}".utf8), type: "application/json", cache: "no-store",
+            status: problem == .noSuchPin ? .notFound : .badRequest, language: phrases.language)
     }
 
     /// JSON, gzip-compressed when the request accepts it and it is worth it.

@@ -502,21 +502,42 @@
 
   // Centres the map on a pin (a table row's, or one on the map) and opens its popup once the
   // viewport around it has come.
+  // Close enough that the server sends the pins of an uncrowded spot one by one.
   function showPin(p, zoom) {
     if (!p) return false;
     selectTab('map');
     var m = project(p.latitude, p.longitude);
-    pendingPin = p.id;
-    centerOn(m.x, m.y, zoom);
+    pendingPin = p;
+    var close = 256 * Math.pow(2, SINGLES_ZOOM) / (proj.W * minScale());
+    centerOn(m.x, m.y, Math.min(maxScale() / minScale(), Math.max(zoom, close)));
     openPending();
     return true;
   }
 
+  // The cell of the server's grid (Web Mercator, as MapViewIndex) that holds a point at `zoom`.
+  function cellOf(lat, lon, zoom) {
+    var n = Math.pow(2, zoom + 2), limit = 85.05112878;
+    var phi = Math.max(-limit, Math.min(limit, lat)) * Math.PI / 180;
+    var x = (lon + 180) / 360, y = (1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2;
+    function index(v) { return Math.max(0, Math.min(n - 1, Math.floor(v * n))); }
+    return (zoom + 2) + '-' + index(x) + '-' + index(y);
+  }
+
+  // Once the viewport around the pin came: its popup, or, in a crowd the server keeps as a
+  // cluster, the list of that cluster's names.
   function openPending() {
-    if (!pendingPin) return;
-    var id = pendingPin;
+    if (!pendingPin || !fetched || !covers(fetched, viewport(false))) return;
+    var id = pendingPin.id;
     var p = pins.filter(function (q) { return q.id === id; })[0];
-    if (!p) return;
+    if (!p) {
+      var wanted = pendingPin, cell = cellOf(wanted.latitude, wanted.longitude, fetched.zoom);
+      pendingPin = null;
+      if (groups.some(function (c) { return c.cell === cell; })) {
+        var spot = project(wanted.latitude, wanted.longitude);
+        openList('cell=' + encodeURIComponent(cell), 0, spot.x, spot.y);
+      }
+      return;
+    }
     pendingPin = null;
     var m = project(p.latitude, p.longitude);
     // Pins sharing the spot stay listed together.
@@ -529,8 +550,11 @@
   function applyHash() {
     var params = hashParams();
     var id = params.get('pin');
-    if (id) showPin(pins.concat(tableRows).filter(function (q) { return q.id === id; })[0], 4);
-    else selectTab(params.get('tab') === 'table' ? 'table' : 'map');
+    if (!id) { selectTab(params.get('tab') === 'table' ? 'table' : 'map'); return; }
+    var known = pins.concat(tableRows).filter(function (q) { return q.id === id; })[0];
+    if (known) { showPin(known, 4); return; }
+    getJSON('api/map/pin.json?id=' + encodeURIComponent(id)).then(function (body) { showPin(body.pin, 4); })
+      .catch(function (error) { if (error.status === 404) setStatus(error.message, true); else failed(error); });
   }
 
   // ---- data ----
