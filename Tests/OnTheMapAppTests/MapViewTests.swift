@@ -326,7 +326,7 @@ import Testing
 
     // MARK: Who may read
 
-    /// On a class map every viewport, names and table answer needs a signed-in browser: without
+    /// On a class map every viewport, names, table and pin answer needs a signed-in browser: without
     /// a session it is 401 with no name in it; with one, the pins.
     @Test func aClassMapsViewNeedsASession() async throws {
         let folder = try TemporaryDirectory(prefix: "map-view-access")
@@ -339,7 +339,7 @@ import Testing
         try await MapFixtures.withMap(try Self.map({ pins }, access: access)) { client in
             let uris = [
                 "/api/map/view.json?bbox=\(Self.world)&zoom=0", "/api/map/names.json?cell=2-1-1",
-                "/api/map/table.json",
+                "/api/map/table.json", "/api/map/pin.json?id=lisbon0",
             ]
             for uri in uris {
                 for headers: HTTPFields in [[:], [.authorization: "Bearer not-a-session"]] {
