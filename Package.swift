@@ -122,6 +122,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .systemLibrary(name: "CGlibcMalloc", path: "Sources/CGlibcMalloc"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // MARK: The class — its map, pins, students and their sessions, the state kept between
         // commands and the privacy rules on them; what the commands and the web map both read.
         .target(
@@ -150,7 +151,7 @@ let package = Package(
             name: "OnTheMapApp",
             dependencies: [
                 "BuildInfo", "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "ClassKit", "OnTheMapPlugins",
-                "SQLiteDirectory", "Localization",
+                "SQLiteDirectory", "Localization", "CZlib",
                 .target(name: "PostgresDirectory", condition: .when(traits: ["postgres"])),
                 .target(name: "HTTPBackends", condition: .when(traits: ["udacity"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -129,7 +129,7 @@ def spanish_then_japanese(base):
         if not cookie or cookie.get("value") != "ja" or not cookie.get("httpOnly"):
             raise StepFailed("the menu's choice is not kept as an HttpOnly cookie: %r" % cookie)
         # Signed out, a class map's pins are refused (401): that refusal is what the note words.
-        errors = page_errors(driver, expected=lambda message: "api/locations.json" in message and "401" in message)
+        errors = page_errors(driver, expected=lambda message: "api/map/" in message and "401" in message)
         if errors:
             raise StepFailed("the page logged errors: %s" % errors)
     except StepFailed:
@@ -221,7 +221,7 @@ def every_language(base):
             expected = [words(tag, "web.page.table." + key) for key in ("name", "place", "localTime", "link", "when")]
             if columns != expected:
                 raise StepFailed("%s: the table's columns are %r, not %r" % (tag, columns, expected))
-            errors = page_errors(driver, expected=lambda message: "api/locations.json" in message and "401" in message)
+            errors = page_errors(driver, expected=lambda message: "api/map/" in message and "401" in message)
             if errors:
                 raise StepFailed("%s: the page logged errors: %s" % (tag, errors))
         except StepFailed:

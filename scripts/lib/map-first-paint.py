@@ -1,8 +1,9 @@
 """The class map in headless Chromium, driven by Selenium and Debian's chromedriver.
 
 Prints one JSON object: how long after navigation the first pins were drawn (first_draw_ms), how
-long each redraw of a zoom took (zoom_draw_ms, the median of 5), and how many pin elements the
-map shows. The page marks every redraw with the User Timing entry "map-draw"
+many KiB the page had fetched over the wire by then (wire_kib: the document and every resource's
+transferSize, compressed bytes as they came), how long each redraw of a zoom took (zoom_draw_ms,
+the median of 5), and how many pin elements the map shows. The page marks every redraw with the User Timing entry "map-draw"
 (performance.measure, with the number of pins as its detail), so the figures are the browser's own clock, not the driver's round trips.
 
     python3 scripts/lib/map-first-paint.py http://127.0.0.1:8080/map [timeout-seconds]
@@ -37,6 +38,9 @@ def main():
                 time.sleep(0.02)
         if not first:
             raise SystemExit("no pins drawn within %s s" % timeout)
+        wire = driver.execute_script(
+            "return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))"
+            ".reduce((sum, e) => sum + (e.transferSize || 0), 0)")
         zooms = []
         for _ in range(5):
             before = driver.execute_script("return performance.getEntriesByName('map-draw').length")
@@ -45,7 +49,7 @@ def main():
                 time.sleep(0.005)
             zooms.append(driver.execute_script("var e = performance.getEntriesByName('map-draw'); return e[e.length - 1].duration"))
         shown = driver.execute_script("return document.querySelectorAll('#pins > *').length")
-        print(json.dumps({"first_draw_ms": round(first[0], 1), "zoom_draw_ms": round(statistics.median(zooms), 1), "pin_elements": shown}))
+        print(json.dumps({"first_draw_ms": round(first[0], 1), "wire_kib": round(wire / 1024, 1), "zoom_draw_ms": round(statistics.median(zooms), 1), "pin_elements": shown}))
     finally:
         driver.quit()
 

@@ -80,7 +80,8 @@ struct RunCommand: AsyncParsableCommand {
             let webMap = WebMap(
                 feed: MapPinFeed(
                     classMap: bot.control?.services.classMap ?? ClassMap(directory: stack.directory),
-                    timeZones: bot.control?.services.timeZones ?? PinTimeZones(finder: stack.placeLevels)),
+                    timeZones: bot.control?.services.timeZones ?? PinTimeZones(finder: stack.placeLevels),
+                    levels: stack.placeLevels),
                 geocoder: stack.geocoder, assets: assets, access: Self.mapAccess(config, stack, bot),
                 scenes: api == nil
                     ? nil

@@ -78,6 +78,10 @@ public actor MapPinFeed {
     private let source: Source
     private let maxAge: Duration
     private let timeZones: PinTimeZones
+    private let levelFinder: (any PlaceLevelFinder)?
+    private var levels = MapPinLevels()
+    private var findingLevels: Task<Void, Never>?
+    private var viewIndex: MapViewIndex?
     private let now: @Sendable () -> Date
     private var zones = MapPinZones()
     private var findingZones: Task<Void, Never>?
@@ -92,11 +96,13 @@ public actor MapPinFeed {
     /// `timeZones` finds each pin's zone; `now` is the clock trips end by.
     public init(
         limit: Int = .max, maxAge: Duration = .seconds(5), timeZones: PinTimeZones = PinTimeZones(finder: nil),
-        now: @escaping @Sendable () -> Date = { Date() }, load: @escaping Load
+        levels: (any PlaceLevelFinder)? = nil, now: @escaping @Sendable () -> Date = { Date() },
+        load: @escaping Load
     ) {
         self.source = .load(load, limit: max(1, limit))
         self.maxAge = maxAge
         self.timeZones = timeZones
+        self.levelFinder = levels
         self.now = now
     }
 
@@ -104,11 +110,12 @@ public actor MapPinFeed {
     /// directory without one) at most once per `maxAge`.
     public init(
         classMap: ClassMap, maxAge: Duration = .seconds(5), timeZones: PinTimeZones = PinTimeZones(finder: nil),
-        now: @escaping @Sendable () -> Date = { Date() }
+        levels: (any PlaceLevelFinder)? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.source = .classMap(classMap)
         self.maxAge = maxAge
         self.timeZones = timeZones
+        self.levelFinder = levels
         self.now = now
     }
 
@@ -145,6 +152,62 @@ public actor MapPinFeed {
         let removed = position == store.revision ? [] : store.removedObjectIds(after: position)
         let pins = await shown(store.newestFirst(Array(changed)), of: store, at: now)
         return .changed(pins, removed: removed, cursor: cursor(of: store, at: now))
+    }
+
+    /// The viewport index of the class as it shows now (built again only when the store changed
+    /// or a lasting trip ended since it was built), the pins it was built from and their cursor.
+    func view() async throws -> (index: MapViewIndex, pins: Pins, cursor: String) {
+        let store = try await read()
+        let now = now()
+        if let viewIndex, viewIndex.describes(store, at: now) {
+            return (viewIndex, await shown(viewIndex.newestFirst, of: store, at: now), cursor(of: store, at: now))
+        }
+        viewIndex = nil
+        let pins = await shown(store.newestFirst(store.liveSlots), of: store, at: now)
+        let index = MapViewIndex(pins: pins, levels: await levels(for: store))
+        viewIndex = index
+        return (index, pins, cursor(of: store, at: now))
+    }
+
+    /// Whether anything the map shows changed after `since` (a pin saved, moved or removed, or a
+    /// trip ended); throws ``BadCursor`` for text this feed never gave out.
+    func hasChanged(since: String) async throws -> Bool {
+        guard let (cursorEpoch, position, seconds) = Self.parse(since) else { throw BadCursor() }
+        let store = try await read()
+        if cursorEpoch == epoch && position > store.revision { throw BadCursor() }
+        guard cursorEpoch == epoch, position == store.revision else { return true }
+        let given = Date(timeIntervalSince1970: TimeInterval(seconds))
+        let now = now()
+        return store.trips.values.contains { $0.endsAt > given && $0.endsAt <= now }
+    }
+
+    /// The cursor of the store as it is now.
+    func currentCursor() async throws -> String {
+        let store = try await read()
+        return cursor(of: store, at: now())
+    }
+
+    /// The levels of every pin of `store` (all `.exact` without a finder), finding those of pins
+    /// new or changed since the last time, one search at a time.
+    private func levels(for store: PinStore) async -> MapPinLevels {
+        guard let levelFinder else { return MapPinLevels() }
+        while let findingLevels { await findingLevels.value }
+        let missing = levels.slotsToFind(in: store)
+        guard !missing.isEmpty else { return levels }
+        findingLevels = Task {
+            var found: [PinPrecision] = []
+            found.reserveCapacity(missing.count)
+            for slot in missing {
+                let place = Int(slot)
+                found.append(
+                    await levelFinder.precision(
+                        of: store.coordinate(at: place), named: store.string(.mapString, at: place)))
+            }
+            levels.record(found, at: missing, of: store)
+            findingLevels = nil
+        }
+        while let findingLevels { await findingLevels.value }
+        return levels
     }
 
     private func cursor(of store: PinStore, at now: Date) -> String {

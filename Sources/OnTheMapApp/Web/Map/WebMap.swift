@@ -6,8 +6,8 @@ import Logging
 import NIOCore
 import OnTheMapService
 
-/// The class map on the web: a page with a Map tab (the pins over an offline Natural Earth
-/// outline) and a Table tab (the 100 most recent posts), and the same data as
+/// The class map on the web: a page with a Map tab (the clusters and pins of its viewport over an
+/// offline Natural Earth outline) and a Table tab (the class, a page at a time), and every pin as
 /// `/api/locations.json`. Everything it needs is served from here; nothing is fetched elsewhere,
 /// unless a ``MapTileLayer`` is configured: then the page draws that service's tiles while they
 /// load, and the Content-Security-Policy lets images come from that origin too.
@@ -15,7 +15,9 @@ import OnTheMapService
 /// Routes: `/` and `/map` (the page; `?focus=<lat>,<lon>` or `?focus=<place>` centres it),
 /// `/map/app.js`, `/map/layers.js`, `/map/tiles.js`, `/map/posting.js`, `/map/text.js`, `/map/app.css`, `/map/basemap.json`,
 /// `/map/places.json` (city labels from the gazetteer, see ``MapPlaceLabels``),
-/// `/map/detail/<column>-<row>.json` (finer outlines at city zoom, ``MapDetailCells``), `/api/locations.json`.
+/// `/map/detail/<column>-<row>.json` (finer outlines at city zoom, ``MapDetailCells``), `/api/locations.json`,
+/// and what the page reads instead of every pin: `/api/map/view.json`, `/api/map/names.json` and
+/// `/api/map/table.json` (``addViewRoutes(to:)``, from ``MapViewIndex``).
 ///
 /// With ``StudentScenes`` (when the class's v1 API is served beside it) the page also lets a
 /// student log in, put themselves on the map and log out (`posting.js`, over `/v1`).
@@ -116,6 +118,8 @@ public struct WebMap: Sendable {
     let securityHeaders: HTTPFields
     let languages: WebLanguages
     let logger: Logger
+    /// The scripts, style and basemap as gzip, compressed once (a file zlib failed on is absent).
+    let gzippedAssets: [String: ByteBuffer]
 
     /// `pollSeconds`: how often an open page asks for new pins; `scenes`: offer log-in and posting
     /// (only when the v1 API is served on the same listener); `placeLabels`: where city labels come
@@ -139,6 +143,26 @@ public struct WebMap: Sendable {
         self.securityHeaders = Self.securityHeaders(imageOrigin: tiles?.origin)
         self.languages = languages
         self.logger = logger
+        var gzipped: [String: ByteBuffer] = [:]
+        for (name, body) in [
+            ("app.js", assets.script), ("layers.js", assets.layers), ("tiles.js", assets.tiles),
+            ("posting.js", assets.posting), ("text.js", assets.text), ("app.css", assets.style),
+            ("basemap.json", assets.basemap),
+        ] {
+            gzipped[name] = HTTPCompression.gzip(ByteBuffer(bytes: body))
+        }
+        self.gzippedAssets = gzipped
+    }
+
+    /// The page's static file `name` (`body`), gzip-compressed when the request accepts it.
+    func asset(_ name: String, _ body: Data, type: String, cache: String, request: Request) -> Response {
+        var response = respond(body, type: type, cache: cache)
+        response.headers[.vary] = "Accept-Encoding"
+        if HTTPCompression.acceptsGzip(request), let gzipped = gzippedAssets[name] {
+            response.headers[.contentEncoding] = "gzip"
+            response.body = .init(byteBuffer: gzipped)
+        }
+        return response
     }
 
     /// Only this origin (and for images the tile service's, `imageOrigin`, when one is configured);
@@ -167,14 +191,20 @@ public struct WebMap: Sendable {
         }
         router.get("/", use: pageHandler)
         router.get("map", use: pageHandler)
-        router.get("map/app.js") { _, _ in
-            map.respond(map.assets.script, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        router.get("map/app.js") { request, _ in
+            map.asset(
+                "app.js", map.assets.script, type: "text/javascript; charset=utf-8", cache: "max-age=300",
+                request: request)
         }
-        router.get("map/layers.js") { _, _ in
-            map.respond(map.assets.layers, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        router.get("map/layers.js") { request, _ in
+            map.asset(
+                "layers.js", map.assets.layers, type: "text/javascript; charset=utf-8", cache: "max-age=300",
+                request: request)
         }
-        router.get("map/tiles.js") { _, _ in
-            map.respond(map.assets.tiles, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        router.get("map/tiles.js") { request, _ in
+            map.asset(
+                "tiles.js", map.assets.tiles, type: "text/javascript; charset=utf-8", cache: "max-age=300",
+                request: request)
         }
         router.get("map/places.json") { request, _ in
             let query = request.uri.queryParameters
@@ -183,17 +213,23 @@ public struct WebMap: Sendable {
         router.get("map/detail/:cell") { _, context in
             map.detailResponse(cell: context.parameters.get("cell"))
         }
-        router.get("map/text.js") { _, _ in
-            map.respond(map.assets.text, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        router.get("map/text.js") { request, _ in
+            map.asset(
+                "text.js", map.assets.text, type: "text/javascript; charset=utf-8", cache: "max-age=300",
+                request: request)
         }
-        router.get("map/posting.js") { _, _ in
-            map.respond(map.assets.posting, type: "text/javascript; charset=utf-8", cache: "max-age=300")
+        router.get("map/posting.js") { request, _ in
+            map.asset(
+                "posting.js", map.assets.posting, type: "text/javascript; charset=utf-8", cache: "max-age=300",
+                request: request)
         }
-        router.get("map/app.css") { _, _ in
-            map.respond(map.assets.style, type: "text/css; charset=utf-8", cache: "max-age=300")
+        router.get("map/app.css") { request, _ in
+            map.asset(
+                "app.css", map.assets.style, type: "text/css; charset=utf-8", cache: "max-age=300", request: request)
         }
-        router.get("map/basemap.json") { _, _ in
-            map.respond(map.assets.basemap, type: "application/json", cache: "max-age=86400")
+        router.get("map/basemap.json") { request, _ in
+            map.asset(
+                "basemap.json", map.assets.basemap, type: "application/json", cache: "max-age=86400", request: request)
         }
         router.get("api/locations.json") { request, _ in
             let phrases = WebLanguages.answerPhrases(for: request)
@@ -204,6 +240,7 @@ public struct WebMap: Sendable {
             }
             return await map.locationsResponse(since: request.uri.queryParameters.get("since"), phrases: phrases)
         }
+        addViewRoutes(to: router)
         router.post("language") { request, _ in await map.chooseLanguage(request) }
         SignInPage(
             access: access, page: String(decoding: assets.signInPage, as: UTF8.self), script: assets.signInScript,

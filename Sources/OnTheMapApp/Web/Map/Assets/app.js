@@ -1,6 +1,8 @@
 // The class map: an SVG world (Natural Earth outlines, equirectangular; or, when the bot names a
-// tile service and it answers, its XYZ tiles in Web Mercator) with a pin per student, and a table
-// of the same pins. Data is only ever put in the page as text (textContent,
+// tile service and it answers, its XYZ tiles in Web Mercator) with what the server sends for the
+// viewport (api/map/view.json: clusters with counts, single pins once zoomed in, and a count on
+// each region or country where students keep their pin at that level), and a table that pages
+// through the class (api/map/table.json). Data is only ever put in the page as text (textContent,
 // setAttribute), never parsed as HTML; links are made clickable only when they are http(s). Every
 // word shown comes from the page's catalogue messages (text.js), in the page's language, and
 // numbers, days and times are written that language's way.
@@ -30,6 +32,9 @@
     onFail: function () { useOfflineMap(); } }) : null;
   var popup = document.getElementById('popup');
   var popupList = document.getElementById('popup-list');
+  var popupPager = document.getElementById('popup-pager');
+  var tablePager = document.getElementById('table-pager');
+  var tableCaption = document.querySelector('#table caption');
   var rows = document.getElementById('rows');
   var tableEmpty = document.getElementById('table-empty');
   var status = document.getElementById('status');
@@ -40,10 +45,17 @@
   // a link signs out here.
   var ownSignout = app.getAttribute('data-visibility') === 'class' && app.getAttribute('data-api') !== 'on';
 
-  var pins = [];
-  var version = null;
+  var pins = []; // the pins the server sent one by one for the viewport
+  var groups = []; // the server's clusters: { cell, count, latitude, longitude }
+  var areas = []; // region- and country-level places: { place, level, count, latitude, longitude }
+  var total = 0; // every pin of the class
   var cursor = null;
-  var TABLE_ROWS = 100;
+  var fetched = null; // the viewport and zoom of the last answer: { west, south, east, north, zoom }
+  var viewTimer = null;
+  var pendingPin = null; // a pin to open once the viewport around it is loaded
+  var tableRows = [], tablePage = 0, tablePages = 0, tableLoaded = false;
+  var listing = null; // the paged list in the popup: { query, page, pages }
+  var SINGLES_ZOOM = 8, MAX_VIEW_ZOOM = 18; // as MapViewIndex.singlesZoom and .zooms
   var view = { k: 1, tx: 0, ty: 0 }; // screen = map * k + t
   var open = null; // { ids: [...], x, y } in map units, the popup shown
   var focus = null;
@@ -152,6 +164,23 @@
     }
     if (layers) layers.draw(view, size(), proj);
     while (pinLayer.firstChild) pinLayer.removeChild(pinLayer.firstChild);
+    // Drawn first, under the clusters and pins of the same spot.
+    var shownOnPlaces = 0;
+    // A region or country is a count on the place, never a pin on its centre.
+    areas.forEach(function (a) {
+      var m = project(a.latitude, a.longitude), sx = m.x * view.k + view.tx, sy = m.y * view.k + view.ty;
+      var label = t('web.page.area.count', { count: a.count, place: a.place });
+      var node = el('g', { 'class': 'area', 'data-count': String(a.count), 'data-place': a.place, 'data-level': a.level, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
+      var width = Math.max(40, label.length * 7 + 14);
+      el('rect', { x: -width / 2, y: -11, width: width, height: 22, rx: 11 }, node);
+      el('text', {}, node).textContent = label;
+      el('title', {}, node).textContent = label;
+      var pick = function () { openList('place=' + encodeURIComponent(a.place), 0, m.x, m.y); };
+      node.addEventListener('click', function (e) { e.stopPropagation(); pick(); });
+      node.addEventListener('keydown', function (e) { if (e.key === 'Enter') pick(); });
+      node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
+      shownOnPlaces += a.count;
+    });
     clusters().forEach(function (group) {
       var sx = 0, sy = 0, mx = 0, my = 0;
       group.forEach(function (g) { sx += g.sx; sy += g.sy; mx += g.mx; my += g.my; });
@@ -177,9 +206,34 @@
       node.addEventListener('keydown', function (e) { if (e.key === 'Enter') choose(group, ids, mx, my); });
       node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
     });
+    var shown = pins.length + shownOnPlaces;
+    groups.forEach(function (c) {
+      var m = project(c.latitude, c.longitude), sx = m.x * view.k + view.tx, sy = m.y * view.k + view.ty;
+      var node = el('g', { 'class': 'cluster', 'data-count': String(c.count), 'data-cell': c.cell, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
+      el('circle', { r: 11 + Math.min(12, Math.round(Math.log(c.count) / Math.LN2 * 1.5)) }, node);
+      el('text', {}, node).textContent = words.number(c.count);
+      el('title', {}, node).textContent = t('web.page.cluster.count', { count: c.count });
+      if (listing && listing.query === 'cell=' + encodeURIComponent(c.cell)) node.classList.add('active');
+      var pick = function () { chooseCell(c, m.x, m.y); };
+      node.addEventListener('click', function (e) { e.stopPropagation(); pick(); });
+      node.addEventListener('keydown', function (e) { if (e.key === 'Enter') pick(); });
+      node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
+      shown += c.count;
+    });
     drawFocus();
     placePopup();
-    performance.measure('map-draw', { start: started, detail: { pins: pins.length } });
+    performance.measure('map-draw', { start: started, detail: { pins: shown } });
+    scheduleView();
+  }
+
+  // A server cluster: zoomed in on while the server can still split it; once the pins it holds
+  // would come one by one (or the map is as close as it goes), the popup lists their names.
+  function chooseCell(c, mx, my) {
+    if (currentZoom() < SINGLES_ZOOM && view.k * 4 <= maxScale()) {
+      zoomAt(4, mx * view.k + view.tx, my * view.k + view.ty);
+      return;
+    }
+    openList('cell=' + encodeURIComponent(c.cell), 0, mx, my);
   }
 
   // A tap on a cluster zooms in while its pins can still be told apart; then it lists them all.
@@ -291,10 +345,7 @@
     return until ? t('web.page.place.until', { place: p.place, day: until }) : p.place;
   }
 
-  function showPopup(ids, mx, my) {
-    var chosen = pins.filter(function (p) { return ids.indexOf(p.id) >= 0; });
-    if (!chosen.length) { hidePopup(); return; }
-    open = { ids: ids, x: mx, y: my };
+  function fillPopup(chosen) {
     while (popupList.firstChild) popupList.removeChild(popupList.firstChild);
     chosen.forEach(function (p) {
       var li = document.createElement('li');
@@ -311,6 +362,15 @@
       li.appendChild(linkNode(p));
       popupList.appendChild(li);
     });
+  }
+
+  function showPopup(ids, mx, my) {
+    var chosen = pins.filter(function (p) { return ids.indexOf(p.id) >= 0; });
+    if (!chosen.length) { hidePopup(); return; }
+    open = { ids: ids, x: mx, y: my };
+    listing = null;
+    popupPager.hidden = true;
+    fillPopup(chosen);
     popup.hidden = false;
     Array.prototype.forEach.call(pinLayer.children, function (n) {
       var id = n.getAttribute('data-id');
@@ -319,8 +379,26 @@
     placePopup();
   }
 
+  // The names of a cluster or a place, a page at a time (api/map/names.json).
+  function openList(query, page, mx, my) {
+    getJSON('api/map/names.json?' + query + '&page=' + page).then(function (body) {
+      open = { ids: [], x: mx, y: my };
+      listing = { query: query, page: body.page, pages: body.pages };
+      fillPopup(body.pins);
+      popupPager.hidden = body.pages <= 1;
+      document.getElementById('popup-page').textContent = t('web.page.list.page', { page: words.number(body.page + 1), pages: words.number(Math.max(1, body.pages)) });
+      document.getElementById('popup-previous').disabled = body.page <= 0;
+      document.getElementById('popup-next').disabled = body.page + 1 >= body.pages;
+      popup.hidden = false;
+      app.setAttribute('data-list', query);
+      placePopup();
+    }).catch(failed);
+  }
+
   function hidePopup() {
     open = null;
+    listing = null;
+    app.removeAttribute('data-list');
     popup.hidden = true;
     Array.prototype.forEach.call(pinLayer.children, function (n) { n.classList.remove('active'); });
   }
@@ -353,10 +431,10 @@
     } catch (e) { return date.toISOString().slice(0, 10); }
   }
 
-  // The table is the 100 most recent posts (pins are kept newest first).
+  // The table is one page of the class, newest first, as the server pages it.
   function drawTable() {
     while (rows.firstChild) rows.removeChild(rows.firstChild);
-    pins.slice(0, TABLE_ROWS).forEach(function (p) {
+    tableRows.forEach(function (p) {
       var tr = document.createElement('tr');
       tr.setAttribute('data-id', p.id);
       var name = document.createElement('td');
@@ -366,7 +444,7 @@
       show.className = 'show';
       show.title = t('web.page.table.show');
       show.textContent = p.name;
-      show.addEventListener('click', function () { showPin(p.id, 6); });
+      show.addEventListener('click', function () { showPin(p, 6); });
       name.appendChild(show);
       var place = document.createElement('td');
       place.className = 'place';
@@ -388,8 +466,29 @@
       [name, place, local, link, when].forEach(function (c) { tr.appendChild(c); });
       rows.appendChild(tr);
     });
-    tableEmpty.hidden = pins.length > 0;
+    tableEmpty.hidden = tableRows.length > 0;
+    tablePager.hidden = tablePages <= 1;
+    document.getElementById('table-page').textContent = t('web.page.list.page', { page: words.number(tablePage + 1), pages: words.number(Math.max(1, tablePages)) });
+    document.getElementById('table-previous').disabled = tablePage <= 0;
+    document.getElementById('table-next').disabled = tablePage + 1 >= tablePages;
   }
+
+  function loadTable(page) {
+    return getJSON('api/map/table.json?page=' + page).then(function (body) {
+      tableRows = body.pins;
+      tableLoaded = true;
+      tablePage = body.page;
+      tablePages = body.pages;
+      if (body.count > 0) {
+        var first = body.page * TABLE_ROWS + 1;
+        tableCaption.textContent = t('web.page.table.range', {
+          first: words.number(Math.min(first, body.count)), last: words.number(Math.min(body.count, first + tableRows.length - 1)),
+          count: words.number(body.count) });
+      }
+      drawTable();
+    });
+  }
+  var TABLE_ROWS = 100; // rows a page of api/map/table.json holds (WebMap.tableRowsPerPage)
 
   // ---- tabs and deep links (#tab=table, #pin=<id>) ----
   function selectTab(which) {
@@ -398,26 +497,64 @@
       document.getElementById('view-' + t).hidden = t !== which;
     });
     if (which === 'map') { clampView(); draw(); }
+    if (which === 'table') loadTable(tablePage).catch(failed);
   }
 
-  function showPin(id, zoom) {
-    var p = pins.filter(function (q) { return q.id === id; })[0];
+  // Centres the map on a pin (a table row's, or one on the map) and opens its popup once the
+  // viewport around it has come.
+  // Close enough that the server sends the pins of an uncrowded spot one by one.
+  function showPin(p, zoom) {
     if (!p) return false;
     selectTab('map');
     var m = project(p.latitude, p.longitude);
-    centerOn(m.x, m.y, zoom);
+    pendingPin = p;
+    var close = 256 * Math.pow(2, SINGLES_ZOOM) / (proj.W * minScale());
+    centerOn(m.x, m.y, Math.min(maxScale() / minScale(), Math.max(zoom, close)));
+    openPending();
+    return true;
+  }
+
+  // The cell of the server's grid (Web Mercator, as MapViewIndex) that holds a point at `zoom`.
+  function cellOf(lat, lon, zoom) {
+    var n = Math.pow(2, zoom + 2), limit = 85.05112878;
+    var phi = Math.max(-limit, Math.min(limit, lat)) * Math.PI / 180;
+    var x = (lon + 180) / 360, y = (1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2;
+    function index(v) { return Math.max(0, Math.min(n - 1, Math.floor(v * n))); }
+    return (zoom + 2) + '-' + index(x) + '-' + index(y);
+  }
+
+  // Once the viewport around the pin came: its popup, or, in a crowd the server keeps as a
+  // cluster, the list of that cluster's names.
+  function openPending() {
+    if (!pendingPin || !fetched || !covers(fetched, viewport(false))) return;
+    var id = pendingPin.id;
+    var p = pins.filter(function (q) { return q.id === id; })[0];
+    if (!p) {
+      var wanted = pendingPin, cell = cellOf(wanted.latitude, wanted.longitude, fetched.zoom);
+      pendingPin = null;
+      if (groups.some(function (c) { return c.cell === cell; })) {
+        var spot = project(wanted.latitude, wanted.longitude);
+        openList('cell=' + encodeURIComponent(cell), 0, spot.x, spot.y);
+      }
+      return;
+    }
+    pendingPin = null;
+    var m = project(p.latitude, p.longitude);
     // Pins sharing the spot stay listed together.
     var same = clusters().filter(function (g) { return g.some(function (x) { return x.pin.id === id; }); })[0];
     showPopup(same ? same.map(function (x) { return x.pin.id; }) : [id], m.x, m.y);
-    return true;
   }
 
   function hashParams() { return new URLSearchParams(location.hash.replace(/^#/, '')); }
 
   function applyHash() {
     var params = hashParams();
-    if (params.get('pin')) showPin(params.get('pin'), 4);
-    else selectTab(params.get('tab') === 'table' ? 'table' : 'map');
+    var id = params.get('pin');
+    if (!id) { selectTab(params.get('tab') === 'table' ? 'table' : 'map'); return; }
+    var known = pins.concat(tableRows).filter(function (q) { return q.id === id; })[0];
+    if (known) { showPin(known, 4); return; }
+    getJSON('api/map/pin.json?id=' + encodeURIComponent(id)).then(function (body) { showPin(body.pin, 4); })
+      .catch(function (error) { if (error.status === 404) setStatus(error.message, true); else failed(error); });
   }
 
   // ---- data ----
@@ -430,65 +567,120 @@
     } catch (e) { return date.toTimeString().slice(0, 5); }
   }
 
-  // The first load reads every pin; later ones send the cursor and get only what changed.
-  function fetchPins() {
-    var url = 'api/locations.json' + (cursor ? '?since=' + encodeURIComponent(cursor) : '');
+  // A JSON answer of the map's API; a refusal's sentence becomes the error (401: signed out).
+  function getJSON(url) {
     // The server words its refusals in the language asked for: the page's.
     return fetch(url, { cache: 'no-store', headers: { 'Accept-Language': words.language } }).then(function (response) {
       return response.json().then(function (body) {
-        if (response.status === 400 && cursor) { cursor = null; return fetchPins(); }
         if (response.status === 401) { var out = new Error(body.error || t('web.page.signedOut')); out.signedOut = true; throw out; }
-        if (!response.ok || !(Array.isArray(body.pins) || Array.isArray(body.changed))) {
-          throw new Error(body.error || t('web.page.error.http', { status: String(response.status) }));
+        if (!response.ok) {
+          var error = new Error(body.error || t('web.page.error.http', { status: String(response.status) }));
+          error.status = response.status;
+          throw error;
         }
         return body;
       });
     });
   }
 
-  function newestFirst(a, b) { return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0; }
+  // The zoom the server clusters for: the world is 256·2^zoom pixels wide.
+  function currentZoom() {
+    var world = proj.W * view.k;
+    return Math.max(0, Math.min(MAX_VIEW_ZOOM, Math.floor(Math.log(world / 256) / Math.LN2)));
+  }
 
-  // Applies an answer; true when the pins changed.
-  function take(body) {
+  // What the screen shows, in degrees, and its zoom; `pad`: half a screen more on each side.
+  function viewport(pad) {
+    var s = size(), extraX = pad ? s.w / 2 : 0, extraY = pad ? s.h / 2 : 0;
+    var a = proj.unproject((-extraX - view.tx) / view.k, (-extraY - view.ty) / view.k);
+    var b = proj.unproject((s.w + extraX - view.tx) / view.k, (s.h + extraY - view.ty) / view.k);
+    function clamp(v, limit) { return Math.max(-limit, Math.min(limit, v)); }
+    var box = { west: clamp(a.lon, 180), east: clamp(b.lon, 180), north: clamp(a.lat, 90), south: clamp(b.lat, 90), zoom: currentZoom() };
+    if (!(box.west < box.east)) { box.west = -180; box.east = 180; }
+    if (!(box.south < box.north)) { box.south = -90; box.north = 90; }
+    return box;
+  }
+
+  function covers(outer, inner) {
+    return outer && outer.zoom === inner.zoom && outer.west <= inner.west && outer.east >= inner.east
+      && outer.south <= inner.south && outer.north >= inner.north;
+  }
+
+  // After a pan or zoom settles, the viewport is asked for again when it left what was fetched.
+  function scheduleView() {
+    if (!fetched || covers(fetched, viewport(false))) return;
+    clearTimeout(viewTimer);
+    viewTimer = setTimeout(function () { load(false); }, 150);
+  }
+
+  function fixed(v) { return String(Math.round(v * 10000) / 10000); }
+
+  // The viewport's clusters and pins; a poll of the same viewport sends the cursor and gets a
+  // few bytes when nothing changed.
+  function fetchView(poll) {
+    var box = viewport(true);
+    // A screen too large for the server's cells at this zoom is asked for without its margin.
+    var s = size();
+    if ((2 * s.w / 64 + 2) * (2 * s.h / 64 + 2) > 3500) box = viewport(false);
+    if (poll && fetched && covers(fetched, viewport(false))) box = fetched;
+    var url = 'api/map/view.json?bbox=' + [box.west, box.south, box.east, box.north].map(fixed).join(',') + '&zoom=' + box.zoom;
+    var since = poll && box === fetched && cursor ? cursor : null;
+    return getJSON(url + (since ? '&since=' + encodeURIComponent(since) : '')).then(function (body) {
+      return { body: body, box: box };
+    }, function (error) {
+      if (error.status === 400 && since) { cursor = null; return fetchView(false); }
+      throw error;
+    });
+  }
+
+  // Applies an answer; true when what the map shows changed.
+  function take(answer) {
+    var body = answer.body;
     cursor = body.cursor || null;
-    if (Array.isArray(body.pins)) {
-      if (body.version === version) return false;
-      version = body.version;
-      pins = body.pins;
-      return true;
-    }
-    if (!body.changed.length && !body.removed.length) return false;
-    var gone = {};
-    body.removed.forEach(function (id) { gone[id] = true; });
-    body.changed.forEach(function (p) { gone[p.id] = true; });
-    pins = pins.filter(function (p) { return !gone[p.id]; }).concat(body.changed);
-    pins.sort(newestFirst);
-    version = body.cursor;
+    if (body.unchanged) return false;
+    fetched = answer.box;
+    pins = body.pins;
+    groups = body.clusters;
+    areas = body.areas;
+    total = body.total;
     return true;
   }
 
-  function load() {
-    return fetchPins().then(function (body) {
+  function failed(error) {
+    if (error.signedOut) { signedOut(error.message); return; }
+    setStatus(t('web.page.status.failed', { reason: error.message }), true);
+  }
+
+  // Answers may come back out of order (a poll, then a pan): one older than an answer already
+  // applied is dropped.
+  var asked = 0, applied = 0;
+
+  function load(poll) {
+    var number = ++asked;
+    return fetchView(poll !== false).then(function (answer) {
+      if (number < applied) return;
+      applied = number;
       signinNote.hidden = true;
       app.removeAttribute('data-signed-out');
       signoutButton.hidden = !ownSignout;
       signoutEverywhereButton.hidden = !ownSignout;
-      setStatus(t('web.page.status.pins', { count: body.count, time: clockTime(new Date()) }));
+      var changed = take(answer);
+      setStatus(t('web.page.status.pins', { count: total, time: clockTime(new Date()) }));
       app.setAttribute('data-cursor', cursor || '');
-      if (!take(body)) return;
-      app.setAttribute('data-version', version);
-      app.setAttribute('data-pins', String(pins.length));
-      if (open) {
+      // The table's page is read again while it shows, and once the class changed if it was read.
+      if (!document.getElementById('view-table').hidden || (changed && poll !== false && tableLoaded)) loadTable(tablePage).catch(failed);
+      if (!changed) return;
+      app.setAttribute('data-version', cursor || '');
+      app.setAttribute('data-pins', String(total));
+      app.setAttribute('data-zoom', String(answer.box.zoom));
+      if (open && !listing) {
         var still = open.ids.filter(function (id) { return pins.some(function (p) { return p.id === id; }); });
         if (still.length) showPopup(still, open.x, open.y); else hidePopup();
       }
       draw();
-      drawTable();
+      openPending();
       if (!opened) { opened = true; applyHash(); }
-    }).catch(function (error) {
-      if (error.signedOut) { signedOut(error.message); return; }
-      setStatus(t('web.page.status.failed', { reason: error.message }), true);
-    });
+    }).catch(failed);
   }
 
   // A class map (`web.visibility: class`) shows its pins only to a signed-in student: signed out
@@ -496,8 +688,14 @@
   // to sign in.
   function signedOut(message) {
     pins = [];
+    groups = [];
+    areas = [];
+    tableRows = [];
+    tablePages = 0;
+    tableLoaded = false;
+    total = 0;
     cursor = null;
-    version = null;
+    fetched = null;
     hidePopup();
     draw();
     drawTable();
@@ -575,7 +773,15 @@
   document.getElementById('popup-close').addEventListener('click', hidePopup);
   document.getElementById('tab-map').addEventListener('click', function () { selectTab('map'); });
   document.getElementById('tab-table').addEventListener('click', function () { selectTab('table'); });
-  document.getElementById('refresh').addEventListener('click', load);
+  document.getElementById('refresh').addEventListener('click', function () { load(); });
+  document.getElementById('popup-previous').addEventListener('click', function () {
+    if (listing && listing.page > 0) openList(listing.query, listing.page - 1, open.x, open.y);
+  });
+  document.getElementById('popup-next').addEventListener('click', function () {
+    if (listing && listing.page + 1 < listing.pages) openList(listing.query, listing.page + 1, open.x, open.y);
+  });
+  document.getElementById('table-previous').addEventListener('click', function () { if (tablePage > 0) loadTable(tablePage - 1).catch(failed); });
+  document.getElementById('table-next').addEventListener('click', function () { if (tablePage + 1 < tablePages) loadTable(tablePage + 1).catch(failed); });
   // "Sign out" ends this browser's session; "Sign out everywhere" ends the student's login to the
   // class bot on IRC and their other browsers too.
   function signOut(everywhere) {
@@ -637,7 +843,7 @@
   }
   // What the page's other scripts (posting.js) may ask of the map.
   window.OnTheMap = {
-    reload: load,
+    reload: function () { return load(); },
     dayText: dayText,
     setStatus: setStatus,
     showPlace: function (lat, lon, label) {
