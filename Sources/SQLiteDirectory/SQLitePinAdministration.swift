@@ -145,28 +145,8 @@ extension SQLiteStudentDirectory {
                 let trip = draft.trip
                 let tripPlace = trip.map { Self.trim($0.mapString) }
                 let tripEnd = trip.map { SQLiteStore.milliseconds($0.endsAt) }
-                var row = SQLiteRowBinder(insert)
-                row.text(id)
-                row.text(draft.uniqueKey)
-                row.text(first)
-                row.text(last)
-                row.text(place)
-                row.text(draft.mediaURL)
-                row.double(draft.coordinate.latitude)
-                row.double(draft.coordinate.longitude)
-                row.text(precision)
-                row.integer(SQLiteStore.milliseconds(created))
-                row.integer(SQLiteStore.milliseconds(updated))
-                row.integer(revision)
-                row.text(tripPlace)
-                row.double(trip?.coordinate.latitude)
-                row.double(trip?.coordinate.longitude)
-                row.integer(tripEnd)
-                try row.run(in: db)
-                if db.changesCount > 0 {
-                    outcome.created += 1
-                } else {
-                    var row = SQLiteRowBinder(update)
+                // The columns both statements set, in their order: the pin's, then its trip's.
+                func pinFields(_ row: inout SQLiteRowBinder) {
                     row.text(first)
                     row.text(last)
                     row.text(place)
@@ -174,12 +154,30 @@ extension SQLiteStudentDirectory {
                     row.double(draft.coordinate.latitude)
                     row.double(draft.coordinate.longitude)
                     row.text(precision)
-                    row.integer(SQLiteStore.milliseconds(updated))
-                    row.integer(revision)
+                }
+                func tripFields(_ row: inout SQLiteRowBinder) {
                     row.text(tripPlace)
                     row.double(trip?.coordinate.latitude)
                     row.double(trip?.coordinate.longitude)
                     row.integer(tripEnd)
+                }
+                var row = SQLiteRowBinder(insert)
+                row.text(id)
+                row.text(draft.uniqueKey)
+                pinFields(&row)
+                row.integer(SQLiteStore.milliseconds(created))
+                row.integer(SQLiteStore.milliseconds(updated))
+                row.integer(revision)
+                tripFields(&row)
+                try row.run(in: db)
+                if db.changesCount > 0 {
+                    outcome.created += 1
+                } else {
+                    var row = SQLiteRowBinder(update)
+                    pinFields(&row)
+                    row.integer(SQLiteStore.milliseconds(updated))
+                    row.integer(revision)
+                    tripFields(&row)
                     row.text(draft.uniqueKey)
                     try row.run(in: db)
                     outcome.updated += 1
