@@ -192,13 +192,14 @@ import Testing
 
         // Kill 2: replies queued (the bot sends 2 lines a second; the help lines, tom's post reply and
         // its announcement queue up behind each other).
+        let linesBefore = await tom.receivedLines.count
         try await tom.sendBurst([
             "PRIVMSG \(botNick) :!help", "PRIVMSG \(botNick) :!help about",
             "PRIVMSG \(botNick) :!post Portland, OR | https://tom.example",
         ])
-        let deadline = ContinuousClock.now + .seconds(20)
-        while await bot.client.queuedLineCount == 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        // Once the first of these replies has come, the rest wait in the queue.
+        try await tom.waitForLines(timeout: .seconds(20), "the first reply to the burst") { lines in
+            lines.dropFirst(linesBefore).contains { $0.contains(" PRIVMSG tom :") || $0.contains(" NOTICE tom :") }
         }
         #expect(await bot.client.queuedLineCount > 0)
         try await killAndRestart(server)
@@ -215,11 +216,11 @@ import Testing
             tomSaved.parameters.last?.hasPrefix("You are on the map: Tom Tacoma — Portland, Oregon, United States")
                 == true)
 
-        // Kill 3 and 4: killed again while the bot is still reconnecting. Meanwhile tom is gone and
-        // someone else takes his nick (another user name): no session for them.
+        // Kill 3 and 4: killed again while the bot is still reconnecting (it waits at least 3 s).
+        // Meanwhile tom is gone and someone else takes his nick (another user name): no session for
+        // them.
         try await killAndRestart(server)
         _ = try await students.connect("jane")
-        try await Task.sleep(for: .milliseconds(500))
         try await killAndRestart(server)
         jane = try await students.connect("jane")
         let impostor = try await students.connect("tom", username: "imp")

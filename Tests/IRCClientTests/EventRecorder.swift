@@ -137,6 +137,26 @@ actor EventRecorder {
         }
     }
 
+    /// Waits until `condition` (on the client's state) holds: looked at now and again after each
+    /// event, since every change of the client's state comes with one (an inbound line's
+    /// `.message`, emitted once the line was handled); `timeout` only bounds a wait for a state
+    /// never reached.
+    func waitUntil(
+        _ what: String, timeout: Duration = .seconds(30), _ condition: @Sendable () async -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let seen = changes
+            if await condition() { return }
+            if ContinuousClock.now >= deadline {
+                let summary = events.suffix(12).map { Self.describe($0) }.joined(separator: "\n  ")
+                throw IRCTestSupportError.timeout("client waiting for \(what); last events:\n  \(summary)")
+            }
+            await nextChange(after: seen, until: deadline)
+            try Task.checkCancellation()
+        }
+    }
+
     /// Waits until `run()` has returned.
     func waitForRunToReturn(timeout: Duration = .seconds(10)) async throws {
         let deadline = ContinuousClock.now + timeout

@@ -427,6 +427,8 @@ struct FaultInjectionTests {
 /// logs synchronously, so these times are exact, unlike those of events read from its stream).
 final class LogRecord: Sendable {
     private let lines = NIOLockedValueBox<[(ContinuousClock.Instant, String)]>([])
+    /// The same lines, for waits that wake as each is logged.
+    private let arriving = WaitableLines()
 
     var messages: [String] { lines.withLockedValue { $0.map(\.1) } }
 
@@ -437,7 +439,16 @@ final class LogRecord: Sendable {
         lines.withLockedValue { $0.filter { $0.1.contains(text) }.map(\.0) }
     }
 
-    func append(_ line: String) { lines.withLockedValue { $0.append((.now, line)) } }
+    func append(_ line: String) {
+        lines.withLockedValue { $0.append((.now, line)) }
+        arriving.append(line)
+    }
+
+    /// Waits for a line containing `text` (woken as each line is logged); false when `timeout`
+    /// passed first.
+    func waitFor(_ text: String, timeout: Duration = .seconds(30)) async -> Bool {
+        await arriving.wait(timeout: timeout) { $0.contains { $0.contains(text) } }
+    }
 
     /// A logger at `info` level writing here.
     func logger() -> Logger {

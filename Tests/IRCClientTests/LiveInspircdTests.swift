@@ -152,7 +152,9 @@ struct LiveInspircdTests {
             try await recorder.waitFor("join") { $0.joinedChannel == "#second" }
             // The server names its bot mode (BOT=B, the botmode module): the client sets it on itself.
             let client = recorder.client
-            try await waitForCondition { await client.botMode == BotMode(mode: "B", isSet: true, answered: true) }
+            try await recorder.waitUntil("the bot mode set") {
+                await client.botMode == BotMode(mode: "B", isSet: true, answered: true)
+            }
             let before = await recorder.events.count
 
             await server.stop()
@@ -168,13 +170,9 @@ struct LiveInspircdTests {
             try await recorder.waitFor("rejoin", after: before) { $0.joinedChannel == "#class" }
             try await recorder.waitFor("rejoin", after: before) { $0.joinedChannel == "#second" }
             // And again on the new connection (its MODE waits behind the lines queued meanwhile).
-            let deadline = ContinuousClock.now + .seconds(20)
-            while await client.botMode != BotMode(mode: "B", isSet: true, answered: true),
-                ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(50))
+            try await recorder.waitUntil("the bot mode set again", timeout: .seconds(20)) {
+                await client.botMode == BotMode(mode: "B", isSet: true, answered: true)
             }
-            #expect(await client.botMode == BotMode(mode: "B", isSet: true, answered: true))
             let bob = try await TestIRCUser.connect(port: server.plainPort, nick: "bob")
             try await bob.send("NAMES #class")
             let names = try await bob.waitForMessage("names") { $0.command == "353" }

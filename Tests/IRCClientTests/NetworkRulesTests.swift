@@ -37,7 +37,8 @@ struct NetworkRulesTests {
         let network = SolanumLikeNetwork(botNick: "bot", members: Self.members)
         let (server, recorder) = try await Self.start(network, channels: ["#class"])
         try await recorder.waitFor("join", timeout: FaultInjectionTests.patience) { $0.joinedChannel == "#class" }
-        try await waitForCondition { await recorder.client.botMode?.answered == true }
+        let client = recorder.client
+        try await recorder.waitUntil("the bot mode read back") { await client.botMode?.answered == true }
         let lines = server.receivedLines()
         let modeIndex = try #require(lines.firstIndex(of: "MODE bot +B"), "\(lines)")
         let joinIndex = try #require(lines.firstIndex(of: "JOIN #class"), "\(lines)")
@@ -80,7 +81,7 @@ struct NetworkRulesTests {
         _ = try await server.waitForLine(timeout: .seconds(20)) {
             $0.command == "METADATA" && $0.parameters.dropFirst(2).first == "homepage"
         }
-        try await waitForCondition { log.messages.contains { $0.contains("KEY_NO_PERMISSION") } }
+        #expect(await log.waitFor("KEY_NO_PERMISSION"), "\(log.messages)")
         #expect(roomy.enabledCapabilities.isSuperset(of: ["batch", "draft/metadata-2"]))
         #expect(roomy.metadata == ["bot": "OnTheMapBot 1.0, Swift"])
         #expect(log.messages.filter { $0.hasPrefix("warning") && $0.contains("METADATA") }.isEmpty)
@@ -116,7 +117,8 @@ struct NetworkRulesTests {
             botNick: "bot", capabilities: "no-implicit-names multi-prefix", members: Self.members)
         let (server, recorder) = try await Self.start(network, channels: ["#staff"])
         try await recorder.waitFor("join", timeout: FaultInjectionTests.patience) { $0.joinedChannel == "#staff" }
-        try await waitForCondition { await recorder.client.members(ofChannel: "#staff")?.count == 3 }
+        let client = recorder.client
+        try await recorder.waitUntil("the members from WHO") { await client.members(ofChannel: "#staff")?.count == 3 }
         #expect(network.enabledCapabilities.contains("no-implicit-names"))
         #expect(!server.receivedLines().contains { $0.hasPrefix("NAMES") })
         let teacher = await recorder.client.identity(ofNick: "teacher")

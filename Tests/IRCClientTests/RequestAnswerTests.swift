@@ -106,13 +106,21 @@ struct RequestAnswerTests {
         let client = IRCClient(
             configuration: testConfiguration(port: server.port, tls: ScriptedServerTests.plaintext, nick: "bot"))
         let runner = Task { await client.run() }
-        try await waitForCondition { await client.isRegistered }
+        // The events are read to their end (a loop that stopped reading would end the stream).
+        let registered = TestSignal()
+        let reader = Task {
+            for await event in client.events {
+                if case .registered = event { registered.signal() }
+            }
+        }
+        #expect(await registered.wait(timeout: .seconds(30)))
         #expect(
             await client.joinAnswered("#closed")
                 == .refused(code: "CHANNEL_RESTRICTED", reason: "Only staff may join #closed", isStandardReply: true))
         #expect(await client.joinAnswered("#open") == .done)
         await client.shutdown()
         await runner.value
+        reader.cancel()
         await server.stop()
     }
 }

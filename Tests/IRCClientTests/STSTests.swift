@@ -13,12 +13,22 @@ struct STSTests {
     final class MemoryPolicies: STSPolicyStore, @unchecked Sendable {
         private let lock = NSLock()
         private var policies: [String: STSPolicy] = [:]
+        /// One line per write: a wait looks at the policies again after each.
+        private let writes = WaitableLines()
 
         func stsPolicy(forHost host: String) async -> STSPolicy? { lock.withLock { policies[host] } }
         func setSTSPolicy(_ policy: STSPolicy?, forHost host: String) async {
             lock.withLock { policies[host] = policy }
+            writes.append(host)
         }
         var all: [String: STSPolicy] { lock.withLock { policies } }
+
+        /// Waits until the policies satisfy `condition`, looked at now and after each write; records
+        /// an issue when 30 s pass first.
+        func waitUntil(_ condition: @escaping @Sendable ([String: STSPolicy]) -> Bool) async {
+            let met = await writes.wait(timeout: .seconds(30)) { _ in condition(self.all) }
+            if !met { Issue.record("the policies never became what was awaited: \(all)") }
+        }
     }
 
     /// A wall clock that moves only when told to.
@@ -68,7 +78,7 @@ struct STSTests {
         #expect(secure.firstBytes().first == 0x16)  // a TLS handshake record
         #expect(secure.receivedLines(connection: 1).contains("CAP END"))
         // The TLS connection's policy is kept, for the port it was seen on, for its duration.
-        try await waitForCondition { store.all["127.0.0.1"] != nil }
+        await store.waitUntil { $0["127.0.0.1"] != nil }
         #expect(store.all["127.0.0.1"] == STSPolicy(port: secure.port, expires: clock.now + 3600))
         // A reconnect stays on TLS.
         let before = await recorder.events.count
@@ -128,7 +138,7 @@ struct STSTests {
         clock.advance(by: 8)
         await first.stop()
         // Kept from the stop, not from the last advertisement.
-        try await waitForCondition { store.all["127.0.0.1"]?.expires == clock.now + 10 }
+        await store.waitUntil { $0["127.0.0.1"]?.expires == clock.now + 10 }
 
         clock.advance(by: 5)
         let second = await EventRecorder.start(configuration, stsStore: store, wallClock: { clock.now })
@@ -167,7 +177,7 @@ struct STSTests {
         try await first.waitFor("registration again", after: before) { $0.isRegistered }
         clock.advance(by: 9)
         await first.stop()
-        try await waitForCondition { store.all["127.0.0.1"]?.expires == clock.now + 10 }
+        await store.waitUntil { $0["127.0.0.1"]?.expires == clock.now + 10 }
 
         clock.advance(by: 2)
         let second = await EventRecorder.start(configuration, stsStore: store, wallClock: { clock.now })
@@ -188,7 +198,7 @@ struct STSTests {
         let recorder = await EventRecorder.start(
             Self.plaintextConfiguration(port: 1, certificate: certificate), stsStore: store, wallClock: { clock.now })
         try await recorder.waitFor("registration over TLS") { $0.isRegistered }
-        try await waitForCondition { store.all.isEmpty }
+        await store.waitUntil { $0.isEmpty }
         await recorder.stop()
         await secure.stop()
     }
@@ -223,7 +233,7 @@ struct STSTests {
                 nick: "bot"),
             stsStore: store, wallClock: { clock.now })
         try await recorder.waitFor("registration") { $0.isRegistered }
-        try await waitForCondition { !store.all.isEmpty }
+        await store.waitUntil { !$0.isEmpty }
         let kept = try #require(store.all.values.first)
         #expect(kept.expires.timeIntervalSince(clock.now) <= 365 * 24 * 3600)
         #expect(kept.expires.timeIntervalSince(clock.now) > 364 * 24 * 3600)
@@ -250,15 +260,4 @@ struct STSTests {
         await recorder.stop()
         await secure.stop()
     }
-}
-
-/// Polls `condition` every 20 ms for up to 30 s (the parallel test pass can hold a task back for
-/// several seconds on a small machine; a condition that holds ends the wait at once).
-func waitForCondition(_ condition: @Sendable () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    Issue.record("condition not met within 30 s")
 }

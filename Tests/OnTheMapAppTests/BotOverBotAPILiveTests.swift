@@ -79,7 +79,7 @@ import Testing
                 $0.command == "JOIN" && $0.sourceNick == nick
             }
         }
-        #expect(await FreePort.waitUntilAccepting(webPort, timeout: .seconds(10)), "bot A's web listener")
+        try await processes[0].waitForLog("web map listener up", timeout: .seconds(30))
         // The announcers' first rounds (at start) are over once each has read the map: each logs it.
         for process in processes { try await process.waitForLog("announcer started fresh", timeout: .seconds(30)) }
 

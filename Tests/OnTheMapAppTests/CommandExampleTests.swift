@@ -163,12 +163,14 @@ import Testing
                 let answer = transport.takeSent().map(\.text)
                 #expect(example.matches(answer), "\(example.input) answered \(answer), not \(example.answer)")
             }
-            // `!quit` stops the connection (the wait ends it too when it did not).
-            let quitBy = ContinuousClock.now + .seconds(5)
-            while await !client.isShuttingDown, ContinuousClock.now < quitBy {
-                try await Task.sleep(for: .milliseconds(20))
+            // `!quit` stops the connection: the client's run returns (the shutdown below ends it
+            // when it did not).
+            let stopped = TestSignal()
+            Task {
+                await running.value
+                stopped.signal()
             }
-            #expect(await client.isShuttingDown, "!quit did not stop the connection")
+            #expect(await stopped.wait(timeout: .seconds(5)), "!quit did not stop the connection")
             await client.shutdown()
             await running.value
             await stack.shutdown()

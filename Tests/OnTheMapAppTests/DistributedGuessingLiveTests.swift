@@ -36,7 +36,7 @@ import Testing
         _ = try await runCommand(executable, ["accounts", "import", "--config", config, roster])
         let bot = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
         defer { bot.kill() }
-        #expect(await FreePort.waitUntilAccepting(webPort, timeout: .seconds(30)), "the web listener")
+        try await bot.waitForLog("web map listener up", timeout: .seconds(30))
 
         // The web listener listens on 127.0.0.1; each client binds its own loopback address.
         func logIn(from address: String, _ password: String) async throws -> Int {

@@ -1,5 +1,6 @@
 import BotTesting
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
 #if canImport(Glibc)
@@ -29,19 +30,11 @@ import Testing
         environment["ONTHEMAP_LOCAL_BIN"] = executable
         let script = try ProcessGroup.spawn(
             "\(QuickStartTests.packageRoot)/scripts/run-local", arguments: [], environment: environment, log: log)
-        let logText = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        let logText = { script.output.lines.lines.joined(separator: "\n") }
         let session = "irssi-\(getpid())-\(port)"
         let terminal = Terminal(tmux: tmux, socket: session, home: folder.file("home"))
         defer { script.signalGroup(SIGINT) }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            if logText().contains("Press Ctrl-C to stop."), await FreePort.isAccepting(port) { break }
-            guard ContinuousClock.now < deadline, script.isRunning else {
-                Issue.record("run-local never got ready:\n\(logText())")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(200))
-        }
+        try await script.waitUntilReady(port: port)
         // The lines as printed: the shell command, then what to type in irssi.
         let lines = logText().split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         let start = try #require(lines.first { $0.hasPrefix("irssi: start it with") }, "\(logText())")
@@ -67,7 +60,8 @@ import Testing
         async throws
     {
         try await terminal.start(command.replacingOccurrences(of: "irssi ", with: "\(irssi) "))
-        try await Task.sleep(for: .seconds(2))
+        // Its banner is drawn once its screen (and the terminal's raw mode) is set up.
+        _ = try await terminal.waitFor("irssi's banner", timeout: .seconds(30)) { $0.contains("Irssi") }
         try await terminal.type(connect)
         _ = try await terminal.waitFor("the welcome", timeout: .seconds(30)) { $0.contains("Welcome") }
         try await terminal.type(join)
@@ -80,28 +74,45 @@ import Testing
         try await terminal.type("/quit")
     }
 
-    /// A tmux server of its own with one window.
-    struct Terminal {
+    /// A tmux server of its own with one window, and a control-mode client of it (`tmux -C`) that
+    /// reports every output of the window's program: a wait for the screen looks again each time
+    /// the program writes, and its timeout only guards against what never shows.
+    final class Terminal: Sendable {
         let tmux: String
         let socket: String
         let home: String
+        private let control = NIOLockedValueBox<ProcessGroup?>(nil)
 
-        /// Runs tmux with `arguments` on this terminal's server; returns what it printed.
-        func run(_ arguments: [String]) async throws -> String {
+        init(tmux: String, socket: String, home: String) {
+            self.tmux = tmux
+            self.socket = socket
+            self.home = home
+        }
+
+        var environment: [String: String] {
             var environment = ProcessInfo.processInfo.environment
             environment["HOME"] = home
             environment["TERM"] = "xterm-256color"
+            return environment
+        }
+
+        /// Runs tmux with `arguments` on this terminal's server; returns what it printed.
+        func run(_ arguments: [String]) async throws -> String {
             let output = "\(home)/tmux-\(UUID().uuidString).out"
             let process = try ProcessGroup.spawn(
                 tmux, arguments: ["-L", socket] + arguments, environment: environment, log: output)
             _ = try await process.waitForExit(timeout: .seconds(20))
             defer { try? FileManager.default.removeItem(atPath: output) }
-            return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            return await process.completeOutput()
         }
 
-        /// Starts the tmux server with `command` in its window.
+        /// Starts the tmux server with `command` in its window, and the control-mode client.
         func start(_ command: String) async throws {
             _ = try await run(["new-session", "-d", "-s", "main", "-x", "200", "-y", "50", command])
+            let client = try ProcessGroup.spawn(
+                tmux, arguments: ["-L", socket, "-C", "attach-session", "-t", "main"], environment: environment,
+                log: "\(home)/tmux-control.log", keepInputOpen: true)
+            control.withLockedValue { $0 = client }
         }
 
         /// Types `line` and Enter, as a person would.
@@ -110,14 +121,19 @@ import Testing
             _ = try await run(["send-keys", "-t", "main", "Enter"])
         }
 
-        /// The screen once `condition` holds for it.
+        /// The screen once `condition` holds for it: looked at now and after each output of the
+        /// window's program.
         func waitFor(_ what: String, timeout: Duration, _ condition: (String) -> Bool) async throws -> String {
             let deadline = ContinuousClock.now + timeout
+            let reports = try #require(control.withLockedValue { $0 }, "the terminal was not started").output.lines
             var screen = ""
-            while ContinuousClock.now < deadline {
+            while true {
+                let seen = reports.lines.count
                 screen = try await run(["capture-pane", "-p", "-t", "main", "-S", "-200"])
                 if condition(screen) { return screen }
-                try await Task.sleep(for: .milliseconds(300))
+                let left = deadline - ContinuousClock.now
+                guard left > .zero, !reports.isFinished else { break }
+                await reports.wait(timeout: left) { $0.count > seen }
             }
             Issue.record("irssi never showed \(what):\n\(screen)")
             throw IRCTestSupportError.timeout(what)

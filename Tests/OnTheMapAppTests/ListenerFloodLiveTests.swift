@@ -20,6 +20,8 @@ import Testing
         }
 
         private let connections = NIOLockedValueBox<[Connection]>([])
+        /// One line per connection opened or closed: a wait looks again at each.
+        private let changes = WaitableLines()
 
         /// Opens one connection (nil when it cannot connect within a second).
         @discardableResult
@@ -34,10 +36,27 @@ import Testing
                 $0.append(Connection(opened: .now, channel: channel))
                 return $0.count - 1
             }
-            channel.closeFuture.whenComplete { [connections] _ in
+            changes.append("opened \(index)")
+            channel.closeFuture.whenComplete { [connections, changes] _ in
                 connections.withLockedValue { $0[index].closed = .now }
+                changes.append("closed \(index)")
             }
             return index
+        }
+
+        /// Waits until `condition` holds for these connections, looked at now and as each opens or
+        /// closes; false when `timeout` passed first.
+        @discardableResult
+        func waitUntil(timeout: Duration, _ condition: @escaping @Sendable (SilentConnections) -> Bool) async -> Bool {
+            await changes.wait(timeout: timeout) { _ in condition(self) }
+        }
+
+        /// How many opened or closed so far (for ``waitForChange(after:timeout:)``).
+        var changeCount: Int { changes.lines.count }
+
+        /// Waits until one opens or closes after the first `seen` changes, or `timeout` passes.
+        func waitForChange(after seen: Int, timeout: Duration) async {
+            await changes.wait(timeout: timeout) { $0.count > seen }
         }
 
         var all: [Connection] { connections.withLockedValue { $0 } }
@@ -102,24 +121,18 @@ import Testing
             process.arguments = arguments
         }
         let logFile = folder.file("bot.log")
-        #expect(FileManager.default.createFile(atPath: logFile, contents: nil))
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-        process.standardOutput = log
-        process.standardError = log
+        let output = try ProcessOutput(logPath: logFile)
+        try output.attach(to: process)
         try process.run()
-        return BotFaultLiveTests.RunningBot(process: process, logFile: logFile)
+        output.processStarted()
+        return BotFaultLiveTests.RunningBot(process: process, logFile: logFile, output: output)
     }
 
-    static func waitFor(
-        _ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool
-    ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("timed out waiting for \(what)")
-        throw CancellationError()
+    /// Waits until the bot is registered on the IRC server and its operator listener is up (then
+    /// `/healthz` says 200).
+    static func waitUntilReady(_ bot: BotFaultLiveTests.RunningBot) async throws {
+        try await bot.waitForLog("operator HTTP listener up", timeout: .seconds(30))
+        try await bot.waitForLog("Registered on", timeout: .seconds(30))
     }
 
     /// GET `url` with curl from `source` (a loopback address), as (status, body).
@@ -145,9 +158,8 @@ import Testing
                 webPort: webPort, operatorPort: operatorPort),
             in: folder)
         defer { if bot.process.isRunning { bot.process.terminate() } }
-        try await Self.waitFor("/healthz 200") {
-            (try? await Self.get("http://127.0.0.1:\(operatorPort)/healthz").0) == 200
-        }
+        try await Self.waitUntilReady(bot)
+        #expect(try await Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
 
         let silent = SilentConnections()
         var opened: [Int] = []
@@ -156,7 +168,7 @@ import Testing
         }
         #expect(opened.count == 80)
         // Those over the cap are closed at once; the 64 others stay open until the head timeout.
-        try await Task.sleep(for: .seconds(1))
+        await silent.waitUntil(timeout: .seconds(5)) { $0.openCount <= 64 }
         let refused = opened.filter { silent.lifetime($0) != nil }
         #expect(refused.count == 16, "closed at once: \(refused.count)")
         #expect(refused.allSatisfy { silent.lifetime($0)! < .seconds(1) })
@@ -169,7 +181,8 @@ import Testing
         #expect(try await Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
 
         // Every silent connection is closed by the bot within the head timeout (5 s, plus slack).
-        try await Self.waitFor("the silent connections to be closed", timeout: .seconds(8)) { silent.openCount == 0 }
+        #expect(
+            await silent.waitUntil(timeout: .seconds(8)) { $0.openCount == 0 }, "still open: \(silent.openCount)")
         let held = opened.filter { !refused.contains($0) }
         #expect(held.allSatisfy { silent.lifetime($0)! >= .seconds(4) && silent.lifetime($0)! < .seconds(8) })
         #expect(bot.log.contains("refused"), "\(bot.log)")
@@ -195,9 +208,8 @@ import Testing
                 webPort: webPort, operatorPort: operatorPort),
             in: folder, descriptors: Self.descriptorLimit)
         defer { if bot.process.isRunning { bot.process.terminate() } }
-        try await Self.waitFor("/healthz 200") {
-            (try? await Self.get("http://127.0.0.1:\(operatorPort)/healthz").0) == 200
-        }
+        try await Self.waitUntilReady(bot)
+        #expect(try await Self.get("http://127.0.0.1:\(operatorPort)/healthz").0 == 200)
 
         // The flood: keep 60 silent connections open from each of two addresses (all the
         // descriptors the bot has left, and more), opening new ones as the bot closes old ones.
@@ -205,20 +217,22 @@ import Testing
         let flooding = NIOLockedValueBox(true)
         let flood = Task {
             while flooding.withLockedValue({ $0 }) {
+                let seen = silent.changeCount
                 if silent.openCount < 120 {
                     let source = silent.all.count.isMultiple(of: 2) ? "127.0.0.1" : "127.0.0.3"
                     await silent.open(port: webPort, source: source)
                 } else {
-                    try? await Task.sleep(for: .milliseconds(10))
+                    // Opens the next as the bot closes one (the guard lets the loop see it must stop).
+                    await silent.waitForChange(after: seen, timeout: .milliseconds(500))
                 }
             }
         }
         let pid = bot.process.processIdentifier
-        try await Self.waitFor("the bot to run out of descriptors") {
-            Self.openDescriptors(pid: pid) >= Self.descriptorLimit - 1
-        }
+        // Out of descriptors, accept(2) fails: the listener says so and pauses.
+        try await bot.waitForLog("cannot accept a connection", timeout: .seconds(20))
+        #expect(Self.openDescriptors(pid: pid) >= Self.descriptorLimit - 1)
         // Not spinning on accept meanwhile: the bot uses well under a core (a loop retrying
-        // accept(2) at once would use a whole one).
+        // accept(2) at once would use a whole one); measured over two seconds.
         let cpuBefore = Self.cpuSeconds(pid: pid)
         try await Task.sleep(for: .seconds(2))
         let cpuUsed = Self.cpuSeconds(pid: pid) - cpuBefore
@@ -226,9 +240,8 @@ import Testing
         server.dropConnections()
         // The reconnect (after the 10 s backoff) meets the exhaustion: the bot says so and retries
         // (before the fix it stopped, taking the CA file it could not open for a bad config).
-        try await Self.waitFor("an IRC attempt to meet the exhaustion", timeout: .seconds(30)) {
-            bot.log.contains("out of file descriptors") || !bot.process.isRunning
-        }
+        let linesBeforeDrop = bot.output?.lines.lines.count ?? 0
+        try await bot.waitForLog("out of file descriptors", timeout: .seconds(30))
         flooding.withLockedValue { $0 = false }
         _ = await flood.value
         silent.closeAll()
@@ -242,24 +255,27 @@ import Testing
 
         // After the flood the bot connects and registers again (a second connection that sent
         // CAP END).
-        try await Self.waitFor("the bot to register again", timeout: .seconds(60)) {
-            (2...20).contains { server.receivedLines(connection: $0).contains { $0.hasPrefix("CAP END") } }
-        }
+        try await #require(bot.output).lines.waitForLine(
+            containing: "Registered on", after: linesBeforeDrop, timeout: .seconds(60), "the bot to register again")
+        #expect((2...20).contains { server.receivedLines(connection: $0).contains { $0.hasPrefix("CAP END") } })
         #expect(bot.process.isRunning)
 
         // SIGTERM while connections keep arriving: a clean stop (status 0, no trap).
         flooding.withLockedValue { $0 = true }
         let secondFlood = Task {
             while flooding.withLockedValue({ $0 }) {
+                let seen = silent.changeCount
                 if silent.openCount < 120 {
                     await silent.open(
                         port: webPort, source: silent.all.count.isMultiple(of: 2) ? "127.0.0.1" : "127.0.0.3")
                 } else {
-                    try? await Task.sleep(for: .milliseconds(10))
+                    await silent.waitForChange(after: seen, timeout: .milliseconds(500))
                 }
             }
         }
-        try await Task.sleep(for: .seconds(1))
+        // The SIGTERM comes once the second flood is under way.
+        let openedBefore = silent.all.count
+        await silent.waitUntil(timeout: .seconds(20)) { $0.all.count >= openedBefore + 20 }
         try await bot.stop(timeout: .seconds(20))
         flooding.withLockedValue { $0 = false }
         _ = await secondFlood.value

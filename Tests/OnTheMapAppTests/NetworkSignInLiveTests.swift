@@ -118,13 +118,10 @@ import Testing
                 $0.command == "NOTICE" && $0.sourceNick == "NickServ"
                     && ($0.parameters.last ?? "").contains("logged out")
             }
-            // NickServ answers before the server has the logout from services: asked a few times.
-            var afterLogout = ""
-            for _ in 0..<4 {
-                afterLogout = try await Self.ask(jane, "!whoami")
-                if afterLogout.hasPrefix("You are not logged in.") { break }
-                try await Task.sleep(for: .milliseconds(500))
-            }
+            // NickServ answers before the server has the logout from services; the server's 901 (you
+            // are now logged out) comes when it has it, as the bot's ACCOUNT * does.
+            _ = try await jane.waitForMessage(timeout: .seconds(10), "the server's 901") { $0.command == "901" }
+            let afterLogout = try await Self.ask(jane, "!whoami")
             #expect(afterLogout.hasPrefix("You are not logged in."), "\(afterLogout)")
             await jane.quit()
 

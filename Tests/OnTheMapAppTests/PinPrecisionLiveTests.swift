@@ -63,8 +63,9 @@ import Testing
         defer { bot.kill() }
         let jane = try await TestIRCUser.connect(
             port: server.tlsPort, caFile: server.certificate.certificatePath, nick: "jane")
-        #expect(await FreePort.waitUntilAccepting(webPort, timeout: .seconds(30)), "the web listener")
-        try await jane.waitUntilOnline("MapBot")
+        try await bot.waitForLog("web map listener up", timeout: .seconds(30))
+        // A line sent to the bot before it registered would be answered "no such nick" and lost.
+        try await bot.waitForLog("Registered on", timeout: .seconds(30))
         try await jane.privmsg("MapBot", "!login jane@class.test \(password)")
         let welcome = try await jane.waitForMessage(timeout: .seconds(30), "welcome") {
             $0.command == "PRIVMSG" && $0.sourceNick == "MapBot"

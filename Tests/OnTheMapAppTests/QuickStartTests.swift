@@ -31,7 +31,7 @@ import Testing
         environment["ONTHEMAP_LOCAL_BIN"] = executable
         let script = try ProcessGroup.spawn(
             "\(Self.packageRoot)/scripts/run-local", arguments: [], environment: environment, log: log)
-        let logText = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        let logText = { script.output.lines.lines.joined(separator: "\n") }
 
         let student: TestIRCUser
         do {
@@ -63,13 +63,8 @@ import Testing
         // A normal stop is not reported as a fault.
         #expect(!logText().contains("server error"), "\(logText())")
         #expect(!logText().contains("connection lost"), "\(logText())")
-        // Everything it started (ngircd, the bot) is gone.
-        let deadline = ContinuousClock.now + .seconds(5)
-        var leftovers = ProcessGroup.processes { $0.group == script.pid || $0.commandLine.contains(state) }
-        while !leftovers.isEmpty && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            leftovers = ProcessGroup.processes { $0.group == script.pid || $0.commandLine.contains(state) }
-        }
+        // Everything it started (ngircd, the bot) is gone: the script waited for each before it exited.
+        let leftovers = ProcessGroup.processes { $0.group == script.pid || $0.commandLine.contains(state) }
         #expect(leftovers.isEmpty, "still running: \(leftovers.map(\.commandLine))")
         for leftover in leftovers { kill(leftover.pid, SIGKILL) }
     }
@@ -79,15 +74,7 @@ import Testing
         port: Int, certificate: String, script: ProcessGroup, log: () -> String
     ) async throws -> TestIRCUser {
         // The script says how to connect once its server listens.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            if log().contains("Press Ctrl-C to stop."), await FreePort.isAccepting(port) { break }
-            guard ContinuousClock.now < deadline, script.isRunning else {
-                Issue.record("ngircd never listened on \(port); run-local output:\n\(log())")
-                throw IRCTestSupportError.timeout("run-local's IRC server")
-            }
-            try await Task.sleep(for: .milliseconds(200))
-        }
+        try await script.waitUntilReady(port: port)
         let student = try await TestIRCUser.connect(port: port, caFile: certificate, nick: "student")
         try await student.join("#class")
         // The bot is in #class already (NAMES) or joins soon after.
@@ -158,7 +145,7 @@ import Testing
         let process = try ProcessGroup.spawn(
             executable, arguments: arguments, environment: ProcessInfo.processInfo.environment, log: log)
         let status = try await process.waitForExit(timeout: .seconds(60))
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let output = await process.completeOutput()
         switch status {
         case .exited(let code): return (code, output)
         case .signalled(let signal): return (128 + signal, output)
@@ -170,13 +157,23 @@ import Testing
 /// whole group can be signalled as a terminal's Ctrl-C does.
 final class ProcessGroup: Sendable {
     let pid: pid_t
+    /// What the group writes (the leader's output and errors, and those of every child that keeps
+    /// them), line by line as it comes, also kept in the log file; finished once every process
+    /// holding it has ended.
+    let output: ProcessOutput
     /// How the leader ended (nil: it was not our child to wait for), once ``exited`` happened.
     private let status = NIOLockedValueBox<Status?>(nil)
     /// The leader was reaped.
     private let exited = TestSignal()
 
-    private init(pid: pid_t) {
+    /// The writing end of the leader's standard input, when it is kept open (a program that ends at
+    /// the end of its input); closed when the group is released.
+    private let input: Int32?
+
+    private init(pid: pid_t, output: ProcessOutput, input: Int32?) {
         self.pid = pid
+        self.output = output
+        self.input = input
         // A thread of its own blocks in waitpid (not one of the concurrency pool's few threads):
         // the leader's exit wakes whoever waits for it.
         let thread = Thread { [self] in
@@ -197,10 +194,16 @@ final class ProcessGroup: Sendable {
         case signalled(Int32)
     }
 
-    /// Starts `path` with `arguments`, standard input from /dev/null and output into `log`.
-    static func spawn(_ path: String, arguments: [String], environment: [String: String], log: String) throws
-        -> ProcessGroup
-    {
+    deinit {
+        if let input { close(input) }
+    }
+
+    /// Starts `path` with `arguments` and its output into ``output`` (and the file `log`); its
+    /// standard input is /dev/null, or with `keepInputOpen` a pipe nothing is written to, open as
+    /// long as this group.
+    static func spawn(
+        _ path: String, arguments: [String], environment: [String: String], log: String, keepInputOpen: Bool = false
+    ) throws -> ProcessGroup {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -218,9 +221,23 @@ final class ProcessGroup: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var inputEnds: [Int32] = [-1, -1]
+        if keepInputOpen {
+            guard pipe(&inputEnds) == 0 else {
+                throw IRCTestSupportError.commandFailed(path, status: errno, output: String(cString: strerror(errno)))
+            }
+            // Neither end is inherited by another child started meanwhile; this one gets the reading
+            // end through dup2.
+            for end in inputEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&actions, inputEnds[0], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        let output = try ProcessOutput(logPath: log)
+        posix_spawn_file_actions_adddup2(&actions, output.writingEnd, 1)
+        posix_spawn_file_actions_adddup2(&actions, output.writingEnd, 2)
+        posix_spawn_file_actions_addclose(&actions, output.writingEnd)
+        posix_spawn_file_actions_addclose(&actions, output.readingEnd)
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -229,11 +246,34 @@ final class ProcessGroup: Sendable {
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
+        try output.startReading()
         let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        // The reading ends when every process holding the writing end has ended: not the test's.
+        output.processStarted()
+        if keepInputOpen { close(inputEnds[0]) }
         guard result == 0 else {
+            if keepInputOpen { close(inputEnds[1]) }
             throw IRCTestSupportError.commandFailed(path, status: result, output: String(cString: strerror(result)))
         }
-        return ProcessGroup(pid: pid)
+        return ProcessGroup(pid: pid, output: output, input: keepInputOpen ? inputEnds[1] : nil)
+    }
+
+    /// Everything the group wrote, once every process holding its output has ended (or `timeout`
+    /// passed).
+    func completeOutput(timeout: Duration = .seconds(10)) async -> String {
+        await output.lines.wait(timeout: timeout) { _ in false }
+        return output.lines.lines.joined(separator: "\n")
+    }
+
+    /// Waits for `scripts/run-local`'s "Press Ctrl-C to stop." (it prints it once its IRC server
+    /// accepts connections on `port`); throws with the script's output when the line never comes or
+    /// the server does not accept.
+    func waitUntilReady(port: Int) async throws {
+        try await output.lines.waitForLine(containing: "Press Ctrl-C to stop.", "run-local's ready line")
+        guard await FreePort.isAccepting(port) else {
+            throw IRCTestSupportError.timeout(
+                "ngircd on \(port); run-local output:\n\(output.lines.lines.joined(separator: "\n"))")
+        }
     }
 
     /// Sends `signal` to every process of the group.

@@ -205,23 +205,6 @@ public actor TestIRCUser {
         }
     }
 
-    /// Waits until `target` is connected to the server (asking `ISON` every 200 ms): a bot process
-    /// started a moment ago may not have registered yet, and a line sent to it before then is
-    /// answered "no such nick" and lost.
-    public func waitUntilOnline(_ target: String, timeout: Duration = .seconds(30)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            try await send("ISON \(target)")
-            let reply = try await waitForMessage(timeout: .seconds(10), "the ISON reply") { $0.command == "303" }
-            let online = (reply.parameters.last ?? "").split(separator: " ")
-            if online.contains(where: { CaseMapping.rfc1459.equals(String($0), target) }) { return }
-            guard ContinuousClock.now < deadline else {
-                throw IRCTestSupportError.timeout("\(nick) waiting for \(target) to connect")
-            }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-    }
-
     /// Sends the server a PING and waits for its PONG: the server answers after relaying to this
     /// user every line it had received for them before, so once this returns those lines are here
     /// (a positive sign that nothing more is on its way, instead of waiting a while).

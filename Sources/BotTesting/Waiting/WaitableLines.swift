@@ -172,12 +172,30 @@ public final class ProcessOutput: Sendable {
             _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         }
         self.logPath = logPath
+        // Never inherited by another child the test process starts meanwhile (which would keep the
+        // pipe open after this process ended); the child it is for gets it through dup2.
+        for end in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
     }
 
     /// Makes `process` write its output and errors into this, and starts reading.
     public func attach(to process: Process) throws {
         process.standardOutput = pipe
         process.standardError = pipe
+        try startReading()
+    }
+
+    /// The pipe's writing end, for a child started with `posix_spawn` rather than Foundation's
+    /// `Process`: the child's output and errors are duplicated from it (and the child closes this
+    /// and ``readingEnd``); then ``startReading()`` and, once the child runs, ``processStarted()``.
+    public var writingEnd: Int32 { pipe.fileHandleForWriting.fileDescriptor }
+    /// The pipe's reading end (a spawned child closes it).
+    public var readingEnd: Int32 { pipe.fileHandleForReading.fileDescriptor }
+
+    /// Starts reading what the process writes into the pipe: each line into the log file and
+    /// ``lines``.
+    public func startReading() throws {
         let file = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         file.seekToEndOfFile()
         let reading = pipe.fileHandleForReading
