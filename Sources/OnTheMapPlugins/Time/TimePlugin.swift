@@ -241,9 +241,10 @@ public struct TimePlugin: Plugin {
 
     // MARK: - !awake
 
-    /// A classmate and the local clock of their pin now.
+    /// A classmate awake now: where their pin is kept, their name and the local clock of their pin.
     struct ClassmateClock {
-        var pin: StudentLocation
+        var slot: Int32
+        var name: String
         var clock: LocalClock
     }
 
@@ -251,13 +252,17 @@ public struct TimePlugin: Plugin {
         let audience = try ClassLookup.classAudience(call, services)
         let now = services.now()
         let phrases = call.phrases
-        let pins = try await services.call { try await services.classMap.all() }
+        // The class as kept, one pin made whole at a time: a copy of a class of 100,000 as whole pins
+        // would hold 30 MiB for as long as the command runs.
+        let store = try await services.call { try await services.classMap.store() }
+        let slots = store.liveSlots
         let ownKey = services.session(of: call)?.profile.accountKey
         var ownZone: TimeZone?
         var awake: [ClassmateClock] = []
         var classmates = 0
         var unknown = 0
-        for pin in pins {
+        for slot in slots {
+            let pin = store.pin(at: Int(slot))
             let zone = await zone(of: pin, services, now: now)
             if pin.uniqueKey == ownKey {
                 ownZone = zone.timeZone
@@ -269,12 +274,14 @@ public struct TimePlugin: Plugin {
                 continue
             }
             if Daytime.isDaytime(in: timeZone, at: now) {
-                awake.append(ClassmateClock(pin: pin, clock: LocalClock(timeZone: timeZone, instant: now)))
+                awake.append(
+                    ClassmateClock(
+                        slot: slot, name: Formatting.name(pin), clock: LocalClock(timeZone: timeZone, instant: now)))
             }
         }
         guard classmates > 0 else {
             throw UserFacingError(
-                pins.isEmpty
+                slots.isEmpty
                     ? phrases("near.mapEmpty", ["hint": "/msg \(call.botNick) \(call.prefix)post"])
                     : phrases("near.nobodyElse"))
         }
@@ -283,13 +290,11 @@ public struct TimePlugin: Plugin {
         if let ownZone {
             let own = ownZone.secondsFromGMT(for: now)
             awake.sort {
-                (abs($0.clock.secondsFromUTC - own), Formatting.name($0.pin))
-                    < (abs($1.clock.secondsFromUTC - own), Formatting.name($1.pin))
+                (abs($0.clock.secondsFromUTC - own), $0.name) < (abs($1.clock.secondsFromUTC - own), $1.name)
             }
         } else {
             awake.sort {
-                ($0.clock.hour * 60 + $0.clock.minute, Formatting.name($0.pin))
-                    < ($1.clock.hour * 60 + $1.clock.minute, Formatting.name($1.pin))
+                ($0.clock.hour * 60 + $0.clock.minute, $0.name) < ($1.clock.hour * 60 + $1.clock.minute, $1.name)
             }
         }
         let privately = await audience.answersAskerAlone()
@@ -301,11 +306,11 @@ public struct TimePlugin: Plugin {
         var lines = [phrases(header, ["awake": awake.count, "count": classmates, "unknown": unknownText])]
         lines += awake.prefix(count).map {
             Formatting.line([
-                Formatting.name($0.pin), clockText($0.clock, phrases),
-                Formatting.place($0.pin.shown(at: now).mapString, phrases: phrases),
+                $0.name, clockText($0.clock, phrases),
+                Formatting.place(store.pin(at: Int($0.slot)).shown(at: now).mapString, phrases: phrases),
             ])
         }
-        await audience.answer(lines: lines, naming: awake.prefix(count).map { Formatting.name($0.pin) })
+        await audience.answer(lines: lines, naming: awake.prefix(count).map(\.name))
     }
 
     // MARK: - !overlap
