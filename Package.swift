@@ -334,7 +334,7 @@ let package = Package(
             name: "OnTheMapAppTests",
             dependencies: [
                 "OnTheMapApp", "BotKit", "IRCClient", "IRCProtocol", "BotTesting", "SQLiteDirectory",
-                "OnTheMapService", "ClassKit", "OnTheMapPlugins", "Localization",
+                "OnTheMapService", "ClassKit", "OnTheMapPlugins", "Localization", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),

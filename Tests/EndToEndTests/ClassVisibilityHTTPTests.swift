@@ -49,6 +49,15 @@ struct ClassVisibilityHTTPTests {
             for word in Self.pinWords { #expect(!page.text.contains(word)) }
             #expect(try await site.send(.GET, "/map/basemap.json").status == 200)
             #expect(try await site.send(.GET, "/map/places.json?bbox=-10,35,30,60").status == 200)
+            // The map's picture is served to anyone, as the signed-out one (the basemap only).
+            var signedOutTags: Set<String> = []
+            for headers in [[], forged] {
+                let picture = try await site.send(.GET, "/map.png", headers: headers)
+                #expect(picture.status == 200 && picture.header("Content-Type") == ["image/png"])
+                #expect(picture.header("Cache-Control") == ["private, no-cache"])
+                signedOutTags.formUnion(picture.header("ETag"))
+            }
+            #expect(signedOutTags.count == 1)
 
             // Signed in with the page's login: the session cookie is the whole site's.
             let login = try await v1.logIn(api.ada.email, api.ada.password)
@@ -58,6 +67,10 @@ struct ClassVisibilityHTTPTests {
             let pins = try await site.send(.GET, "/api/locations.json", headers: [cookie])
             #expect(pins.status == 200)
             #expect(pins.text.contains("First1") && pins.text.contains("Last5"))
+            // The signed-in browser's picture is the class's, another picture with another tag.
+            let picture = try await site.send(.GET, "/map.png", headers: [cookie])
+            #expect(picture.status == 200 && picture.header("Content-Type") == ["image/png"])
+            #expect(!picture.header("ETag").isEmpty && signedOutTags.isDisjoint(with: picture.header("ETag")))
             #expect(try await v1.send(.GET, "/StudentLocation", headers: [cookie]).status == 200)
             #expect(try await v1.send(.GET, "/users/\(api.grace.key)", headers: [cookie]).status == 200)
 

@@ -355,7 +355,10 @@ enum MapFixtures {
             settings: ClassSettings(webMapURL: "http://map.class.example/", privacy: PrivacyPolicy(visibility: .public))
         )
         let bot = TestBot(plugins: [MapPlugin(services: .init(services))])
-        #expect(await bot.dm("!map", as: "bob").map(\.text) == ["The class map: http://map.class.example/"])
+        #expect(
+            await bot.dm("!map", as: "bob").map(\.text) == [
+                "The class map: http://map.class.example/ — as a picture: http://map.class.example/map.png"
+            ])
         #expect(
             await bot.dm("!map São Paulo", as: "bob").map(\.text)
                 == ["The class map around São Paulo: http://map.class.example/?focus=S%C3%A3o%20Paulo"])

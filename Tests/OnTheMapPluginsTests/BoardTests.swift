@@ -94,7 +94,10 @@ import Testing
             await off.say("!map", as: "bob").map(\.text)
                 == ["bob: The web map is not turned on for this class; try !near, !where or !list instead."])
         let on = try ClassFixture(settings: ClassSettings(webMapURL: "https://map.class.example/"))
-        #expect(await on.dm("!map", as: "bob") == ["The class map: https://map.class.example/"])
+        #expect(
+            await on.dm("!map", as: "bob") == [
+                "The class map: https://map.class.example/ — as a picture: https://map.class.example/map.png"
+            ])
     }
 
     @Test func helpListsTheClassCommands() async throws {

@@ -110,10 +110,15 @@ import Testing
 
         _ = await fixture.logIn("bob", email: "bob@class.test")
         let inChannel = await fixture.say("!map", as: "bob")
-        #expect(inChannel.map(\.text) == ["bob: The class map: https://map.class.example/"])
+        #expect(
+            inChannel.map(\.text) == [
+                "bob: The class map: https://map.class.example/ — as a picture: https://map.class.example/map.png"
+            ])
 
         let answer = await fixture.dm("!map", as: "bob")
-        #expect(answer.first == "The class map: https://map.class.example/")
+        #expect(
+            answer.first
+                == "The class map: https://map.class.example/ — as a picture: https://map.class.example/map.png")
         #expect(answer.last?.hasPrefix("Your sign-in link (it works once, for 10 minutes") == true, "\(answer)")
         let token = try #require(Self.token(in: answer))
         // Only a digest is kept, under the account's key.
@@ -155,7 +160,10 @@ import Testing
         let fixture = try ClassFixture(settings: ClassSettings(webMapURL: "https://map.class.example/"))
         try await fixture.addStudent("bob@class.test", "Bob", "Baker")
         _ = await fixture.logIn("bob", email: "bob@class.test")
-        #expect(await fixture.dm("!map", as: "bob") == ["The class map: https://map.class.example/"])
+        #expect(
+            await fixture.dm("!map", as: "bob") == [
+                "The class map: https://map.class.example/ — as a picture: https://map.class.example/map.png"
+            ])
     }
 
     /// The link is built on the web map's public address, whatever its form.

@@ -89,7 +89,7 @@ struct RunCommand: AsyncParsableCommand {
                         signupURL: config.service.signupURL,
                         passwords: LoginPlugin.Settings(section: config.plugins.sections["login"]).passwords),
                 placeLabels: stack.placeLevels.map { MapPlaceLabels($0) } ?? MapPlaceLabels.none,
-                tiles: config.web.tileLayer, languages: Self.webLanguages(config, bot),
+                tiles: config.web.tileLayer, languages: Self.webLanguages(config, bot), publicURL: config.web.publicURL,
                 logger: logger.withLabel("onthemap.web.map"))
             let tls = try Self.webTLS(for: config, logger: logger)
             services.append(

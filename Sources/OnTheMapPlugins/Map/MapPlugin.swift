@@ -4,8 +4,8 @@ import Foundation
 import OnTheMapService
 import Localization
 
-/// `!map [place]`: the link to the bot's web map, when it is on; with a place (or
-/// `<lat>,<lon>`), a link that centres the map there.
+/// `!map [place]`: the link to the bot's web map, when it is on, and the address of its picture
+/// (`/map.png`); with a place (or `<lat>,<lon>`), a link that centres the map there.
 ///
 /// When the class map is for the class (`web.visibility: class`), `!map` said privately by a
 /// student logged in with `!login` also answers with a personal sign-in link (``SignInLinks``):
@@ -51,7 +51,9 @@ public struct MapPlugin: Plugin {
             Command(
                 "map",
                 examples: [
-                    CommandExample("!map", explained: "example.map.link", answer: "The class map: http…"),
+                    CommandExample(
+                        "!map", explained: "example.map.link",
+                        answer: "The class map: http… — as a picture: http…/map.png"),
                     CommandExample(
                         "!map Paris", explained: "example.map.place",
                         answer: "The class map around Paris: http…?focus=Paris"),
@@ -64,7 +66,12 @@ public struct MapPlugin: Plugin {
                 let place = call.argument.trimmingCharacters(in: .whitespaces)
                 let first: String
                 if place.isEmpty {
-                    first = call.phrases("map.link", ["link": Formatting.clean(url, maxBytes: 300)])
+                    first = call.phrases(
+                        "map.link",
+                        [
+                            "link": Formatting.clean(url, maxBytes: 300),
+                            "picture": Formatting.clean(Self.pictureLink(base: url), maxBytes: 300),
+                        ])
                 } else {
                     let link = Self.focusLink(base: url, focus: String(place.prefix(100)))
                     let text = Formatting.clean(link, maxBytes: 400)
@@ -100,10 +107,21 @@ public struct MapPlugin: Plugin {
     /// which browsers never send to a server: a chat client's link preview that fetches the page
     /// gets a button, not a session, and no access log ever holds the token.
     public static func signInLink(base: String, token: String) -> String {
+        "\(root(of: base))/signin#\(token)"
+    }
+
+    /// The map as a picture, `<base>/map.png`: a PNG that a chat client shows, and that the page's
+    /// link preview shows too.
+    public static func pictureLink(base: String) -> String {
+        "\(root(of: base))/map.png"
+    }
+
+    /// The web map's address without its query or fragment and without a trailing slash.
+    public static func root(of base: String) -> String {
         var root = base
         if let cut = root.firstIndex(where: { $0 == "?" || $0 == "#" }) { root = String(root[..<cut]) }
         while root.hasSuffix("/") { root.removeLast() }
-        return "\(root)/signin#\(token)"
+        return root
     }
 
     /// Characters left as they are in a `focus` query value.

@@ -4,6 +4,7 @@ import Localization
 import Hummingbird
 import Logging
 import NIOCore
+import OnTheMapPlugins
 import OnTheMapService
 
 /// The class map on the web: a page with a Map tab (the clusters and pins of its viewport over an
@@ -120,17 +121,23 @@ public struct WebMap: Sendable {
     let logger: Logger
     /// The scripts, style and basemap as gzip, compressed once (a file zlib failed on is absent).
     let gzippedAssets: [String: ByteBuffer]
+    /// Where students reach the page (`web.public_url`): the page's Open Graph address and its
+    /// picture's (`<public_url>/map.png`); nil: the page names no address of its own.
+    let publicURL: String?
+    /// The map's pictures (`/map.png`), drawn once per change of the class.
+    let pictures: MapPictureCache
 
     /// `pollSeconds`: how often an open page asks for new pins; `scenes`: offer log-in and posting
     /// (only when the v1 API is served on the same listener); `placeLabels`: where city labels come
     /// from (none by default); `tiles`: an XYZ tile service the
     /// page draws while it can reach it (`web.tiles`; nil: the offline map only); `access`: who may
     /// read the pins (`web.visibility`), and how a browser signs in; `languages`: which language
-    /// each page is written in (``WebLanguages``).
+    /// each page is written in (``WebLanguages``); `publicURL`: the page's address as students reach
+    /// it (`web.public_url`), which its link-preview tags name.
     public init(
         feed: MapPinFeed, geocoder: any Geocoder, assets: Assets, access: MapAccess, pollSeconds: Int = 15,
         scenes: StudentScenes? = nil, placeLabels: MapPlaceLabels? = nil, tiles: MapTileLayer? = nil,
-        languages: WebLanguages = WebLanguages(), logger: Logger
+        languages: WebLanguages = WebLanguages(), publicURL: String? = nil, logger: Logger
     ) {
         self.feed = feed
         self.geocoder = geocoder
@@ -152,6 +159,15 @@ public struct WebMap: Sendable {
             gzipped[name] = HTTPCompression.gzip(ByteBuffer(bytes: body))
         }
         self.gzippedAssets = gzipped
+        self.publicURL = publicURL.flatMap { $0.isEmpty ? nil : $0 }
+        let outline: BasemapOutline
+        do {
+            outline = try BasemapOutline(basemapJSON: assets.basemap)
+        } catch {
+            logger.error("the map's picture has no basemap", metadata: ["error": "\(error)"])
+            outline = BasemapOutline.none
+        }
+        self.pictures = MapPictureCache(outline: outline)
     }
 
     /// The page's static file `name` (`body`), gzip-compressed when the request accepts it.
@@ -241,6 +257,7 @@ public struct WebMap: Sendable {
             return await map.locationsResponse(since: request.uri.queryParameters.get("since"), phrases: phrases)
         }
         addViewRoutes(to: router)
+        addPictureRoute(to: router)
         router.post("language") { request, _ in await map.chooseLanguage(request) }
         SignInPage(
             access: access, page: String(decoding: assets.signInPage, as: UTF8.self), script: assets.signInScript,
@@ -447,6 +464,39 @@ public struct WebMap: Sendable {
             .replacingOccurrences(of: "{{LANGUAGE_OPTIONS}}", with: text.languageOptions())
             .replacingOccurrences(of: "{{PAGE_TEXT}}", with: text.scriptBlock(prefixes: ["web.page."]))
             .replacingOccurrences(of: "{{APP_ATTRIBUTES}}", with: attributes)
+            .replacingOccurrences(of: "{{PREVIEW_TAGS}}", with: previewTags(text: text))
+    }
+
+    /// The Open Graph and Twitter card tags a chat client's link preview reads: the page's title,
+    /// a sentence on what the map shows to whoever opens it (a class-only map says its pins are
+    /// for the class), and, with a public address, the page's and its picture's (`/map.png`).
+    func previewTags(text: WebPageText) -> String {
+        let phrases = text.phrases
+        let classOnly = access.visibility == .class
+        var tags: [(String, String, String)] = [
+            ("property", "og:type", "website"),
+            ("property", "og:site_name", "On The Map"),
+            ("property", "og:title", phrases("web.page.title")),
+            (
+                "property", "og:description",
+                phrases(classOnly ? "web.preview.description.class" : "web.preview.description.public")
+            ),
+            ("property", "og:locale", text.language.tag.replacingOccurrences(of: "-", with: "_")),
+        ]
+        if let publicURL {
+            tags += [
+                ("property", "og:url", MapPlugin.root(of: publicURL) + "/"),
+                ("property", "og:image", MapPlugin.pictureLink(base: publicURL)),
+                ("property", "og:image:type", Self.pictureType),
+                ("property", "og:image:width", "\(MapPicture.width)"),
+                ("property", "og:image:height", "\(MapPicture.height)"),
+                ("property", "og:image:alt", phrases(classOnly ? "web.preview.alt.class" : "web.preview.alt.public")),
+                ("name", "twitter:card", "summary_large_image"),
+            ]
+        }
+        return tags.map { attribute, name, content in
+            "<meta \(attribute)=\"\(Self.escapeHTML(name))\" content=\"\(Self.escapeHTML(content))\">"
+        }.joined(separator: "\n")
     }
 
     /// How many posts the Table tab lists (app.js keeps to the same number).
