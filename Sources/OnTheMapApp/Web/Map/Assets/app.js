@@ -994,7 +994,8 @@
     navigator.serviceWorker.register('sw.js').then(function () {
       return navigator.serviceWorker.ready;
     }).then(function () { app.setAttribute('data-offline', 'ready'); }).catch(function () {
-      app.setAttribute('data-offline', 'unavailable');
+      // Offline, the check for a newer worker fails while the installed one still serves the page.
+      if (!navigator.serviceWorker.controller) app.setAttribute('data-offline', 'unavailable');
     });
   }
 
