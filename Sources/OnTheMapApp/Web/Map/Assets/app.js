@@ -921,7 +921,11 @@
         text: t('web.page.list.cluster', { count: c.count, lat: degrees(c.latitude), lon: degrees(c.longitude) }),
         show: function () {
           // Zoomed in on while the server can still split it; then its names are listed.
-          if (currentZoom() < SINGLES_ZOOM && view.k * 4 <= maxScale()) { centerOn(m.x, m.y, view.k * 4 / minScale()); return; }
+          if (currentZoom() < SINGLES_ZOOM && view.k * 4 <= maxScale()) {
+            focusPopup = false;
+            centerOn(m.x, m.y, view.k * 4 / minScale());
+            return;
+          }
           centerOn(m.x, m.y, view.k / minScale());
           openList('cell=' + encodeURIComponent(c.cell), 0, m.x, m.y);
         } });
