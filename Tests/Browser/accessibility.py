@@ -30,12 +30,13 @@ def axe_clean(driver, scene):
     the caller) unless there are none."""
     axe = Axe(driver)
     axe.inject()
+    version = driver.execute_script("return axe.version")
     results = axe.run(options=AXE_OPTIONS)
     violations = results.get("violations", [])
     if violations:
         raise StepFailed("axe-core %s found %d violation(s) on %s:\n%s" % (
-            results.get("testEngine", {}).get("version", "?"), len(violations), scene, axe_report(violations)))
-    return results.get("testEngine", {}).get("version", "?")
+            version, len(violations), scene, axe_report(violations)))
+    return version
 
 
 # WCAG 2.2, 2.5.8 Target Size (Minimum): a pointer target is at least 24 by 24 CSS pixels, or a

@@ -995,6 +995,9 @@
 
   function registerWorker() {
     if (!('serviceWorker' in navigator)) return;
+    // A worker that just took control has kept nothing of what the page read before: the view is
+    // read again whole (a poll's "unchanged" is no answer to keep).
+    navigator.serviceWorker.addEventListener('controllerchange', function () { load(false); });
     navigator.serviceWorker.register('sw.js').then(function () {
       return navigator.serviceWorker.ready;
     }).then(function () { app.setAttribute('data-offline', 'ready'); }).catch(function () {
