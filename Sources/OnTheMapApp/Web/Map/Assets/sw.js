@@ -26,6 +26,8 @@ var DATA_PATHS = ['api/map/view.json', 'api/map/names.json', 'api/map/table.json
   'api/locations.json'];
 // How long the shell waits for the network before showing what it kept (a connection that hangs).
 var SHELL_PATIENCE_MS = 6000;
+// The most answers kept (each pan asks for another viewport): the oldest go first.
+var MAX_KEPT = 60;
 var scope = new URL(self.registration.scope);
 // Bumped by every "forget": an answer fetched before it is never written after it.
 var generation = 0;
@@ -137,23 +139,28 @@ function keptAnswer(key, path) {
   }).then(function (hit) { return hit ? fromCache(hit) : null; });
 }
 
+// Puts `copy` under `key` unless the pins were forgotten since its request started; then drops the
+// oldest answers past MAX_KEPT (a cache lists its entries in the order they were put).
+function put(key, copy, started) {
+  if (generation !== started) return Promise.resolve();
+  return caches.open(DATA).then(function (cache) {
+    return cache.put(key, copy).then(function () { return cache.keys(); }).then(function (keys) {
+      return Promise.all(keys.slice(0, Math.max(0, keys.length - MAX_KEPT)).map(function (old) { return cache.delete(old); }));
+    });
+  });
+}
+
 // Keeps a whole answer; an `unchanged` answer to a viewport's poll confirms the kept one, which
 // then counts as fetched now.
 function keep(response, key, path, since, started) {
   var at = Date.now();
   if (!since) {
-    return stamped(response, at).then(function (copy) {
-      if (generation !== started) return;
-      return caches.open(DATA).then(function (cache) { return cache.put(key, copy); });
-    });
+    return stamped(response, at).then(function (copy) { return put(key, copy, started); });
   }
   if (path !== 'api/map/view.json') return Promise.resolve();
   return response.clone().json().then(function (body) {
     if (!body.unchanged) {
-      return stamped(response, at).then(function (copy) {
-        if (generation !== started) return;
-        return caches.open(DATA).then(function (cache) { return cache.put(key, copy); });
-      });
+      return stamped(response, at).then(function (copy) { return put(key, copy, started); });
     }
     return caches.open(DATA).then(function (cache) {
       return cache.match(key, { ignoreVary: true }).then(function (hit) {
