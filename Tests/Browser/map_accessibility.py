@@ -1,10 +1,10 @@
 """The class map's accessibility in headless Chromium (Selenium, Debian's chromedriver): axe-core
 finds no violation on the page and each of its scenes (signed out, the log-in scene, the map with
-its list and a popup, the Table tab, the posting scene, the sign-in link's page), and no pointer
-target is under 24 px too close to another (WCAG 2.2's 2.5.8); a keyboard alone reaches the list
-of the view with Tab, and Enter on "Show on map" moves the map and opens the pin, with the focus
-shown at every step; the zoom and pan buttons move the view with one press each, and the live
-region says what the view shows.
+its list and a popup, the Table tab, each step of the posting scene, the sign-in link's page), and
+no pointer target is under 24 px too close to another (WCAG 2.2's 2.5.8); a keyboard alone reaches
+the list of the view with Tab, and Enter on "Show on map" moves the map and opens the pin, with the
+focus shown at every step; the zoom and pan buttons move the view with one press each, and the
+live region says what the view shows.
 
     /usr/bin/python3 Tests/Browser/map_accessibility.py BASE_URL EMAIL PASSWORD PIN_COUNT
 
@@ -154,6 +154,22 @@ def scenes(driver, base, email, password, pins):
     driver.find_element(By.ID, "link").send_keys("not a link", Keys.ENTER)
     wait_until(driver, "a bad link is refused in words", lambda: shown(driver, "link-error"))
     checked(driver, "the posting scene's link step with its error", engines)
+    link = driver.find_element(By.ID, "link")
+    link.clear()
+    link.send_keys("https://ada.example/notes", Keys.ENTER)
+    wait_until(driver, "the pin is posted", lambda: shown(driver, "done"))
+    checked(driver, "the posting scene's last step", engines)
+    # Posting again asks before replacing the pin.
+    js(driver, "document.querySelector('#done .cancel').click();")
+    driver.find_element(By.ID, "post-open").click()
+    wait_until(driver, "the posting scene opens again", lambda: shown(driver, "place-form"))
+    driver.find_element(By.ID, "place").send_keys("Lisbon", Keys.ENTER)
+    wait_until(driver, "the place is found again", lambda: shown(driver, "place-confirm"))
+    driver.find_element(By.ID, "place-confirm").click()
+    wait_until(driver, "the link step opens again", lambda: shown(driver, "link-form"))
+    driver.find_element(By.ID, "link").send_keys("https://ada.example/lisbon", Keys.ENTER)
+    wait_until(driver, "replacing the pin is asked first", lambda: shown(driver, "replace-form"))
+    checked(driver, "the posting scene's replace step", engines)
     press(driver, Keys.ESCAPE)
 
     driver.get(base + "/signin")

@@ -13,9 +13,9 @@ struct MapAccessibilityBrowserTests {
         .appendingPathComponent("Browser/map_accessibility.py").path
 
     /// axe-core finds no violation on the signed-out map, the log-in scene (with its error), the
-    /// map with the class's five pins, its list and a popup, the Table tab, the posting scene's
-    /// place and link steps (with an error) and the sign-in link's page, and no target under 24 px
-    /// crowds another; the keyboard alone tabs to the list, whose Show on map moves the map until a
+    /// map with the class's five pins, its list and a popup, the Table tab, each step of the
+    /// posting scene (place, link with an error, done, replace) and the sign-in link's page, and
+    /// no target under 24 px crowds another; the keyboard alone tabs to the list, whose Show on map moves the map until a
     /// pin's popup opens with the focus in it, every focus shown; each zoom and pan button moves
     /// the view with one press, and the live region follows.
     @Test func everySceneIsCleanAndTheMapWorksByKeyboardAndButtons() async throws {
