@@ -15,7 +15,8 @@ import OnTheMapService
 ///
 /// Routes: `/` and `/map` (the page; `?focus=<lat>,<lon>` or `?focus=<place>` centres it),
 /// `/map/app.js`, `/map/layers.js`, `/map/tiles.js`, `/map/posting.js`, `/map/text.js`, `/map/app.css`, `/map/basemap.json`,
-/// `/map/places.json` (city labels from the gazetteer, see ``MapPlaceLabels``),
+/// `/map/places.json` (city labels from the gazetteer, see ``MapPlaceLabels``), `/manifest.webmanifest`,
+/// `/sw.js` and the icons `/map/icon.svg`, `/map/icon-192.png`, `/map/icon-512.png` (``InstallableApp``),
 /// `/map/detail/<column>-<row>.json` (finer outlines at city zoom, ``MapDetailCells``), `/api/locations.json`,
 /// and what the page reads instead of every pin: `/api/map/view.json`, `/api/map/names.json` and
 /// `/api/map/table.json` (``addViewRoutes(to:)``, from ``MapViewIndex``).
@@ -51,6 +52,12 @@ public struct WebMap: Sendable {
         public var basemap: Data
         /// The folder of the city-zoom outline cells (``MapDetailCells``), read cell by cell when asked for.
         public var detailFolder: URL
+        /// The service worker that keeps the page for offline use (`sw.js`, its version filled in
+        /// by ``WebMap``), and the installed app's icons (`icon.svg`, `icon-192.png`, `icon-512.png`).
+        public var serviceWorker: Data
+        public var icon: Data
+        public var icon192: Data
+        public var icon512: Data
 
         /// The resource folder SwiftPM builds for this module, which holds the `Assets` folder.
         public static let resourceFolder = "OnTheMapBot_OnTheMapApp.resources"
@@ -78,7 +85,8 @@ public struct WebMap: Sendable {
                 text: try read("text.js"),
                 signInPage: try read("signin.html"), signInScript: try read("signin.js"), style: try read("app.css"),
                 basemap: try read("basemap.json"),
-                detailFolder: detail)
+                detailFolder: detail, serviceWorker: try read("sw.js"), icon: try read("icon.svg"),
+                icon192: try read("icon-192.png"), icon512: try read("icon-512.png"))
         }
 
         /// Bytes a browser downloads for one view of the page (HTML, scripts, style, basemap).
@@ -126,6 +134,8 @@ public struct WebMap: Sendable {
     let publicURL: String?
     /// The map's pictures (`/map.png`), drawn once per change of the class.
     let pictures: MapPictureCache
+    /// `sw.js` with the version of the page's files filled in (``InstallableApp``).
+    let serviceWorker: ByteBuffer
 
     /// `pollSeconds`: how often an open page asks for new pins; `scenes`: offer log-in and posting
     /// (only when the v1 API is served on the same listener); `placeLabels`: where city labels come
@@ -168,6 +178,7 @@ public struct WebMap: Sendable {
             outline = BasemapOutline.none
         }
         self.pictures = MapPictureCache(outline: outline)
+        self.serviceWorker = InstallableApp.serviceWorker(assets)
     }
 
     /// The page's static file `name` (`body`), gzip-compressed when the request accepts it.
@@ -181,14 +192,14 @@ public struct WebMap: Sendable {
         return response
     }
 
-    /// Only this origin (and for images the tile service's, `imageOrigin`, when one is configured);
-    /// no inline code; no frames.
+    /// Only this origin (and for images the tile service's, `imageOrigin`, when one is configured),
+    /// the web app manifest and the service worker included; no inline code; no frames.
     static func securityHeaders(imageOrigin: String?) -> HTTPFields {
         let images = "'self' data:" + (imageOrigin.map { " \($0)" } ?? "")
         return [
             .contentSecurityPolicy:
                 "default-src 'none'; script-src 'self'; style-src 'self'; img-src \(images); "
-                + "connect-src 'self'; "
+                + "connect-src 'self'; manifest-src 'self'; worker-src 'self'; "
                 + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
             .xContentTypeOptions: "nosniff",
         ]
@@ -258,6 +269,7 @@ public struct WebMap: Sendable {
         }
         addViewRoutes(to: router)
         addPictureRoute(to: router)
+        addAppRoutes(to: router)
         router.post("language") { request, _ in await map.chooseLanguage(request) }
         SignInPage(
             access: access, page: String(decoding: assets.signInPage, as: UTF8.self), script: assets.signInScript,

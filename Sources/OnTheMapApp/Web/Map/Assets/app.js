@@ -6,6 +6,15 @@
 // setAttribute), never parsed as HTML; links are made clickable only when they are http(s). Every
 // word shown comes from the page's catalogue messages (text.js), in the page's language, and
 // numbers, days and times are written that language's way.
+//
+// Without a pointer, everything is reachable by keyboard: buttons zoom and pan (one press, no
+// dragging), the list of what the view shows gives each pin, cluster and place count a "Show on
+// map" button, and a live region says what the view shows. The markers themselves are for
+// pointers: they stay out of the tab order (the list holds them all).
+//
+// A service worker (sw.js) keeps the page and its last answers for offline use: an answer it
+// gives from its cache says when it was fetched, and the status reads "Offline: 166 pins as of
+// 14:02". Signing in or out empties that cache (forgetPins).
 (function () {
   'use strict';
   var words = window.OnTheMapText;
@@ -31,6 +40,10 @@
     layer: document.getElementById('tiles'), template: app.getAttribute('data-tiles-url'),
     onFail: function () { useOfflineMap(); } }) : null;
   var popup = document.getElementById('popup');
+  var listToggle = document.getElementById('list-toggle');
+  var listPanel = document.getElementById('map-list');
+  var listItems = document.getElementById('map-list-items');
+  var summary = document.getElementById('map-summary');
   var popupList = document.getElementById('popup-list');
   var popupPager = document.getElementById('popup-pager');
   var tablePager = document.getElementById('table-pager');
@@ -170,14 +183,13 @@
     areas.forEach(function (a) {
       var m = project(a.latitude, a.longitude), sx = m.x * view.k + view.tx, sy = m.y * view.k + view.ty;
       var label = t('web.page.area.count', { count: a.count, place: a.place });
-      var node = el('g', { 'class': 'area', 'data-count': String(a.count), 'data-place': a.place, 'data-level': a.level, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
+      var node = el('g', { 'class': 'area', 'data-count': String(a.count), 'data-place': a.place, 'data-level': a.level, transform: 'translate(' + sx + ' ' + sy + ')' }, pinLayer);
       var width = Math.max(40, label.length * 7 + 14);
       el('rect', { x: -width / 2, y: -11, width: width, height: 22, rx: 11 }, node);
       el('text', {}, node).textContent = label;
       el('title', {}, node).textContent = label;
       var pick = function () { openList('place=' + encodeURIComponent(a.place), 0, m.x, m.y); };
       node.addEventListener('click', function (e) { e.stopPropagation(); pick(); });
-      node.addEventListener('keydown', function (e) { if (e.key === 'Enter') pick(); });
       node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
       shownOnPlaces += a.count;
     });
@@ -189,13 +201,13 @@
       var node;
       if (group.length === 1) {
         var p = group[0].pin;
-        node = el('g', { 'class': 'pin', 'data-id': p.id, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
+        node = el('g', { 'class': 'pin', 'data-id': p.id, transform: 'translate(' + sx + ' ' + sy + ')' }, pinLayer);
         el('line', { 'class': 'stem', x1: 0, y1: 0, x2: 0, y2: -10 }, node);
         el('circle', { 'class': 'head', cx: 0, cy: -14, r: 6 }, node);
         el('title', {}, node).textContent = p.name + ' — ' + placeText(p);
         node.addEventListener('pointerenter', function (e) { if (e.pointerType === 'mouse') showPopup(ids, mx, my); });
       } else {
-        node = el('g', { 'class': 'cluster', 'data-count': String(group.length), transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
+        node = el('g', { 'class': 'cluster', 'data-count': String(group.length), transform: 'translate(' + sx + ' ' + sy + ')' }, pinLayer);
         el('circle', { r: 11 + Math.min(8, group.length) }, node);
         el('text', {}, node).textContent = words.number(group.length);
         el('title', {}, node).textContent = t('web.page.cluster.title', {
@@ -203,20 +215,18 @@
       }
       if (open && ids.some(function (id) { return open.ids.indexOf(id) >= 0; })) node.classList.add('active');
       node.addEventListener('click', function (e) { e.stopPropagation(); choose(group, ids, mx, my); });
-      node.addEventListener('keydown', function (e) { if (e.key === 'Enter') choose(group, ids, mx, my); });
       node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
     });
     var shown = pins.length + shownOnPlaces;
     groups.forEach(function (c) {
       var m = project(c.latitude, c.longitude), sx = m.x * view.k + view.tx, sy = m.y * view.k + view.ty;
-      var node = el('g', { 'class': 'cluster', 'data-count': String(c.count), 'data-cell': c.cell, transform: 'translate(' + sx + ' ' + sy + ')', tabindex: '0' }, pinLayer);
+      var node = el('g', { 'class': 'cluster', 'data-count': String(c.count), 'data-cell': c.cell, transform: 'translate(' + sx + ' ' + sy + ')' }, pinLayer);
       el('circle', { r: 11 + Math.min(12, Math.round(Math.log(c.count) / Math.LN2 * 1.5)) }, node);
       el('text', {}, node).textContent = words.number(c.count);
       el('title', {}, node).textContent = t('web.page.cluster.count', { count: c.count });
       if (listing && listing.query === 'cell=' + encodeURIComponent(c.cell)) node.classList.add('active');
       var pick = function () { chooseCell(c, m.x, m.y); };
       node.addEventListener('click', function (e) { e.stopPropagation(); pick(); });
-      node.addEventListener('keydown', function (e) { if (e.key === 'Enter') pick(); });
       node.addEventListener('pointerdown', function (e) { e.stopPropagation(); });
       shown += c.count;
     });
@@ -224,6 +234,7 @@
     placePopup();
     performance.measure('map-draw', { start: started, detail: { pins: shown } });
     scheduleView();
+    scheduleDescribe();
   }
 
   // A server cluster: zoomed in on while the server can still split it; once the pins it holds
@@ -364,6 +375,15 @@
     });
   }
 
+  // The popup takes the focus when the keyboard asked for it (the list's "Show on map"); Escape or
+  // Close gives it back to where it was.
+  var focusPopup = false, popupOpener = null;
+  function takeFocus() {
+    if (!focusPopup) return;
+    focusPopup = false;
+    popup.focus({ preventScroll: true });
+  }
+
   function showPopup(ids, mx, my) {
     var chosen = pins.filter(function (p) { return ids.indexOf(p.id) >= 0; });
     if (!chosen.length) { hidePopup(); return; }
@@ -377,6 +397,7 @@
       n.classList.toggle('active', id !== null && ids.indexOf(id) >= 0);
     });
     placePopup();
+    takeFocus();
   }
 
   // The names of a cluster or a place, a page at a time (api/map/names.json).
@@ -392,14 +413,25 @@
       popup.hidden = false;
       app.setAttribute('data-list', query);
       placePopup();
+      takeFocus();
     }).catch(failed);
   }
 
   function hidePopup() {
+    var hadFocus = popup.contains(document.activeElement);
     open = null;
     listing = null;
     app.removeAttribute('data-list');
     popup.hidden = true;
+    if (hadFocus) {
+      // The list may have been drawn again meanwhile: the same item's button, else its heading.
+      var key = popupOpener && popupOpener.getAttribute('data-key');
+      var back = popupOpener && document.contains(popupOpener) ? popupOpener
+        : key && Array.prototype.filter.call(listItems.querySelectorAll('button'), function (b) { return b.getAttribute('data-key') === key; })[0];
+      if (!back && !listPanel.hidden) back = document.getElementById('map-list-heading');
+      if (back) back.focus();
+    }
+    popupOpener = null;
     Array.prototype.forEach.call(pinLayer.children, function (n) { n.classList.remove('active'); });
   }
 
@@ -568,9 +600,14 @@
   }
 
   // A JSON answer of the map's API; a refusal's sentence becomes the error (401: signed out).
-  function getJSON(url) {
+  function getJSON(url) { return getAnswer(url).then(function (answer) { return answer.body; }); }
+
+  // The answer's body and, when the service worker gave it from its cache because the network
+  // failed, when it was fetched (`cachedAt`, a Date; null for the network's own answer).
+  function getAnswer(url) {
     // The server words its refusals in the language asked for: the page's.
     return fetch(url, { cache: 'no-store', headers: { 'Accept-Language': words.language } }).then(function (response) {
+      var at = response.headers.get('x-onthemap-from-cache') ? Number(response.headers.get('x-onthemap-fetched-at')) : 0;
       return response.json().then(function (body) {
         if (response.status === 401) { var out = new Error(body.error || t('web.page.signedOut')); out.signedOut = true; throw out; }
         if (!response.ok) {
@@ -578,9 +615,9 @@
           error.status = response.status;
           throw error;
         }
-        return body;
+        return { body: body, cachedAt: at > 0 ? new Date(at) : null };
       });
-    });
+    }, function () { throw new Error(t('web.page.error.network')); });
   }
 
   // The zoom the server clusters for: the world is 256·2^zoom pixels wide.
@@ -625,8 +662,8 @@
     if (poll && fetched && covers(fetched, viewport(false))) box = fetched;
     var url = 'api/map/view.json?bbox=' + [box.west, box.south, box.east, box.north].map(fixed).join(',') + '&zoom=' + box.zoom;
     var since = poll && box === fetched && cursor ? cursor : null;
-    return getJSON(url + (since ? '&since=' + encodeURIComponent(since) : '')).then(function (body) {
-      return { body: body, box: box };
+    return getAnswer(url + (since ? '&since=' + encodeURIComponent(since) : '')).then(function (answer) {
+      return { body: answer.body, box: box, cachedAt: answer.cachedAt };
     }, function (error) {
       if (error.status === 400 && since) { cursor = null; return fetchView(false); }
       throw error;
@@ -665,7 +702,13 @@
       signoutButton.hidden = !ownSignout;
       signoutEverywhereButton.hidden = !ownSignout;
       var changed = take(answer);
-      setStatus(t('web.page.status.pins', { count: total, time: clockTime(new Date()) }));
+      if (answer.cachedAt) {
+        setStatus(cachedStatus(total, answer.cachedAt));
+        app.setAttribute('data-cached-at', String(answer.cachedAt.getTime()));
+      } else {
+        setStatus(t('web.page.status.pins', { count: total, time: clockTime(new Date()) }));
+        app.removeAttribute('data-cached-at');
+      }
       app.setAttribute('data-cursor', cursor || '');
       // The table's page is read again while it shows, and once the class changed if it was read.
       if (!document.getElementById('view-table').hidden || (changed && poll !== false && tableLoaded)) loadTable(tablePage).catch(failed);
@@ -687,6 +730,7 @@
   // (or after logging out), every pin, popup and table row leaves the page, and the note says how
   // to sign in.
   function signedOut(message) {
+    forgetPins();
     pins = [];
     groups = [];
     areas = [];
@@ -725,6 +769,7 @@
   }, { passive: false });
 
   svg.addEventListener('pointerdown', function (e) {
+    focusPopup = false;
     svg.setPointerCapture(e.pointerId);
     pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
     moved = false;
@@ -771,6 +816,15 @@
   document.getElementById('zoom-out').addEventListener('click', function () { zoomCenter(0.5); });
   document.getElementById('zoom-reset').addEventListener('click', resetView);
   document.getElementById('popup-close').addEventListener('click', hidePopup);
+  // One press moves the map by a third of its width or height (no dragging needed).
+  function panBy(dx, dy) { view.tx += dx; view.ty += dy; clampView(); draw(); }
+  [['pan-north', 0, 1], ['pan-south', 0, -1], ['pan-west', 1, 0], ['pan-east', -1, 0]].forEach(function (b) {
+    document.getElementById(b[0]).addEventListener('click', function () {
+      var s = size();
+      panBy(b[1] * s.w / 3, b[2] * s.h / 3);
+    });
+  });
+  listToggle.addEventListener('click', function () { setListOpen(listPanel.hidden); });
   document.getElementById('tab-map').addEventListener('click', function () { selectTab('map'); });
   document.getElementById('tab-table').addEventListener('click', function () { selectTab('table'); });
   document.getElementById('refresh').addEventListener('click', function () { load(); });
@@ -794,7 +848,7 @@
         return response.json().then(function (body) {
           if (!response.ok) throw new Error(body.error || t('web.page.error.http', { status: String(response.status) }));
           sessionStorage.removeItem('onthemap.student');
-          return load();
+          return forgetPins().then(function () { return load(); });
         });
       }).catch(function (error) { setStatus(error.message, true); });
   }
@@ -824,6 +878,145 @@
   window.addEventListener('hashchange', applyHash);
   window.addEventListener('resize', function () { clampView(); draw(); });
 
+  // ---- what the view shows, in words: the list and the live summary ----
+  var LIST_KEY = 'onthemap.list';
+  var describeTimer = null, lastSummary = '';
+
+  function setListOpen(shown) {
+    listPanel.hidden = !shown;
+    listToggle.setAttribute('aria-expanded', String(shown));
+    try { localStorage.setItem(LIST_KEY, shown ? 'open' : 'closed'); } catch (e) { /* private mode */ }
+    if (shown) describe();
+  }
+
+  // Redrawn once the view settles (a drag redraws many times a second).
+  function scheduleDescribe() {
+    clearTimeout(describeTimer);
+    describeTimer = setTimeout(describe, 300);
+  }
+
+  function degrees(v) { return words.number(Math.round(v * 100) / 100); }
+
+  // The places, clusters and pins on screen, largest first, then the pins by name; each with what
+  // its "Show on map" does.
+  function shownItems() {
+    var s = size(), items = [];
+    function at(lat, lon) {
+      var m = project(lat, lon), sx = m.x * view.k + view.tx, sy = m.y * view.k + view.ty;
+      return sx >= 0 && sy >= 0 && sx <= s.w && sy <= s.h ? m : null;
+    }
+    areas.forEach(function (a) {
+      var m = at(a.latitude, a.longitude);
+      if (!m) return;
+      items.push({ key: 'place:' + a.place, count: a.count, text: t('web.page.area.count', { count: a.count, place: a.place }),
+        show: function () {
+          centerOn(m.x, m.y, view.k / minScale());
+          openList('place=' + encodeURIComponent(a.place), 0, m.x, m.y);
+        } });
+    });
+    groups.forEach(function (c) {
+      var m = at(c.latitude, c.longitude);
+      if (!m) return;
+      items.push({ key: 'cell:' + c.cell, count: c.count,
+        text: t('web.page.list.cluster', { count: c.count, lat: degrees(c.latitude), lon: degrees(c.longitude) }),
+        show: function () {
+          // Zoomed in on while the server can still split it; then its names are listed.
+          if (currentZoom() < SINGLES_ZOOM && view.k * 4 <= maxScale()) {
+            focusPopup = false;
+            centerOn(m.x, m.y, view.k * 4 / minScale());
+            return;
+          }
+          centerOn(m.x, m.y, view.k / minScale());
+          openList('cell=' + encodeURIComponent(c.cell), 0, m.x, m.y);
+        } });
+    });
+    items.sort(function (a, b) { return b.count - a.count; });
+    var singles = [];
+    pins.forEach(function (p) {
+      if (!at(p.latitude, p.longitude)) return;
+      singles.push({ key: 'pin:' + p.id, name: p.name, count: 1, text: p.name + ' — ' + placeText(p),
+        show: function () { showPin(p, view.k / minScale()); } });
+    });
+    var collator = window.Intl && Intl.Collator ? new Intl.Collator(words.locale) : null;
+    singles.sort(function (a, b) { return collator ? collator.compare(a.name, b.name) : (a.name < b.name ? -1 : 1); });
+    return items.concat(singles);
+  }
+
+  function describe() {
+    clearTimeout(describeTimer);
+    var items = shownItems(), s = size();
+    var inView = items.reduce(function (sum, item) { return sum + item.count; }, 0);
+    var centre = proj.unproject((s.w / 2 - view.tx) / view.k, (s.h / 2 - view.ty) / view.k);
+    var text = t('web.page.summary', { count: inView, lat: degrees(centre.lat), lon: degrees(centre.lon),
+      zoom: currentZoom(), max: MAX_VIEW_ZOOM });
+    if (text !== lastSummary) { lastSummary = text; summary.textContent = text; }
+    app.setAttribute('data-in-view', String(inView));
+    if (listPanel.hidden) return;
+    // The focus stays on the same item when the list is drawn again, else on the list's heading.
+    var focused = listItems.contains(document.activeElement) ? document.activeElement.getAttribute('data-key') : null;
+    while (listItems.firstChild) listItems.removeChild(listItems.firstChild);
+    var refocus = null;
+    items.forEach(function (item, index) {
+      var li = document.createElement('li');
+      var what = document.createElement('span');
+      what.className = 'what';
+      what.id = 'map-list-' + index;
+      what.textContent = item.text;
+      var button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'show';
+      button.setAttribute('data-key', item.key);
+      button.setAttribute('aria-describedby', what.id);
+      button.textContent = t('web.page.list.show');
+      button.addEventListener('click', function () {
+        focusPopup = true;
+        popupOpener = button;
+        item.show();
+      });
+      li.appendChild(what);
+      li.appendChild(button);
+      listItems.appendChild(li);
+      if (focused && item.key === focused) refocus = button;
+    });
+    document.getElementById('map-list-empty').hidden = items.length > 0;
+    if (refocus) refocus.focus();
+    else if (focused) document.getElementById('map-list-heading').focus();
+  }
+
+  // ---- offline: the service worker and its caches ----
+  var DATA_CACHE = 'onthemap-data';
+
+  // The pins kept for offline use leave this browser (a sign-in or sign-out: another account may
+  // use it next).
+  function forgetPins() {
+    if (navigator.serviceWorker && navigator.serviceWorker.controller) navigator.serviceWorker.controller.postMessage('forget-pins');
+    return window.caches ? caches.delete(DATA_CACHE).catch(function () { return false; }) : Promise.resolve(false);
+  }
+
+  function registerWorker() {
+    if (!('serviceWorker' in navigator)) return;
+    // A worker that just took control has kept nothing of what the page read before: the view is
+    // read again whole (a poll's "unchanged" is no answer to keep).
+    navigator.serviceWorker.addEventListener('controllerchange', function () { load(false); });
+    navigator.serviceWorker.register('sw.js').then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function () { app.setAttribute('data-offline', 'ready'); }).catch(function () {
+      // Offline, the check for a newer worker fails while the installed one still serves the page.
+      if (!navigator.serviceWorker.controller) app.setAttribute('data-offline', 'unavailable');
+    });
+  }
+
+  // "Offline: 166 pins as of 14:02" (or "as of 24 Nov, 14:02" for another day), in the page's
+  // language and clock.
+  function cachedStatus(count, date) {
+    if (date.toDateString() === new Date().toDateString()) {
+      return t('web.page.status.cached', { count: count, time: clockTime(date) });
+    }
+    var day;
+    try { day = new Intl.DateTimeFormat(words.locale, { day: 'numeric', month: 'short' }).format(date); } catch (e) { day = date.toDateString(); }
+    return t('web.page.status.cachedDay', { count: count, day: day, time: clockTime(date) });
+  }
+
   // ---- start ----
   if (tiles) {
     app.setAttribute('data-basemap', 'tiles');
@@ -846,12 +1039,20 @@
     reload: function () { return load(); },
     dayText: dayText,
     setStatus: setStatus,
+    forgetPins: forgetPins,
+    // Where the map is: its scale and offset, the centre in degrees and the server's zoom.
+    view: function () {
+      var s = size(), c = proj.unproject((s.w / 2 - view.tx) / view.k, (s.h / 2 - view.ty) / view.k);
+      return { k: view.k, tx: view.tx, ty: view.ty, lat: c.lat, lon: c.lon, zoom: currentZoom() };
+    },
     showPlace: function (lat, lon, label) {
       focus = { lat: lat, lon: lon, label: label };
       var m = project(lat, lon);
       centerOn(m.x, m.y, 8);
     }
   };
+  try { setListOpen(localStorage.getItem(LIST_KEY) === 'open'); } catch (e) { setListOpen(false); }
+  registerWorker();
   loadBasemap();
   load();
   var every = Math.max(2, parseInt(app.getAttribute('data-poll-seconds'), 10) || 15) * 1000;

@@ -115,8 +115,9 @@
       $('login-password').value = '';
       showStudent();
       show(null);
-      // A class map shows its pins to a signed-in student only: read them now.
-      window.OnTheMap.reload();
+      // A class map shows its pins to a signed-in student only: read them now, keeping none an
+      // earlier account of this browser left for offline use.
+      window.OnTheMap.forgetPins().then(function () { window.OnTheMap.reload(); });
     }, fail('login-error')).then(function () { $('login-submit').disabled = false; });
   });
 
@@ -140,8 +141,8 @@
       showStudent();
       show(null);
       window.OnTheMap.setStatus(everywhere ? t('web.page.logout.doneEverywhere') : t('web.page.logout.done'));
-      // On a class map the pins leave the page with the session.
-      window.OnTheMap.reload();
+      // On a class map the pins leave the page with the session, and the browser's offline copy.
+      window.OnTheMap.forgetPins().then(function () { window.OnTheMap.reload(); });
     }).catch(function (failure) { window.OnTheMap.setStatus(failure.message, true); });
   }
   $('logout').addEventListener('click', function () { logOut(false); });

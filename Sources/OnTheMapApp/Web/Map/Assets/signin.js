@@ -36,7 +36,11 @@
         if (!response.ok) throw new Error(body.error || t('web.signin.failed'));
         // What the map's posting scene knows of a student after its own login.
         sessionStorage.setItem(STORE, JSON.stringify({ key: body.key, firstName: body.firstName, lastName: body.lastName }));
-        location.replace('map');
+        // Pins an earlier account of this browser kept for offline use (the map's service worker,
+        // sw.js) are not this student's to read.
+        if (navigator.serviceWorker && navigator.serviceWorker.controller) navigator.serviceWorker.controller.postMessage('forget-pins');
+        var forget = window.caches ? caches.delete('onthemap-data').catch(function () { return false; }) : Promise.resolve();
+        return forget.then(function () { location.replace('map'); });
       });
     }).catch(function (failure) {
       token = '';
