@@ -46,14 +46,23 @@ final class IRCDaemon: @unchecked Sendable {
         return await output.lines.wait(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
-    /// Starts the daemon unless it runs, and waits until every port in `ports` accepts connections;
-    /// kills it and throws with its log when they do not within `timeout`.
-    func launch(waitingFor ports: [Int], timeout: Duration) async throws {
+    /// Starts the daemon unless it runs, and waits until every port in `ports` listens: woken by
+    /// the line the daemon prints for it (`announcing(port)`) when it prints one, else by trying the
+    /// port every 50 ms; kills it and throws with its log when they do not within `timeout`.
+    func launch(waitingFor ports: [Int], timeout: Duration, announcing: ((Int) -> String)? = nil) async throws {
         guard !isRunning else { return }
         try launch()
-        for port in ports where !(await FreePort.waitUntilAccepting(port, timeout: timeout)) {
-            await terminate()
-            throw IRCTestSupportError.daemonDidNotStart(name, log: log())
+        for port in ports {
+            let listening =
+                if let announcing {
+                    await waitForOutput(containing: announcing(port), timeout: timeout)
+                } else {
+                    await FreePort.waitUntilAccepting(port, timeout: timeout)
+                }
+            if !listening {
+                await terminate()
+                throw IRCTestSupportError.daemonDidNotStart(name, log: log())
+            }
         }
     }
 

@@ -71,6 +71,12 @@ public final class ScriptedIRCServer: Sendable {
     /// Lines received on `connection` (1-based), in order.
     public func receivedLines(connection: Int = 1) -> [String] { state.lines(connection: connection) }
 
+    /// When each line of ``receivedLines(connection:)`` was read, in the same order: the server's
+    /// own clock of arrival, not when a test that waited for a line was woken.
+    public func arrivalTimes(connection: Int = 1) -> [ContinuousClock.Instant] {
+        state.arrivalTimes(connection: connection)
+    }
+
     /// Number of connections accepted so far.
     public var connectionCount: Int { state.connectionCount }
 
@@ -155,6 +161,7 @@ final class ScriptedServerState: @unchecked Sendable {
     private let lock = NSLock()
     private var channels: [Int: any Channel] = [:]
     private var received: [Int: [String]] = [:]
+    private var receivedAt: [Int: [ContinuousClock.Instant]] = [:]
     private var first: [Int: [UInt8]] = [:]
     private var tlsRecords: [Int: [UInt8: Int]] = [:]
     private var count = 0
@@ -198,7 +205,10 @@ final class ScriptedServerState: @unchecked Sendable {
     var connectionCount: Int { lock.withLock { count } }
 
     func record(_ line: String, connection: Int) {
-        lock.withLock { received[connection, default: []].append(line) }
+        lock.withLock {
+            received[connection, default: []].append(line)
+            receivedAt[connection, default: []].append(.now)
+        }
     }
 
     /// Wakes the waits after `line` was recorded and answered.
@@ -207,6 +217,8 @@ final class ScriptedServerState: @unchecked Sendable {
     }
 
     func lines(connection: Int) -> [String] { lock.withLock { received[connection] ?? [] } }
+
+    func arrivalTimes(connection: Int) -> [ContinuousClock.Instant] { lock.withLock { receivedAt[connection] ?? [] } }
 
     func recordFirstBytes(_ bytes: some Collection<UInt8>, connection: Int) -> Bool {
         lock.withLock {
