@@ -7,7 +7,9 @@ import Testing
 /// `Tests/Browser/map_accessibility.py`, with axe-core from PyPI's `axe-selenium-python`) against
 /// the served page and `/v1` API of a class map on SQLite. Needs Debian's `chromium`,
 /// `chromium-driver` and `python3-selenium`, and `axe-selenium-python` (`scripts/install-deps.sh`).
-@Suite("Map accessibility in Chromium", .tags(.runsAlone), .serialized)
+/// It measures nothing against the clock (every step waits for what it checks), so it runs beside
+/// other suites that start processes rather than alone.
+@Suite("Map accessibility in Chromium", .tags(.startsProcesses), .serialized)
 struct MapAccessibilityBrowserTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Browser/map_accessibility.py").path
