@@ -280,7 +280,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPBackendsTests",
-            dependencies: ["HTTPBackends", "OnTheMapService", "BotTesting"],
+            dependencies: [
+                "HTTPBackends", "OnTheMapService", "BotTesting",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -58,6 +58,11 @@ final class ArrivalMailbox: Sendable {
         waiter?.resume(with: result)
     }
 
+    /// Whether a waiter is suspended in ``value()`` for an outcome not yet delivered.
+    var hasWaiter: Bool {
+        state.withLockedValue { if case .waiting = $0 { true } else { false } }
+    }
+
     /// Waits for the outcome (one waiter only).
     func value() async throws -> Arrival {
         try await withCheckedThrowingContinuation { continuation in

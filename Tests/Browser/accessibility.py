@@ -29,7 +29,9 @@ def axe_clean(driver, scene):
     """Runs axe-core on the page as it is; raises StepFailed listing every violation (printed by
     the caller) unless there are none."""
     axe = Axe(driver)
-    axe.inject()
+    # Injected once per document: the scenes of one page share it.
+    if not driver.execute_script("return typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
+        axe.inject()
     version = driver.execute_script("return axe.version")
     results = axe.run(options=AXE_OPTIONS)
     violations = results.get("violations", [])

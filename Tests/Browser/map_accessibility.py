@@ -96,17 +96,19 @@ def scenes(driver, base, email, password, pins):
         after = view(driver)
         print("Show on map %s: zoom %d -> %d, centre %.2f,%.2f -> %.2f,%.2f" % (
             focus["key"], before["zoom"], after["zoom"], before["lat"], before["lon"], after["lat"], after["lon"]))
-        try:
-            wait_until(driver, "", lambda: shown(driver, "popup") and js(
-                driver, "return document.getElementById('popup').contains(document.activeElement)"))
+        if focus["key"].startswith("pin:"):
+            # A single pin opens its popup with the focus in it.
+            wait_until(driver, "Show on map (%s) opens the pin's popup with the focus in it" % focus["key"],
+                       lambda: shown(driver, "popup") and js(
+                           driver, "return document.getElementById('popup').contains(document.activeElement)"))
             opened = True
             break
-        except StepFailed:
-            # A cluster zoomed in: its items are listed again, and the focus is on the list.
-            wait_until(driver, "the focus stays in the list after the map moved", lambda: js(
-                driver, "return document.getElementById('map-list').contains(document.activeElement)"))
-            if not focus_visible(focus_shown(driver)):
-                raise StepFailed("the focus in the list is not shown after the map moved: %r" % focus_shown(driver))
+        # A cluster zooms in: the list is drawn again for the new view, and the focus stays in it.
+        wait_until(driver, "the list is drawn again after Show on map (%s), the focus in it" % focus["key"],
+                   lambda: js(driver, "return document.getElementById('map-list').contains(document.activeElement)")
+                   and (focus_shown(driver) or {}).get("key") != focus["key"])
+        if not focus_visible(focus_shown(driver)):
+            raise StepFailed("the focus in the list is not shown after the map moved: %r" % focus_shown(driver))
     if not opened:
         raise StepFailed("Show on map never opened a popup")
     if not focus_visible(focus_shown(driver)):

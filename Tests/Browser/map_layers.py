@@ -11,7 +11,6 @@ step that did not and the page's state, and exits 1.
 """
 import json
 import sys
-import time
 
 from selenium.webdriver.common.by import By
 
@@ -63,7 +62,12 @@ def scenes(driver, base, screenshot):
         "return document.getElementById('land').getAttribute('d') || ''")) > 1000)
     page.wait("the pins are read", lambda: page.script(
         "return document.getElementById('app').getAttribute('data-pins')") is not None)
-    time.sleep(0.5)
+    # The layers decide at each draw, before any timer, whether the view wants names or finer
+    # outlines: the world view's draw has placed no name and hidden the finer layer, so nothing
+    # can have been asked for after that.
+    page.wait("the world view's layers are drawn", lambda: page.script(
+        "return document.getElementById('labels').getAttribute('data-count') === '0'"
+        " && document.getElementById('detail').getAttribute('display') === 'none'"))
     if page.names():
         raise StepFailed("the world view shows city names: %s" % page.names())
     if page.requests("places.json"):

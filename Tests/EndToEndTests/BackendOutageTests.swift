@@ -223,7 +223,6 @@ import Testing
             Row(command: "!list", inChannel: false, expected: sentence),
             Row(command: "!refresh", inChannel: true, expected: sentence),
         ]
-        let started = ContinuousClock.now
         for row in rows { await Self.check(row, on: school, outage) }
         // The first step of !post looks up the student's pin (the open step is cancelled first: in
         // step 2 a new place is refused without asking anyone).
@@ -236,11 +235,8 @@ import Testing
         #expect(await school.say("!ping").texts == ["pong"])
         // The router has nothing left running, and nothing changed on the server.
         await school.bot.router.waitUntilIdle()
-        if outage == .slow {
-            // Requests the client gave up on are handled by the slow server later; wait for them.
-            let left = Self.slowServerDelay - (ContinuousClock.now - started) + .milliseconds(500)
-            if left > .zero { try await Task.sleep(for: left) }
-        }
+        // Requests the client gave up on are handled by a slow server later: wait for them.
+        await school.udacity.waitUntilSlowAnswersAreHandled()
         #expect(await school.udacity.locations() == pinsBefore)
         if outage != .slow {
             // (A slow server completes the login the client gave up on: a session the bot never

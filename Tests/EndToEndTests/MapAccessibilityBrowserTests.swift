@@ -9,7 +9,7 @@ import Testing
 /// `chromium-driver` and `python3-selenium`, and `axe-selenium-python` (`scripts/install-deps.sh`).
 /// It measures nothing against the clock (every step waits for what it checks), so it runs beside
 /// other suites that start processes rather than alone.
-@Suite("Map accessibility in Chromium", .tags(.startsProcesses), .serialized)
+@Suite("Map accessibility in Chromium", .tags(.startsProcesses), .serialized, .timeLimit(.minutes(5)))
 struct MapAccessibilityBrowserTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Browser/map_accessibility.py").path

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import OnTheMapService
 import Testing
 
@@ -112,10 +113,13 @@ struct PlaceCacheTests {
     }
 
     @Test func entriesExpire() async throws {
-        let cache = PlaceCache(capacity: 10, timeToLive: .milliseconds(50))
+        let start = ContinuousClock.now
+        let elapsed = NIOLockedValueBox(Duration.zero)
+        let cache = PlaceCache(capacity: 10, timeToLive: .milliseconds(50)) { start + elapsed.withLockedValue { $0 } }
         await cache.store([candidate("A")], for: "a", limit: 1)
+        elapsed.withLockedValue { $0 = .milliseconds(49) }
         #expect(await cache.candidates(for: "a", limit: 1) != nil)
-        try await Task.sleep(for: .milliseconds(80))
+        elapsed.withLockedValue { $0 = .milliseconds(50) }
         #expect(await cache.candidates(for: "a", limit: 1) == nil)
     }
 

@@ -190,6 +190,7 @@ struct FaultInjectionTests {
         }
         server.kill()
         try await recorder.waitFor("disconnect", timeout: Self.patience) { $0.isDisconnected }
+        // The outage outlasts the 300 ms the queued lines are kept: its length is the subject.
         try await Task.sleep(for: .milliseconds(800))
         let restarted = server.restart()
         let before = await recorder.events.count

@@ -123,8 +123,8 @@ struct ServicesSASLLiveTests {
                     server, nick: "wrongbot",
                     sasl: .init(mechanism: .plain, username: Self.account, password: "not-the-password")),
                 logger: captured.logger())
+            // Registration ends the exchange: every attempt and failure came before it.
             try await optional.waitFor("registration without an account") { $0.isRegistered }
-            try await Task.sleep(for: .seconds(3))
             #expect(await optional.count { $0.saslFailureReason != nil } == 1)
             #expect(await optional.count { if case .loggedIn = $0 { true } else { false } } == 0)
             await optional.stop()

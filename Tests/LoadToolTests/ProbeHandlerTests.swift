@@ -30,7 +30,8 @@ import Testing
     @Test func aWaitingDriverIsResumedByTheDelivery() async throws {
         let mailbox = ArrivalMailbox()
         async let waited = mailbox.value()
-        try await Task.sleep(for: .milliseconds(20))
+        // Delivered only once the driver waits (each turn lets the waiting task run).
+        while !mailbox.hasWaiter { await Task.yield() }
         mailbox.deliver(.success(Arrival(sentAt: 10, firstAt: 30, lastAt: 30, lines: [])))
         #expect(try await waited.roundTrip == 20)
     }

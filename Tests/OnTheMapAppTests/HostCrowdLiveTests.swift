@@ -74,20 +74,15 @@ import Testing
             for member in crowd { await member.quit() }
             // What still waited for the crowd is dropped as the server says they are gone: the
             // queue is empty long before 120 queued answers would have been written at 4 a second.
-            var queued = -1
-            let deadline = ContinuousClock.now + .seconds(20)
-            while ContinuousClock.now < deadline {
-                try await boss.privmsg("MapBot", "!status")
-                let status = try await boss.waitForMessage(timeout: .seconds(30), "status") {
-                    $0.sourceNick == "MapBot" && ($0.parameters.last ?? "").contains("lines queued to send")
-                }
-                let text = status.parameters.last ?? ""
-                queued =
-                    Int(text.components(separatedBy: " lines queued to send")[0].split(separator: " ").last ?? "") ?? -1
-                if queued == 0 { break }
-                try await Task.sleep(for: .seconds(1))
+            try await process.waitForLog("The send queue is empty:", timeout: .seconds(20))
+            try await boss.privmsg("MapBot", "!status")
+            let status = try await boss.waitForMessage(timeout: .seconds(30), "status") {
+                $0.sourceNick == "MapBot" && ($0.parameters.last ?? "").contains("lines queued to send")
             }
-            #expect(queued == 0, "lines still queued after the crowd left")
+            let text = status.parameters.last ?? ""
+            let queued =
+                Int(text.components(separatedBy: " lines queued to send")[0].split(separator: " ").last ?? "") ?? -1
+            #expect(queued == 0, "lines still queued after the crowd left: \(text)")
             await ada.quit()
             await boss.quit()
         }

@@ -96,9 +96,18 @@ struct RecordingLogHandler: LogHandler {
                 throw IRCTestSupportError.timeout(
                     "no reply to \(target); got \(server.receivedLines().suffix(5))")
             }
-            // The rest of a multi-line answer has no end mark, and the client's PONG (its only
-            // answer the test could ask for) skips its send queue: a short while lets it arrive.
-            try await Task.sleep(for: .milliseconds(500))
+            // The rest of a multi-line answer has no end mark. Once the command is done and every
+            // line it queued is written, a PING's PONG (written after them on the same connection)
+            // arrives last: the answer is whole when the PONG is in.
+            await bot.router.waitUntilIdle()
+            _ = await bot.client.waitUntilQueuedLinesAreWritten()
+            let token = "whole-\(seen.withLockedValue { $0 })"
+            server.broadcast("PING :\(token)")
+            let ponged = { @Sendable () -> Bool in
+                server.receivedLines().dropFirst(start).contains { $0.hasPrefix("PONG") && $0.hasSuffix(token) }
+            }
+            guard await server.waitUntil(timeout: timeout, ponged)
+            else { throw IRCTestSupportError.timeout("no PONG to \(token)") }
             seen.withLockedValue { $0 = server.receivedLines().count }
             return answers().compactMap(\.parameters.last)
         }

@@ -45,7 +45,7 @@ import Testing
 
             let bot = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
             defer { bot.kill() }
-            #expect(await FreePort.waitUntilAccepting(webPort, timeout: .seconds(60)), "the web listener")
+            try await bot.waitForLog("web map listener up", timeout: .seconds(60))
 
             // The page, as a preview fetcher asks for it: no cookie, no script run.
             let agent = "Mozilla/5.0 (compatible; link-preview)"

@@ -107,6 +107,8 @@ public actor FakeUdacityServer {
     private let maximumPageSize: Int
     private var faultsByRoute: [Route: Set<Fault>] = [:]
     private var log: [RecordedHTTPRequest] = []
+    private var slowAnswersInFlight = 0
+    private var slowAnswerWaiters: [CheckedContinuation<Void, Never>] = []
     private var server: FakeHTTPServerRunner?
     private var startedURL: URL?
     /// The port of the last start: a restarted server comes back where its clients expect it.
@@ -204,6 +206,23 @@ public actor FakeUdacityServer {
     /// Every XSRF token handed out by `POST /session`, oldest first.
     public func issuedXSRFTokens() -> [String] { records.issuedTokens }
 
+    /// Waits until every request held by `.slowAnswer` has been handled (or given up by the
+    /// server): what it changes is then in the records.
+    public func waitUntilSlowAnswersAreHandled() async {
+        if slowAnswersInFlight == 0 { return }
+        await withCheckedContinuation { slowAnswerWaiters.append($0) }
+    }
+
+    private func slowAnswerBegan() { slowAnswersInFlight += 1 }
+
+    private func slowAnswerEnded() {
+        slowAnswersInFlight -= 1
+        guard slowAnswersInFlight == 0 else { return }
+        let waiters = slowAnswerWaiters
+        slowAnswerWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
     // MARK: Serving
 
     /// How long requests to the route of `path` wait before being handled (`.slowAnswer`).
@@ -221,10 +240,18 @@ public actor FakeUdacityServer {
         var request = request
         let bodyBuffer = try await request.collectBody(upTo: 1 << 20)
         let body = Data(bodyBuffer.readableBytesView)
-        if let delay = await slowness(ofPath: request.uri.path) {
-            try await Task.sleep(for: delay)
+        let delay = await slowness(ofPath: request.uri.path)
+        if delay != nil { await slowAnswerBegan() }
+        let reply: FakeUdacityReply
+        do {
+            if let delay { try await Task.sleep(for: delay) }
+            reply = await handle(request, body: body)
+        } catch {
+            if delay != nil { await slowAnswerEnded() }
+            throw error
         }
-        switch await handle(request, body: body) {
+        if delay != nil { await slowAnswerEnded() }
+        switch reply {
         case .answer(let status, let bytes, let headers):
             return Response.fakeAnswer(bytes, status: status, headers: headers)
         case .hold(let delay):

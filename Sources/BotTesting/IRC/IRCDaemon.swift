@@ -46,23 +46,36 @@ final class IRCDaemon: @unchecked Sendable {
         return await output.lines.wait(timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
-    /// Starts the daemon unless it runs, and waits until every port in `ports` listens: woken by
-    /// the line the daemon prints for it (`announcing(port)`) when it prints one, else by trying the
-    /// port every 50 ms; kills it and throws with its log when they do not within `timeout`.
-    func launch(waitingFor ports: [Int], timeout: Duration, announcing: ((Int) -> String)? = nil) async throws {
+    /// What a daemon prints once it listens.
+    enum Readiness {
+        /// A line for each port (`announcing(port)`), printed once that port listens.
+        case linePerPort((Int) -> String)
+        /// One line, printed once every configured port listens.
+        case line(String)
+    }
+
+    /// Starts the daemon unless it runs, and waits (woken by each line it prints) until it says it
+    /// listens on `ports` (a single line naming no port is followed by one connection to each).
+    /// Kills it and throws with its log when it does not within `timeout`.
+    func launch(waitingFor ports: [Int], timeout: Duration, readiness: Readiness) async throws {
         guard !isRunning else { return }
         try launch()
-        for port in ports {
-            let listening =
-                if let announcing {
-                    await waitForOutput(containing: announcing(port), timeout: timeout)
-                } else {
-                    await FreePort.waitUntilAccepting(port, timeout: timeout)
-                }
-            if !listening {
-                await terminate()
-                throw IRCTestSupportError.daemonDidNotStart(name, log: log())
+        var listening = true
+        switch readiness {
+        case .linePerPort(let announcing):
+            for port in ports where listening {
+                listening = await waitForOutput(containing: announcing(port), timeout: timeout)
             }
+        case .line(let text):
+            listening = await waitForOutput(containing: text, timeout: timeout)
+            // The line names no port: each is tried once (a listener that failed to bind).
+            for port in ports where listening {
+                listening = await FreePort.isAccepting(port)
+            }
+        }
+        if !listening {
+            await terminate()
+            throw IRCTestSupportError.daemonDidNotStart(name, log: log())
         }
     }
 

@@ -207,9 +207,11 @@ public final class InspircdServer: Sendable {
         self.daemon = daemon
     }
 
-    /// Starts the daemon (again) on the same ports and waits until both ports accept connections.
+    /// Starts the daemon (again) on the same ports and waits until it says it runs ("InspIRCd is
+    /// now running as", printed after it has bound every listener of its configuration).
     public func restart(timeout: Duration = .seconds(15)) async throws {
-        try await daemon.launch(waitingFor: [tlsPort, plainPort], timeout: timeout)
+        try await daemon.launch(
+            waitingFor: [tlsPort, plainPort], timeout: timeout, readiness: .line("InspIRCd is now running as"))
     }
 
     /// Starts a server, runs `body` with it and stops the server afterwards, also when `body` throws.

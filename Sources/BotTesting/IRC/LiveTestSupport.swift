@@ -210,14 +210,4 @@ public enum FreePort {
             return false
         }
     }
-
-    /// Waits until `port` accepts connections.
-    public static func waitUntilAccepting(_ port: Int, timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if await isAccepting(port) { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
-    }
 }

@@ -109,9 +109,9 @@ public final class NgircdServer: Sendable {
     /// Starts the daemon (again) on the same ports and waits until it says both listen ("Now
     /// listening on [127.0.0.1]:PORT", printed once the socket listens).
     public func restart(timeout: Duration = .seconds(15)) async throws {
-        try await daemon.launch(waitingFor: [tlsPort, plainPort], timeout: timeout) {
-            "Now listening on [127.0.0.1]:\($0)"
-        }
+        try await daemon.launch(
+            waitingFor: [tlsPort, plainPort], timeout: timeout,
+            readiness: .linePerPort { "Now listening on [127.0.0.1]:\($0)" })
     }
 
     /// Starts a server, runs `body` with it and stops the server afterwards, also when `body` throws.

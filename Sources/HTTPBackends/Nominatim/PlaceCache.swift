@@ -13,12 +13,18 @@ actor PlaceCache {
 
     let capacity: Int
     let timeToLive: Duration
+    /// The clock entries age by.
+    private let now: @Sendable () -> ContinuousClock.Instant
     private var entries: [String: Entry] = [:]
     private var useCounter: UInt64 = 0
 
-    init(capacity: Int, timeToLive: Duration) {
+    init(
+        capacity: Int, timeToLive: Duration,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.capacity = max(0, capacity)
         self.timeToLive = timeToLive
+        self.now = now
     }
 
     /// "  Seattle,   WA " → "seattle, wa".
@@ -29,7 +35,7 @@ actor PlaceCache {
     /// The cached answer for `key` when it is fresh and holds enough candidates for `limit`.
     func candidates(for key: String, limit: Int) -> [PlaceCandidate]? {
         guard var entry = entries[key] else { return nil }
-        guard ContinuousClock.now - entry.storedAt < timeToLive else {
+        guard now() - entry.storedAt < timeToLive else {
             entries[key] = nil
             return nil
         }
@@ -45,9 +51,9 @@ actor PlaceCache {
         guard capacity > 0 else { return }
         useCounter += 1
         entries[key] = Entry(
-            candidates: candidates, limit: limit, storedAt: ContinuousClock.now, lastUse: useCounter)
+            candidates: candidates, limit: limit, storedAt: now(), lastUse: useCounter)
         if entries.count > capacity {
-            let now = ContinuousClock.now
+            let now = now()
             entries = entries.filter { now - $0.value.storedAt < timeToLive }
             while entries.count > capacity,
                 let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key

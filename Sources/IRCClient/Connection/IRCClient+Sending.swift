@@ -134,9 +134,24 @@ extension IRCClient {
     }
 
     func dropQueuedLines(of departure: SendQueue.Departure) {
-        guard !queue.isEmpty, queue.dropLines(of: departure) > 0 else { return }
+        guard !queue.isEmpty else { return }
+        let dropped = queue.dropLines(of: departure)
+        guard dropped > 0 else { return }
         receipts.settled(queue.takeDroppedTickets())
-        if queue.isEmpty { receipts.queueEmptied() }
+        linesDroppedForDepartures += dropped
+        logger.debug("Dropped \(dropped) queued line(s): \(departure.wording); \(queue.count) still queued")
+        if queue.isEmpty { queueRanEmpty() }
+    }
+
+    /// The last queued line left (written or dropped): every write receipt is settled, and when
+    /// lines to users who left were dropped since the queue was last empty, the log says so, once.
+    private func queueRanEmpty() {
+        receipts.queueEmptied()
+        guard linesDroppedForDepartures > 0 else { return }
+        logger.info(
+            "The send queue is empty: \(linesDroppedForDepartures) queued line(s) to users who left were dropped, not sent"
+        )
+        linesDroppedForDepartures = 0
     }
 
     /// Lines queued before (or during) an outage longer than
@@ -146,6 +161,7 @@ extension IRCClient {
         let count = queue.count
         queue.removeAll()
         receipts.queueEmptied()
+        linesDroppedForDepartures = 0
         let limit = ConnectionStateMachine.format(configuration.reconnect.keepQueuedLinesFor)
         logger.warning(
             "Dropped \(count) queued line(s): the connection was down for \(ConnectionStateMachine.format(outage)), longer than \(limit)"
@@ -166,7 +182,7 @@ extension IRCClient {
             if batch == nil { batch = channel.allocator.buffer(capacity: 512) }
             encodeLine(entry.line, into: &batch!)
             receipts.settled(entry.tickets)
-            if queue.isEmpty { receipts.queueEmptied() }
+            if queue.isEmpty { queueRanEmpty() }
         }
         return false
     }
@@ -233,7 +249,7 @@ extension IRCClient {
             guard let entry = queue.removeFirstEntry(packing: mustPack) else { break }
             writeLine(entry.line)
             receipts.settled(entry.tickets)
-            if queue.isEmpty { receipts.queueEmptied() }
+            if queue.isEmpty { queueRanEmpty() }
         }
     }
 }

@@ -50,6 +50,8 @@ public actor IRCClient {
     var receipts = WriteReceipts()
     var floodGate: FloodGate
     var writerWake: AsyncStream<Void>.Continuation?
+    /// Lines to users who left dropped from the queue since it was last empty (said once it is).
+    var linesDroppedForDepartures = 0
     /// The write receipt the shutdown waits for while queued lines drain (see ``shutdown(quitMessage:)``).
     var shutdownDrainWaiter: Int?
 
@@ -208,6 +210,7 @@ public actor IRCClient {
                 // Nothing follows the QUIT.
                 queue.removeAll()
                 receipts.queueEmptied()
+                linesDroppedForDepartures = 0
             }
             if id == connectionID {
                 closeReason = "shutdown"
