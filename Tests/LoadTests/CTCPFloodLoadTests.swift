@@ -87,8 +87,10 @@ import Testing
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        // Let the WHO replies of the students' joins settle, then flood: every connection sends ten
-        // queries in one write, and ten more two seconds later.
+        // The flood's schedule (what the test plays, not a wait for something): two seconds after
+        // the students joined (the bot's WHO queries about them have used some of its allowance,
+        // which refills at a line a second), every connection sends ten queries in one write, and
+        // ten more two seconds later.
         try await Task.sleep(for: .seconds(2))
         let queries = (0..<10).map { number in
             "PRIVMSG \(botNick) :\u{01}\(number % 2 == 0 ? "VERSION" : "PING \(number)")\u{01}"
