@@ -4,7 +4,8 @@ import CZlib
 /// one `IDAT` compressed with zlib, `IEND`, each chunk with its CRC-32.
 ///
 /// Each row is filtered with None, Sub or Up, whichever leaves the smallest sum of bytes taken as
-/// signed (the usual heuristic): flat areas and gradients then deflate well.
+/// signed (the usual heuristic): flat areas and gradients then deflate well. Rows go to zlib one
+/// at a time.
 enum PNGEncoder {
     /// The eight bytes every PNG file starts with.
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -14,7 +15,7 @@ enum PNGEncoder {
     static func encode(rgb pixels: [UInt8], width: Int, height: Int) -> [UInt8]? {
         guard width > 0, height > 0, width <= 1 << 16, height <= 1 << 16, pixels.count == width * height * 3
         else { return nil }
-        guard let compressed = deflate(filtered(pixels, width: width, height: height)) else { return nil }
+        guard let compressed = compressedRows(pixels, width: width, height: height) else { return nil }
         var file = signature
         var header: [UInt8] = []
         header.append(contentsOf: bigEndian(UInt32(width)))
@@ -27,59 +28,101 @@ enum PNGEncoder {
         return file
     }
 
-    /// The rows with their filter bytes in front.
-    static func filtered(_ pixels: [UInt8], width: Int, height: Int) -> [UInt8] {
+    /// The rows, each with its filter byte in front, as one zlib stream (RFC 1950) at the best
+    /// compression. A row is filtered and handed to zlib before the next, so neither the filtered
+    /// picture nor zlib's worst-case output (each the picture's size) is ever whole in memory.
+    static func compressedRows(_ pixels: [UInt8], width: Int, height: Int) -> [UInt8]? {
+        var stream = z_stream()
+        guard deflateInit_(&stream, Z_BEST_COMPRESSION, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        else { return nil }
+        defer { deflateEnd(&stream) }
         let stride = width * 3
-        var out = [UInt8](repeating: 0, count: height * (stride + 1))
-        var sub = [UInt8](repeating: 0, count: stride)
-        var up = [UInt8](repeating: 0, count: stride)
+        var row = [UInt8](repeating: 0, count: stride + 1)
+        var scratch = FilterScratch(stride: stride)
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var compressed: [UInt8] = []
+        var fine = true
         pixels.withUnsafeBufferPointer { source in
-            for row in 0..<height {
-                let start = row * stride
-                var noneCost = 0
-                var subCost = 0
-                var upCost = 0
-                for index in 0..<stride {
-                    let value = source[start + index]
-                    let left = index >= 3 ? source[start + index - 3] : 0
-                    let above = row > 0 ? source[start + index - stride] : 0
-                    sub[index] = value &- left
-                    up[index] = value &- above
-                    noneCost += cost(value)
-                    subCost += cost(sub[index])
-                    upCost += cost(up[index])
-                }
-                let target = row * (stride + 1)
-                if noneCost <= subCost && noneCost <= upCost {
-                    out[target] = 0
-                    for index in 0..<stride { out[target + 1 + index] = source[start + index] }
-                } else if subCost <= upCost {
-                    out[target] = 1
-                    for index in 0..<stride { out[target + 1 + index] = sub[index] }
-                } else {
-                    out[target] = 2
-                    for index in 0..<stride { out[target + 1 + index] = up[index] }
-                }
+            for index in 0..<height where fine {
+                filter(row: index, of: source, stride: stride, into: &row, scratch: &scratch)
+                fine = feed(
+                    &stream, row, flush: index == height - 1 ? Z_FINISH : Z_NO_FLUSH, chunk: &chunk, into: &compressed)
             }
         }
-        return out
+        return fine ? compressed : nil
+    }
+
+    /// The Sub and Up candidates of the row being filtered.
+    struct FilterScratch {
+        var sub: [UInt8]
+        var up: [UInt8]
+
+        init(stride: Int) {
+            sub = [UInt8](repeating: 0, count: stride)
+            up = [UInt8](repeating: 0, count: stride)
+        }
+    }
+
+    /// Row `index` of `source` with its filter byte in front, in `out` (`stride` + 1 bytes).
+    static func filter(
+        row index: Int, of source: UnsafeBufferPointer<UInt8>, stride: Int, into out: inout [UInt8],
+        scratch: inout FilterScratch
+    ) {
+        let start = index * stride
+        var noneCost = 0
+        var subCost = 0
+        var upCost = 0
+        for column in 0..<stride {
+            let value = source[start + column]
+            let left = column >= 3 ? source[start + column - 3] : 0
+            let above = index > 0 ? source[start + column - stride] : 0
+            scratch.sub[column] = value &- left
+            scratch.up[column] = value &- above
+            noneCost += cost(value)
+            subCost += cost(scratch.sub[column])
+            upCost += cost(scratch.up[column])
+        }
+        if noneCost <= subCost && noneCost <= upCost {
+            out[0] = 0
+            for column in 0..<stride { out[1 + column] = source[start + column] }
+        } else if subCost <= upCost {
+            out[0] = 1
+            for column in 0..<stride { out[1 + column] = scratch.sub[column] }
+        } else {
+            out[0] = 2
+            for column in 0..<stride { out[1 + column] = scratch.up[column] }
+        }
     }
 
     /// A filtered byte's weight: its distance from zero taken as a signed byte.
     private static func cost(_ byte: UInt8) -> Int { byte < 128 ? Int(byte) : 256 - Int(byte) }
 
-    /// `bytes` as a zlib stream (RFC 1950) at the best compression.
-    static func deflate(_ bytes: [UInt8]) -> [UInt8]? {
-        var length = compressBound(uLong(bytes.count))
-        var out = [UInt8](repeating: 0, count: Int(length))
-        let status = out.withUnsafeMutableBufferPointer { target in
-            bytes.withUnsafeBufferPointer { source in
-                compress2(target.baseAddress, &length, source.baseAddress, uLong(source.count), Z_BEST_COMPRESSION)
+    /// Hands `input` to zlib and appends what it gives out to `compressed`, `chunk` at a time;
+    /// with `Z_FINISH`, until the stream's end. False when zlib fails.
+    private static func feed(
+        _ stream: inout z_stream, _ input: [UInt8], flush: Int32, chunk: inout [UInt8], into compressed: inout [UInt8]
+    ) -> Bool {
+        input.withUnsafeBufferPointer { source in
+            stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+            stream.avail_in = uInt(source.count)
+            while true {
+                let (status, produced) = chunk.withUnsafeMutableBufferPointer { target in
+                    stream.next_out = target.baseAddress
+                    stream.avail_out = uInt(target.count)
+                    let status = deflate(&stream, flush)
+                    return (status, target.count - Int(stream.avail_out))
+                }
+                compressed.append(contentsOf: chunk[0..<produced])
+                if status == Z_STREAM_END { return true }
+                // Z_BUF_ERROR is "no progress possible now", not a failure: nothing left to give.
+                guard status == Z_OK || status == Z_BUF_ERROR else { return false }
+                if flush == Z_FINISH {
+                    if status == Z_BUF_ERROR && produced == 0 { return false }
+                } else if stream.avail_in == 0 && stream.avail_out > 0 {
+                    return true
+                }
             }
         }
-        guard status == Z_OK else { return nil }
-        out.removeSubrange(Int(length)...)
-        return out
     }
 
     /// Length, type, data and the CRC-32 of type and data.
