@@ -103,23 +103,6 @@ import Testing
                 })
     }
 
-    /// After a bulk load the arrays give back what they grew beyond their contents (less than a
-    /// page each stays), and the store reads and changes as before.
-    @Test func spareCapacityIsGivenBackWithoutChangingThePins() {
-        var store = PinStore((0..<5_000).map { Self.pin("o\($0)", first: "N\($0)", seconds: Double($0)) })
-        let before = Self.contents(store)
-        let revision = store.revision
-        #expect(store.spareBytes >= 4096)
-        store.releaseSpareCapacity()
-        #expect(store.spareBytes < 8 * 4096)
-        #expect(Self.contents(store) == before)
-        #expect(store.revision == revision && store.slots(changedAfter: revision - 10).count == 10)
-        store.upsert(Self.pin("o5000", first: "New"))
-        store.remove(at: store.slot(of: "o7")!)
-        #expect(store.count == 5_000 && store.pin(at: store.slot(of: "o5000")!).firstName == "New")
-        #expect(store.slot(of: "o7") == nil && store.pin(at: store.slot(of: "o8")!).firstName == "N8")
-    }
-
     @Test func revisionsSayWhatChangedAndWhatWasRemoved() {
         var store = PinStore([Self.pin("a"), Self.pin("b"), Self.pin("c")])
         let seen = store.revision

@@ -259,7 +259,6 @@ public actor ClassMap {
             for pin in try await pageThroughRecent().reversed() { loading.upsert(pin) }
             cursor = nil
         }
-        loading.releaseSpareCapacity()
         catalog = loading
         loaded = true
         FreePages.release()

@@ -75,9 +75,6 @@ struct PinCatalog: Sendable {
         NameMatcher(query: query).matchingSlots(in: store).sorted { isNewer($0, than: $1) }.map { store.pin(at: $0) }
     }
 
-    /// Gives back the room the store's arrays grew into while loading.
-    mutating func releaseSpareCapacity() { store.releaseSpareCapacity() }
-
     /// The nearest-neighbour index over every pin, built now if a change made the last one stale.
     mutating func neighbourhood() -> ClassMap.Neighbourhood {
         let built: (nearest: NearestIndex<Int32>, accounts: AccountTable)

@@ -303,39 +303,6 @@ public struct PinStore: Sendable {
         self = compacted
     }
 
-    /// Gives back the room the arrays grew into (a growing array doubles, so up to half of each is
-    /// spare after a bulk load): each is copied, one at a time, into a buffer of its own size.
-    public mutating func releaseSpareCapacity() {
-        Self.fit(&arena)
-        Self.fit(&recordStart)
-        Self.fit(&latitude)
-        Self.fit(&longitude)
-        Self.fit(&createdSeconds)
-        Self.fit(&updatedSeconds)
-        Self.fit(&nameHints)
-        Self.fit(&changeRevision)
-    }
-
-    /// Bytes the arrays hold beyond their contents.
-    var spareBytes: Int {
-        Self.spare(arena) + Self.spare(recordStart) + Self.spare(latitude) + Self.spare(longitude)
-            + Self.spare(createdSeconds) + Self.spare(updatedSeconds) + Self.spare(nameHints)
-            + Self.spare(changeRevision)
-    }
-
-    private static func spare<Element>(_ array: [Element]) -> Int {
-        (array.capacity - array.count) * MemoryLayout<Element>.stride
-    }
-
-    private static func fit<Element>(_ array: inout [Element]) {
-        // Less than a page to give back is not worth a copy.
-        guard spare(array) >= 4096 else { return }
-        var fitted: [Element] = []
-        fitted.reserveCapacity(array.count)
-        fitted.append(contentsOf: array)
-        array = fitted
-    }
-
     /// Changes the objectId table, which reads its keys from this store meanwhile.
     private mutating func changeObjectIds(_ change: (inout SlotTable, PinStore) -> Void) {
         var table = objectIds
