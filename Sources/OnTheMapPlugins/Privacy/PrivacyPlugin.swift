@@ -126,8 +126,11 @@ public struct PrivacyPlugin: BackgroundPlugin {
                         ], loggedIn: true),
                     CommandExample(
                         "!mydata links", explained: "example.mydata.links",
-                        answer: "This bot has no public web address, so it serves no feed of your data…", loggedIn: true
-                    ),
+                        answer: [
+                            "Your pin as GeoJSON: http…/me/…/pins.geojson",
+                            "Your trips as a calendar feed (subscribe to it in your calendar app): http…/me/…/trips.ics",
+                            "Keep these addresses to yourself: whoever has them reads your pin and trips.…",
+                        ], loggedIn: true),
                 ]
             ) { call in
                 switch call.words.map({ $0.lowercased() }) {
