@@ -108,7 +108,8 @@ import Testing
         try await MapFixtures.withMap(school.map) { client in
             for path in [
                 "/me/\(old)/pins.geojson", "/me/\(wrong)/trips.ics", "/me/garbage/pins.geojson", "/me/a.b/trips.ics",
-                "/me/\(live)/secrets.txt", "/me/\(live)", "/me/%3Cscript%3E/pins.geojson",
+                "/me/\(live)/secrets.txt", "/me/\(live)", "/me/%3Cscript%3E/pins.geojson", "/me",
+                "/me/\(live)/pins.geojson/more", "/me/a/b/c/d",
             ] {
                 try await client.execute(uri: path, method: .get) { response in
                     #expect(response.status == .notFound, "\(path)")

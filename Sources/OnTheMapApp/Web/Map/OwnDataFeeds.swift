@@ -60,7 +60,10 @@ public struct OwnDataFeeds: Sendable {
         router.get("me/:token/:file") { request, context in
             await feeds.byToken(request, token: context.parameters.get("token"), file: context.parameters.get("file"))
         }
-        router.get("me/:token") { request, _ in feeds.unknown(WebLanguages.answerPhrases(for: request)) }
+        // Any other path under `/me/` is no feed either, and says so.
+        for other in ["me", "me/:token", "me/:token/:file/**"] {
+            router.get(RouterPath(other)) { request, _ in feeds.unknown(WebLanguages.answerPhrases(for: request)) }
+        }
     }
 
     /// `GET /me/<token>/<file>`: the file of the account whose live token it is.
