@@ -87,15 +87,19 @@ def scenes(driver, base, link, names):
                lambda: driver.execute_script("return location.pathname").endswith("/map")
                and driver.execute_script("return document.getElementById('app').getAttribute('data-pins')") not in (None, "0"))
     wait_until(driver, "the page says who is signed in", lambda: "Logged in as" in (text(driver, "who") or ""))
+    wait_until(driver, "the signed-in page offers the student's own data", lambda: shown(driver, "own-data"))
     driver.find_element(By.ID, "tab-table").click()
     wait_until(driver, "the table names the class", lambda: all(name in whole_page(driver) for name in names))
     if shown(driver, "signin-note"):
         raise StepFailed("the sign-in note stays on a signed-in page")
+    if shown(driver, "own-data") is not True:
+        raise StepFailed("the signed-in page hides the student's own data")
 
     # Logging out takes the names off the page again.
     driver.find_element(By.ID, "logout").click()
     wait_until(driver, "after the logout the map says how to sign in",
                lambda: shown(driver, "signin-note") and not any(name in whole_page(driver) for name in names))
+    wait_until(driver, "after the logout the page offers no own data", lambda: not shown(driver, "own-data"))
 
     # The same link again, in a browser with no session: refused in words, nothing signed in.
     driver.delete_all_cookies()

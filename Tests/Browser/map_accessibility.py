@@ -11,6 +11,7 @@ live region says what the view shows.
 Exits 0 when every step showed what it must ("accessibility passed"); otherwise prints the step
 that did not (with axe's violations) and exits 1.
 """
+import json
 import sys
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -77,7 +78,12 @@ def scenes(driver, base, email, password, pins):
         driver, "return document.getElementById('app').getAttribute('data-pins')") == str(pins))
     wait_until(driver, "the live region says what the view shows", lambda: "%d students in view" % pins in js(
         driver, "return document.getElementById('map-summary').textContent"))
-    checked(driver, "the map with the class's pins", engines)
+    wait_until(driver, "the signed-in page offers the student's own data", lambda: shown(driver, "own-data"))
+    checked(driver, "the map with the class's pins and the student's own data", engines)
+    # Its links are reached by the keyboard, and show their focus on the way.
+    js(driver, "document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0);")
+    tab_to(driver, lambda f: f["id"] == "own-pins")
+    tab_to(driver, lambda f: f["id"] == "own-trips")
 
     # The keyboard alone: from the page's start, Tab reaches the list's toggle, Enter opens the
     # list, Tab reaches its first "Show on map", and Enter moves the map until a popup opens.
@@ -161,6 +167,19 @@ def scenes(driver, base, email, password, pins):
     link.send_keys("https://ada.example/notes", Keys.ENTER)
     wait_until(driver, "the pin is posted", lambda: shown(driver, "done"))
     checked(driver, "the posting scene's last step", engines)
+    # The "Your pin" link downloads this student's pin, as just posted, and no one else's.
+    own = driver.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "fetch(document.getElementById('own-pins').getAttribute('href'), {credentials: 'same-origin'})"
+        ".then(function (r) { return r.text().then(function (body) {"
+        "  done({status: r.status, type: r.headers.get('content-type'), body: body}); }); })"
+        ".catch(function (e) { done({status: 0, type: '', body: String(e)}); });")
+    document = json.loads(own["body"]) if own["status"] == 200 else {}
+    if own["type"] != "application/geo+json" or document.get("type") != "FeatureCollection":
+        raise StepFailed("the own-data link did not give GeoJSON: %r" % own)
+    places = [feature["properties"].get("mediaURL") for feature in document.get("features", [])]
+    if places != ["https://ada.example/notes"]:
+        raise StepFailed("the own-data link gave %r, not the student's one pin" % places)
     # Posting again asks before replacing the pin.
     js(driver, "document.querySelector('#done .cancel').click();")
     driver.find_element(By.ID, "post-open").click()

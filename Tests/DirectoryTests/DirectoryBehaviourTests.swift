@@ -228,6 +228,25 @@ struct DirectoryBehaviourTests {
         }
     }
 
+    /// A student's data feed token given out by one instance opens on another over the same
+    /// storage, as often as it is asked; replaced on one, the old token opens nowhere; revoked on
+    /// one, the new one opens nowhere either.
+    @Test(arguments: DirectoryKind.allCases)
+    func aFeedTokenIsSharedByEveryInstance(kind: DirectoryKind) async throws {
+        try await DirectoryFixture.with(kind) { fixture in
+            let first = DataFeedLinks(store: fixture.directory)
+            let second = DataFeedLinks(store: try await fixture.openAnother())
+            let token = try await first.issue(accountKey: "k-feed")
+            for _ in 0..<2 { #expect(try await second.account(of: token) == "k-feed") }
+            let newer = try await second.issue(accountKey: "k-feed")
+            #expect(try await first.account(of: token) == nil)
+            #expect(try await first.account(of: newer) == "k-feed")
+            try await first.revoke(accountKey: "k-feed")
+            #expect(try await second.account(of: newer) == nil)
+            #expect(try await second.issuedAt(accountKey: "k-feed") == nil)
+        }
+    }
+
     /// A new password replaces the old one at once, ends every session of the account and keeps
     /// its pin; an unknown email or an unacceptable password changes nothing.
     @Test(arguments: DirectoryKind.allCases)

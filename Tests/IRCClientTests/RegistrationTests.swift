@@ -179,6 +179,21 @@ struct LogRedactionTests {
         #expect(twice?.contains("one") == false && twice?.contains("two") == false && twice?.contains("pw") == false)
     }
 
+    /// The token of a data feed address (a `!mydata links` answer) is replaced in both addresses;
+    /// the signed-in page's own address, which holds none, stays as it is.
+    @Test func feedTokensNeverReachTheLog() {
+        let pins = "PRIVMSG jane :Your pin as GeoJSON: https://map.example/me/dS1qYW5l.s3cr3t-Tok_en/pins.geojson"
+        #expect(
+            LogRedaction.redact(pins)
+                == "PRIVMSG jane :Your pin as GeoJSON: https://map.example/me/<redacted>/pins.geojson")
+        let both = LogRedaction.redactingSecrets(
+            "https://m.example/me/a.one/trips.ics and https://m.example/me/b.two/pins.geojson")
+        #expect(both == "https://m.example/me/<redacted>/trips.ics and https://m.example/me/<redacted>/pins.geojson")
+        #expect(LogRedaction.redactingFeedTokens("download https://m.example/me/pins.geojson") == nil)
+        #expect(
+            LogRedaction.redactingFeedTokens("a token at the end /me/x.secret") == "a token at the end /me/<redacted>")
+    }
+
     @Test func ordinaryLinesAreKept() {
         let line = ":alice!a@h PRIVMSG #class :!where bob"
         #expect(LogRedaction.redact(line) == line)

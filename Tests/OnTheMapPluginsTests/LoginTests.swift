@@ -24,7 +24,8 @@ import Testing
         await fixture.bot.assertResponse(
             "!logout",
             "You are logged out, Jane Doe. Your other sessions ended with it: the class map in any browser, the API "
-                + "and the bot's other networks; an unused sign-in link no longer works. See you soon!", as: "jane")
+                + "and the bot's other networks; an unused sign-in link and your data feed addresses no longer work. "
+                + "See you soon!", as: "jane")
         await fixture.bot.assertResponse("!whoami", "You are not logged in.…", as: "jane")
         await fixture.bot.assertResponse("!logout", "You were not logged in.", as: "jane")
     }

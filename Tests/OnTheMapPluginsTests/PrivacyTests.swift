@@ -67,7 +67,8 @@ import Testing
         #expect(
             lines.dropFirst(2).first
                 == "Sessions: 1 in the directory (latest started \(time(fixture.now))); trusted hosts: 1 (last login \(time(fixture.now))); "
-                + "an unused sign-in link to the class map (kept as a digest), working until \(time(fixture.now.addingTimeInterval(SignInLinks.lifetime)))."
+                + "an unused sign-in link to the class map (kept as a digest), working until \(time(fixture.now.addingTimeInterval(SignInLinks.lifetime))); "
+                + "no feed addresses (!mydata links gives you private ones for calendar and map apps)."
         )
         #expect(
             lines.dropFirst(3).first

@@ -48,7 +48,8 @@ public struct EveryNetwork: Sendable {
 
     /// Ends every session of the account `accountKey`, wherever it was opened: its IRC logins on
     /// every network of the bot (their kept copies too), its sessions in the directory (the class
-    /// map in any browser, the API's clients) and its unused sign-in link. What `!logout` does, so
+    /// map in any browser, the API's clients), its unused sign-in link and the private address of
+    /// its own data feed (``DataFeedLinks``). What `!logout` does, so
     /// that a student who logs out leaves no door open behind them. Returns how many directory
     /// sessions ended; a directory that cannot be reached ends none (each expires on its own).
     @discardableResult
@@ -61,7 +62,10 @@ public struct EveryNetwork: Sendable {
         if let accounts {
             ended = (try? await accounts.endSessions(accountKey: accountKey)) ?? 0
         }
-        if let stateStore { try? await SignInLinks(store: stateStore).forget(accountKey: accountKey) }
+        if let stateStore {
+            try? await SignInLinks(store: stateStore).forget(accountKey: accountKey)
+            try? await DataFeedLinks(store: stateStore).revoke(accountKey: accountKey)
+        }
         return ended
     }
 

@@ -54,10 +54,35 @@ public enum LogRedaction {
     }
 
     /// `text` with what a log must not hold replaced (the credentials of links, the tokens of
-    /// sign-in links), or `nil` when it has none.
+    /// sign-in links and of a student's own data feeds), or `nil` when it has none.
     public static func redactingSecrets(_ text: String) -> String? {
         let linkSafe = redactingLinkCredentials(text)
-        return redactingSignInTokens(linkSafe ?? text) ?? linkSafe
+        let signInSafe = redactingSignInTokens(linkSafe ?? text) ?? linkSafe
+        return redactingFeedTokens(signInSafe ?? text) ?? signInSafe
+    }
+
+    /// `text` with the token of every address of a student's own data feed (`…/me/<token>/…`, what
+    /// the bot answers `!mydata links` with) replaced, or `nil` when it has none.
+    public static func redactingFeedTokens(_ text: String) -> String? {
+        let marker = "/me/"
+        guard text.contains(marker) else { return nil }
+        var shown = ""
+        var rest = text[...]
+        var redactedAny = false
+        while let found = rest.range(of: marker) {
+            let after = rest[found.upperBound...]
+            let token = after.prefix { !$0.isWhitespace && $0 != "/" }
+            shown += rest[..<found.upperBound]
+            // `/me/pins.geojson` and `/me/trips.ics` (the signed-in page's own addresses) hold no token.
+            if token.isEmpty || token == "pins.geojson" || token == "trips.ics" {
+                rest = after
+                continue
+            }
+            shown += "<redacted>"
+            redactedAny = true
+            rest = after.dropFirst(token.count)
+        }
+        return redactedAny ? shown + rest : nil
     }
 
     /// `text` with the token of every sign-in link (`…/signin#<token>`, what the bot answers a

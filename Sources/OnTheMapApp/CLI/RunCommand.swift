@@ -90,7 +90,7 @@ struct RunCommand: AsyncParsableCommand {
                         passwords: LoginPlugin.Settings(section: config.plugins.sections["login"]).passwords),
                 placeLabels: stack.placeLevels.map { MapPlaceLabels($0) } ?? MapPlaceLabels.none,
                 tiles: config.web.tileLayer, languages: Self.webLanguages(config, bot), publicURL: config.web.publicURL,
-                logger: logger.withLabel("onthemap.web.map"))
+                ownDataPlaces: Self.ownDataPlaces(stack, bot), logger: logger.withLabel("onthemap.web.map"))
             let tls = try Self.webTLS(for: config, logger: logger)
             services.append(
                 .init(
@@ -171,8 +171,19 @@ struct RunCommand: AsyncParsableCommand {
         return MapAccess(
             visibility: config.web.visibility, accounts: stack.accounts,
             signInLinks: stack.state.map { SignInLinks(store: $0) },
+            dataFeeds: stack.state.map { DataFeedLinks(store: $0) },
             secureCookies: config.web.servesTLS || config.web.publicURL.lowercased().hasPrefix("https://"),
             endEverySession: endEverySession)
+    }
+
+    /// The levels and time zones of places a student's own data feeds read: the running bot's
+    /// privacy gate and time zones, else the stack's gazetteer's zones and no levels.
+    static func ownDataPlaces(_ stack: ServiceStack, _ bot: BotService) -> OwnDataFeeds.Places {
+        let timeZones = bot.control?.services.timeZones ?? PinTimeZones(finder: stack.placeLevels)
+        let gates = bot.control?.services.privacyGates
+        return OwnDataFeeds.Places(
+            precision: { coordinate, name in await gates?.current.precision(of: coordinate, named: name) },
+            zones: { coordinate, name in await timeZones.finder?.timeZones(ofPinAt: coordinate, named: name) ?? [] })
     }
 
     /// The web listener's HTTPS configuration (`web.tls_cert`, `web.tls_key`), or nil without them.

@@ -139,6 +139,12 @@ public enum KeptStateRegistry {
                 export.signInLinkExpiresAt = SignInLinks.unusedExpiry(in: text)
             })),
         Entry(
+            what: "the private address of a student's own pin and trips feed (a digest and when it was issued)",
+            keys: .perAccount(prefix: DataFeedLinks.stateKey(accountKey: "")),
+            holding: .theAccount(export: { text, export in
+                export.dataFeedIssuedAt = DataFeedLinks.issuedAt(in: text)
+            })),
+        Entry(
             what: "the pins each instance has announced", keys: .perInstance(base: AnnouncementLedger.stateKey),
             holding: .nothingAboutStudents(
                 because: "pin objectIds only, which an erased pin's tombstone keeps as well")),

@@ -123,9 +123,25 @@ public struct PrivacyPlugin: BackgroundPlugin {
                         "!mydata", explained: "example.mydata.all",
                         answer: [
                             "Account: alice@demo.local, Alice Martin (created …); others see your name in full.", "…",
-                        ], loggedIn: true)
+                        ], loggedIn: true),
+                    CommandExample(
+                        "!mydata links", explained: "example.mydata.links",
+                        answer: [
+                            "Your pin as GeoJSON: http…/me/…/pins.geojson",
+                            "Your trips as a calendar feed (subscribe to it in your calendar app): http…/me/…/trips.ics",
+                            "Keep these addresses to yourself: whoever has them reads your pin and trips.…",
+                        ], loggedIn: true),
                 ]
-            ) { call in try await plugin.myData(call) },
+            ) { call in
+                switch call.words.map({ $0.lowercased() }) {
+                case []: try await plugin.myData(call)
+                case ["links"]: try await plugin.feedLinks(call)
+                default:
+                    throw UserFacingError(
+                        call.phrases(
+                            "mydata.usage", ["mydata": call.prefix + "mydata", "links": call.prefix + "mydata links"]))
+                }
+            },
             Command(
                 "forget",
                 allowed: .privateMessage, requiresLogin: true,
@@ -256,11 +272,60 @@ public struct PrivacyPlugin: BackgroundPlugin {
         {
             access.append(phrases("mydata.signInLink", ["time": Self.time(expiry)]))
         }
+        if let store = services.stateStore {
+            // Whether a feed address works, never the address itself: this line may be read aloud
+            // or pasted; the address is only in the answer to `!mydata links`.
+            let links = call.prefix + "mydata links"
+            if let issued = try await services.call({ try await DataFeedLinks(store: store).issuedAt(accountKey: key) })
+            {
+                access.append(
+                    phrases(
+                        "mydata.feedLive",
+                        ["time": Self.time(issued), "links": links, "logout": call.prefix + "logout"]))
+            } else {
+                access.append(phrases("mydata.feedNone", ["links": links]))
+            }
+        }
         lines.append(phrases("mydata.list", ["items": access.joined(separator: "; ")]))
         lines.append(Self.keptLine(kept, phrases: phrases))
         lines.append(phrases("mydata.noSecrets", ["forget": forget]))
         lines.append(Self.logSentence(services.settings.privacy, phrases))
         await call.reply(lines: lines)
+    }
+
+    // MARK: - !mydata links
+
+    /// `!mydata links`: new private addresses of the student's pin (GeoJSON) and trips (an
+    /// iCalendar feed) on the web map, replacing the ones given before. Private only (the command
+    /// runs in private messages alone), and only where the bot serves them: a web map with a public
+    /// address, and a directory of its own with a state store.
+    func feedLinks(_ call: Invocation) async throws {
+        guard let bound = services.session(of: call) else { return }
+        let phrases = call.phrases
+        guard let base = services.settings.webMapURL, !base.isEmpty else {
+            throw UserFacingError(phrases("mydata.links.noWeb"))
+        }
+        guard services.accounts != nil, let store = services.stateStore else {
+            throw UserFacingError(phrases("mydata.links.noAccounts"))
+        }
+        let token = try await services.call {
+            try await DataFeedLinks(store: store, now: services.now).issue(accountKey: bound.profile.accountKey)
+        }
+        let links = Self.feedLinks(base: base, token: token)
+        await call.reply(lines: [
+            phrases("mydata.links.pins", ["link": links.pins]),
+            phrases("mydata.links.trips", ["link": links.trips]),
+            phrases(
+                "mydata.links.keepPrivate",
+                ["links": call.prefix + "mydata links", "logout": call.prefix + "logout"]),
+        ])
+    }
+
+    /// The addresses of a feed token on the web map at `base`: `<base>/me/<token>/pins.geojson` and
+    /// `<base>/me/<token>/trips.ics`.
+    public static func feedLinks(base: String, token: String) -> (pins: String, trips: String) {
+        let root = MapPlugin.root(of: base)
+        return ("\(root)/me/\(token)/pins.geojson", "\(root)/me/\(token)/trips.ics")
     }
 
     /// The level the student's pins are kept at, in words ("city (the class default)").

@@ -92,6 +92,9 @@ public struct StudentDataExport: Codable, Sendable, Equatable {
     /// When the sign-in link given out for the class map (a private `!map`) stops working, while
     /// one is kept unused (only a digest of it is kept).
     public var signInLinkExpiresAt: Date?
+    /// When the private address of the student's own pin and trips feed (`!mydata links`) was
+    /// given out, while it works (only a digest of its token is kept).
+    public var dataFeedIssuedAt: Date?
 
     /// The data of the account `lookup` finds; nil when there is none.
     public static func make(

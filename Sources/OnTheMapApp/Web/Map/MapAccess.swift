@@ -17,6 +17,9 @@ public struct MapAccess: Sendable {
     public var accounts: (any AccountDirectory)?
     /// The sign-in links the bot gives out on IRC; nil when the backend has no state store.
     public var signInLinks: SignInLinks?
+    /// The private addresses of the students' own data feeds (`!mydata links`); nil when the
+    /// backend has no state store.
+    public var dataFeeds: DataFeedLinks?
     /// Whether the session cookies are marked `Secure` (the browser reaches the listener over HTTPS).
     public var secureCookies: Bool
     /// What a sign-out "everywhere" ends besides the browser's own session, given the account key:
@@ -27,11 +30,13 @@ public struct MapAccess: Sendable {
 
     public init(
         visibility: PrivacyPolicy.Visibility, accounts: (any AccountDirectory)?, signInLinks: SignInLinks?,
-        secureCookies: Bool = false, endEverySession: (@Sendable (String) async -> Void)? = nil
+        dataFeeds: DataFeedLinks? = nil, secureCookies: Bool = false,
+        endEverySession: (@Sendable (String) async -> Void)? = nil
     ) {
         self.visibility = visibility
         self.accounts = accounts
         self.signInLinks = signInLinks
+        self.dataFeeds = dataFeeds
         self.secureCookies = secureCookies
         self.endEverySession = endEverySession
     }

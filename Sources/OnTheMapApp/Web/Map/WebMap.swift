@@ -31,7 +31,7 @@ import OnTheMapService
 ///
 /// Who may read the pins is ``MapAccess``'s (`web.visibility`): on a class map,
 /// `/api/locations.json` needs a signed-in browser, and `/signin` opens the sign-in links the bot
-/// gives out on IRC (``SignInPage``).
+/// gives out on IRC (``SignInPage``). A student's own pin and trips are under `/me/` (``OwnDataFeeds``).
 public struct WebMap: Sendable {
     /// The static files of the page, read once from the bundle.
     public struct Assets: Sendable {
@@ -136,6 +136,8 @@ public struct WebMap: Sendable {
     let pictures: MapPictureCache
     /// `sw.js` with the version of the page's files filled in (``InstallableApp``).
     let serviceWorker: ByteBuffer
+    /// What a student's own data feeds read of places (``OwnDataFeeds``).
+    let ownDataPlaces: OwnDataFeeds.Places
 
     /// `pollSeconds`: how often an open page asks for new pins; `scenes`: offer log-in and posting
     /// (only when the v1 API is served on the same listener); `placeLabels`: where city labels come
@@ -143,12 +145,15 @@ public struct WebMap: Sendable {
     /// page draws while it can reach it (`web.tiles`; nil: the offline map only); `access`: who may
     /// read the pins (`web.visibility`), and how a browser signs in; `languages`: which language
     /// each page is written in (``WebLanguages``); `publicURL`: the page's address as students reach
-    /// it (`web.public_url`), which its link-preview tags name.
+    /// it (`web.public_url`), which its link-preview tags name; `ownDataPlaces`: the levels and
+    /// time zones of places, for a student's own data feeds (``OwnDataFeeds``).
     public init(
         feed: MapPinFeed, geocoder: any Geocoder, assets: Assets, access: MapAccess, pollSeconds: Int = 15,
         scenes: StudentScenes? = nil, placeLabels: MapPlaceLabels? = nil, tiles: MapTileLayer? = nil,
-        languages: WebLanguages = WebLanguages(), publicURL: String? = nil, logger: Logger
+        languages: WebLanguages = WebLanguages(), publicURL: String? = nil,
+        ownDataPlaces: OwnDataFeeds.Places = .unknown, logger: Logger
     ) {
+        self.ownDataPlaces = ownDataPlaces
         self.feed = feed
         self.geocoder = geocoder
         self.assets = assets
@@ -274,6 +279,10 @@ public struct WebMap: Sendable {
         SignInPage(
             access: access, page: String(decoding: assets.signInPage, as: UTF8.self), script: assets.signInScript,
             securityHeaders: securityHeaders, languages: languages, logger: logger
+        ).addRoutes(to: router)
+        OwnDataFeeds(
+            links: access.dataFeeds, accounts: access.accounts, places: ownDataPlaces, languages: languages,
+            now: { Date() }, logger: logger
         ).addRoutes(to: router)
     }
 

@@ -726,6 +726,18 @@
     }).catch(failed);
   }
 
+  // The signed-in student's own data (`me/pins.geojson`, `me/trips.ics`): the links show while the
+  // browser's session is good, which `me/status.json` tells (always 200, `signedIn` true or false).
+  var ownData = document.getElementById('own-data');
+  var ownDataAsked = 0;
+  function checkOwnData() {
+    var number = ++ownDataAsked;
+    return fetch('me/status.json', { credentials: 'same-origin', cache: 'no-store' })
+      .then(function (answer) { return answer.ok ? answer.json() : {}; })
+      .then(function (body) { if (number === ownDataAsked) ownData.hidden = body.signedIn !== true; })
+      .catch(function () { if (number === ownDataAsked) ownData.hidden = true; });
+  }
+
   // A class map (`web.visibility: class`) shows its pins only to a signed-in student: signed out
   // (or after logging out), every pin, popup and table row leaves the page, and the note says how
   // to sign in.
@@ -749,6 +761,8 @@
     signinNote.hidden = false;
     signoutButton.hidden = true;
     signoutEverywhereButton.hidden = true;
+    ownDataAsked++;
+    ownData.hidden = true;
     setStatus(t('web.page.signedOut'));
   }
 
@@ -848,6 +862,7 @@
         return response.json().then(function (body) {
           if (!response.ok) throw new Error(body.error || t('web.page.error.http', { status: String(response.status) }));
           sessionStorage.removeItem('onthemap.student');
+          checkOwnData();
           return forgetPins().then(function () { return load(); });
         });
       }).catch(function (error) { setStatus(error.message, true); });
@@ -1036,7 +1051,8 @@
   }
   // What the page's other scripts (posting.js) may ask of the map.
   window.OnTheMap = {
-    reload: function () { return load(); },
+    // After a log-in or log-out: the pins again, and whether the student's own data is theirs to take.
+    reload: function () { checkOwnData(); return load(); },
     dayText: dayText,
     setStatus: setStatus,
     forgetPins: forgetPins,
@@ -1055,6 +1071,7 @@
   registerWorker();
   loadBasemap();
   load();
+  checkOwnData();
   var every = Math.max(2, parseInt(app.getAttribute('data-poll-seconds'), 10) || 15) * 1000;
   setInterval(function () { if (!document.hidden) load(); }, every);
   setInterval(function () { if (!document.hidden) refreshLocalTimes(); }, 20000);
