@@ -39,7 +39,7 @@ import Testing
         let process = try BotProcess(
             executable: executable, config: config, log: folder.file("bot.log"), logLevel: "trace")
         defer { process.kill() }
-        #expect(await FreePort.waitUntilAccepting(webPort, timeout: .seconds(60)), "the web listener")
+        try await process.waitForLog("web map listener up", timeout: .seconds(60))
 
         let student = try await TestIRCUser.connect(port: port, caFile: caFile, nick: "zorafeed")
         try await student.join("#class")
