@@ -139,7 +139,7 @@ extension IRCClient {
         guard dropped > 0 else { return }
         receipts.settled(queue.takeDroppedTickets())
         linesDroppedForDepartures += dropped
-        logger.debug("Dropped \(dropped) queued line(s): \(departure.wording); \(queue.count) still queued")
+        logger.debug("Dropped \(dropped) queued line(s) to a user who left; \(queue.count) still queued")
         if queue.isEmpty { queueRanEmpty() }
     }
 

@@ -158,14 +158,6 @@ extension SendQueue {
             }
         }
 
-        /// The departure in words, for the log: "crowd5 left the network", "ada left #class".
-        public var wording: String {
-            switch self {
-            case .quit(let nick): "\(nick) left the network"
-            case .left(let nick, let channels): "\(nick) left \(channels.joined(separator: ","))"
-            }
-        }
-
         /// Every departure `message` tells of: a QUIT, PART or KICK seen in a shared channel, and
         /// nicks the server says nobody uses now — `401` (no such nick, the answer to a line or a
         /// WHOIS sent to someone gone, whether or not they shared a channel) and `731` (MONITOR:
