@@ -43,6 +43,17 @@ def wait_until(driver, what, condition):
         raise StepFailed(what)
 
 
+def js(driver, source, *arguments):
+    return driver.execute_script(source, *arguments)
+
+
+def shown(driver, node_id):
+    """Whether the element `node_id` exists and neither it nor any of its ancestors is hidden."""
+    return js(driver, "var n = document.getElementById(arguments[0]);"
+                      "if (!n) return false; while (n) { if (n.hidden) return false; n = n.parentElement; } return true;",
+              node_id)
+
+
 def page_errors(driver, expected=lambda message: False):
     """The browser's SEVERE log entries, less the page's missing icon and what `expected` allows."""
     return [entry["message"] for entry in driver.get_log("browser")

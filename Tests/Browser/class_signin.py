@@ -18,19 +18,12 @@ import urllib.request
 
 from selenium.webdriver.common.by import By
 
-from browser import StepFailed, headless_chromium, page_errors, wait_until
+from browser import StepFailed, headless_chromium, page_errors, shown, wait_until
 
 
 def text(driver, node_id):
     return driver.execute_script(
         "var n = document.getElementById(arguments[0]); return n ? n.textContent : null", node_id)
-
-
-def shown(driver, node_id):
-    return driver.execute_script(
-        "var n = document.getElementById(arguments[0]);"
-        "if (!n) return false; while (n) { if (n.hidden) return false; n = n.parentElement; } return true;",
-        node_id)
 
 
 def whole_page(driver):

@@ -19,17 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from accessibility import axe_clean, focus_shown, focus_visible, targets_large_enough
-from browser import StepFailed, headless_chromium, page_errors, wait_until
-
-
-def js(driver, source, *arguments):
-    return driver.execute_script(source, *arguments)
-
-
-def shown(driver, node_id):
-    return js(driver, "var n = document.getElementById(arguments[0]);"
-                      "if (!n) return false; while (n) { if (n.hidden) return false; n = n.parentElement; } return true;",
-              node_id)
+from browser import StepFailed, headless_chromium, js, page_errors, shown, wait_until
 
 
 def view(driver):

@@ -29,7 +29,7 @@ import urllib.request
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from browser import StepFailed, headless_chromium, page_errors, wait_until
+from browser import StepFailed, headless_chromium, js, page_errors, shown, wait_until
 
 
 class Relay:
@@ -94,16 +94,6 @@ class Relay:
     def start(self):
         with self.lock:
             self.up = True
-
-
-def js(driver, source, *arguments):
-    return driver.execute_script(source, *arguments)
-
-
-def shown(driver, node_id):
-    return js(driver, "var n = document.getElementById(arguments[0]);"
-                      "if (!n) return false; while (n) { if (n.hidden) return false; n = n.parentElement; } return true;",
-              node_id)
 
 
 def status(driver):

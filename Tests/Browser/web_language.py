@@ -25,7 +25,7 @@ import sys
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from browser import StepFailed, headless_chromium, page_errors, wait_until
+from browser import StepFailed, headless_chromium, page_errors, shown, wait_until
 
 CATALOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Sources", "Localization", "Catalogs")
 
@@ -62,13 +62,6 @@ def counted(tag, key, actual):
 def text(driver, node_id):
     return driver.execute_script(
         "var n = document.getElementById(arguments[0]); return n ? n.textContent : null", node_id)
-
-
-def shown(driver, node_id):
-    return driver.execute_script(
-        "var n = document.getElementById(arguments[0]);"
-        "if (!n) return false; while (n) { if (n.hidden) return false; n = n.parentElement; } return true;",
-        node_id)
 
 
 def page_language(driver):
