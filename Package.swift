@@ -152,6 +152,7 @@ let package = Package(
             dependencies: [
                 "BuildInfo", "IRCProtocol", "IRCClient", "BotKit", "OnTheMapService", "ClassKit", "OnTheMapPlugins",
                 "SQLiteDirectory", "Localization", "CZlib",
+                .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .target(name: "PostgresDirectory", condition: .when(traits: ["postgres"])),
                 .target(name: "HTTPBackends", condition: .when(traits: ["udacity"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

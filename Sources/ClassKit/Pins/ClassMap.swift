@@ -44,9 +44,9 @@ public actor ClassMap {
             // many more as there are trips keeps the k nearest whichever of them moved away.
             let away = now.map { now in store.trips.filter { $0.value.isActive(at: now) } } ?? [:]
             var found = index.nearest(to: origin, k: k + away.count, excludingKeyId: excluded).map {
-                NearestIndex<StudentLocation>.Neighbour(
-                    payload: store.pin(at: Int($0.payload)), coordinate: $0.coordinate,
-                    distanceKilometres: $0.distanceKilometres)
+                let pin = store.pin(at: Int($0.payload))
+                return NearestIndex<StudentLocation>.Neighbour(
+                    payload: pin, coordinate: pin.coordinate, distanceKilometres: $0.distanceKilometres)
             }
             guard !away.isEmpty else { return found }
             found.removeAll { away[$0.payload.objectId] != nil }

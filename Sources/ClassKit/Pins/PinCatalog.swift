@@ -96,8 +96,8 @@ struct PinCatalog: Sendable {
         keyIds.reserveCapacity(slots.count)
         for slot in slots { keyIds.append(accounts.owner(of: Int(slot), in: store)) }
         let nearest = NearestIndex(
-            coordinates: slots.map { store.coordinate(at: Int($0)) }, payloads: slots, keyIds: keyIds,
-            updatedAt: slots.map { store.updatedAt(at: Int($0)).timeIntervalSinceReferenceDate })
+            count: slots.count, coordinate: { store.coordinate(at: Int(slots[$0])) }, payloads: slots,
+            keyIds: keyIds, updatedAt: slots.map { store.updatedAt(at: Int($0)).timeIntervalSinceReferenceDate })
         return (nearest, accounts)
     }
 

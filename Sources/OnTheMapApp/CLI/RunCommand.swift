@@ -28,6 +28,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        AllocatorPolicy.apply()
         let config = try options.load()
         bootstrapLogging()
         let registry = PrometheusCollectorRegistry()
