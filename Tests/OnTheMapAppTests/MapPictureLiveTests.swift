@@ -6,7 +6,8 @@ import Testing
 
 /// The class map's link preview through the built `onthemap-bot`, as a chat client makes one (The
 /// Lounge's prefetch): a plain GET of the page, its `og:image` read from the HTML, a GET of that
-/// address, a PNG of the announced size that decodes and shows the class.
+/// address, a PNG of the announced size that decodes and shows the class (drawn from the index the
+/// bot built at start).
 @Suite(.tags(.startsProcesses), .serialized) struct MapPictureLiveTests {
     @Test(.timeLimit(.minutes(3))) func aLinkPreviewFindsTheMapsPicture() async throws {
         let executable = try #require(BotLiveTests.builtExecutable(), "onthemap-bot was not built next to the tests")
@@ -46,6 +47,9 @@ import Testing
             let bot = try BotProcess(executable: executable, config: config, log: folder.file("bot.log"))
             defer { bot.kill() }
             try await bot.waitForLog("web map listener up", timeout: .seconds(60))
+            // The map's index is built at start, before any page asks for it, from the whole class.
+            let ready = try await bot.waitForLog("map view ready", timeout: .seconds(60))
+            #expect(ready.contains("pins=41"), "\(ready)")
 
             // The page, as a preview fetcher asks for it: no cookie, no script run.
             let agent = "Mozilla/5.0 (compatible; link-preview)"

@@ -82,6 +82,7 @@ public actor MapPinFeed {
     private var levels = MapPinLevels()
     private var findingLevels: Task<Void, Never>?
     private var viewIndex: MapViewIndex?
+    private var buildingView: Task<(MapViewIndex, Pins), Never>?
     private let now: @Sendable () -> Date
     private var zones = MapPinZones()
     private var findingZones: Task<Void, Never>?
@@ -156,17 +157,36 @@ public actor MapPinFeed {
 
     /// The viewport index of the class as it shows now (built again only when the store changed
     /// or a lasting trip ended since it was built), the pins it was built from and their cursor.
+    /// One build at a time: a page that asks while the index is built waits for that build.
     func view() async throws -> (index: MapViewIndex, pins: Pins, cursor: String) {
-        let store = try await read()
-        let now = now()
-        if let viewIndex, viewIndex.describes(store, at: now) {
-            return (viewIndex, await shown(viewIndex.newestFirst, of: store, at: now), cursor(of: store, at: now))
+        while true {
+            let store = try await read()
+            let now = now()
+            if let viewIndex, viewIndex.describes(store, at: now) {
+                return (viewIndex, await shown(viewIndex.newestFirst, of: store, at: now), cursor(of: store, at: now))
+            }
+            if let buildingView {
+                _ = await buildingView.value
+                continue
+            }
+            viewIndex = nil
+            let building = Task {
+                let pins = await shown(store.newestFirst(store.liveSlots), of: store, at: now)
+                let index = MapViewIndex(pins: pins, levels: await levels(for: store))
+                viewIndex = index
+                buildingView = nil
+                return (index, pins)
+            }
+            buildingView = building
+            let (index, pins) = await building.value
+            return (index, pins, cursor(of: store, at: now))
         }
-        viewIndex = nil
-        let pins = await shown(store.newestFirst(store.liveSlots), of: store, at: now)
-        let index = MapViewIndex(pins: pins, levels: await levels(for: store))
-        viewIndex = index
-        return (index, pins, cursor(of: store, at: now))
+    }
+
+    /// Reads the class and builds the viewport index ahead of the first page (at 1,000,000 pins,
+    /// finding every pin's level and zone takes seconds): the number of pins the index holds.
+    func prepareView() async throws -> Int {
+        try await view().index.total
     }
 
     /// Whether anything the map shows changed after `since` (a pin saved, moved or removed, or a

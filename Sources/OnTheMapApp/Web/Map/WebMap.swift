@@ -186,6 +186,26 @@ public struct WebMap: Sendable {
         self.serviceWorker = InstallableApp.serviceWorker(assets)
     }
 
+    /// Reads the class and builds the map's viewport index once the listener starts, so that the
+    /// first page after a start finds it built; logs "map view ready" with the pins and the time
+    /// taken. A class that cannot be read now is read again by the first page.
+    func prepare() async {
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            let pins = try await feed.prepareView()
+            let taken = started.duration(to: clock.now)
+            let seconds = Double(taken.components.seconds) + Double(taken.components.attoseconds) / 1e18
+            logger.info(
+                "map view ready", metadata: ["pins": "\(pins)", "seconds": "\(String(format: "%.2f", seconds))"])
+        } catch is CancellationError {
+        } catch {
+            logger.warning(
+                "the map view is built by the first page: the class could not be read",
+                metadata: ["error": "\(error)"])
+        }
+    }
+
     /// The page's static file `name` (`body`), gzip-compressed when the request accepts it.
     func asset(_ name: String, _ body: Data, type: String, cache: String, request: Request) -> Response {
         var response = respond(body, type: type, cache: cache)
