@@ -97,7 +97,8 @@ struct PinCatalog: Sendable {
         for slot in slots { keyIds.append(accounts.owner(of: Int(slot), in: store)) }
         let nearest = NearestIndex(
             count: slots.count, coordinate: { store.coordinate(at: Int(slots[$0])) }, payloads: slots,
-            keyIds: keyIds, updatedAt: slots.map { store.updatedAt(at: Int($0)).timeIntervalSinceReferenceDate })
+            keyIds: consume keyIds, updatedAt: slots.map { store.updatedAt(at: Int($0)).timeIntervalSinceReferenceDate }
+        )
         return (nearest, accounts)
     }
 

@@ -192,9 +192,11 @@ struct PointTree: Sendable {
             xyz.append(vector.y)
             xyz.append(vector.z)
         }
+        // Each array moves into the builder, which then sorts it in place (a copy left behind would
+        // make the first swap copy the whole array).
         var builder = TreeBuilder(
-            xyz: xyz, keyIds: keyIds, recency: recency, originalIndex: Array(0..<Int32(count)),
-            leafSize: Self.leafSize)
+            xyz: consume xyz, keyIds: consume keyIds, recency: consume recency,
+            originalIndex: Array(0..<Int32(count)), leafSize: Self.leafSize)
         if buildTree && count > Self.leafSize {
             // A leaf holds more than half of leafSize points, so there are fewer than 4n / leafSize nodes.
             builder.nodes.reserveCapacity(4 * count / Self.leafSize + 1)
