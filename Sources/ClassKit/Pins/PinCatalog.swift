@@ -95,10 +95,10 @@ struct PinCatalog: Sendable {
         var keyIds: [Int32] = []
         keyIds.reserveCapacity(slots.count)
         for slot in slots { keyIds.append(accounts.owner(of: Int(slot), in: store)) }
+        let updatedAt = slots.map { store.updatedAt(at: Int($0)).timeIntervalSinceReferenceDate }
         let nearest = NearestIndex(
             count: slots.count, coordinate: { store.coordinate(at: Int(slots[$0])) }, payloads: slots,
-            keyIds: consume keyIds, updatedAt: slots.map { store.updatedAt(at: Int($0)).timeIntervalSinceReferenceDate }
-        )
+            keyIds: consume keyIds, updatedAt: consume updatedAt)
         return (nearest, accounts)
     }
 
