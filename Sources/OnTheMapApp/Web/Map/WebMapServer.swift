@@ -42,6 +42,7 @@ public struct WebMapServer: Service {
     /// Behind a reverse proxy every connection comes from the proxy's address, so a cap per address
     /// would cap the whole class at once: only the total cap applies then (the proxy is the place to
     /// limit each client; it also buffers slow clients before they reach the bot).
+    ///
     /// The map's viewport index is built beside the listener's start (``WebMap/prepare()``).
     public func run() async throws {
         let preparing = Task(priority: .utility) { [webMap] in await webMap.prepare() }
