@@ -10,15 +10,17 @@ import OnTheMapService
 /// A grid cell at any level is then one contiguous run of that order, found with two binary
 /// searches, so one sorted array serves every zoom: at zoom `z` (a world `256·2^z` pixels wide)
 /// the cells are those of level `z + 2` (64 pixels a side), a cell's count is the length of its
-/// run and its centre the mean of its pins (prefix sums of latitude and longitude).
+/// run and its centre the mean of its pins' positions, summed when a viewport asks for the cell.
 ///
 /// A pin kept at region or country level (``PinPrecision``) is never a point: such pins are
 /// counted per place (``Area``: "12 classmates in Germany") and left out of the grid.
 ///
-/// What it keeps per point pin: the code (8 bytes), the slot (4), two prefix sums (16); per pin the
-/// newest-first order of the Table tab (4). The store itself is not kept: a request gets the index
-/// with the store it was built from (``MapPinFeed/view()``), so no second copy of the class lives
-/// between requests.
+/// What it keeps per point pin: the code (8 bytes) and the slot (4); per pin the newest-first order
+/// of the Table tab (4). The store itself is not kept: a request gets the index with the store it
+/// was built from (``MapPinFeed/view()``), so no second copy of the class lives between requests,
+/// and a cell's centre is summed from that store's positions (prefix sums of latitude and
+/// longitude would answer without the sum, for 16 bytes more a pin: 16 MiB at 1,000,000; summing the
+/// world view's 1,000,000 pins takes a few milliseconds).
 struct MapViewIndex: Sendable {
     /// Bits of the grid per axis (a cell of level 26 is about 60 cm at the equator).
     static let bits = 26
@@ -63,8 +65,6 @@ struct MapViewIndex: Sendable {
     let validUntil: Date
     private let codes: [UInt64]
     private let slots: [Int32]
-    private let latitudeSums: [Double]
-    private let longitudeSums: [Double]
     let areas: [Area]
     /// Every pin's slot, newest first (the Table tab's pages).
     let newestFirst: [Int32]
@@ -114,16 +114,6 @@ struct MapViewIndex: Sendable {
         entries.sort { $0.code != $1.code ? $0.code < $1.code : $0.slot < $1.slot }
         codes = entries.map(\.code)
         slots = entries.map(\.slot)
-        var latitudeSums = [Double](repeating: 0, count: entries.count + 1)
-        var longitudeSums = [Double](repeating: 0, count: entries.count + 1)
-        for (position, entry) in entries.enumerated() {
-            let slot = entry.slot
-            let coordinate = pins.trips[slot]?.trip.coordinate ?? store.coordinate(at: Int(slot))
-            latitudeSums[position + 1] = latitudeSums[position] + coordinate.latitude
-            longitudeSums[position + 1] = longitudeSums[position] + coordinate.longitude
-        }
-        self.latitudeSums = latitudeSums
-        self.longitudeSums = longitudeSums
     }
 
     private struct AreaKey: Hashable {
@@ -218,8 +208,11 @@ struct MapViewIndex: Sendable {
     }
 
     /// What a viewport shows at `zoom`: the cells with pins (each with a count and the mean of its
-    /// pins), the slots of the pins sent one by one, and the areas whose place lies inside.
-    func view(_ viewport: Viewport, zoom: Int) -> (cells: [Cell], singles: [Int32], areas: [Area])? {
+    /// pins), the slots of the pins sent one by one, and the areas whose place lies inside. `pins`
+    /// are those the index was built from (``MapPinFeed/view()`` gives them together).
+    func view(_ viewport: Viewport, zoom: Int, of pins: MapPinFeed.Pins) -> (
+        cells: [Cell], singles: [Int32], areas: [Area]
+    )? {
         let level = Self.cellLevel(zoom: zoom)
         guard let (columns, rows) = Self.cells(of: viewport, level: level) else { return nil }
         var cells: [Cell] = []
@@ -237,17 +230,33 @@ struct MapViewIndex: Sendable {
                         singles.append(contentsOf: slots[positions])
                         continue
                     }
-                    let coordinate = Coordinate(
-                        latitude: (latitudeSums[positions.upperBound] - latitudeSums[positions.lowerBound])
-                            / Double(count),
-                        longitude: (longitudeSums[positions.upperBound] - longitudeSums[positions.lowerBound])
-                            / Double(count))
-                    cells.append(Cell(level: level, column: column, row: row, count: count, coordinate: coordinate))
+                    cells.append(
+                        Cell(
+                            level: level, column: column, row: row, count: count,
+                            coordinate: centre(of: positions, in: pins)))
                 }
             }
         }
         let inside = areas.filter { viewport.contains($0.coordinate) }
         return (cells, singles, inside)
+    }
+
+    /// The mean position of the pins at `positions` of the order, each where it shows in `pins`
+    /// (a pin on a trip at the trip's place, as when the index was built).
+    private func centre(of positions: Range<Int>, in pins: MapPinFeed.Pins) -> Coordinate {
+        let store = pins.store
+        var latitude = 0.0
+        var longitude = 0.0
+        for slot in slots[positions] {
+            let coordinate =
+                pins.trips.isEmpty
+                ? store.coordinate(at: Int(slot))
+                : pins.trips[slot]?.trip.coordinate ?? store.coordinate(at: Int(slot))
+            latitude += coordinate.latitude
+            longitude += coordinate.longitude
+        }
+        let count = Double(positions.count)
+        return Coordinate(latitude: latitude / count, longitude: longitude / count)
     }
 }
 

@@ -134,7 +134,7 @@ extension WebMap {
                 }
             }
             let (index, pins, cursor) = try await feed.view()
-            guard let view = index.view(viewport, zoom: zoom) else { throw ViewRequestError.viewportTooLarge }
+            guard let view = index.view(viewport, zoom: zoom, of: pins) else { throw ViewRequestError.viewportTooLarge }
             var writer = MapJSONWriter(capacity: 4096)
             writer.raw("{\"areas\":[")
             for (position, area) in view.areas.enumerated() {

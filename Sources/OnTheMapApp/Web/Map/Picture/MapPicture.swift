@@ -98,7 +98,7 @@ enum MapPicture {
     /// Places, single pins and clusters, in the page's order (app.js's `draw`).
     private static func drawClass(_ index: MapViewIndex, pins: MapPinFeed.Pins, on canvas: inout RasterCanvas) {
         guard let world = Viewport(west: -180, south: -90, east: 180, north: 90),
-            let view = index.view(world, zoom: zoom)
+            let view = index.view(world, zoom: zoom, of: pins)
         else { return }
         for area in view.areas {
             let spot = position(of: area.coordinate)
