@@ -83,18 +83,32 @@ struct NearestIndexTests {
         return queries
     }
 
-    static func check(pinCount: Int, seed: UInt64) {
+    /// Built from entries (keys as strings, coordinates kept) or, `fromParallelArrays`, from a
+    /// count, a coordinate closure and numbered owners (coordinates read back from unit vectors).
+    static func check(pinCount: Int, seed: UInt64, fromParallelArrays: Bool = false) {
         var generator = SplitMix64(seed: seed)
         let pins = randomPins(count: pinCount, using: &generator)
-        let index = NearestIndex(
-            entries: pins.map { .init(coordinate: $0.coordinate, payload: $0.id, key: $0.key, updatedAt: $0.updatedAt) }
-        )
+        var keyIds: [String: Int32] = [:]
+        for pin in pins where keyIds[pin.key] == nil { keyIds[pin.key] = Int32(keyIds.count) }
+        let index =
+            fromParallelArrays
+            ? NearestIndex(
+                count: pins.count, coordinate: { pins[$0].coordinate }, payloads: pins.map(\.id),
+                keyIds: pins.map { keyIds[$0.key]! },
+                updatedAt: pins.map { $0.updatedAt.timeIntervalSinceReferenceDate })
+            : NearestIndex(
+                entries: pins.map {
+                    .init(coordinate: $0.coordinate, payload: $0.id, key: $0.key, updatedAt: $0.updatedAt)
+                })
         #expect(index.count == pinCount)
         for (number, origin) in queries(using: &generator, pins: pins).enumerated() {
             let k = [1, 5, 10, 25][number % 4]
             let excluding: String? = number % 3 == 0 ? pins[number % pins.count].key : nil
             let expected = bruteForce(pins, origin: origin, k: k, excluding: excluding)
-            let answer = index.nearest(to: origin, k: k, excludingKey: excluding)
+            let answer =
+                fromParallelArrays
+                ? index.nearest(to: origin, k: k, excludingKeyId: excluding.flatMap { keyIds[$0] })
+                : index.nearest(to: origin, k: k, excludingKey: excluding)
             #expect(answer.count == expected.count)
             for (rank, (got, want)) in zip(answer, expected).enumerated() {
                 #expect(abs(got.distanceKilometres - want.km) < 1e-6, "rank \(rank) at \(origin)")
@@ -107,7 +121,15 @@ struct NearestIndexTests {
                             && gotPin.coordinate != wantPin.coordinate,
                         "rank \(rank): got pin \(gotPin.id), want \(wantPin.id)")
                 }
-                #expect(got.coordinate == gotPin.coordinate)
+                if fromParallelArrays {
+                    #expect(abs(got.coordinate.latitude - gotPin.coordinate.latitude) < 1e-7)
+                    // Longitude means nothing at a pole.
+                    if abs(gotPin.coordinate.latitude) < 89.999 {
+                        #expect(abs(got.coordinate.longitude - gotPin.coordinate.longitude) < 1e-7)
+                    }
+                } else {
+                    #expect(got.coordinate == gotPin.coordinate)
+                }
                 if let excluding { #expect(gotPin.key != excluding) }
             }
         }
@@ -120,6 +142,12 @@ struct NearestIndexTests {
     @Test func treeMatchesBruteForce() {
         #expect(NearestIndex<Int>.bruteForceLimit <= 25_000)
         Self.check(pinCount: 25_000, seed: 7)
+    }
+
+    /// The class map's way in: no coordinates kept, each answer's read back from its unit vector.
+    @Test func treeFromParallelArraysMatchesBruteForce() {
+        Self.check(pinCount: 25_000, seed: 11, fromParallelArrays: true)
+        Self.check(pinCount: 2_000, seed: 12, fromParallelArrays: true)
     }
 
     @Test func tiesGoToTheMostRecentPin() {
