@@ -194,8 +194,7 @@ public struct WebMap: Sendable {
         let started = clock.now
         do {
             let pins = try await feed.prepareView()
-            let taken = started.duration(to: clock.now)
-            let seconds = Double(taken.components.seconds) + Double(taken.components.attoseconds) / 1e18
+            let seconds = BotControl.seconds(started.duration(to: clock.now))
             logger.info(
                 "map view ready", metadata: ["pins": "\(pins)", "seconds": "\(String(format: "%.2f", seconds))"])
         } catch is CancellationError {
