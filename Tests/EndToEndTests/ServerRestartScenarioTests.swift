@@ -2,7 +2,6 @@ import BotTesting
 import Foundation
 import IRCClient
 import IRCProtocol
-import Logging
 @_spi(Testing) import OnTheMapApp
 import SQLiteDirectory
 import Testing
@@ -24,12 +23,6 @@ import Testing
     )
     static let janePin = "New pin: Jane Doe — Seattle, Washington, United States — https://jane.example/work"
     static let tomPin = "New pin: Tom Tacoma — Portland, Oregon, United States — https://tom.example"
-
-    static let quietLogger: Logger = {
-        var logger = Logger(label: "e2e-restart", factory: { _ in SwiftLogNoOpLogHandler() })
-        logger.logLevel = .critical
-        return logger
-    }()
 
     /// Every connection a student had, for counting what they heard over the whole test.
     actor Class {
@@ -118,7 +111,10 @@ import Testing
                       open_channel: full   # the channel has no key: the full announcements are tested
                     """)
             let students = Class(server: server)
-            let bot = try await BotAssembly.makeService(config: config, logger: Self.quietLogger) { irc in
+            let log = WaitableLines()
+            let bot = try await BotAssembly.makeService(
+                config: config, logger: WaitableLogHandler.logger(log, label: "e2e-restart", level: .info)
+            ) { irc in
                 // Long enough for the students to be back in the channel before the bot returns.
                 irc.reconnect = .init(
                     minimumDelay: .seconds(3), maximumDelay: .seconds(6), jitter: 0.1,
@@ -126,8 +122,9 @@ import Testing
             }
             let running = Task { await bot.runUntilStopped() }
             do {
-                try await Self.scenario(students: students, server: server, bot: bot)
+                try await Self.scenario(students: students, server: server, bot: bot, log: log)
             } catch {
+                print("the bot's log:\n  " + log.lines.suffix(40).joined(separator: "\n  "))
                 await bot.shutdown()
                 _ = await running.value
                 await students.quitAll()
@@ -139,7 +136,7 @@ import Testing
         }
     }
 
-    static func scenario(students: Class, server: NgircdServer, bot: BotService) async throws {
+    static func scenario(students: Class, server: NgircdServer, bot: BotService, log: WaitableLines) async throws {
         var jane = try await students.connect("jane")
         var tom = try await students.connect("tom")
         try await waitForBot(jane)
@@ -193,14 +190,20 @@ import Testing
         // Kill 2: replies queued (the bot sends 2 lines a second; the help lines, tom's post reply and
         // its announcement queue up behind each other).
         let linesBefore = await tom.receivedLines.count
+        let logBefore = log.lines.count
         try await tom.sendBurst([
             "PRIVMSG \(botNick) :!help", "PRIVMSG \(botNick) :!help about",
             "PRIVMSG \(botNick) :!post Portland, OR | https://tom.example",
         ])
-        // Once the first of these replies has come, the rest wait in the queue.
+        // Once the first of these replies has come and the post has run (tom's commands run in the
+        // order sent), the rest wait in the queue. A kill before the post ran would leave it to be
+        // checked against the network after the restart, where tom is a new connection.
         try await tom.waitForLines(timeout: .seconds(20), "the first reply to the burst") { lines in
             lines.dropFirst(linesBefore).contains { $0.contains(" PRIVMSG tom :") || $0.contains(" NOTICE tom :") }
         }
+        let postRan = try await log.waitForLine(
+            containing: "command=post", after: logBefore, timeout: .seconds(20), "tom's !post in the bot's log")
+        #expect(postRan.contains("outcome=ok"), "\(postRan)")
         #expect(await bot.client.queuedLineCount > 0)
         try await killAndRestart(server)
         jane = try await students.connect("jane")
