@@ -15,11 +15,15 @@ no test declares is an error: a pass that would silently run nothing is a mistak
 
 `run` starts the suites that declare the longest time limits first (`.timeLimit(.minutes(N))`
 in the suite's file, summed; the longer file first on a tie), so that the last to finish is a
-short one.
+short one. A suite still running after twice those minutes and one more (5 at least) is stopped
+with everything it started (its process group) and counts as failed, its output printed: a test
+whose time limit passed but whose awaited work ignores cancellation would otherwise hold the
+whole run until CI's own limit, saying nothing.
 """
 import pathlib
-import re
 import os
+import re
+import signal
 import subprocess
 import sys
 import threading
@@ -59,6 +63,31 @@ def weight(path: pathlib.Path) -> tuple[int, int]:
     return (minutes, len(text))
 
 
+def deadline_seconds(path: pathlib.Path) -> int:
+    """How long the suite in `path` may run before it is stopped: twice its declared time limits
+    and a minute more, 5 minutes at least."""
+    minutes, _ = weight(path)
+    return max(5, 2 * minutes + 1) * 60
+
+
+def run_suite(command: list[str], deadline: int) -> tuple[int | None, str]:
+    """Runs `command` in a process group of its own; (its exit status, its output), or (None, the
+    output so far) when it was still running after `deadline` seconds and was stopped, with every
+    process it started (servers, bots) that stayed in its group."""
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+        env={**os.environ, "NO_COLOR": "1"},  # the output is a log, not a terminal
+        start_new_session=True,
+    )
+    try:
+        output, _ = process.communicate(timeout=deadline)
+        return process.returncode, output
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        return None, output + f"\n(stopped after {deadline} s)\n"
+
+
 def run(tag: str, width: int, command: list[str]) -> int:
     queue = sorted(declared(tag), key=lambda entry: weight(entry[2]), reverse=True)
     lock = threading.Lock()
@@ -69,19 +98,19 @@ def run(tag: str, width: int, command: list[str]) -> int:
             with lock:
                 if not queue:
                     return
-                kind, name, _ = queue.pop(0)
+                kind, name, path = queue.pop(0)
             started = time.monotonic()
-            result = subprocess.run(
-                command + ["--no-parallel", "--filter", pattern(kind, name)],
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                env={**os.environ, "NO_COLOR": "1"},  # the output is a log, not a terminal
+            returncode, output = run_suite(
+                command + ["--no-parallel", "--filter", pattern(kind, name)], deadline_seconds(path)
             )
             seconds = time.monotonic() - started
             with lock:
-                verdict = "passed" if result.returncode == 0 else f"FAILED (exit {result.returncode})"
-                if result.returncode != 0:
+                verdict = "passed" if returncode == 0 else f"FAILED (exit {returncode})"
+                if returncode is None:
+                    verdict = "STOPPED, still running after its deadline"
+                if returncode != 0:
                     failed.append(name)
-                sys.stdout.write(f"\n── {name}: {verdict} in {seconds:.0f} s\n{result.stdout}")
+                sys.stdout.write(f"\n── {name}: {verdict} in {seconds:.0f} s\n{output}")
                 sys.stdout.flush()
 
     threads = [threading.Thread(target=worker) for _ in range(max(1, width))]
