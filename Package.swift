@@ -96,6 +96,7 @@ let package = Package(
             dependencies: [
                 "OnTheMapService",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -267,6 +268,7 @@ let package = Package(
                 "OnTheMapService", "SQLiteDirectory", "PostgresDirectory", "BotTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import OnTheMapService
 import PostgresNIO
 
@@ -22,19 +23,29 @@ struct PostgresStore: Sendable {
         }
     }
 
+    /// Runs `operation` and answers within the operation timeout, whatever the operation does: past
+    /// it, the operation is cancelled and the caller gets `.networkUnreachable` at once. PostgresNIO
+    /// cannot cancel a query it has sent, so a query whose answer does not come (one waiting for a
+    /// lock held elsewhere, a connection that no longer answers) would otherwise hold its caller, a
+    /// command or the announcer, until it does; the operation ends on its own when its query does.
     func withTimeout<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let timeout = operationTimeout
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw ServiceError.networkUnreachable("PostgreSQL did not answer within \(timeout).")
-            }
-            return value
+        let outcome = FirstOutcome<T>()
+        let work = Task {
+            do { outcome.settle(.success(try await operation())) } catch { outcome.settle(.failure(error)) }
+        }
+        let timer = Task {
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            outcome.settle(.failure(ServiceError.networkUnreachable("PostgreSQL did not answer within \(timeout).")))
+        }
+        defer {
+            work.cancel()
+            timer.cancel()
+        }
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            outcome.settle(.failure(CancellationError()))
         }
     }
 
@@ -280,5 +291,36 @@ extension PostgresStore: AccountStorage {
                     createdAt: created))
         }
         return links
+    }
+}
+
+/// The first outcome settled of several racing for it (an operation, its timeout, its caller's
+/// cancellation), handed to the one waiting for it; the later ones are dropped.
+private final class FirstOutcome<T: Sendable>: Sendable {
+    private struct State {
+        var waiting: CheckedContinuation<T, any Error>?
+        var settled: Result<T, any Error>?
+    }
+    private let state = NIOLockedValueBox(State())
+
+    func settle(_ result: Result<T, any Error>) {
+        let waiting = state.withLockedValue { state -> CheckedContinuation<T, any Error>? in
+            guard state.settled == nil else { return nil }
+            state.settled = result
+            defer { state.waiting = nil }
+            return state.waiting
+        }
+        waiting?.resume(with: result)
+    }
+
+    /// Waits for the first outcome (returns at once when it is settled already). Called once.
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let settled = state.withLockedValue { state -> Result<T, any Error>? in
+                if state.settled == nil { state.waiting = continuation }
+                return state.settled
+            }
+            if let settled { continuation.resume(with: settled) }
+        }
     }
 }

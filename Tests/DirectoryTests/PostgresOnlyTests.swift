@@ -1,5 +1,6 @@
 import BotTesting
 import Foundation
+import Logging
 import OnTheMapService
 import PostgresDirectory
 import PostgresNIO
@@ -94,6 +95,49 @@ struct PostgresOnlyTests {
                 #expect(cause.contains("25006"), "\(cause)")
             }
             await directory?.shutdown()
+        }
+    }
+
+    /// PostgresNIO cannot take back a query it has sent: one that waits on the server (here for a
+    /// table lock another session holds in an open transaction) still gets its caller an answer
+    /// within the directory's operation timeout, and the directory works again once the lock is gone.
+    @Test(.timeLimit(.minutes(1))) func anOperationWaitingOnTheServerAnswersWithinItsTimeout() async throws {
+        guard let server = DirectoryFixture.postgresServerURL() else { return }
+        try await DirectoryFixture.withTestDatabase(server: server) { url in
+            let directory = try await PostgresStudentDirectory.connect(
+                url: url, options: LocalDirectoryOptions(passwordHasher: DirectoryFixture.cheapHasher),
+                operationTimeout: .seconds(1))
+            _ = try await directory.addAccount(
+                email: "ada@example.com", password: "analytical engine", firstName: "Ada", lastName: "Lovelace")
+            let holder = PostgresClient(configuration: try PostgresConnectionURL(url).clientConfiguration)
+            let holderRun = Task { await holder.run() }
+            let (held, nowHeld) = AsyncStream.makeStream(of: Void.self)
+            let (release, releaseNow) = AsyncStream.makeStream(of: Void.self)
+            let holding = Task {
+                try await holder.withTransaction(logger: Logger(label: "lock-holder")) { connection in
+                    try await connection.query(
+                        "LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE", logger: Logger(label: "lock-holder"))
+                    nowHeld.yield()
+                    for await _ in release { break }
+                }
+            }
+            for await _ in held { break }
+
+            let started = ContinuousClock.now
+            do {
+                _ = try await directory.logIn(email: "ada@example.com", password: "analytical engine")
+                Issue.record("logged in through a locked table")
+            } catch ServiceError.networkUnreachable(let message) {
+                #expect(message.contains("did not answer"), "\(message)")
+            }
+            #expect(ContinuousClock.now - started < .seconds(5), "answered after \(ContinuousClock.now - started)")
+
+            releaseNow.finish()
+            try await holding.value
+            holderRun.cancel()
+            let session = try await directory.logIn(email: "ada@example.com", password: "analytical engine")
+            #expect(!session.sessionId.isEmpty)
+            await directory.shutdown()
         }
     }
 

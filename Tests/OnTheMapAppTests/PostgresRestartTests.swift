@@ -3,7 +3,6 @@ import BotTesting
 import ClassKit
 import Foundation
 import IRCProtocol
-import Logging
 import OnTheMapApp
 import Testing
 
@@ -14,8 +13,6 @@ import Testing
 /// recover by themselves (connections and LISTEN/NOTIFY), a post made through one instance is
 /// announced in the other's channel, no post is lost and none is announced twice.
 @Suite(.tags(.startsProcesses), .serialized) struct PostgresRestartTests {
-    static let quietLogger = Logger(label: "pg-restart", factory: { _ in SwiftLogNoOpLogHandler() })
-
     /// One bot instance without IRC: its config's service stack and plugins on a real router.
     struct Instance {
         let channel: String
@@ -42,14 +39,14 @@ import Testing
                       announce: {poll_seconds: 3600}
                     """)
             let log = WaitableLines()
-            let stack = try await ServiceStack.make(
-                config: config, logger: WaitableLogHandler.logger(log, label: "postgres-restart", level: .info))
+            let logger = WaitableLogHandler.logger(log, label: "postgres-restart", level: .info)
+            let stack = try await ServiceStack.make(config: config, logger: logger)
             let transport = RecordingTransport(nick: nick)
             let services = PluginAssembly.services(config: config, stack: stack)
             let router = CommandRouter(
                 plugins: PluginAssembly.plugins(config: config, services: services),
                 settings: CommandRouter.Settings(floodGuard: CommandFloodGuard(maxCommands: 10_000)),
-                transport: transport, gate: services.logins, logger: quietLogger)
+                transport: transport, gate: services.logins, logger: logger)
             let background = Task { await router.runBackgroundPlugins() }
             return Instance(
                 channel: channel, stack: stack, router: router, transport: transport, background: background,
@@ -88,7 +85,10 @@ import Testing
             await transport.waitForSent(timeout: timeout) { sent in
                 sent.contains { $0.target == channel && $0.text.hasSuffix(" — \(link)") }
             }
-            #expect(announcedLinks.contains(link), "\(channel): \(transport.sent.map(\.text))")
+            #expect(
+                announcedLinks.contains(link),
+                "\(channel): \(transport.sent.map(\.text))\nits log:\n  \(log.lines.suffix(20).joined(separator: "\n  "))"
+            )
         }
     }
 
